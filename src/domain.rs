@@ -1,0 +1,214 @@
+//! The things Memory Agent remembers, in plain Rust: memories, insights (consolidations),
+//! the notes they come from, and the jobs that produce them.
+//!
+//! Times are UTC milliseconds since the Unix epoch handed in by the host (`Millis`);
+//! calendar dates (when a remembered thing happened) are ISO `YYYY-MM-DD` strings,
+//! because "it happened on 2 January" has no time zone.
+
+use serde::{Deserialize, Serialize};
+
+/// UTC milliseconds since the Unix epoch, as JavaScript's `Date.now()` gives them.
+pub type Millis = i64;
+
+/// Identifies a memory; cited by answers as `[memory:ID]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MemoryId(pub String);
+
+/// Identifies an insight; cited by answers as `[consolidation:ID]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ConsolidationId(pub String);
+
+/// Where the remembered text came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    /// A note (or a chunk of one) in the vault, kept current by vault events.
+    Note,
+    /// Text the user selected in a note and asked to remember.
+    Selection,
+    /// Text the user typed into the "Remember…" box.
+    Text,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Note => "note",
+            SourceKind::Selection => "selection",
+            SourceKind::Text => "text",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "note" => Some(SourceKind::Note),
+            "selection" => Some(SourceKind::Selection),
+            "text" => Some(SourceKind::Text),
+            _ => None,
+        }
+    }
+}
+
+/// Where in its source a memory sits, so a citation can open the note at that place.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Position {
+    /// Heading path, e.g. `Projects > Q3 budget`; `None` for text before the first heading.
+    pub heading: Option<String>,
+    /// First line, 0-based, inclusive.
+    pub line_start: Option<u32>,
+    /// Last line, 0-based, inclusive.
+    pub line_end: Option<u32>,
+}
+
+/// Something a memory is about: a person, place, organisation or thing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entity {
+    pub name: String,
+    /// `person`, `place`, `organisation` or `thing`.
+    pub kind: String,
+}
+
+/// One structured memory made from a piece of text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    pub id: MemoryId,
+    pub source_path: String,
+    pub source_kind: SourceKind,
+    pub position: Position,
+    /// The text the memory was made from, kept so it can be re-extracted later.
+    pub raw_text: String,
+    pub summary: String,
+    pub entities: Vec<Entity>,
+    pub topics: Vec<String>,
+    /// 0 (trivia) to 1 (life-changing).
+    pub importance: f64,
+    /// When the remembered thing happened (`YYYY-MM-DD`), if known.
+    pub happened_on: Option<String>,
+    pub created_at: Millis,
+    pub updated_at: Millis,
+    /// Whether a consolidation has looked at this memory since it last changed.
+    pub consolidated: bool,
+}
+
+/// A pairwise link an insight found between two memories.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Connection {
+    pub from: MemoryId,
+    pub to: MemoryId,
+    pub relationship: String,
+}
+
+/// An insight: connections the ConsolidateAgent found across memories.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Consolidation {
+    pub id: ConsolidationId,
+    pub memory_ids: Vec<MemoryId>,
+    pub insight: String,
+    pub connections: Vec<Connection>,
+    pub created_at: Millis,
+}
+
+/// What the store knows about a vault file it has read, to notice changes cheaply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    pub path: String,
+    pub mtime: Millis,
+    pub size: u64,
+    /// Lower-case hex SHA-256 of the content that was remembered.
+    pub sha256: String,
+    pub updated_at: Millis,
+}
+
+/// What a job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// Read a vault note and (re)make its memories.
+    IngestSource,
+    /// Remember a selection or typed text.
+    IngestText,
+    /// Find connections across unconsolidated memories.
+    Consolidate,
+}
+
+impl JobKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::IngestSource => "ingest_source",
+            JobKind::IngestText => "ingest_text",
+            JobKind::Consolidate => "consolidate",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "ingest_source" => Some(JobKind::IngestSource),
+            "ingest_text" => Some(JobKind::IngestText),
+            "consolidate" => Some(JobKind::Consolidate),
+            _ => None,
+        }
+    }
+}
+
+/// Where a job is in its life: queued → running → done / failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    Queued,
+    Running,
+    Done,
+    Failed,
+}
+
+impl JobState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Failed => "failed",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "queued" => Some(JobState::Queued),
+            "running" => Some(JobState::Running),
+            "done" => Some(JobState::Done),
+            "failed" => Some(JobState::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// A unit of work in the durable queue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub id: i64,
+    pub kind: JobKind,
+    /// Jobs with the same key are never queued or run twice at once (e.g. one note's path).
+    pub key: String,
+    /// Kind-specific input, as JSON.
+    pub payload: serde_json::Value,
+    pub state: JobState,
+    pub attempts: u32,
+    /// The earliest time the job may run (again).
+    pub next_run_at: Millis,
+    pub last_error: Option<String>,
+    pub created_at: Millis,
+    pub updated_at: Millis,
+}
+
+/// Counts for the status bar and the status command.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoreStatus {
+    pub memories: u64,
+    pub insights: u64,
+    pub queued: u64,
+    pub running: u64,
+    pub failed: u64,
+    pub schema_version: u32,
+}

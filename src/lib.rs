@@ -1,0 +1,14 @@
+//! Memory Agent's core: the memory store and (in later modules) the agents, in plain Rust.
+//!
+//! Nothing here knows about JavaScript except `wasm`, the facade compiled only for
+//! `wasm32`. IO comes in through small traits (`store::SqlDriver` for SQL); time comes in
+//! as arguments (`domain::Millis`), never from the system clock, so every path runs
+//! deterministically in native tests. See ARCHITECTURE.md for the map.
+
+pub mod domain;
+pub mod error;
+pub mod hash;
+pub mod store;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;

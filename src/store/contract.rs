@@ -1,0 +1,519 @@
+//! The store contract: one suite of scenarios that every SQL driver must pass.
+//!
+//! Native `cargo test` runs it on rusqlite; the WebAssembly facade runs the very same code
+//! on sql.js (`storeSelfCheck`), so the two engines cannot drift apart unnoticed. It lives
+//! in the library, not under `tests/`, because the WebAssembly build must carry it.
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::memories::MemoryFilter;
+use super::{open_from_bytes, schema, DriverError, NewJob, SqlDriver, Store, StoreError};
+use crate::domain::{
+    Connection, Consolidation, ConsolidationId, Entity, JobKind, JobState, Memory, MemoryId, Position, Source,
+    SourceKind,
+};
+
+/// How the suite gets databases from a driver.
+pub trait DriverFactory {
+    type Driver: SqlDriver;
+    /// A database loaded from the bytes of a file (empty = new).
+    fn load(&self, bytes: &[u8]) -> Result<Self::Driver, DriverError>;
+}
+
+/// The outcome of one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioReport {
+    pub name: &'static str,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+type Outcome = Result<(), String>;
+
+macro_rules! ensure {
+    ($condition:expr, $($message:tt)+) => {
+        if !$condition {
+            return Err(format!("{} (line {})", format!($($message)+), line!()));
+        }
+    };
+}
+
+macro_rules! ensure_eq {
+    ($left:expr, $right:expr) => {{
+        let (left, right) = (&$left, &$right);
+        if left != right {
+            return Err(format!("{} = {:?}, expected {:?} (line {})", stringify!($left), left, right, line!()));
+        }
+    }};
+}
+
+/// Runs every scenario on databases from `factory`.
+pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
+    let scenarios: Vec<(&'static str, fn(&F) -> Outcome)> = vec![
+        ("a new store has the current schema and nothing in it", new_store::<F>),
+        ("a memory reads back exactly as stored", memory_round_trip::<F>),
+        ("memories list newest first, by source, with limit and offset", list_memories::<F>),
+        ("invalid memories are refused and nothing is stored", invalid_memories::<F>),
+        ("forgetting a memory removes its insights and re-opens the others", forget_with_orphan_fix::<F>),
+        ("forgetting an unknown memory is not found", forget_unknown::<F>),
+        ("replacing a note's memories keeps unchanged ones and re-opens orphans", replace_note_memories::<F>),
+        ("a consolidation batch is saved and marked in one transaction", consolidation_batch::<F>),
+        ("a consolidation citing a missing memory stores nothing", consolidation_missing_memory::<F>),
+        ("sources are recorded, renamed with their memories and removed", sources::<F>),
+        ("jobs go queued → running → done, one per key at a time", job_lifecycle::<F>),
+        ("failed jobs wait for their retry time, then stay failed and can be retried", job_failures::<F>),
+        ("jobs interrupted by a crash run again without duplicates", job_crash_recovery::<F>),
+        ("meta values are kept", meta_values::<F>),
+        ("a failing transaction leaves nothing behind", transaction_rollback::<F>),
+        ("an export reopens with everything in it", export_round_trip::<F>),
+        ("the dirty flag follows changes and exports", dirty_flag::<F>),
+        ("garbage, truncated and foreign files are corrupt", corrupt_inputs::<F>),
+        ("a newer schema is refused, not downgraded", newer_schema::<F>),
+        ("migrations run forward and a failing step changes nothing", migrations::<F>),
+        ("text in any script, quotes and SQL-looking text are stored as data", awkward_text::<F>),
+    ];
+    scenarios
+        .into_iter()
+        .map(|(name, scenario)| match scenario(factory) {
+            Ok(()) => ScenarioReport { name, ok: true, error: None },
+            Err(error) => ScenarioReport { name, ok: false, error: Some(error) },
+        })
+        .collect()
+}
+
+fn fresh<F: DriverFactory>(factory: &F) -> Result<Store<F::Driver>, String> {
+    open_from_bytes(&[], |bytes| factory.load(bytes)).map_err(|error| format!("open a new store: {error}"))
+}
+
+fn reopen<F: DriverFactory>(factory: &F, store: &Store<F::Driver>) -> Result<Store<F::Driver>, String> {
+    let bytes = store.export().map_err(text)?;
+    open_from_bytes(&bytes, |bytes| factory.load(bytes)).map_err(|error| format!("reopen: {error}"))
+}
+
+fn text(error: StoreError) -> String {
+    format!("{} ({})", error, crate::error::ErrorCode::code(&error))
+}
+
+/// A memory with distinct, recognisable fields.
+fn memory(id: &str, path: &str, created_at: i64) -> Memory {
+    Memory {
+        id: MemoryId(id.to_owned()),
+        source_path: path.to_owned(),
+        source_kind: SourceKind::Note,
+        position: Position { heading: Some("Meetings > Q3".into()), line_start: Some(3), line_end: Some(9) },
+        raw_text: format!("Raw text of {id}"),
+        summary: format!("Summary of {id}."),
+        entities: vec![Entity { name: "Alice".into(), kind: "person".into() }],
+        topics: vec!["budget".into()],
+        importance: 0.5,
+        happened_on: Some("2026-02-01".into()),
+        created_at,
+        updated_at: created_at,
+        consolidated: false,
+    }
+}
+
+fn insight(id: &str, ids: &[&str], created_at: i64) -> Consolidation {
+    let memory_ids: Vec<MemoryId> = ids.iter().map(|id| MemoryId((*id).to_owned())).collect();
+    let connections = match memory_ids.as_slice() {
+        [first, second, ..] => {
+            vec![Connection { from: first.clone(), to: second.clone(), relationship: "same project".into() }]
+        }
+        _ => Vec::new(),
+    };
+    Consolidation { id: ConsolidationId(id.to_owned()), memory_ids, insight: format!("Insight {id}."), connections, created_at }
+}
+
+fn ids(memories: &[Memory]) -> Vec<&str> {
+    memories.iter().map(|memory| memory.id.0.as_str()).collect()
+}
+
+fn consolidated<D: SqlDriver>(store: &Store<D>, id: &str) -> Result<bool, String> {
+    Ok(store.get_memory(&MemoryId(id.into())).map_err(text)?.ok_or(format!("memory {id} missing"))?.consolidated)
+}
+
+fn new_store<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let status = store.status().map_err(text)?;
+    ensure_eq!(status.schema_version, schema::supported_version());
+    ensure_eq!((status.memories, status.insights, status.queued, status.running, status.failed), (0, 0, 0, 0, 0));
+    let tables = store
+        .query("SELECT name FROM sqlite_master WHERE type = 'table'", &[])
+        .map_err(text)?
+        .into_iter()
+        .filter_map(|row| row.first().and_then(|value| value.as_str().map(str::to_owned)))
+        .collect::<Vec<_>>();
+    for table in schema::TABLES {
+        ensure!(tables.iter().any(|name| name == table), "table {table} missing from {tables:?}");
+    }
+    Ok(())
+}
+
+fn memory_round_trip<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let mut stored = memory("m1", "Daily/2026-02-01.md", 1_767_225_600_000);
+    stored.importance = 0.875;
+    stored.entities.push(Entity { name: "Acme Corp".into(), kind: "organisation".into() });
+    stored.consolidated = true;
+    store.insert_memory(&stored).map_err(text)?;
+    let read = store.get_memory(&stored.id).map_err(text)?;
+    ensure_eq!(read, Some(stored.clone()));
+    let mut bare = memory("m2", "typed", 5);
+    bare.source_kind = SourceKind::Text;
+    bare.position = Position::default();
+    bare.happened_on = None;
+    bare.entities.clear();
+    bare.topics.clear();
+    store.insert_memory(&bare).map_err(text)?;
+    ensure_eq!(store.get_memory(&bare.id).map_err(text)?, Some(bare));
+    ensure_eq!(store.get_memory(&MemoryId("nope".into())).map_err(text)?, None);
+    Ok(())
+}
+
+fn list_memories<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    for (index, path) in ["a.md", "b.md", "a.md", "c.md"].iter().enumerate() {
+        store.insert_memory(&memory(&format!("m{index}"), path, 100 + index as i64)).map_err(text)?;
+    }
+    let all = store.list_memories(&MemoryFilter::default()).map_err(text)?;
+    ensure_eq!(ids(&all), vec!["m3", "m2", "m1", "m0"]);
+    let of_a = store.list_memories(&MemoryFilter { source_path: Some("a.md".into()), ..Default::default() }).map_err(text)?;
+    ensure_eq!(ids(&of_a), vec!["m2", "m0"]);
+    let page = store.list_memories(&MemoryFilter { source_path: None, limit: 2, offset: 1 }).map_err(text)?;
+    ensure_eq!(ids(&page), vec!["m2", "m1"]);
+    let in_order = store.memories_of_source("a.md", SourceKind::Note).map_err(text)?;
+    ensure_eq!(in_order.len(), 2);
+    Ok(())
+}
+
+fn invalid_memories<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let mut too_important = memory("m1", "a.md", 1);
+    too_important.importance = 1.5;
+    ensure!(matches!(store.insert_memory(&too_important), Err(StoreError::InvalidInput(_))), "importance 1.5 accepted");
+    let mut no_summary = memory("m2", "a.md", 1);
+    no_summary.summary = "  ".into();
+    ensure!(matches!(store.insert_memory(&no_summary), Err(StoreError::InvalidInput(_))), "empty summary accepted");
+    store.insert_memory(&memory("m3", "a.md", 1)).map_err(text)?;
+    ensure!(matches!(store.insert_memory(&memory("m3", "b.md", 2)), Err(StoreError::Sql(_))), "duplicate id accepted");
+    ensure_eq!(store.status().map_err(text)?.memories, 1);
+    Ok(())
+}
+
+/// Five memories, one insight over all five and one over two of them.
+fn five_consolidated<F: DriverFactory>(factory: &F) -> Result<Store<F::Driver>, String> {
+    let store = fresh(factory)?;
+    for index in 1..=5 {
+        store.insert_memory(&memory(&format!("m{index}"), &format!("n{index}.md"), index)).map_err(text)?;
+    }
+    let batch: Vec<MemoryId> = (1..=5).map(|index| MemoryId(format!("m{index}"))).collect();
+    store
+        .save_consolidation_batch(&batch, &[insight("c1", &["m1", "m2", "m3", "m4", "m5"], 10), insight("c2", &["m4", "m5"], 11)])
+        .map_err(text)?;
+    Ok(store)
+}
+
+fn forget_with_orphan_fix<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = five_consolidated(factory)?;
+    let removal = store.forget_memory(&MemoryId("m1".into())).map_err(text)?;
+    ensure_eq!(removal.consolidations, vec![ConsolidationId("c1".into())]);
+    let mut reopened: Vec<&str> = removal.reopened.iter().map(|id| id.0.as_str()).collect();
+    reopened.sort();
+    ensure_eq!(reopened, vec!["m2", "m3", "m4", "m5"]);
+    for id in ["m2", "m3", "m4", "m5"] {
+        ensure!(!consolidated(&store, id)?, "{id} still marked consolidated");
+    }
+    ensure!(store.get_consolidation(&ConsolidationId("c2".into())).map_err(text)?.is_some(), "c2 lost");
+    ensure_eq!(store.status().map_err(text)?.insights, 1);
+    ensure_eq!(store.get_memory(&MemoryId("m1".into())).map_err(text)?, None);
+    Ok(())
+}
+
+fn forget_unknown<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    ensure!(matches!(store.forget_memory(&MemoryId("ghost".into())), Err(StoreError::NotFound(_))), "no NotFound");
+    Ok(())
+}
+
+fn replace_note_memories<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = five_consolidated(factory)?;
+    let mut selection = memory("s1", "n3.md", 20);
+    selection.source_kind = SourceKind::Selection;
+    store.insert_memory(&selection).map_err(text)?;
+    // n3.md was edited: its memory m3 is replaced by m3b; nothing else changes.
+    let removal = store.replace_note_memories("n3.md", &[memory("m3b", "n3.md", 30)]).map_err(text)?;
+    ensure_eq!(removal.memories, vec![MemoryId("m3".into())]);
+    ensure_eq!(removal.consolidations, vec![ConsolidationId("c1".into())]);
+    for id in ["m1", "m2", "m4", "m5"] {
+        ensure!(!consolidated(&store, id)?, "{id} not re-opened");
+    }
+    ensure!(store.get_memory(&MemoryId("s1".into())).map_err(text)?.is_some(), "a selection from the note was removed");
+    // Replacing with the same ids again changes nothing and re-opens nothing.
+    let again = store.replace_note_memories("n3.md", &[memory("m3b", "n3.md", 30)]).map_err(text)?;
+    ensure!(again.memories.is_empty() && again.reopened.is_empty(), "unchanged replace removed {again:?}");
+    let wrong = store.replace_note_memories("n3.md", &[memory("x", "other.md", 1)]);
+    ensure!(matches!(wrong, Err(StoreError::InvalidInput(_))), "a memory of another note was accepted");
+    ensure!(store.get_memory(&MemoryId("m3b".into())).map_err(text)?.is_some(), "failed replace undid m3b");
+    Ok(())
+}
+
+fn consolidation_batch<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = five_consolidated(factory)?;
+    for index in 1..=5 {
+        ensure!(consolidated(&store, &format!("m{index}"))?, "m{index} not marked");
+    }
+    ensure_eq!(store.count_unconsolidated().map_err(text)?, 0);
+    let listed = store.list_consolidations(0, 0).map_err(text)?;
+    ensure_eq!(listed.iter().map(|c| c.id.0.as_str()).collect::<Vec<_>>(), vec!["c2", "c1"]);
+    ensure_eq!(store.get_consolidation(&ConsolidationId("c1".into())).map_err(text)?, Some(insight("c1", &["m1", "m2", "m3", "m4", "m5"], 10)));
+    let citing = store.consolidations_citing(&MemoryId("m5".into())).map_err(text)?;
+    ensure_eq!(citing.len(), 2);
+    Ok(())
+}
+
+fn consolidation_missing_memory<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    store.insert_memory(&memory("m1", "a.md", 1)).map_err(text)?;
+    store.insert_memory(&memory("m2", "b.md", 2)).map_err(text)?;
+    let batch = [MemoryId("m1".into()), MemoryId("m2".into())];
+    let result = store.save_consolidation_batch(&batch, &[insight("c1", &["m1", "m2"], 3), insight("c2", &["m1", "gone"], 3)]);
+    ensure!(matches!(result, Err(StoreError::NotFound(_))), "missing memory accepted: {result:?}");
+    ensure_eq!(store.status().map_err(text)?.insights, 0);
+    ensure_eq!(store.count_unconsolidated().map_err(text)?, 2);
+    let mut stray = insight("c3", &["m1"], 3);
+    stray.connections = vec![Connection { from: MemoryId("m1".into()), to: MemoryId("m2".into()), relationship: "x".into() }];
+    ensure!(store.save_consolidation_batch(&batch, &[stray]).is_err(), "a connection outside the insight was accepted");
+    ensure!(store.save_consolidation_batch(&batch, &[insight("c4", &[], 3)]).is_err(), "an insight citing nothing was accepted");
+    Ok(())
+}
+
+fn sources<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = five_consolidated(factory)?;
+    let source = |path: &str, sha: &str| Source { path: path.into(), mtime: 7, size: 3_000_000_000, sha256: sha.into(), updated_at: 8 };
+    store.upsert_source(&source("n1.md", "aa")).map_err(text)?;
+    store.upsert_source(&source("n1.md", "bb")).map_err(text)?;
+    store.upsert_source(&source("n2.md", "cc")).map_err(text)?;
+    ensure_eq!(store.get_source("n1.md").map_err(text)?, Some(source("n1.md", "bb")));
+    ensure_eq!(store.list_sources().map_err(text)?.len(), 2);
+    store.rename_source("n1.md", "Archive/n1.md", 50).map_err(text)?;
+    ensure_eq!(store.get_source("n1.md").map_err(text)?, None);
+    ensure!(store.get_source("Archive/n1.md").map_err(text)?.is_some(), "renamed source missing");
+    let moved = store.get_memory(&MemoryId("m1".into())).map_err(text)?.ok_or("m1 lost in rename")?;
+    ensure_eq!(moved.source_path, "Archive/n1.md".to_owned());
+    ensure!(moved.consolidated, "a rename re-opened m1");
+    ensure_eq!(store.status().map_err(text)?.insights, 2);
+    // Renaming onto an existing source replaces what was there.
+    store.rename_source("n2.md", "Archive/n1.md", 60).map_err(text)?;
+    ensure_eq!(store.get_memory(&MemoryId("m1".into())).map_err(text)?, None);
+    ensure_eq!(store.get_source("Archive/n1.md").map_err(text)?.map(|s| s.sha256), Some("cc".to_owned()));
+    let removal = store.remove_source("Archive/n1.md").map_err(text)?;
+    ensure_eq!(removal.memories, vec![MemoryId("m2".into())]);
+    ensure_eq!(store.list_sources().map_err(text)?.len(), 0);
+    Ok(())
+}
+
+fn ingest(key: &str) -> NewJob {
+    NewJob { kind: JobKind::IngestSource, key: key.into(), payload: json!({ "path": key }) }
+}
+
+fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let first = store.enqueue_job(&ingest("a.md"), 100).map_err(text)?;
+    let again = store.enqueue_job(&NewJob { payload: json!({ "path": "a.md", "v": 2 }), ..ingest("a.md") }, 101).map_err(text)?;
+    ensure_eq!(again, first);
+    store.enqueue_job(&ingest("b.md"), 102).map_err(text)?;
+    ensure_eq!(store.status().map_err(text)?.queued, 2);
+    let claimed = store.claim_next_job(200).map_err(text)?.ok_or("nothing claimed")?;
+    ensure_eq!((claimed.id, claimed.state, claimed.attempts), (first, JobState::Running, 1));
+    ensure_eq!(claimed.payload, json!({ "path": "a.md", "v": 2 }));
+    // New work for a running key waits; it is not claimed while the key runs.
+    let waiting = store.enqueue_job(&ingest("a.md"), 201).map_err(text)?;
+    ensure!(waiting != first, "work for a running note merged into the running job");
+    let next = store.claim_next_job(202).map_err(text)?.ok_or("b.md not claimed")?;
+    ensure_eq!(next.key, "b.md".to_owned());
+    ensure_eq!(store.claim_next_job(203).map_err(text)?, None);
+    store.complete_job(first, 300).map_err(text)?;
+    ensure_eq!(store.get_job(first).map_err(text)?.map(|job| job.state), Some(JobState::Done));
+    ensure!(store.complete_job(first, 301).is_err(), "a done job completed twice");
+    ensure_eq!(store.claim_next_job(302).map_err(text)?.map(|job| job.id), Some(waiting));
+    ensure_eq!(store.list_jobs(Some(JobState::Done)).map_err(text)?.len(), 1);
+    ensure_eq!(store.prune_done_jobs(301).map_err(text)?, 1);
+    ensure_eq!(store.list_jobs(Some(JobState::Done)).map_err(text)?.len(), 0);
+    Ok(())
+}
+
+fn job_failures<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let id = store.enqueue_job(&ingest("a.md"), 0).map_err(text)?;
+    store.claim_next_job(1).map_err(text)?.ok_or("not claimed")?;
+    store.fail_job(id, "throttled", Some(1_000), 2).map_err(text)?;
+    ensure_eq!(store.claim_next_job(999).map_err(text)?, None);
+    let retried = store.claim_next_job(1_000).map_err(text)?.ok_or("not claimed at its retry time")?;
+    ensure_eq!(retried.attempts, 2);
+    ensure_eq!(retried.last_error, Some("throttled".to_owned()));
+    store.fail_job(id, "the model kept answering garbage", None, 1_001).map_err(text)?;
+    let failed = store.get_job(id).map_err(text)?.ok_or("job vanished")?;
+    ensure_eq!((failed.state, failed.last_error.as_deref()), (JobState::Failed, Some("the model kept answering garbage")));
+    ensure_eq!(store.status().map_err(text)?.failed, 1);
+    ensure_eq!(store.claim_next_job(5_000).map_err(text)?, None);
+    ensure_eq!(store.retry_failed_jobs(6_000).map_err(text)?, 1);
+    let again = store.claim_next_job(6_000).map_err(text)?.ok_or("retried job not claimed")?;
+    ensure_eq!((again.id, again.attempts), (id, 1));
+    // A failure while newer work waits for the same key drops the stale job.
+    store.enqueue_job(&ingest("a.md"), 6_001).map_err(text)?;
+    store.fail_job(id, "stale", Some(7_000), 6_002).map_err(text)?;
+    ensure_eq!(store.get_job(id).map_err(text)?, None);
+    ensure_eq!(store.status().map_err(text)?.queued, 1);
+    Ok(())
+}
+
+fn job_crash_recovery<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let id = store.enqueue_job(&ingest("a.md"), 0).map_err(text)?;
+    store.claim_next_job(1).map_err(text)?.ok_or("not claimed")?;
+    // The process dies here: the saved file holds a running job.
+    let restarted = reopen(factory, &store)?;
+    ensure_eq!(restarted.status().map_err(text)?.running, 1);
+    ensure_eq!(restarted.requeue_interrupted_jobs(10).map_err(text)?, 1);
+    let status = restarted.status().map_err(text)?;
+    ensure_eq!((status.queued, status.running), (1, 0));
+    let resumed = restarted.claim_next_job(10).map_err(text)?.ok_or("not resumed")?;
+    ensure_eq!((resumed.id, resumed.attempts), (id, 2));
+    ensure_eq!(restarted.list_jobs(None).map_err(text)?.len(), 1);
+    Ok(())
+}
+
+fn meta_values<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    ensure_eq!(store.get_meta("last_consolidation_at").map_err(text)?, None);
+    store.set_meta("last_consolidation_at", "1767225600000").map_err(text)?;
+    store.set_meta("last_consolidation_at", "1767312000000").map_err(text)?;
+    ensure_eq!(store.get_meta("last_consolidation_at").map_err(text)?, Some("1767312000000".to_owned()));
+    Ok(())
+}
+
+fn transaction_rollback<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let result: Result<(), StoreError> = store.transaction(|store| {
+        store.insert_memory(&memory("m1", "a.md", 1))?;
+        store.insert_memory(&memory("m1", "a.md", 1))
+    });
+    ensure!(result.is_err(), "the duplicate insert succeeded");
+    ensure_eq!(store.status().map_err(text)?.memories, 0);
+    // The store is usable afterwards.
+    store.insert_memory(&memory("m2", "a.md", 1)).map_err(text)?;
+    ensure_eq!(store.status().map_err(text)?.memories, 1);
+    Ok(())
+}
+
+fn export_round_trip<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = five_consolidated(factory)?;
+    store.upsert_source(&Source { path: "n1.md".into(), mtime: 1, size: 2, sha256: "ab".into(), updated_at: 3 }).map_err(text)?;
+    store.enqueue_job(&ingest("n9.md"), 4).map_err(text)?;
+    store.set_meta("k", "v").map_err(text)?;
+    let reopened = reopen(factory, &store)?;
+    ensure_eq!(reopened.status().map_err(text)?, store.status().map_err(text)?);
+    ensure_eq!(reopened.list_memories(&MemoryFilter::default()).map_err(text)?, store.list_memories(&MemoryFilter::default()).map_err(text)?);
+    ensure_eq!(reopened.list_consolidations(0, 0).map_err(text)?, store.list_consolidations(0, 0).map_err(text)?);
+    ensure_eq!(reopened.list_sources().map_err(text)?, store.list_sources().map_err(text)?);
+    ensure_eq!(reopened.list_jobs(None).map_err(text)?, store.list_jobs(None).map_err(text)?);
+    ensure_eq!(reopened.get_meta("k").map_err(text)?, Some("v".to_owned()));
+    ensure!(!reopened.is_dirty(), "a reopened current store is dirty");
+    Ok(())
+}
+
+fn dirty_flag<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    ensure!(store.is_dirty(), "a new store (schema just written) is not dirty");
+    store.export().map_err(text)?;
+    ensure!(!store.is_dirty(), "export did not clear the dirty flag");
+    store.status().map_err(text)?;
+    store.list_memories(&MemoryFilter::default()).map_err(text)?;
+    ensure!(!store.is_dirty(), "reading made the store dirty");
+    store.insert_memory(&memory("m1", "a.md", 1)).map_err(text)?;
+    ensure!(store.is_dirty(), "an insert did not make the store dirty");
+    store.export().map_err(text)?;
+    let _ = store.forget_memory(&MemoryId("missing".into()));
+    ensure!(!store.is_dirty(), "a failed forget made the store dirty");
+    Ok(())
+}
+
+fn expect_corrupt<F: DriverFactory>(factory: &F, bytes: &[u8], what: &str) -> Outcome {
+    match open_from_bytes(bytes, |bytes| factory.load(bytes)) {
+        Err(StoreError::Corrupt(_)) => Ok(()),
+        Err(other) => Err(format!("{what}: expected corrupt, got {other}")),
+        Ok(_) => Err(format!("{what}: opened as a database")),
+    }
+}
+
+fn corrupt_inputs<F: DriverFactory>(factory: &F) -> Outcome {
+    expect_corrupt(factory, b"# A note, not a database\n", "text")?;
+    expect_corrupt(factory, &[0xff; 8192], "random bytes")?;
+    let store = five_consolidated(factory)?;
+    let bytes = store.export().map_err(text)?;
+    ensure!(bytes.len() >= 8192, "export too small to cut: {} bytes", bytes.len());
+    expect_corrupt(factory, &bytes[..bytes.len() / 2], "cut in half")?;
+    expect_corrupt(factory, &bytes[..bytes.len() - 100], "cut mid-page")?;
+    let mut damaged = bytes.clone();
+    let page = usize::from(u16::from_be_bytes([bytes[16], bytes[17]]));
+    for byte in &mut damaged[page..page * 2] {
+        *byte = 0xa5; // overwrite the second page (a b-tree page) with junk
+    }
+    expect_corrupt(factory, &damaged, "damaged page")?;
+    let foreign = factory.load(&[]).map_err(|error| error.to_string())?;
+    foreign.execute_batch("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup');").map_err(|e| e.to_string())?;
+    let foreign_bytes = foreign.export().map_err(|error| error.to_string())?;
+    expect_corrupt(factory, &foreign_bytes, "another program's database")?;
+    Ok(())
+}
+
+fn newer_schema<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let newer = schema::supported_version() + 1;
+    store.driver.execute_batch(&format!("PRAGMA user_version = {newer}")).map_err(|e| e.to_string())?;
+    let bytes = store.export().map_err(text)?;
+    match open_from_bytes(&bytes, |bytes| factory.load(bytes)) {
+        Err(StoreError::NewerSchema { found, supported }) => {
+            ensure_eq!((found, supported), (newer, schema::supported_version()));
+            Ok(())
+        }
+        Err(other) => Err(format!("expected newer_schema, got {other}")),
+        Ok(_) => Err("a newer schema opened".into()),
+    }
+}
+
+fn migrations<F: DriverFactory>(factory: &F) -> Outcome {
+    let v1 = Store::open_with(factory.load(&[]).map_err(|e| e.to_string())?, &schema::MIGRATIONS[..1]).map_err(text)?;
+    v1.insert_memory(&memory("m1", "a.md", 1)).map_err(text)?;
+    let bytes = v1.export().map_err(text)?;
+    let steps = [schema::MIGRATIONS[0], "ALTER TABLE memories ADD COLUMN language TEXT"];
+    let v2 = Store::open_with(factory.load(&bytes).map_err(|e| e.to_string())?, &steps).map_err(text)?;
+    ensure_eq!(v2.status().map_err(text)?.schema_version, 2);
+    ensure!(v2.get_memory(&MemoryId("m1".into())).map_err(text)?.is_some(), "data lost in migration");
+    ensure!(v2.is_dirty(), "a migrated store is not dirty, so it would not be saved");
+    let broken = [schema::MIGRATIONS[0], "CREATE TABLE extra (x); THIS IS NOT SQL"];
+    match Store::open_with(factory.load(&bytes).map_err(|e| e.to_string())?, &broken) {
+        Err(StoreError::Migration { to: 2, .. }) => {}
+        Err(other) => return Err(format!("expected a migration error, got {other}")),
+        Ok(_) => return Err("a broken migration succeeded".into()),
+    }
+    let still_v1 = Store::open_with(factory.load(&bytes).map_err(|e| e.to_string())?, &schema::MIGRATIONS[..1]).map_err(text)?;
+    ensure_eq!(still_v1.status().map_err(text)?.schema_version, 1);
+    let driver = factory.load(&bytes).map_err(|e| e.to_string())?;
+    let _ = Store::open_with(driver, &broken);
+    Ok(())
+}
+
+fn awkward_text<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let mut odd = memory("m'1\"; DROP TABLE memories; --", "Ghi chú/Ngày 1-2-2026 😀.md", 1);
+    odd.raw_text = "Tiếng Việt, 日本語, emoji 🧠, NUL-free \\ backslash, 'quotes' and \"doubles\"".into();
+    odd.summary = "Robert'); DROP TABLE memories;-- said hello.".into();
+    odd.topics = vec!["ngân sách".into(), "".into()];
+    store.insert_memory(&odd).map_err(text)?;
+    ensure_eq!(store.get_memory(&odd.id).map_err(text)?, Some(odd.clone()));
+    ensure_eq!(reopen(factory, &store)?.get_memory(&odd.id).map_err(text)?, Some(odd));
+    Ok(())
+}

@@ -1,0 +1,191 @@
+//! The durable job queue: queued → running → done / failed, with attempts and retry times.
+//!
+//! A key (e.g. a note's path) has at most one queued and one running job, and a queued job
+//! is not claimed while its key is running, so a note is never processed twice at once.
+//! Asking again for work already waiting updates that job instead of adding a second one.
+
+use super::driver::SqlValue;
+use super::rows::{single, to_json, RowReader};
+use super::{SqlDriver, Store, StoreError};
+use crate::domain::{Job, JobKind, JobState, Millis};
+
+const COLUMNS: &str = "id, kind, key, payload, state, attempts, next_run_at, last_error, created_at, updated_at";
+
+/// Work to queue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewJob {
+    pub kind: JobKind,
+    pub key: String,
+    pub payload: serde_json::Value,
+}
+
+impl<D: SqlDriver> Store<D> {
+    /// Queues work due now; returns the job's id. A job already waiting under the same key
+    /// takes the new payload (the newest request wins) and keeps its id.
+    pub fn enqueue_job(&self, job: &NewJob, now: Millis) -> Result<i64, StoreError> {
+        self.transaction(|store| {
+            let waiting = store.query("SELECT id FROM jobs WHERE key = ? AND state = 'queued'", &[
+                job.key.as_str().into(),
+            ])?;
+            if let Some(row) = waiting.into_iter().next() {
+                let id = RowReader::new(row).i64()?;
+                store.change(
+                    "UPDATE jobs SET kind = ?, payload = ?, attempts = 0, next_run_at = ?, last_error = NULL,
+                        updated_at = ? WHERE id = ?",
+                    &[job.kind.as_str().into(), to_json(&job.payload), now.into(), now.into(), id.into()],
+                )?;
+                return Ok(id);
+            }
+            store.change(
+                "INSERT INTO jobs (kind, key, payload, state, attempts, next_run_at, created_at, updated_at)
+                 VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)",
+                &[
+                    job.kind.as_str().into(),
+                    job.key.as_str().into(),
+                    to_json(&job.payload),
+                    now.into(),
+                    now.into(),
+                    now.into(),
+                ],
+            )?;
+            single(store.query("SELECT last_insert_rowid()", &[])?)?.i64()
+        })
+    }
+
+    /// Takes the next due job whose key is not already running, and marks it running.
+    pub fn claim_next_job(&self, now: Millis) -> Result<Option<Job>, StoreError> {
+        self.transaction(|store| {
+            let rows = store.query(
+                &format!(
+                    "SELECT {COLUMNS} FROM jobs AS waiting
+                     WHERE state = 'queued' AND next_run_at <= ?
+                       AND NOT EXISTS (SELECT 1 FROM jobs AS busy
+                                       WHERE busy.key = waiting.key AND busy.state = 'running')
+                     ORDER BY next_run_at, id LIMIT 1"
+                ),
+                &[now.into()],
+            )?;
+            let Some(row) = rows.into_iter().next() else { return Ok(None) };
+            let mut job = read_job(row)?;
+            store.change(
+                "UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?",
+                &[now.into(), job.id.into()],
+            )?;
+            job.state = JobState::Running;
+            job.attempts += 1;
+            job.updated_at = now;
+            Ok(Some(job))
+        })
+    }
+
+    /// The running job finished its work.
+    pub fn complete_job(&self, id: i64, now: Millis) -> Result<(), StoreError> {
+        let changed = self.change(
+            "UPDATE jobs SET state = 'done', last_error = NULL, updated_at = ? WHERE id = ? AND state = 'running'",
+            &[now.into(), id.into()],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::NotFound(format!("running job {id}")));
+        }
+        Ok(())
+    }
+
+    /// The running job failed with `error`. With `retry_at` it waits until then; without,
+    /// it stays failed (visible, retryable by command). When newer work for the same key is
+    /// already waiting, that job supersedes this one, which is dropped.
+    pub fn fail_job(&self, id: i64, error: &str, retry_at: Option<Millis>, now: Millis) -> Result<(), StoreError> {
+        self.transaction(|store| {
+            let job = store.get_job(id)?.ok_or_else(|| StoreError::NotFound(format!("job {id}")))?;
+            if job.state != JobState::Running {
+                return Err(StoreError::NotFound(format!("running job {id}")));
+            }
+            if store.has_queued(&job.key)? {
+                store.change("DELETE FROM jobs WHERE id = ?", &[id.into()])?;
+                return Ok(());
+            }
+            let (state, next_run_at) = match retry_at {
+                Some(at) => (JobState::Queued, at),
+                None => (JobState::Failed, job.next_run_at),
+            };
+            store.change(
+                "UPDATE jobs SET state = ?, next_run_at = ?, last_error = ?, updated_at = ? WHERE id = ?",
+                &[state.as_str().into(), next_run_at.into(), error.into(), now.into(), id.into()],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// After a restart: jobs left running were interrupted mid-flight; queue them again.
+    /// Their work is idempotent (memories are replaced by id), so running again makes no
+    /// duplicates. Returns how many were re-queued.
+    pub fn requeue_interrupted_jobs(&self, now: Millis) -> Result<usize, StoreError> {
+        self.transaction(|store| store.reopen_jobs(JobState::Running, now, false))
+    }
+
+    /// The user asked to retry failed work: failed jobs are queued again, attempts reset.
+    pub fn retry_failed_jobs(&self, now: Millis) -> Result<usize, StoreError> {
+        self.transaction(|store| store.reopen_jobs(JobState::Failed, now, true))
+    }
+
+    pub fn get_job(&self, id: i64) -> Result<Option<Job>, StoreError> {
+        let rows = self.query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = ?"), &[id.into()])?;
+        rows.into_iter().next().map(read_job).transpose()
+    }
+
+    /// Jobs in `state` (all when `None`), oldest first.
+    pub fn list_jobs(&self, state: Option<JobState>) -> Result<Vec<Job>, StoreError> {
+        let rows = self.query(
+            &format!("SELECT {COLUMNS} FROM jobs WHERE (?1 IS NULL OR state = ?1) ORDER BY id"),
+            &[state.map(JobState::as_str).into()],
+        )?;
+        rows.into_iter().map(read_job).collect()
+    }
+
+    /// Drops finished jobs older than `before`; the queue keeps only what matters.
+    pub fn prune_done_jobs(&self, before: Millis) -> Result<usize, StoreError> {
+        self.change("DELETE FROM jobs WHERE state = 'done' AND updated_at < ?", &[before.into()])
+    }
+
+    fn has_queued(&self, key: &str) -> Result<bool, StoreError> {
+        Ok(!self.query("SELECT 1 FROM jobs WHERE key = ? AND state = 'queued'", &[key.into()])?.is_empty())
+    }
+
+    fn reopen_jobs(&self, from: JobState, now: Millis, reset_attempts: bool) -> Result<usize, StoreError> {
+        let mut reopened = 0;
+        for job in self.list_jobs(Some(from))? {
+            if self.has_queued(&job.key)? {
+                self.change("DELETE FROM jobs WHERE id = ?", &[job.id.into()])?;
+                continue;
+            }
+            let attempts = if reset_attempts { 0 } else { job.attempts };
+            self.change(
+                "UPDATE jobs SET state = 'queued', attempts = ?, next_run_at = ?, updated_at = ? WHERE id = ?",
+                &[attempts.into(), now.into(), now.into(), job.id.into()],
+            )?;
+            reopened += 1;
+        }
+        Ok(reopened)
+    }
+}
+
+fn read_job(row: Vec<SqlValue>) -> Result<Job, StoreError> {
+    let mut row = RowReader::new(row);
+    let id = row.i64()?;
+    let kind = row.text()?;
+    let key = row.text()?;
+    let payload = row.json()?;
+    let state = row.text()?;
+    Ok(Job {
+        id,
+        kind: JobKind::parse(&kind).ok_or_else(|| StoreError::InvalidData(format!("unknown job kind `{kind}`")))?,
+        key,
+        payload,
+        state: JobState::parse(&state)
+            .ok_or_else(|| StoreError::InvalidData(format!("unknown job state `{state}`")))?,
+        attempts: row.u32()?,
+        next_run_at: row.i64()?,
+        last_error: row.opt_text()?,
+        created_at: row.i64()?,
+        updated_at: row.i64()?,
+    })
+}

@@ -1,0 +1,99 @@
+//! The rusqlite driver: the same SQL as the plugin's sql.js, run natively for `cargo test`.
+
+use std::cell::RefCell;
+
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Connection, MAIN_DB};
+
+use super::driver::{DriverError, Row, SqlDriver, SqlValue};
+
+/// An in-memory SQLite database, like sql.js holds one.
+pub struct RusqliteDriver {
+    // `serialize` needs `&mut`; the driver trait is `&self` like sql.js's API.
+    connection: RefCell<Connection>,
+}
+
+impl RusqliteDriver {
+    /// A new, empty database.
+    pub fn new() -> Self {
+        let connection = Connection::open_in_memory().expect("SQLite can always open an in-memory database");
+        RusqliteDriver { connection: RefCell::new(connection) }
+    }
+
+    /// A database loaded from the bytes of an SQLite file (empty = new).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DriverError> {
+        let driver = Self::new();
+        if !bytes.is_empty() {
+            driver
+                .connection
+                .borrow_mut()
+                .deserialize_read_exact(MAIN_DB, bytes, bytes.len(), false)
+                .map_err(|error| DriverError::NotADatabase(error.to_string()))?;
+        }
+        Ok(driver)
+    }
+}
+
+impl Default for RusqliteDriver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SqlDriver for RusqliteDriver {
+    fn execute(&self, sql: &str, params: &[SqlValue]) -> Result<usize, DriverError> {
+        let connection = self.connection.borrow();
+        let mut statement = connection.prepare(sql).map_err(sql_error)?;
+        statement.execute(rusqlite::params_from_iter(params.iter().map(to_rusqlite))).map_err(sql_error)
+    }
+
+    fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Row>, DriverError> {
+        let connection = self.connection.borrow();
+        let mut statement = connection.prepare(sql).map_err(sql_error)?;
+        let columns = statement.column_count();
+        let mut rows = statement.query(rusqlite::params_from_iter(params.iter().map(to_rusqlite))).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let mut values = Vec::with_capacity(columns);
+            for index in 0..columns {
+                values.push(from_rusqlite(row.get_ref(index).map_err(sql_error)?));
+            }
+            out.push(values);
+        }
+        Ok(out)
+    }
+
+    fn execute_batch(&self, sql: &str) -> Result<(), DriverError> {
+        self.connection.borrow().execute_batch(sql).map_err(sql_error)
+    }
+
+    fn export(&self) -> Result<Vec<u8>, DriverError> {
+        let mut connection = self.connection.borrow_mut();
+        let data = connection.serialize(MAIN_DB).map_err(sql_error)?;
+        Ok(data.to_vec())
+    }
+}
+
+fn sql_error(error: rusqlite::Error) -> DriverError {
+    DriverError::Sql(error.to_string())
+}
+
+fn to_rusqlite(value: &SqlValue) -> Value {
+    match value {
+        SqlValue::Null => Value::Null,
+        SqlValue::Integer(number) => Value::Integer(*number),
+        SqlValue::Real(number) => Value::Real(*number),
+        SqlValue::Text(text) => Value::Text(text.clone()),
+        SqlValue::Blob(bytes) => Value::Blob(bytes.clone()),
+    }
+}
+
+fn from_rusqlite(value: ValueRef<'_>) -> SqlValue {
+    match value {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Integer(number) => SqlValue::Integer(number),
+        ValueRef::Real(number) => SqlValue::Real(number),
+        ValueRef::Text(text) => SqlValue::Text(String::from_utf8_lossy(text).into_owned()),
+        ValueRef::Blob(bytes) => SqlValue::Blob(bytes.to_vec()),
+    }
+}

@@ -1,0 +1,125 @@
+//! The database schema as forward migrations, versioned with `PRAGMA user_version`.
+//!
+//! `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`; each runs in its own
+//! transaction together with the version bump, so a crash mid-migration leaves the older
+//! version intact. Migrations are only ever appended: a released one never changes.
+//! Opening a database whose version is above `MIGRATIONS.len()` is refused
+//! (`StoreError::NewerSchema`) rather than silently downgraded.
+
+use super::driver::SqlDriver;
+use super::StoreError;
+
+/// The schema, one step per version.
+pub const MIGRATIONS: &[&str] = &[V1];
+
+/// Version 1: the two tables of the design plus the engine's bookkeeping.
+///
+/// A memory's source memories are not duplicated in `sources`: `memories.source_path` is
+/// the one truth, indexed. Consolidations keep the ids they connect as a JSON array and are
+/// looked up with `json_each`, again one truth instead of a link table to keep in step.
+const V1: &str = r#"
+CREATE TABLE memories (
+    id           TEXT PRIMARY KEY,
+    source_path  TEXT NOT NULL,
+    source_kind  TEXT NOT NULL CHECK (source_kind IN ('note', 'selection', 'text')),
+    heading      TEXT,
+    line_start   INTEGER,
+    line_end     INTEGER,
+    raw_text     TEXT NOT NULL,
+    summary      TEXT NOT NULL CHECK (length(summary) > 0),
+    entities     TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(entities)),
+    topics       TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(topics)),
+    importance   REAL NOT NULL CHECK (importance >= 0 AND importance <= 1),
+    happened_on  TEXT,
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    consolidated INTEGER NOT NULL DEFAULT 0 CHECK (consolidated IN (0, 1))
+);
+CREATE INDEX memories_by_source ON memories (source_path, source_kind);
+CREATE INDEX memories_unconsolidated ON memories (consolidated, created_at);
+CREATE INDEX memories_by_happened ON memories (happened_on);
+CREATE INDEX memories_by_created ON memories (created_at);
+
+CREATE TABLE consolidations (
+    id          TEXT PRIMARY KEY,
+    memory_ids  TEXT NOT NULL CHECK (json_valid(memory_ids)),
+    insight     TEXT NOT NULL CHECK (length(insight) > 0),
+    connections TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(connections)),
+    created_at  INTEGER NOT NULL
+);
+CREATE INDEX consolidations_by_created ON consolidations (created_at);
+
+CREATE TABLE sources (
+    path       TEXT PRIMARY KEY,
+    mtime      INTEGER NOT NULL,
+    size       INTEGER NOT NULL,
+    sha256     TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE jobs (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind        TEXT NOT NULL CHECK (kind IN ('ingest_source', 'ingest_text', 'consolidate')),
+    key         TEXT NOT NULL,
+    payload     TEXT NOT NULL CHECK (json_valid(payload)),
+    state       TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    next_run_at INTEGER NOT NULL,
+    last_error  TEXT,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+);
+-- At most one waiting and one running job per key: a note is never processed twice at once.
+CREATE UNIQUE INDEX jobs_one_queued_per_key ON jobs (key) WHERE state = 'queued';
+CREATE UNIQUE INDEX jobs_one_running_per_key ON jobs (key) WHERE state = 'running';
+CREATE INDEX jobs_due ON jobs (state, next_run_at);
+
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"#;
+
+/// The tables a Memory Agent database has; used to tell ours from any other SQLite file.
+pub const TABLES: &[&str] = &["memories", "consolidations", "sources", "jobs", "meta"];
+
+/// The version this build writes.
+pub fn supported_version() -> u32 {
+    MIGRATIONS.len() as u32
+}
+
+/// Reads `PRAGMA user_version`.
+pub fn read_version<D: SqlDriver>(driver: &D) -> Result<u32, StoreError> {
+    let rows = driver.query("PRAGMA user_version", &[])?;
+    let version = rows
+        .first()
+        .and_then(|row| row.first())
+        .and_then(|value| value.as_i64())
+        .ok_or_else(|| StoreError::Corrupt("cannot read the schema version".into()))?;
+    u32::try_from(version).map_err(|_| StoreError::Corrupt(format!("schema version {version}")))
+}
+
+/// Brings the database from its version up to `migrations.len()`, one transaction a step.
+pub fn migrate<D: SqlDriver>(driver: &D, migrations: &[&str]) -> Result<u32, StoreError> {
+    let supported = migrations.len() as u32;
+    let found = read_version(driver)?;
+    if found > supported {
+        return Err(StoreError::NewerSchema { found, supported });
+    }
+    for (index, step) in migrations.iter().enumerate().skip(found as usize) {
+        let target = index as u32 + 1;
+        driver.execute_batch("BEGIN IMMEDIATE")?;
+        let applied = driver
+            .execute_batch(step)
+            .and_then(|()| driver.execute_batch(&format!("PRAGMA user_version = {target}")));
+        match applied {
+            Ok(()) => driver.execute_batch("COMMIT")?,
+            Err(error) => {
+                // The step failed: leave the database at the version before it.
+                let _ = driver.execute_batch("ROLLBACK");
+                return Err(StoreError::Migration { to: target, reason: error.to_string() });
+            }
+        }
+    }
+    Ok(supported)
+}

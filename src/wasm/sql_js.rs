@@ -1,0 +1,149 @@
+//! The sql.js driver: `SqlDriver` over the `Database` object of the sql.js npm package.
+//!
+//! sql.js is SQLite compiled to its own WebAssembly module; these `extern` declarations
+//! bind its JavaScript API (`new SQL.Database(bytes)`, `prepare`/`bind`/`step`/`get`/`free`,
+//! `exec`, `getRowsModified`, `export`, `close`) so the store's Rust SQL runs on it.
+
+use js_sys::{Array, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::store::{DriverError, Row, SqlDriver, SqlValue};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The module object that `initSqlJs()` resolves to.
+    pub type JsSqlJs;
+    #[wasm_bindgen(method, getter, js_name = Database)]
+    fn database_class(this: &JsSqlJs) -> JsValue;
+
+    /// A sql.js database (an SQLite connection to an in-memory file).
+    pub type JsDatabase;
+    #[wasm_bindgen(method, catch)]
+    fn exec(this: &JsDatabase, sql: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn prepare(this: &JsDatabase, sql: &str) -> Result<JsStatement, JsValue>;
+    #[wasm_bindgen(method, js_name = getRowsModified)]
+    fn rows_modified(this: &JsDatabase) -> f64;
+    #[wasm_bindgen(method, catch)]
+    fn export(this: &JsDatabase) -> Result<Uint8Array, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn close(this: &JsDatabase) -> Result<(), JsValue>;
+
+    /// A prepared statement of a sql.js database.
+    pub type JsStatement;
+    #[wasm_bindgen(method, catch)]
+    fn bind(this: &JsStatement, values: &Array) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn step(this: &JsStatement) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn get(this: &JsStatement) -> Result<Array, JsValue>;
+    #[wasm_bindgen(method)]
+    fn free(this: &JsStatement) -> bool;
+}
+
+/// A store database held by sql.js. Closing it on drop frees sql.js's memory.
+pub struct SqlJsDriver {
+    database: JsDatabase,
+}
+
+impl SqlJsDriver {
+    /// Loads the bytes of a database file into a new sql.js database (empty = new).
+    pub fn load(sql_js: &JsSqlJs, bytes: &[u8]) -> Result<Self, DriverError> {
+        let class = sql_js.database_class();
+        if !class.is_function() {
+            return Err(DriverError::Sql("the value given as sql.js has no Database class".into()));
+        }
+        let arguments = if bytes.is_empty() { Array::new() } else { Array::of1(&Uint8Array::from(bytes)) };
+        let database = Reflect::construct(class.unchecked_ref::<js_sys::Function>(), &arguments)
+            .map_err(|error| DriverError::NotADatabase(message(&error)))?;
+        Ok(SqlJsDriver { database: database.unchecked_into() })
+    }
+
+    /// Runs `sql` with `params` and hands each step's row to `each`, freeing the statement
+    /// whatever happens (sql.js statements hold WebAssembly memory until freed).
+    fn run(&self, sql: &str, params: &[SqlValue], mut each: impl FnMut(Row)) -> Result<(), DriverError> {
+        let statement = self.database.prepare(sql).map_err(sql_error)?;
+        let result = (|| {
+            if !params.is_empty() {
+                statement.bind(&params.iter().map(to_js).collect::<Array>()).map_err(sql_error)?;
+            }
+            while statement.step().map_err(sql_error)? {
+                each(statement.get().map_err(sql_error)?.iter().map(from_js).collect());
+            }
+            Ok(())
+        })();
+        statement.free();
+        result
+    }
+}
+
+impl Drop for SqlJsDriver {
+    fn drop(&mut self) {
+        let _ = self.database.close();
+    }
+}
+
+impl SqlDriver for SqlJsDriver {
+    fn execute(&self, sql: &str, params: &[SqlValue]) -> Result<usize, DriverError> {
+        self.run(sql, params, |_| {})?;
+        Ok(self.database.rows_modified() as usize)
+    }
+
+    fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Row>, DriverError> {
+        let mut rows = Vec::new();
+        self.run(sql, params, |row| rows.push(row))?;
+        Ok(rows)
+    }
+
+    fn execute_batch(&self, sql: &str) -> Result<(), DriverError> {
+        self.database.exec(sql).map(|_| ()).map_err(sql_error)
+    }
+
+    fn export(&self) -> Result<Vec<u8>, DriverError> {
+        Ok(self.database.export().map_err(sql_error)?.to_vec())
+    }
+}
+
+fn to_js(value: &SqlValue) -> JsValue {
+    match value {
+        SqlValue::Null => JsValue::NULL,
+        // Timestamps and counts are far below 2^53, where a JS number is exact.
+        SqlValue::Integer(number) => JsValue::from_f64(*number as f64),
+        SqlValue::Real(number) => JsValue::from_f64(*number),
+        SqlValue::Text(text) => JsValue::from_str(text),
+        SqlValue::Blob(bytes) => Uint8Array::from(bytes.as_slice()).into(),
+    }
+}
+
+fn from_js(value: JsValue) -> SqlValue {
+    if value.is_null() || value.is_undefined() {
+        SqlValue::Null
+    } else if let Some(number) = value.as_f64() {
+        // sql.js gives every number as a double; whole ones came from INTEGER columns.
+        if number.fract() == 0.0 && number.abs() < 9_007_199_254_740_992.0 {
+            SqlValue::Integer(number as i64)
+        } else {
+            SqlValue::Real(number)
+        }
+    } else if let Some(text) = value.as_string() {
+        SqlValue::Text(text)
+    } else if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
+        SqlValue::Blob(bytes.to_vec())
+    } else {
+        SqlValue::Text(message(&value))
+    }
+}
+
+fn sql_error(error: JsValue) -> DriverError {
+    DriverError::Sql(message(&error))
+}
+
+/// The message of a thrown JS value (sql.js throws `Error`s with SQLite's words).
+fn message(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|error| String::from(error.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "sql.js failed without a message".into())
+}
