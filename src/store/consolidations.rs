@@ -12,11 +12,7 @@ impl<D: SqlDriver> Store<D> {
     /// consolidated, in one transaction. Every memory of the batch and every memory an
     /// insight cites must still exist (one may have been forgotten while the model was
     /// thinking); otherwise nothing is stored and the batch stays unconsolidated.
-    pub fn save_consolidation_batch(
-        &self,
-        batch: &[MemoryId],
-        insights: &[Consolidation],
-    ) -> Result<(), StoreError> {
+    pub fn save_consolidation_batch(&self, batch: &[MemoryId], insights: &[Consolidation]) -> Result<(), StoreError> {
         self.transaction(|store| {
             for insight in insights {
                 validate(insight)?;

@@ -32,6 +32,9 @@ pub struct ScenarioReport {
 
 type Outcome = Result<(), String>;
 
+/// A named scenario of the suite.
+type Scenario<F> = (&'static str, fn(&F) -> Outcome);
+
 macro_rules! ensure {
     ($condition:expr, $($message:tt)+) => {
         if !$condition {
@@ -51,7 +54,7 @@ macro_rules! ensure_eq {
 
 /// Runs every scenario on databases from `factory`.
 pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
-    let scenarios: Vec<(&'static str, fn(&F) -> Outcome)> = vec![
+    let scenarios: Vec<Scenario<F>> = vec![
         ("a new store has the current schema and nothing in it", new_store::<F>),
         ("a memory reads back exactly as stored", memory_round_trip::<F>),
         ("memories list newest first, by source, with limit and offset", list_memories::<F>),
@@ -123,7 +126,13 @@ fn insight(id: &str, ids: &[&str], created_at: i64) -> Consolidation {
         }
         _ => Vec::new(),
     };
-    Consolidation { id: ConsolidationId(id.to_owned()), memory_ids, insight: format!("Insight {id}."), connections, created_at }
+    Consolidation {
+        id: ConsolidationId(id.to_owned()),
+        memory_ids,
+        insight: format!("Insight {id}."),
+        connections,
+        created_at,
+    }
 }
 
 fn ids(memories: &[Memory]) -> Vec<&str> {
@@ -179,7 +188,8 @@ fn list_memories<F: DriverFactory>(factory: &F) -> Outcome {
     }
     let all = store.list_memories(&MemoryFilter::default()).map_err(text)?;
     ensure_eq!(ids(&all), vec!["m3", "m2", "m1", "m0"]);
-    let of_a = store.list_memories(&MemoryFilter { source_path: Some("a.md".into()), ..Default::default() }).map_err(text)?;
+    let of_a =
+        store.list_memories(&MemoryFilter { source_path: Some("a.md".into()), ..Default::default() }).map_err(text)?;
     ensure_eq!(ids(&of_a), vec!["m2", "m0"]);
     let page = store.list_memories(&MemoryFilter { source_path: None, limit: 2, offset: 1 }).map_err(text)?;
     ensure_eq!(ids(&page), vec!["m2", "m1"]);
@@ -210,7 +220,10 @@ fn five_consolidated<F: DriverFactory>(factory: &F) -> Result<Store<F::Driver>, 
     }
     let batch: Vec<MemoryId> = (1..=5).map(|index| MemoryId(format!("m{index}"))).collect();
     store
-        .save_consolidation_batch(&batch, &[insight("c1", &["m1", "m2", "m3", "m4", "m5"], 10), insight("c2", &["m4", "m5"], 11)])
+        .save_consolidation_batch(
+            &batch,
+            &[insight("c1", &["m1", "m2", "m3", "m4", "m5"], 10), insight("c2", &["m4", "m5"], 11)],
+        )
         .map_err(text)?;
     Ok(store)
 }
@@ -267,7 +280,10 @@ fn consolidation_batch<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(store.count_unconsolidated().map_err(text)?, 0);
     let listed = store.list_consolidations(0, 0).map_err(text)?;
     ensure_eq!(listed.iter().map(|c| c.id.0.as_str()).collect::<Vec<_>>(), vec!["c2", "c1"]);
-    ensure_eq!(store.get_consolidation(&ConsolidationId("c1".into())).map_err(text)?, Some(insight("c1", &["m1", "m2", "m3", "m4", "m5"], 10)));
+    ensure_eq!(
+        store.get_consolidation(&ConsolidationId("c1".into())).map_err(text)?,
+        Some(insight("c1", &["m1", "m2", "m3", "m4", "m5"], 10))
+    );
     let citing = store.consolidations_citing(&MemoryId("m5".into())).map_err(text)?;
     ensure_eq!(citing.len(), 2);
     Ok(())
@@ -278,20 +294,31 @@ fn consolidation_missing_memory<F: DriverFactory>(factory: &F) -> Outcome {
     store.insert_memory(&memory("m1", "a.md", 1)).map_err(text)?;
     store.insert_memory(&memory("m2", "b.md", 2)).map_err(text)?;
     let batch = [MemoryId("m1".into()), MemoryId("m2".into())];
-    let result = store.save_consolidation_batch(&batch, &[insight("c1", &["m1", "m2"], 3), insight("c2", &["m1", "gone"], 3)]);
+    let result =
+        store.save_consolidation_batch(&batch, &[insight("c1", &["m1", "m2"], 3), insight("c2", &["m1", "gone"], 3)]);
     ensure!(matches!(result, Err(StoreError::NotFound(_))), "missing memory accepted: {result:?}");
     ensure_eq!(store.status().map_err(text)?.insights, 0);
     ensure_eq!(store.count_unconsolidated().map_err(text)?, 2);
     let mut stray = insight("c3", &["m1"], 3);
-    stray.connections = vec![Connection { from: MemoryId("m1".into()), to: MemoryId("m2".into()), relationship: "x".into() }];
+    stray.connections =
+        vec![Connection { from: MemoryId("m1".into()), to: MemoryId("m2".into()), relationship: "x".into() }];
     ensure!(store.save_consolidation_batch(&batch, &[stray]).is_err(), "a connection outside the insight was accepted");
-    ensure!(store.save_consolidation_batch(&batch, &[insight("c4", &[], 3)]).is_err(), "an insight citing nothing was accepted");
+    ensure!(
+        store.save_consolidation_batch(&batch, &[insight("c4", &[], 3)]).is_err(),
+        "an insight citing nothing was accepted"
+    );
     Ok(())
 }
 
 fn sources<F: DriverFactory>(factory: &F) -> Outcome {
     let store = five_consolidated(factory)?;
-    let source = |path: &str, sha: &str| Source { path: path.into(), mtime: 7, size: 3_000_000_000, sha256: sha.into(), updated_at: 8 };
+    let source = |path: &str, sha: &str| Source {
+        path: path.into(),
+        mtime: 7,
+        size: 3_000_000_000,
+        sha256: sha.into(),
+        updated_at: 8,
+    };
     store.upsert_source(&source("n1.md", "aa")).map_err(text)?;
     store.upsert_source(&source("n1.md", "bb")).map_err(text)?;
     store.upsert_source(&source("n2.md", "cc")).map_err(text)?;
@@ -321,7 +348,9 @@ fn ingest(key: &str) -> NewJob {
 fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     let store = fresh(factory)?;
     let first = store.enqueue_job(&ingest("a.md"), 100).map_err(text)?;
-    let again = store.enqueue_job(&NewJob { payload: json!({ "path": "a.md", "v": 2 }), ..ingest("a.md") }, 101).map_err(text)?;
+    let again = store
+        .enqueue_job(&NewJob { payload: json!({ "path": "a.md", "v": 2 }), ..ingest("a.md") }, 101)
+        .map_err(text)?;
     ensure_eq!(again, first);
     store.enqueue_job(&ingest("b.md"), 102).map_err(text)?;
     ensure_eq!(store.status().map_err(text)?.queued, 2);
@@ -355,7 +384,10 @@ fn job_failures<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(retried.last_error, Some("throttled".to_owned()));
     store.fail_job(id, "the model kept answering garbage", None, 1_001).map_err(text)?;
     let failed = store.get_job(id).map_err(text)?.ok_or("job vanished")?;
-    ensure_eq!((failed.state, failed.last_error.as_deref()), (JobState::Failed, Some("the model kept answering garbage")));
+    ensure_eq!(
+        (failed.state, failed.last_error.as_deref()),
+        (JobState::Failed, Some("the model kept answering garbage"))
+    );
     ensure_eq!(store.status().map_err(text)?.failed, 1);
     ensure_eq!(store.claim_next_job(5_000).map_err(text)?, None);
     ensure_eq!(store.retry_failed_jobs(6_000).map_err(text)?, 1);
@@ -410,12 +442,17 @@ fn transaction_rollback<F: DriverFactory>(factory: &F) -> Outcome {
 
 fn export_round_trip<F: DriverFactory>(factory: &F) -> Outcome {
     let store = five_consolidated(factory)?;
-    store.upsert_source(&Source { path: "n1.md".into(), mtime: 1, size: 2, sha256: "ab".into(), updated_at: 3 }).map_err(text)?;
+    store
+        .upsert_source(&Source { path: "n1.md".into(), mtime: 1, size: 2, sha256: "ab".into(), updated_at: 3 })
+        .map_err(text)?;
     store.enqueue_job(&ingest("n9.md"), 4).map_err(text)?;
     store.set_meta("k", "v").map_err(text)?;
     let reopened = reopen(factory, &store)?;
     ensure_eq!(reopened.status().map_err(text)?, store.status().map_err(text)?);
-    ensure_eq!(reopened.list_memories(&MemoryFilter::default()).map_err(text)?, store.list_memories(&MemoryFilter::default()).map_err(text)?);
+    ensure_eq!(
+        reopened.list_memories(&MemoryFilter::default()).map_err(text)?,
+        store.list_memories(&MemoryFilter::default()).map_err(text)?
+    );
     ensure_eq!(reopened.list_consolidations(0, 0).map_err(text)?, store.list_consolidations(0, 0).map_err(text)?);
     ensure_eq!(reopened.list_sources().map_err(text)?, store.list_sources().map_err(text)?);
     ensure_eq!(reopened.list_jobs(None).map_err(text)?, store.list_jobs(None).map_err(text)?);
@@ -463,7 +500,9 @@ fn corrupt_inputs<F: DriverFactory>(factory: &F) -> Outcome {
     }
     expect_corrupt(factory, &damaged, "damaged page")?;
     let foreign = factory.load(&[]).map_err(|error| error.to_string())?;
-    foreign.execute_batch("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup');").map_err(|e| e.to_string())?;
+    foreign
+        .execute_batch("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup');")
+        .map_err(|e| e.to_string())?;
     let foreign_bytes = foreign.export().map_err(|error| error.to_string())?;
     expect_corrupt(factory, &foreign_bytes, "another program's database")?;
     Ok(())
@@ -499,7 +538,8 @@ fn migrations<F: DriverFactory>(factory: &F) -> Outcome {
         Err(other) => return Err(format!("expected a migration error, got {other}")),
         Ok(_) => return Err("a broken migration succeeded".into()),
     }
-    let still_v1 = Store::open_with(factory.load(&bytes).map_err(|e| e.to_string())?, &schema::MIGRATIONS[..1]).map_err(text)?;
+    let still_v1 =
+        Store::open_with(factory.load(&bytes).map_err(|e| e.to_string())?, &schema::MIGRATIONS[..1]).map_err(text)?;
     ensure_eq!(still_v1.status().map_err(text)?.schema_version, 1);
     let driver = factory.load(&bytes).map_err(|e| e.to_string())?;
     let _ = Store::open_with(driver, &broken);

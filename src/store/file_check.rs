@@ -23,7 +23,7 @@ pub fn check_database_bytes(bytes: &[u8]) -> Result<(), StoreError> {
         size if size >= 512 && size.is_power_of_two() => usize::from(size),
         size => return Err(StoreError::Corrupt(format!("invalid page size {size}"))),
     };
-    if bytes.len() % page_size != 0 {
+    if !bytes.len().is_multiple_of(page_size) {
         return Err(StoreError::Corrupt(format!(
             "the file is {} bytes, not a whole number of {page_size}-byte pages (cut short?)",
             bytes.len()

@@ -24,9 +24,8 @@ impl<D: SqlDriver> Store<D> {
     /// takes the new payload (the newest request wins) and keeps its id.
     pub fn enqueue_job(&self, job: &NewJob, now: Millis) -> Result<i64, StoreError> {
         self.transaction(|store| {
-            let waiting = store.query("SELECT id FROM jobs WHERE key = ? AND state = 'queued'", &[
-                job.key.as_str().into(),
-            ])?;
+            let waiting =
+                store.query("SELECT id FROM jobs WHERE key = ? AND state = 'queued'", &[job.key.as_str().into()])?;
             if let Some(row) = waiting.into_iter().next() {
                 let id = RowReader::new(row).i64()?;
                 store.change(

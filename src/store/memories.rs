@@ -185,8 +185,8 @@ fn read_memory(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
     let id = MemoryId(row.text()?);
     let source_path = row.text()?;
     let kind = row.text()?;
-    let source_kind = SourceKind::parse(&kind)
-        .ok_or_else(|| StoreError::InvalidData(format!("unknown source kind `{kind}`")))?;
+    let source_kind =
+        SourceKind::parse(&kind).ok_or_else(|| StoreError::InvalidData(format!("unknown source kind `{kind}`")))?;
     Ok(Memory {
         id,
         source_path,

@@ -194,9 +194,7 @@ fn as_corrupt(error: StoreError) -> StoreError {
 
 /// `PRAGMA quick_check` reads every page once: damage shows now, not mid-ingest.
 fn check_integrity<D: SqlDriver>(driver: &D) -> Result<(), StoreError> {
-    let rows = driver
-        .query("PRAGMA quick_check", &[])
-        .map_err(|error| StoreError::Corrupt(error.to_string()))?;
+    let rows = driver.query("PRAGMA quick_check", &[]).map_err(|error| StoreError::Corrupt(error.to_string()))?;
     let verdict = rows.first().and_then(|row| row.first()).and_then(SqlValue::as_str);
     match verdict {
         Some("ok") => Ok(()),

@@ -21,9 +21,7 @@ impl RowReader {
 
     fn next(&mut self) -> Result<SqlValue, StoreError> {
         self.column += 1;
-        self.values
-            .next()
-            .ok_or_else(|| StoreError::InvalidData(format!("column {} is missing", self.column)))
+        self.values.next().ok_or_else(|| StoreError::InvalidData(format!("column {} is missing", self.column)))
     }
 
     fn invalid(&self, expected: &str, found: &SqlValue) -> StoreError {
@@ -57,7 +55,8 @@ impl RowReader {
 
     pub fn u32(&mut self) -> Result<u32, StoreError> {
         let value = self.i64()?;
-        u32::try_from(value).map_err(|_| StoreError::InvalidData(format!("column {}: {value} out of range", self.column)))
+        u32::try_from(value)
+            .map_err(|_| StoreError::InvalidData(format!("column {}: {value} out of range", self.column)))
     }
 
     pub fn opt_u32(&mut self) -> Result<Option<u32>, StoreError> {
@@ -83,8 +82,7 @@ impl RowReader {
     /// A JSON column decoded into `T`.
     pub fn json<T: DeserializeOwned>(&mut self) -> Result<T, StoreError> {
         let text = self.text()?;
-        serde_json::from_str(&text)
-            .map_err(|error| StoreError::InvalidData(format!("column {}: {error}", self.column)))
+        serde_json::from_str(&text).map_err(|error| StoreError::InvalidData(format!("column {}: {error}", self.column)))
     }
 }
 

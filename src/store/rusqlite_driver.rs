@@ -51,7 +51,8 @@ impl SqlDriver for RusqliteDriver {
         let connection = self.connection.borrow();
         let mut statement = connection.prepare(sql).map_err(sql_error)?;
         let columns = statement.column_count();
-        let mut rows = statement.query(rusqlite::params_from_iter(params.iter().map(to_rusqlite))).map_err(sql_error)?;
+        let mut rows =
+            statement.query(rusqlite::params_from_iter(params.iter().map(to_rusqlite))).map_err(sql_error)?;
         let mut out = Vec::new();
         while let Some(row) = rows.next().map_err(sql_error)? {
             let mut values = Vec::with_capacity(columns);

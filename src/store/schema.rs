@@ -109,9 +109,8 @@ pub fn migrate<D: SqlDriver>(driver: &D, migrations: &[&str]) -> Result<u32, Sto
     for (index, step) in migrations.iter().enumerate().skip(found as usize) {
         let target = index as u32 + 1;
         driver.execute_batch("BEGIN IMMEDIATE")?;
-        let applied = driver
-            .execute_batch(step)
-            .and_then(|()| driver.execute_batch(&format!("PRAGMA user_version = {target}")));
+        let applied =
+            driver.execute_batch(step).and_then(|()| driver.execute_batch(&format!("PRAGMA user_version = {target}")));
         match applied {
             Ok(()) => driver.execute_batch("COMMIT")?,
             Err(error) => {

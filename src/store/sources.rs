@@ -63,16 +63,14 @@ impl<D: SqlDriver> Store<D> {
             if store.get_source(new_path)?.is_some() {
                 store.remove_source(new_path)?;
             }
-            store.change("UPDATE sources SET path = ?, updated_at = ? WHERE path = ?", &[
-                new_path.into(),
-                now.into(),
-                old_path.into(),
-            ])?;
-            store.change("UPDATE memories SET source_path = ?, updated_at = ? WHERE source_path = ?", &[
-                new_path.into(),
-                now.into(),
-                old_path.into(),
-            ])?;
+            store.change(
+                "UPDATE sources SET path = ?, updated_at = ? WHERE path = ?",
+                &[new_path.into(), now.into(), old_path.into()],
+            )?;
+            store.change(
+                "UPDATE memories SET source_path = ?, updated_at = ? WHERE source_path = ?",
+                &[new_path.into(), now.into(), old_path.into()],
+            )?;
             Ok(())
         })
     }
@@ -80,11 +78,5 @@ impl<D: SqlDriver> Store<D> {
 
 fn read_source(row: Vec<SqlValue>) -> Result<Source, StoreError> {
     let mut row = RowReader::new(row);
-    Ok(Source {
-        path: row.text()?,
-        mtime: row.i64()?,
-        size: row.u64()?,
-        sha256: row.text()?,
-        updated_at: row.i64()?,
-    })
+    Ok(Source { path: row.text()?, mtime: row.i64()?, size: row.u64()?, sha256: row.text()?, updated_at: row.i64()? })
 }
