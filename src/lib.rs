@@ -8,6 +8,7 @@
 pub mod domain;
 pub mod error;
 pub mod hash;
+pub mod llm;
 pub mod store;
 
 #[cfg(target_arch = "wasm32")]

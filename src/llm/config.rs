@@ -1,0 +1,232 @@
+//! Connection settings: region, model, credentials, endpoint, limits.
+
+use std::fmt;
+
+use super::error::LlmError;
+use super::retry::RetryPolicy;
+
+/// Claude Haiku 4.5 through the US cross-region inference profile.
+pub const DEFAULT_MODEL_ID: &str = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
+
+/// Regions where Bedrock Runtime is offered (the settings list).
+pub const BEDROCK_REGIONS: &[&str] = &[
+    "us-east-1",
+    "us-east-2",
+    "us-west-1",
+    "us-west-2",
+    "us-gov-east-1",
+    "us-gov-west-1",
+    "ca-central-1",
+    "ca-west-1",
+    "sa-east-1",
+    "mx-central-1",
+    "eu-central-1",
+    "eu-central-2",
+    "eu-west-1",
+    "eu-west-2",
+    "eu-west-3",
+    "eu-north-1",
+    "eu-south-1",
+    "eu-south-2",
+    "il-central-1",
+    "me-central-1",
+    "me-south-1",
+    "af-south-1",
+    "ap-south-1",
+    "ap-south-2",
+    "ap-northeast-1",
+    "ap-northeast-2",
+    "ap-northeast-3",
+    "ap-southeast-1",
+    "ap-southeast-2",
+    "ap-southeast-3",
+    "ap-southeast-4",
+    "ap-southeast-5",
+    "ap-southeast-7",
+    "ap-east-2",
+];
+
+/// How requests are authenticated.
+#[derive(Clone, PartialEq, Eq)]
+pub enum BedrockAuth {
+    /// An IAM access key, signed with SigV4; a session token for temporary credentials.
+    AccessKey { access_key_id: String, secret_access_key: String, session_token: Option<String> },
+    /// A Bedrock API key, sent as `Authorization: Bearer …`.
+    ApiKey(String),
+}
+
+// Secrets never reach a log or an error message, not even through `{:?}`.
+impl fmt::Debug for BedrockAuth {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BedrockAuth::AccessKey { session_token, .. } => formatter
+                .debug_struct("AccessKey")
+                .field("secret", &"<redacted>")
+                .field("session_token", &session_token.as_ref().map(|_| "<redacted>"))
+                .finish(),
+            BedrockAuth::ApiKey(_) => formatter.write_str("ApiKey(<redacted>)"),
+        }
+    }
+}
+
+/// Everything the client needs to reach a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BedrockConfig {
+    pub region: String,
+    pub model_id: String,
+    pub auth: BedrockAuth,
+    /// Replaces `https://bedrock-runtime.<region>.amazonaws.com` (VPC endpoints, tests).
+    pub endpoint: Option<String>,
+    /// One attempt gives up after this long.
+    pub timeout_ms: u64,
+    pub retry: RetryPolicy,
+    /// The most calls in flight at once; throttling lowers the working limit below it.
+    pub max_concurrency: u32,
+}
+
+impl BedrockConfig {
+    /// A configuration with the defaults for everything but region and credentials.
+    pub fn new(region: &str, auth: BedrockAuth) -> Self {
+        BedrockConfig {
+            region: region.to_owned(),
+            model_id: DEFAULT_MODEL_ID.to_owned(),
+            auth,
+            endpoint: None,
+            timeout_ms: 60_000,
+            retry: RetryPolicy::default(),
+            max_concurrency: 4,
+        }
+    }
+
+    /// Checks the settings a person typed, with a sentence for each mistake.
+    pub fn validate(&self) -> Result<(), LlmError> {
+        let problem = |message: String| Err(LlmError::Config(message));
+        if !is_region(&self.region) {
+            return problem(format!("\"{}\" is not an AWS region; choose one such as us-east-1.", self.region));
+        }
+        if self.model_id.trim().is_empty() || self.model_id.chars().any(char::is_whitespace) {
+            return problem(format!("\"{}\" is not a model id; the default is {DEFAULT_MODEL_ID}.", self.model_id));
+        }
+        match &self.auth {
+            BedrockAuth::AccessKey { access_key_id, secret_access_key, session_token } => {
+                if !is_access_key_id(access_key_id) {
+                    return problem("The access key id is missing or malformed (it looks like AKIA… or ASIA…).".into());
+                }
+                if secret_access_key.trim().is_empty() {
+                    return problem("The secret access key is missing.".into());
+                }
+                if access_key_id.starts_with("ASIA") && session_token.as_deref().is_none_or(str::is_empty) {
+                    return problem("Temporary keys (ASIA…) need their session token.".into());
+                }
+            }
+            BedrockAuth::ApiKey(key) => {
+                if key.trim().is_empty() || key.chars().any(char::is_whitespace) {
+                    return problem("The Bedrock API key is missing or contains spaces.".into());
+                }
+            }
+        }
+        if let Some(endpoint) = &self.endpoint {
+            if !(endpoint.starts_with("https://") || endpoint.starts_with("http://127.0.0.1")) {
+                return problem(format!("The endpoint \"{endpoint}\" must start with https://."));
+            }
+        }
+        if self.timeout_ms < 1_000 || self.max_concurrency == 0 || self.retry.max_attempts == 0 {
+            return problem("The timeout must be at least 1 second, and concurrency and attempts at least 1.".into());
+        }
+        Ok(())
+    }
+
+    /// `https://bedrock-runtime.<region>.amazonaws.com/model/<percent-encoded id>/converse`.
+    pub fn converse_url(&self) -> String {
+        let base = match &self.endpoint {
+            Some(endpoint) => endpoint.trim_end_matches('/').to_owned(),
+            None => format!("https://bedrock-runtime.{}.amazonaws.com", self.region),
+        };
+        format!("{base}/model/{}/converse", percent_encode(&self.model_id))
+    }
+}
+
+/// Encodes everything but RFC 3986's unreserved characters: `:` → `%3A`, `/` → `%2F`.
+pub fn percent_encode(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len() * 3);
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+fn is_region(region: &str) -> bool {
+    let parts: Vec<&str> = region.split('-').collect();
+    parts.len() >= 3
+        && parts
+            .iter()
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+        && parts.last().is_some_and(|last| last.chars().all(|c| c.is_ascii_digit()))
+}
+
+fn is_access_key_id(id: &str) -> bool {
+    (4..=128).contains(&id.len()) && id.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(id: &str, token: Option<&str>) -> BedrockAuth {
+        BedrockAuth::AccessKey {
+            access_key_id: id.into(),
+            secret_access_key: "secret".into(),
+            session_token: token.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn model_ids_are_percent_encoded_in_the_path() {
+        let config = BedrockConfig::new("us-west-2", keys("AKIAIOSFODNN7EXAMPLE", None));
+        assert_eq!(
+            config.converse_url(),
+            "https://bedrock-runtime.us-west-2.amazonaws.com/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse"
+        );
+        let arn =
+            "arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.anthropic.claude-haiku-4-5-20251001-v1:0";
+        assert_eq!(
+            percent_encode(arn),
+            "arn%3Aaws%3Abedrock%3Aeu-west-1%3A123456789012%3Ainference-profile%2Feu.anthropic.claude-haiku-4-5-20251001-v1%3A0"
+        );
+    }
+
+    #[test]
+    fn validation_explains_each_mistake() {
+        let mut config = BedrockConfig::new("us-east-1", keys("AKIAIOSFODNN7EXAMPLE", None));
+        assert!(config.validate().is_ok());
+        config.region = "US East".into();
+        assert!(config.validate().unwrap_err().to_string().contains("not an AWS region"));
+        config.region = "eu-central-1".into();
+        config.auth = keys("ASIAIOSFODNN7EXAMPLE", None);
+        assert!(config.validate().unwrap_err().to_string().contains("session token"));
+        config.auth = keys("my key", None);
+        assert!(config.validate().unwrap_err().to_string().contains("access key id"));
+        config.auth = BedrockAuth::ApiKey(" ".into());
+        assert!(config.validate().is_err());
+        config.auth = BedrockAuth::ApiKey("ABSKabc".into());
+        config.endpoint = Some("ftp://example".into());
+        assert!(config.validate().is_err());
+    }
+
+    #[test]
+    fn debug_output_never_shows_secrets() {
+        let shown = format!(
+            "{:?} {:?}",
+            keys("AKIAIOSFODNN7EXAMPLE", Some("token-123")),
+            BedrockAuth::ApiKey("ABSK-secret".into())
+        );
+        assert!(
+            !shown.contains("secret\"") && !shown.contains("token-123") && !shown.contains("ABSK-secret"),
+            "{shown}"
+        );
+    }
+}

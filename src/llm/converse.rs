@@ -1,0 +1,253 @@
+//! The Converse API's JSON: building a request body and reading an answer.
+//!
+//! When an agent needs structured output it passes a `ToolSpec`; the request then forces
+//! that tool (`toolChoice`), so the answer is the tool's `input` JSON, not prose to scrape.
+//! A `CachePoint` block marks the end of the stable part of a prompt, so repeated calls
+//! over the same memories are billed at the cache rate.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::error::LlmError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One block of a system prompt or a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContentBlock {
+    Text(String),
+    /// Everything before this point is cached by Bedrock.
+    CachePoint,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub content: Vec<ContentBlock>,
+}
+
+impl Message {
+    pub fn user(text: impl Into<String>) -> Self {
+        Message { role: Role::User, content: vec![ContentBlock::Text(text.into())] }
+    }
+}
+
+/// A tool whose input schema is the structured answer an agent wants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the tool's input.
+    pub input_schema: Value,
+}
+
+/// One Converse call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConverseRequest {
+    pub system: Vec<ContentBlock>,
+    pub messages: Vec<Message>,
+    pub max_tokens: u32,
+    pub temperature: Option<f32>,
+    /// When set, the model must answer by calling this tool.
+    pub forced_tool: Option<ToolSpec>,
+}
+
+impl ConverseRequest {
+    /// The JSON body of `POST /model/{id}/converse`.
+    pub fn to_body(&self) -> String {
+        let mut inference = json!({ "maxTokens": self.max_tokens });
+        if let Some(temperature) = self.temperature {
+            inference["temperature"] = json!(temperature);
+        }
+        let mut body = json!({
+            "messages": self.messages.iter().map(|message| json!({
+                "role": match message.role { Role::User => "user", Role::Assistant => "assistant" },
+                "content": blocks(&message.content),
+            })).collect::<Vec<_>>(),
+            "inferenceConfig": inference,
+        });
+        if !self.system.is_empty() {
+            body["system"] = Value::Array(blocks(&self.system));
+        }
+        if let Some(tool) = &self.forced_tool {
+            body["toolConfig"] = json!({
+                "tools": [{ "toolSpec": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "inputSchema": { "json": tool.input_schema },
+                }}],
+                "toolChoice": { "tool": { "name": tool.name } },
+            });
+        }
+        body.to_string()
+    }
+}
+
+fn blocks(content: &[ContentBlock]) -> Vec<Value> {
+    content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text(text) => json!({ "text": text }),
+            ContentBlock::CachePoint => json!({ "cachePoint": { "type": "default" } }),
+        })
+        .collect()
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    StopSequence,
+    /// Guardrail or content filter.
+    Filtered,
+    Other(String),
+}
+
+/// Tokens billed for one call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+/// A model's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConverseReply {
+    /// The text blocks, joined.
+    pub text: String,
+    /// The forced tool's input, when the request forced one.
+    pub tool_input: Option<Value>,
+    pub stop_reason: StopReason,
+    pub usage: Usage,
+    pub latency_ms: u64,
+}
+
+/// Reads a 200 answer. A `max_tokens` stop is an error: the answer would be cut short.
+pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseReply, LlmError> {
+    let bad = |what: &str| LlmError::BadResponse(what.to_owned());
+    let value: Value = serde_json::from_str(body).map_err(|_| bad("the body is not JSON"))?;
+    let stop = value.get("stopReason").and_then(Value::as_str).ok_or_else(|| bad("no stopReason"))?;
+    let stop_reason = match stop {
+        "end_turn" => StopReason::EndTurn,
+        "tool_use" => StopReason::ToolUse,
+        "stop_sequence" => StopReason::StopSequence,
+        "max_tokens" => return Err(LlmError::MaxTokens),
+        "guardrail_intervened" | "content_filtered" => StopReason::Filtered,
+        other => StopReason::Other(other.to_owned()),
+    };
+    let content = value
+        .pointer("/output/message/content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no output.message.content"))?;
+    let mut text = String::new();
+    let mut tool_input = None;
+    for block in content {
+        if let Some(piece) = block.get("text").and_then(Value::as_str) {
+            text.push_str(piece);
+        } else if let Some(tool) = block.get("toolUse") {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            if Some(name) == forced_tool && tool_input.is_none() {
+                tool_input = Some(tool.get("input").cloned().ok_or_else(|| bad("a toolUse without input"))?);
+            }
+        }
+    }
+    if let (Some(tool), None) = (forced_tool, &tool_input) {
+        return Err(bad(&format!("the model did not call the {tool} tool")));
+    }
+    let count = |name: &str| value.pointer(&format!("/usage/{name}")).and_then(Value::as_u64).unwrap_or(0);
+    Ok(ConverseReply {
+        text,
+        tool_input,
+        stop_reason,
+        usage: Usage {
+            input_tokens: count("inputTokens"),
+            output_tokens: count("outputTokens"),
+            cache_read_tokens: count("cacheReadInputTokens"),
+            cache_write_tokens: count("cacheWriteInputTokens"),
+        },
+        latency_ms: value.pointer("/metrics/latencyMs").and_then(Value::as_u64).unwrap_or(0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool() -> ToolSpec {
+        ToolSpec {
+            name: "record_memory".into(),
+            description: "Record the memory.".into(),
+            input_schema: json!({ "type": "object", "properties": { "summary": { "type": "string" } } }),
+        }
+    }
+
+    #[test]
+    fn the_body_has_system_cache_point_and_a_forced_tool() {
+        let request = ConverseRequest {
+            system: vec![ContentBlock::Text("You remember.".into()), ContentBlock::CachePoint],
+            messages: vec![Message::user("Lunch with Alice.")],
+            max_tokens: 800,
+            temperature: Some(0.0),
+            forced_tool: Some(tool()),
+        };
+        let body: Value = serde_json::from_str(&request.to_body()).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "system": [{ "text": "You remember." }, { "cachePoint": { "type": "default" } }],
+                "messages": [{ "role": "user", "content": [{ "text": "Lunch with Alice." }] }],
+                "inferenceConfig": { "maxTokens": 800, "temperature": 0.0 },
+                "toolConfig": {
+                    "tools": [{ "toolSpec": {
+                        "name": "record_memory",
+                        "description": "Record the memory.",
+                        "inputSchema": { "json": { "type": "object", "properties": { "summary": { "type": "string" } } } }
+                    }}],
+                    "toolChoice": { "tool": { "name": "record_memory" } }
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn reads_text_tool_input_and_usage() {
+        let body = json!({
+            "output": { "message": { "role": "assistant", "content": [
+                { "text": "Noted. " },
+                { "toolUse": { "toolUseId": "t1", "name": "record_memory", "input": { "summary": "Lunch." } } }
+            ]}},
+            "stopReason": "tool_use",
+            "usage": { "inputTokens": 120, "outputTokens": 30, "totalTokens": 150, "cacheReadInputTokens": 100, "cacheWriteInputTokens": 5 },
+            "metrics": { "latencyMs": 812 }
+        })
+        .to_string();
+        let reply = parse_reply(&body, Some("record_memory")).unwrap();
+        assert_eq!(reply.text, "Noted. ");
+        assert_eq!(reply.tool_input, Some(json!({ "summary": "Lunch." })));
+        assert_eq!(reply.stop_reason, StopReason::ToolUse);
+        assert_eq!(
+            reply.usage,
+            Usage { input_tokens: 120, output_tokens: 30, cache_read_tokens: 100, cache_write_tokens: 5 }
+        );
+        assert_eq!(reply.latency_ms, 812);
+    }
+
+    #[test]
+    fn a_cut_answer_a_missing_tool_and_garbage_are_errors() {
+        let cut = json!({ "output": { "message": { "content": [{ "text": "Half" }] } }, "stopReason": "max_tokens" });
+        assert_eq!(parse_reply(&cut.to_string(), None), Err(LlmError::MaxTokens));
+        let prose = json!({ "output": { "message": { "content": [{ "text": "Sure!" }] } }, "stopReason": "end_turn" });
+        assert!(matches!(parse_reply(&prose.to_string(), Some("record_memory")), Err(LlmError::BadResponse(_))));
+        assert!(matches!(parse_reply("<html>", None), Err(LlmError::BadResponse(_))));
+        assert!(matches!(parse_reply("{}", None), Err(LlmError::BadResponse(_))));
+    }
+}

@@ -1,0 +1,226 @@
+//! What can go wrong talking to Bedrock, in words a person can act on.
+//!
+//! Bedrock's REST-JSON errors carry their type in the `x-amzn-ErrorType` header (and
+//! sometimes `__type` in the body) and a `message` in the body; `classify` maps them,
+//! with the status code, onto these variants. Each knows whether retrying can help.
+
+use thiserror::Error;
+
+use super::http::HttpResponse;
+use crate::error::ErrorCode;
+
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum LlmError {
+    /// A setting is missing or malformed; nothing was sent.
+    #[error("{0}")]
+    Config(String),
+    /// AWS did not recognise the keys (UnrecognizedClient, InvalidSignature, IncompleteSignature).
+    #[error("Bedrock rejected the keys: check the access key id and secret access key in settings. ({0})")]
+    Auth(String),
+    /// The request was signed with a time too far from AWS's clock.
+    #[error("Bedrock rejected the request because this device's clock is off. Set the clock automatically and try again. ({0})")]
+    ClockSkew(String),
+    /// Temporary credentials ran out.
+    #[error("The session token has expired: paste fresh temporary keys (or use a long-term key) in settings.")]
+    ExpiredToken,
+    /// The keys work but may not call this model here.
+    #[error("No access to {model} in {region}: enable model access in the Bedrock console for {region}, and check that the IAM policy allows bedrock:InvokeModel. ({message})")]
+    AccessDenied { model: String, region: String, message: String },
+    /// A bare model id that needs an inference profile in this region.
+    #[error("{model} cannot be called on demand in {region}: use an inference profile id such as us.{bare} (or eu., apac., global.). ({message})")]
+    NeedsInferenceProfile { model: String, bare: String, region: String, message: String },
+    /// The model id does not exist in this region.
+    #[error(
+        "Bedrock does not know the model {model} in {region}: check the model id and region in settings. ({message})"
+    )]
+    ModelNotFound { model: String, region: String, message: String },
+    /// Bedrock refused the request itself (a bug on our side, or a limit such as size).
+    #[error("Bedrock refused the request: {0}")]
+    InvalidRequest(String),
+    /// Too many requests; retried with backoff.
+    #[error("Bedrock is throttling requests (too many at once or over the account's quota). Memory Agent slows down and retries.")]
+    Throttled,
+    /// The model is still being loaded; retried.
+    #[error("The model is not ready yet; Memory Agent retries shortly.")]
+    ModelNotReady,
+    /// A 5xx from Bedrock; retried.
+    #[error("Bedrock is unavailable right now (HTTP {0}); Memory Agent retries shortly.")]
+    Unavailable(u16),
+    /// No answer within the timeout; retried.
+    #[error("Bedrock did not answer within {0} seconds.")]
+    Timeout(u64),
+    /// No connection; retried.
+    #[error("Cannot reach Bedrock: this device seems to be offline. ({0})")]
+    Offline(String),
+    /// The connection broke mid-request; retried.
+    #[error("The connection to Bedrock broke: {0}")]
+    Network(String),
+    /// The answer hit the output limit and would be cut short; the caller decides.
+    #[error("The model's answer was cut off at the output token limit.")]
+    MaxTokens,
+    /// A 200 whose body is not a Converse answer we can read.
+    #[error("Bedrock sent an answer Memory Agent cannot read: {0}")]
+    BadResponse(String),
+}
+
+impl LlmError {
+    /// Whether trying the same request again may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            LlmError::Throttled
+                | LlmError::ModelNotReady
+                | LlmError::Unavailable(_)
+                | LlmError::Timeout(_)
+                | LlmError::Offline(_)
+                | LlmError::Network(_)
+                | LlmError::BadResponse(_)
+        )
+    }
+}
+
+impl ErrorCode for LlmError {
+    fn code(&self) -> &'static str {
+        match self {
+            LlmError::Config(_) => "llm.config",
+            LlmError::Auth(_) => "llm.auth",
+            LlmError::ClockSkew(_) => "llm.clock_skew",
+            LlmError::ExpiredToken => "llm.expired_token",
+            LlmError::AccessDenied { .. } => "llm.access_denied",
+            LlmError::NeedsInferenceProfile { .. } => "llm.needs_inference_profile",
+            LlmError::ModelNotFound { .. } => "llm.model_not_found",
+            LlmError::InvalidRequest(_) => "llm.invalid_request",
+            LlmError::Throttled => "llm.throttled",
+            LlmError::ModelNotReady => "llm.model_not_ready",
+            LlmError::Unavailable(_) => "llm.unavailable",
+            LlmError::Timeout(_) => "llm.timeout",
+            LlmError::Offline(_) => "llm.offline",
+            LlmError::Network(_) => "llm.network",
+            LlmError::MaxTokens => "llm.max_tokens",
+            LlmError::BadResponse(_) => "llm.bad_response",
+        }
+    }
+}
+
+/// Maps a non-2xx Bedrock response to an error.
+pub fn classify(response: &HttpResponse, model: &str, region: &str) -> LlmError {
+    let body: Option<serde_json::Value> = serde_json::from_str(&response.body).ok();
+    let message = body
+        .as_ref()
+        .and_then(|body| body.get("message").or_else(|| body.get("Message")))
+        .and_then(|message| message.as_str())
+        .unwrap_or("")
+        .chars()
+        .take(300)
+        .collect::<String>();
+    let error_type = response
+        .header("x-amzn-errortype")
+        .map(str::to_owned)
+        .or_else(|| body.as_ref().and_then(|body| body.get("__type")?.as_str().map(str::to_owned)))
+        .unwrap_or_default();
+    // "ThrottlingException:http://internal…" or "com.amazon…#ThrottlingException".
+    let kind = error_type.split(':').next().unwrap_or("").rsplit('#').next().unwrap_or("");
+    let lower = message.to_ascii_lowercase();
+    match kind {
+        "UnrecognizedClientException"
+        | "IncompleteSignatureException"
+        | "MissingAuthenticationTokenException"
+        | "InvalidClientTokenId" => LlmError::Auth(message),
+        "InvalidSignatureException" if lower.contains("expired") || lower.contains("clock") => {
+            LlmError::ClockSkew(message)
+        }
+        "InvalidSignatureException" => LlmError::Auth(message),
+        "ExpiredTokenException" => LlmError::ExpiredToken,
+        "AccessDeniedException" => LlmError::AccessDenied { model: model.into(), region: region.into(), message },
+        "ValidationException" if lower.contains("on-demand") || lower.contains("inference profile") => {
+            LlmError::NeedsInferenceProfile {
+                model: model.into(),
+                bare: bare_model(model),
+                region: region.into(),
+                message,
+            }
+        }
+        "ResourceNotFoundException" => LlmError::ModelNotFound { model: model.into(), region: region.into(), message },
+        "ValidationException" if lower.contains("model identifier is invalid") => {
+            LlmError::ModelNotFound { model: model.into(), region: region.into(), message }
+        }
+        "ThrottlingException" | "ServiceQuotaExceededException" | "TooManyRequestsException" => LlmError::Throttled,
+        "ModelNotReadyException" => LlmError::ModelNotReady,
+        "ModelTimeoutException" => LlmError::Timeout(0),
+        "ServiceUnavailableException" | "InternalServerException" => LlmError::Unavailable(response.status),
+        _ => match response.status {
+            401 | 403 => LlmError::Auth(message),
+            404 => LlmError::ModelNotFound { model: model.into(), region: region.into(), message },
+            408 => LlmError::Timeout(0),
+            429 => LlmError::Throttled,
+            500..=599 => LlmError::Unavailable(response.status),
+            status => LlmError::InvalidRequest(format!("HTTP {status} {kind} {message}").trim().to_owned()),
+        },
+    }
+}
+
+/// `anthropic.claude-…` from `us.anthropic.claude-…` or a bare id, for the profile hint.
+fn bare_model(model: &str) -> String {
+    ["us.", "eu.", "apac.", "global.", "us-gov.", "jp.", "au."]
+        .iter()
+        .find_map(|prefix| model.strip_prefix(prefix))
+        .unwrap_or(model)
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(status: u16, error_type: &str, message: &str) -> HttpResponse {
+        HttpResponse {
+            status,
+            headers: vec![
+                (
+                    "X-Amzn-ErrorType".into(),
+                    format!("{error_type}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
+                ),
+                ("x-amzn-RequestId".into(), "abc".into()),
+            ],
+            body: serde_json::json!({ "message": message }).to_string(),
+        }
+    }
+
+    const MODEL: &str = "anthropic.claude-haiku-4-5-20251001-v1:0";
+
+    #[test]
+    fn each_aws_error_maps_to_an_actionable_kind() {
+        let cases: Vec<(HttpResponse, &str, &str)> = vec![
+            (response(403, "UnrecognizedClientException", "The security token included in the request is invalid."), "llm.auth", "check the access key id"),
+            (response(403, "InvalidSignatureException", "The request signature we calculated does not match"), "llm.auth", "secret access key"),
+            (response(403, "InvalidSignatureException", "Signature expired: 20260101T000000Z is now earlier than 20260101T000500Z"), "llm.clock_skew", "clock"),
+            (response(403, "ExpiredTokenException", "The security token included in the request is expired"), "llm.expired_token", "session token has expired"),
+            (response(403, "AccessDeniedException", "You don't have access to the model with the specified model ID."), "llm.access_denied", "enable model access in the Bedrock console for eu-west-1"),
+            (response(400, "ValidationException", "Invocation of model ID anthropic.claude-haiku-4-5-20251001-v1:0 with on-demand throughput isn't supported."), "llm.needs_inference_profile", "inference profile id such as us.anthropic.claude-haiku-4-5-20251001-v1:0"),
+            (response(400, "ValidationException", "The provided model identifier is invalid."), "llm.model_not_found", "check the model id"),
+            (response(429, "ThrottlingException", "Too many requests"), "llm.throttled", "throttling"),
+            (response(429, "ModelNotReadyException", "not ready"), "llm.model_not_ready", "not ready"),
+            (response(503, "ServiceUnavailableException", "down"), "llm.unavailable", "unavailable"),
+            (response(500, "InternalServerException", "oops"), "llm.unavailable", "HTTP 500"),
+            (HttpResponse { status: 502, headers: vec![], body: "<html>Bad gateway</html>".into() }, "llm.unavailable", "HTTP 502"),
+            (response(400, "ValidationException", "messages: must not be empty"), "llm.invalid_request", "must not be empty"),
+        ];
+        for (response, code, words) in cases {
+            let error = classify(&response, MODEL, "eu-west-1");
+            assert_eq!(error.code(), code, "{response:?}");
+            assert!(error.to_string().contains(words), "{code}: {error}");
+        }
+    }
+
+    #[test]
+    fn only_transient_errors_are_retried() {
+        assert!(LlmError::Throttled.is_retryable());
+        assert!(LlmError::Unavailable(503).is_retryable());
+        assert!(LlmError::Timeout(60).is_retryable());
+        assert!(LlmError::Network("reset".into()).is_retryable());
+        assert!(!LlmError::Auth(String::new()).is_retryable());
+        assert!(!LlmError::ExpiredToken.is_retryable());
+        assert!(!LlmError::MaxTokens.is_retryable());
+        assert!(!LlmError::InvalidRequest(String::new()).is_retryable());
+    }
+}

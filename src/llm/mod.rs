@@ -1,0 +1,23 @@
+//! The Bedrock client: Converse requests built, signed, sent, retried and parsed in Rust.
+//!
+//! The client never touches the network or the clock itself: the host hands in an
+//! `HttpTransport` (Obsidian's `requestUrl` in the plugin, scripted replies in tests) and a
+//! `Clock` (time and sleeping). Signing uses the `aws-sigv4` crate with the host's time.
+//! Errors are classified into `LlmError`s with a sentence a person can act on.
+
+mod client;
+mod config;
+mod converse;
+mod error;
+mod http;
+mod limiter;
+mod retry;
+mod sign;
+
+pub use client::BedrockClient;
+pub use config::{BedrockAuth, BedrockConfig, BEDROCK_REGIONS, DEFAULT_MODEL_ID};
+pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolSpec, Usage};
+pub use error::LlmError;
+pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
+pub use limiter::ConcurrencyLimiter;
+pub use retry::{Jitter, RetryPolicy};

@@ -1,0 +1,220 @@
+//! The Bedrock client against scripted replies on virtual time: signing, parsing, every
+//! retry path, the timeout and the concurrency limit.
+
+mod support;
+
+use std::rc::Rc;
+
+use memory_agent::error::ErrorCode;
+use memory_agent::llm::{
+    BedrockAuth, BedrockClient, BedrockConfig, Clock, ConverseRequest, LlmError, Message, RetryPolicy, ToolSpec,
+    TransportError,
+};
+use serde_json::json;
+use support::scripted_transport::{Scripted, ScriptedTransport};
+use support::virtual_time::{run, run_all, VirtualClock};
+
+/// 2026-11-30T08:00:00Z
+const NOW: i64 = 1_796_025_600_000;
+
+fn config() -> BedrockConfig {
+    let mut config = BedrockConfig::new(
+        "us-east-1",
+        BedrockAuth::AccessKey {
+            access_key_id: "AKIDMEMORYAGENTTEST".into(),
+            secret_access_key: "test-secret".into(),
+            session_token: None,
+        },
+    );
+    config.timeout_ms = 30_000;
+    config.retry = RetryPolicy { max_attempts: 4, base_delay_ms: 1_000, max_delay_ms: 8_000 };
+    config
+}
+
+fn question() -> ConverseRequest {
+    ConverseRequest {
+        system: vec![],
+        messages: vec![Message::user("Hello?")],
+        max_tokens: 100,
+        temperature: None,
+        forced_tool: None,
+    }
+}
+
+fn setup(config: BedrockConfig) -> (VirtualClock, ScriptedTransport, Rc<BedrockClient>) {
+    let clock = VirtualClock::starting_at(NOW);
+    let transport = ScriptedTransport::new(&clock);
+    (clock, transport, Rc::new(BedrockClient::new(config, 9).unwrap()))
+}
+
+fn call(
+    clock: &VirtualClock,
+    transport: &ScriptedTransport,
+    client: &Rc<BedrockClient>,
+    request: ConverseRequest,
+) -> Result<memory_agent::llm::ConverseReply, LlmError> {
+    let (c, t, k) = (clock.clone(), transport.clone(), client.clone());
+    run(clock, async move { k.converse(&t, &c, &request).await })
+}
+
+#[test]
+fn a_signed_request_reaches_the_percent_encoded_model_url() {
+    let (clock, transport, client) = setup(config());
+    transport.push(Scripted::text("Hi."));
+    let reply = call(&clock, &transport, &client, question()).unwrap();
+    assert_eq!(reply.text, "Hi.");
+    assert_eq!(reply.usage.input_tokens, 100);
+    let sent = &transport.requests()[0];
+    assert_eq!(
+        sent.url,
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse"
+    );
+    let header = |name: &str| sent.headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
+    assert_eq!(header("x-amz-date").as_deref(), Some("20261130T080000Z"));
+    let authorization = header("authorization").unwrap();
+    assert!(
+        authorization
+            .starts_with("AWS4-HMAC-SHA256 Credential=AKIDMEMORYAGENTTEST/20261130/us-east-1/bedrock/aws4_request"),
+        "{authorization}"
+    );
+    assert!(!authorization.contains("test-secret"));
+    assert_eq!(header("content-type").as_deref(), Some("application/json"));
+}
+
+#[test]
+fn a_forced_tool_answer_comes_back_as_json() {
+    let (clock, transport, client) = setup(config());
+    transport.push(Scripted::tool("record_memory", json!({ "summary": "Lunch with Alice." })));
+    let mut request = question();
+    request.forced_tool = Some(ToolSpec {
+        name: "record_memory".into(),
+        description: "Record.".into(),
+        input_schema: json!({ "type": "object" }),
+    });
+    let reply = call(&clock, &transport, &client, request).unwrap();
+    assert_eq!(reply.tool_input, Some(json!({ "summary": "Lunch with Alice." })));
+    assert_eq!(reply.usage.cache_read_tokens, 150);
+    let body: serde_json::Value = serde_json::from_str(&transport.requests()[0].body).unwrap();
+    assert_eq!(body["toolConfig"]["toolChoice"], json!({ "tool": { "name": "record_memory" } }));
+}
+
+#[test]
+fn transient_failures_are_retried_until_the_fault_clears() {
+    let faults = [
+        Scripted::throttled(),
+        Scripted::aws_error(500, "InternalServerException", "oops"),
+        Scripted::aws_error(503, "ServiceUnavailableException", "down"),
+        Scripted::aws_error(429, "ModelNotReadyException", "warming up"),
+        Scripted::Fail(TransportError::Network("connection reset".into())),
+        Scripted::Fail(TransportError::Offline("getaddrinfo ENOTFOUND".into())),
+        Scripted::ok(json!("not a converse answer")),
+        Scripted::Reply { status: 200, headers: vec![], body: "<html>proxy</html>".into(), latency_ms: 0 },
+        Scripted::Hang,
+    ];
+    for fault in faults {
+        let (clock, transport, client) = setup(config());
+        transport.push(fault.clone()).push(fault.clone()).push(Scripted::text("Recovered."));
+        let reply = call(&clock, &transport, &client, question());
+        assert_eq!(reply.map(|reply| reply.text), Ok("Recovered.".to_owned()), "{fault:?}");
+        assert_eq!(transport.requests().len(), 3, "{fault:?}");
+        // Two backoffs of at most 1 s and 2 s, plus two 30 s timeouts for a hang.
+        let waited = clock.now() - NOW;
+        let bound = if matches!(fault, Scripted::Hang) { 63_000 } else { 3_000 };
+        assert!(waited <= bound, "{fault:?}: waited {waited} ms");
+    }
+}
+
+#[test]
+fn retries_stop_at_the_bound_with_the_right_error() {
+    let cases: Vec<(Scripted, &str)> = vec![
+        (Scripted::throttled(), "llm.throttled"),
+        (Scripted::aws_error(503, "ServiceUnavailableException", "down"), "llm.unavailable"),
+        (Scripted::Fail(TransportError::Network("reset".into())), "llm.network"),
+        (Scripted::Hang, "llm.timeout"),
+    ];
+    for (fault, code) in cases {
+        let (clock, transport, client) = setup(config());
+        transport.always(fault);
+        let error = call(&clock, &transport, &client, question()).unwrap_err();
+        assert_eq!(error.code(), code);
+        assert_eq!(transport.requests().len(), 4, "{code}: max_attempts is 4");
+    }
+}
+
+#[test]
+fn errors_that_cannot_succeed_are_not_retried() {
+    let cases = vec![
+        (Scripted::aws_error(403, "AccessDeniedException", "no access"), "llm.access_denied"),
+        (Scripted::aws_error(403, "UnrecognizedClientException", "invalid token"), "llm.auth"),
+        (Scripted::aws_error(403, "ExpiredTokenException", "expired"), "llm.expired_token"),
+        (
+            Scripted::aws_error(400, "ValidationException", "with on-demand throughput isn't supported"),
+            "llm.needs_inference_profile",
+        ),
+        (
+            Scripted::ok(
+                json!({ "output": { "message": { "content": [{ "text": "cut" }] } }, "stopReason": "max_tokens" }),
+            ),
+            "llm.max_tokens",
+        ),
+    ];
+    for (reply, code) in cases {
+        let (clock, transport, client) = setup(config());
+        transport.always(reply);
+        let error = call(&clock, &transport, &client, question()).unwrap_err();
+        assert_eq!(error.code(), code);
+        assert_eq!(transport.requests().len(), 1, "{code} was retried");
+        assert_eq!(clock.now(), NOW, "{code}: no backoff for a final error");
+    }
+}
+
+#[test]
+fn no_more_calls_in_flight_than_the_limit_and_throttling_lowers_it() {
+    let mut settings = config();
+    settings.max_concurrency = 4;
+    settings.retry.max_attempts = 10;
+    let (clock, transport, client) = setup(settings);
+    transport.always(Scripted::text("ok").slow(2_000));
+    let calls = |count: usize| -> Vec<std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>> {
+        (0..count)
+            .map(|_| {
+                let (c, t, k) = (clock.clone(), transport.clone(), client.clone());
+                Box::pin(async move { k.converse(&t, &c, &question()).await.is_ok() })
+                    as std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>
+            })
+            .collect()
+    };
+    assert!(run_all(&clock, calls(20)).into_iter().all(|ok| ok));
+    assert_eq!(transport.max_in_flight(), 4, "20 slow calls with a limit of 4");
+    assert_eq!(client.limiter().in_flight(), 0);
+
+    // A burst of throttling halves the working limit; later calls respect the lower limit.
+    let (clock, transport, client) = {
+        let mut settings = config();
+        settings.max_concurrency = 8;
+        settings.retry.max_attempts = 10;
+        setup(settings)
+    };
+    for _ in 0..3 {
+        transport.push(Scripted::throttled());
+    }
+    transport.always(Scripted::text("ok").slow(2_000));
+    let first: Vec<_> = (0..3)
+        .map(|_| {
+            let (c, t, k) = (clock.clone(), transport.clone(), client.clone());
+            Box::pin(async move { k.converse(&t, &c, &question()).await.is_ok() })
+                as std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>
+        })
+        .collect();
+    assert!(run_all(&clock, first).into_iter().all(|ok| ok));
+    let lowered = client.limiter().current_limit();
+    assert!(lowered < 8, "three throttles left the limit at {lowered}");
+}
+
+#[test]
+fn bad_settings_are_refused_before_anything_is_sent() {
+    let mut settings = config();
+    settings.region = "mars-1".into();
+    let error = BedrockClient::new(settings, 1).unwrap_err();
+    assert_eq!(error.code(), "llm.config");
+}

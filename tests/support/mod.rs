@@ -1,0 +1,6 @@
+//! Test support shared by the native integration tests: virtual time and scripted IO.
+
+#![allow(dead_code)]
+
+pub mod scripted_transport;
+pub mod virtual_time;

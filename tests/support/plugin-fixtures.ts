@@ -1,0 +1,49 @@
+// Puts database files into a host's vault and reads them back, for the plugin tests.
+
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Host } from "../host/host";
+import { loadFacade } from "./facade";
+import { emptyDatabase } from "./node-core";
+import { userVersion, withMemories } from "./sqlite-fixtures";
+
+export function databasePath(host: Host): string {
+	return `${host.pluginDir}/memory.db`;
+}
+
+/** Writes `bytes` as the vault's database file (as another program would). */
+export async function writeDatabase(host: Host, bytes: Uint8Array): Promise<void> {
+	const file = host.diskPath(databasePath(host));
+	await fs.mkdir(path.dirname(file), { recursive: true });
+	await fs.writeFile(file, bytes);
+}
+
+/** A Memory Agent database holding `count` memories. */
+export async function databaseWithMemories(count: number): Promise<Uint8Array> {
+	const { SQL } = await loadFacade();
+	return withMemories(SQL, await emptyDatabase(), count);
+}
+
+export async function readDatabase(host: Host): Promise<Uint8Array | undefined> {
+	return fs.readFile(host.diskPath(databasePath(host))).then(
+		(data) => new Uint8Array(data),
+		() => undefined,
+	);
+}
+
+/** Opens the vault's database with plain sql.js: its schema version and number of memories. */
+export async function inspectDatabase(host: Host): Promise<{ version: number; memories: number }> {
+	const bytes = await readDatabase(host);
+	if (!bytes) throw new Error(`${databasePath(host)} does not exist`);
+	const { SQL } = await loadFacade();
+	const db = new SQL.Database(bytes);
+	try {
+		return { version: userVersion(db), memories: Number(db.exec("SELECT count(*) FROM memories")[0]?.values[0]?.[0]) };
+	} finally {
+		db.close();
+	}
+}
+
+export async function filesIn(host: Host, vaultFolder: string): Promise<string[]> {
+	return (await fs.readdir(host.diskPath(vaultFolder))).sort();
+}

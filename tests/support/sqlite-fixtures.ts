@@ -1,0 +1,86 @@
+// Builds database files for tests with plain sql.js: planted rows, changed versions, foreign files.
+
+import type { Database, SqlJsStatic, SqlValue } from "sql.js";
+
+interface ColumnInfo {
+	name: string;
+	type: string;
+	notnull: boolean;
+	hasDefault: boolean;
+	pk: boolean;
+}
+
+export function columnsOf(db: Database, table: string): ColumnInfo[] {
+	const result = db.exec(`PRAGMA table_info(${table})`)[0];
+	if (!result) throw new Error(`no table ${table}`);
+	const at = (name: string) => result.columns.indexOf(name);
+	return result.values.map((row) => ({
+		name: String(row[at("name")]),
+		type: String(row[at("type")]).toUpperCase(),
+		notnull: row[at("notnull")] === 1,
+		hasDefault: row[at("dflt_value")] !== null,
+		pk: Number(row[at("pk")]) > 0,
+	}));
+}
+
+/** The text of one column's declaration inside a CREATE TABLE statement. */
+function declarationOf(createSql: string, column: string): string {
+	const body = createSql.slice(createSql.indexOf("(") + 1, createSql.lastIndexOf(")"));
+	const parts: string[] = [];
+	let depth = 0;
+	let current = "";
+	for (const ch of body) {
+		if (ch === "(") depth++;
+		if (ch === ")") depth--;
+		if (ch === "," && depth === 0) {
+			parts.push(current);
+			current = "";
+		} else current += ch;
+	}
+	parts.push(current);
+	return parts.map((p) => p.trim()).find((p) => p.split(/\s+/)[0] === column) ?? "";
+}
+
+/** A value that satisfies the column's type and CHECK constraint, derived from the schema itself. */
+function valueFor(column: ColumnInfo, declaration: string, n: number): SqlValue {
+	const choice = /\bIN\s*\(\s*('([^']*)'|[-\d.]+)/i.exec(declaration);
+	if (choice) return choice[2] ?? Number(choice[1]);
+	if (/json_valid/i.test(declaration)) return "[]";
+	if (column.pk && column.type.includes("TEXT")) return `test-${n}`;
+	if (column.type.includes("INT")) return 1_700_000_000_000 + n;
+	if (column.type.includes("REAL")) return 0.5;
+	return `planted by a test (${column.name} ${n})`;
+}
+
+/** Inserts `count` rows into `table`, filling every required column from the schema. */
+export function plantRows(db: Database, table: string, count: number, offset = 0): void {
+	const createSql = String(db.exec("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table])[0]?.values[0]?.[0]);
+	const columns = columnsOf(db, table).filter((c) => (c.notnull && !c.hasDefault) || (c.pk && c.type.includes("TEXT")));
+	for (let i = 0; i < count; i++) {
+		const n = offset + i;
+		const values = columns.map((c) => valueFor(c, declarationOf(createSql, c.name), n));
+		db.run(
+			`INSERT INTO ${table} (${columns.map((c) => c.name).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+			values,
+		);
+	}
+}
+
+/** `bytes` (a Memory Agent database) with `count` more memories, as a new file's bytes. */
+export function withMemories(SQL: SqlJsStatic, bytes: Uint8Array, count: number, offset = 0): Uint8Array {
+	const db = new SQL.Database(bytes);
+	try {
+		plantRows(db, "memories", count, offset);
+		return db.export();
+	} finally {
+		db.close();
+	}
+}
+
+export function userVersion(db: Database): number {
+	return Number(db.exec("PRAGMA user_version")[0]?.values[0]?.[0]);
+}
+
+export function tableNames(db: Database): string[] {
+	return (db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values ?? []).map((row) => String(row[0]));
+}
