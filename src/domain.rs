@@ -212,3 +212,13 @@ pub struct StoreStatus {
     pub failed: u64,
     pub schema_version: u32,
 }
+
+/// Tokens billed for one model call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+}

@@ -5,6 +5,7 @@
 //! as arguments (`domain::Millis`), never from the system clock, so every path runs
 //! deterministically in native tests. See ARCHITECTURE.md for the map.
 
+pub mod calendar;
 pub mod domain;
 pub mod error;
 pub mod hash;

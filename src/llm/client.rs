@@ -79,16 +79,13 @@ impl BedrockClient {
         tool: Option<&str>,
     ) -> Result<ConverseReply, LlmError> {
         let config = &self.config;
-        let mut request = HttpRequest {
-            method: "POST".into(),
-            url: config.converse_url(),
-            headers: vec![
-                ("content-type".into(), "application/json".into()),
-                ("accept".into(), "application/json".into()),
-            ],
-            body: body.to_owned(),
-        };
+        let mut request =
+            HttpRequest { method: "POST".into(), url: config.converse_url(), headers: vec![], body: body.to_owned() };
         authenticate(&mut request, &config.auth, &config.region, "bedrock", clock.now())?;
+        // Added after signing: hosts (Electron, proxies) may rewrite these two, and a
+        // rewritten signed header would fail the signature.
+        request.headers.push(("content-type".into(), "application/json".into()));
+        request.headers.push(("accept".into(), "application/json".into()));
         let sent = pin!(transport.send(request));
         let deadline = pin!(clock.sleep(config.timeout_ms));
         let response = match select(sent, deadline).await {

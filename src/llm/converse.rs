@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::error::LlmError;
+use crate::domain::TokenUsage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -109,16 +110,6 @@ pub enum StopReason {
     Other(String),
 }
 
-/// Tokens billed for one call.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_read_tokens: u64,
-    pub cache_write_tokens: u64,
-}
-
 /// A model's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConverseReply {
@@ -127,7 +118,7 @@ pub struct ConverseReply {
     /// The forced tool's input, when the request forced one.
     pub tool_input: Option<Value>,
     pub stop_reason: StopReason,
-    pub usage: Usage,
+    pub usage: TokenUsage,
     pub latency_ms: u64,
 }
 
@@ -168,7 +159,7 @@ pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseRepl
         text,
         tool_input,
         stop_reason,
-        usage: Usage {
+        usage: TokenUsage {
             input_tokens: count("inputTokens"),
             output_tokens: count("outputTokens"),
             cache_read_tokens: count("cacheReadInputTokens"),
@@ -236,7 +227,7 @@ mod tests {
         assert_eq!(reply.stop_reason, StopReason::ToolUse);
         assert_eq!(
             reply.usage,
-            Usage { input_tokens: 120, output_tokens: 30, cache_read_tokens: 100, cache_write_tokens: 5 }
+            TokenUsage { input_tokens: 120, output_tokens: 30, cache_read_tokens: 100, cache_write_tokens: 5 }
         );
         assert_eq!(reply.latency_ms, 812);
     }

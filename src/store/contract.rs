@@ -9,9 +9,10 @@ use serde_json::json;
 
 use super::memories::MemoryFilter;
 use super::{open_from_bytes, schema, DriverError, NewJob, SqlDriver, Store, StoreError};
+use crate::calendar::CalendarDate;
 use crate::domain::{
     Connection, Consolidation, ConsolidationId, Entity, JobKind, JobState, Memory, MemoryId, Position, Source,
-    SourceKind,
+    SourceKind, TokenUsage,
 };
 
 /// How the suite gets databases from a driver.
@@ -76,6 +77,7 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ("a newer schema is refused, not downgraded", newer_schema::<F>),
         ("migrations run forward and a failing step changes nothing", migrations::<F>),
         ("text in any script, quotes and SQL-looking text are stored as data", awkward_text::<F>),
+        ("token usage adds up per day and agent", usage_totals::<F>),
     ];
     scenarios
         .into_iter()
@@ -524,25 +526,49 @@ fn newer_schema<F: DriverFactory>(factory: &F) -> Outcome {
 }
 
 fn migrations<F: DriverFactory>(factory: &F) -> Outcome {
-    let v1 = Store::open_with(factory.load(&[]).map_err(|e| e.to_string())?, &schema::MIGRATIONS[..1]).map_err(text)?;
+    let load = |bytes: &[u8]| factory.load(bytes).map_err(|error| error.to_string());
+    let v1 = Store::open_with(load(&[])?, &schema::MIGRATIONS[..1]).map_err(text)?;
     v1.insert_memory(&memory("m1", "a.md", 1)).map_err(text)?;
-    let bytes = v1.export().map_err(text)?;
-    let steps = [schema::MIGRATIONS[0], "ALTER TABLE memories ADD COLUMN language TEXT"];
-    let v2 = Store::open_with(factory.load(&bytes).map_err(|e| e.to_string())?, &steps).map_err(text)?;
-    ensure_eq!(v2.status().map_err(text)?.schema_version, 2);
-    ensure!(v2.get_memory(&MemoryId("m1".into())).map_err(text)?.is_some(), "data lost in migration");
-    ensure!(v2.is_dirty(), "a migrated store is not dirty, so it would not be saved");
-    let broken = [schema::MIGRATIONS[0], "CREATE TABLE extra (x); THIS IS NOT SQL"];
-    match Store::open_with(factory.load(&bytes).map_err(|e| e.to_string())?, &broken) {
-        Err(StoreError::Migration { to: 2, .. }) => {}
-        Err(other) => return Err(format!("expected a migration error, got {other}")),
-        Ok(_) => return Err("a broken migration succeeded".into()),
+    let v1_bytes = v1.export().map_err(text)?;
+    // A database from the first release opens in this one, upgraded, data kept.
+    let current = open_from_bytes(&v1_bytes, |bytes| factory.load(bytes)).map_err(text)?;
+    ensure_eq!(current.status().map_err(text)?.schema_version, schema::supported_version());
+    ensure!(current.get_memory(&MemoryId("m1".into())).map_err(text)?.is_some(), "data lost in migration");
+    ensure!(current.is_dirty(), "a migrated store is not dirty, so it would not be saved");
+    // A later step runs after the existing ones.
+    let mut steps = schema::MIGRATIONS.to_vec();
+    steps.push("ALTER TABLE memories ADD COLUMN language TEXT");
+    let next = Store::open_with(load(&v1_bytes)?, &steps).map_err(text)?;
+    ensure_eq!(next.status().map_err(text)?.schema_version, steps.len() as u32);
+    // A failing step is rolled back whole; the steps before it stay applied.
+    let mut broken = schema::MIGRATIONS.to_vec();
+    broken.push("CREATE TABLE extra (x); THIS IS NOT SQL");
+    let driver = load(&v1_bytes)?;
+    match schema::migrate(&driver, &broken) {
+        Err(StoreError::Migration { to, .. }) => ensure_eq!(to, broken.len() as u32),
+        other => return Err(format!("expected a migration error, got {other:?}")),
     }
-    let still_v1 =
-        Store::open_with(factory.load(&bytes).map_err(|e| e.to_string())?, &schema::MIGRATIONS[..1]).map_err(text)?;
-    ensure_eq!(still_v1.status().map_err(text)?.schema_version, 1);
-    let driver = factory.load(&bytes).map_err(|e| e.to_string())?;
-    let _ = Store::open_with(driver, &broken);
+    ensure_eq!(schema::read_version(&driver).map_err(text)?, schema::supported_version());
+    let extra = driver.query("SELECT 1 FROM sqlite_master WHERE name = 'extra'", &[]).map_err(|e| e.to_string())?;
+    ensure!(extra.is_empty(), "the failed step's first statement was kept");
+    Ok(())
+}
+
+fn usage_totals<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let day = |text: &str| CalendarDate::parse(text).ok_or(format!("bad date {text}"));
+    let call = TokenUsage { input_tokens: 1_000, output_tokens: 200, cache_read_tokens: 800, cache_write_tokens: 50 };
+    store.record_usage(day("2026-11-29")?, "ingest", &call).map_err(text)?;
+    store.record_usage(day("2026-11-30")?, "ingest", &call).map_err(text)?;
+    store.record_usage(day("2026-11-30")?, "ingest", &call).map_err(text)?;
+    store.record_usage(day("2026-11-30")?, "query", &call).map_err(text)?;
+    let today = store.usage_between(day("2026-11-30")?, day("2026-11-30")?).map_err(text)?;
+    ensure_eq!(today.len(), 2);
+    ensure_eq!(
+        (today[0].agent.as_str(), today[0].calls, today[0].input_tokens, today[0].cache_read_tokens),
+        ("ingest", 2, 2_000, 1_600)
+    );
+    ensure_eq!(store.usage_between(day("2026-11-01")?, day("2026-11-30")?).map_err(text)?.len(), 3);
     Ok(())
 }
 

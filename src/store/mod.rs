@@ -18,6 +18,7 @@ mod rows;
 pub mod rusqlite_driver;
 pub mod schema;
 mod sources;
+mod usage;
 
 use std::cell::Cell;
 
@@ -30,6 +31,7 @@ pub use driver::{DriverError, Row, SqlDriver, SqlValue};
 pub use file_check::check_database_bytes;
 pub use jobs::NewJob;
 pub use memories::{MemoryFilter, Removal};
+pub use usage::UsageRecord;
 
 /// What can go wrong in the store.
 #[derive(Debug, Error)]

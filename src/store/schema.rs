@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1];
+pub const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -80,7 +80,22 @@ CREATE TABLE meta (
 );
 "#;
 
-/// The tables a Memory Agent database has; used to tell ours from any other SQLite file.
+/// Version 2: tokens used per local day and agent, for the status view's cost estimate.
+const V2: &str = r#"
+CREATE TABLE usage (
+    day                TEXT NOT NULL,
+    agent              TEXT NOT NULL,
+    calls              INTEGER NOT NULL DEFAULT 0,
+    input_tokens       INTEGER NOT NULL DEFAULT 0,
+    output_tokens      INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens  INTEGER NOT NULL DEFAULT 0,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, agent)
+);
+"#;
+
+/// The tables every Memory Agent database has from version 1 on; used to tell ours from
+/// any other SQLite file.
 pub const TABLES: &[&str] = &["memories", "consolidations", "sources", "jobs", "meta"];
 
 /// The version this build writes.

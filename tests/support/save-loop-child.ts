@@ -3,14 +3,45 @@
 // Usage: node --import tsx save-loop-child.ts <vault folder> <database path in vault>
 // Prints "ready <n>" after loading (n = counter found on disk) and "saved <n>" after each save.
 
+import fs from "node:fs/promises";
 import initSqlJs from "sql.js";
 import { DatabaseFile } from "../../plugin/storage/database-file";
 import { HostDataAdapter } from "../host/data-adapter";
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Real files, slow storage: writes go out in chunks with pauses, and every step is followed by
+ * a pause, so a kill lands inside a write or between the steps of a save, not only between saves.
+ */
+class SlowDiskAdapter extends HostDataAdapter {
+	override async writeBinary(path: string, data: ArrayBuffer): Promise<void> {
+		const bytes = new Uint8Array(data);
+		const handle = await fs.open(this.full(path), "w");
+		try {
+			for (let at = 0; at < bytes.length; at += 256 * 1024) {
+				await handle.write(bytes.subarray(at, at + 256 * 1024));
+				await sleep(1);
+			}
+		} finally {
+			await handle.close();
+		}
+		await sleep(Math.random() * 20);
+	}
+	override async remove(path: string): Promise<void> {
+		await super.remove(path);
+		await sleep(Math.random() * 20);
+	}
+	override async rename(from: string, to: string): Promise<void> {
+		await super.rename(from, to);
+		await sleep(Math.random() * 5);
+	}
+}
+
 const [vaultDir, dbPath] = process.argv.slice(2);
 if (!vaultDir || !dbPath) throw new Error("usage: save-loop-child.ts <vault> <db path>");
 
-const file = new DatabaseFile(new HostDataAdapter(vaultDir), dbPath);
+const file = new DatabaseFile(new SlowDiskAdapter(vaultDir), dbPath);
 const SQL = await initSqlJs();
 const bytes = await file.load();
 if (!bytes) throw new Error("the parent seeds the database first");
