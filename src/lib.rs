@@ -11,6 +11,7 @@ pub mod error;
 pub mod hash;
 pub mod llm;
 pub mod store;
+pub mod tokens;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
