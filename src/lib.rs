@@ -5,11 +5,13 @@
 //! as arguments (`domain::Millis`), never from the system clock, so every path runs
 //! deterministically in native tests. See ARCHITECTURE.md for the map.
 
+pub mod agents;
 pub mod calendar;
 pub mod domain;
 pub mod error;
 pub mod hash;
 pub mod llm;
+pub mod select;
 pub mod store;
 pub mod tokens;
 

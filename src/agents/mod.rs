@@ -1,0 +1,71 @@
+//! The three agents: ingest (text → memory), consolidate (memories → insights) and query
+//! (question → answer with citations). No embeddings, no vector index: the model reads.
+//!
+//! Every agent asks for structured output through a forced tool call and validates what
+//! comes back; an invalid answer is retried once with the reason, then the agent fails.
+//! Nothing half-made ever reaches the store: agents return values, the engine stores them.
+
+pub mod consolidate;
+mod fence;
+pub mod ingest;
+mod model;
+pub mod query;
+
+use thiserror::Error;
+
+use crate::error::ErrorCode;
+use crate::llm::LlmError;
+use crate::store::StoreError;
+
+pub use model::{BedrockModel, Model};
+
+/// Why an agent could not finish.
+#[derive(Debug, Error)]
+pub enum AgentError {
+    /// The model call failed (after the client's own retries).
+    #[error(transparent)]
+    Model(#[from] LlmError),
+    /// The model answered twice with output that breaks the rules; the reason is recorded.
+    #[error("the model's answer was not usable twice in a row: {0}")]
+    InvalidOutput(String),
+    /// Reading or writing memories failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl AgentError {
+    /// Whether running the same work again later may succeed.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            AgentError::Model(error) => error.is_retryable(),
+            AgentError::InvalidOutput(_) => true,
+            AgentError::Store(_) => false,
+        }
+    }
+
+    /// Whether every call will fail until the user changes settings (keys, region, model).
+    pub fn needs_settings(&self) -> bool {
+        matches!(
+            self,
+            AgentError::Model(
+                LlmError::Config(_)
+                    | LlmError::Auth(_)
+                    | LlmError::ClockSkew(_)
+                    | LlmError::ExpiredToken
+                    | LlmError::AccessDenied { .. }
+                    | LlmError::NeedsInferenceProfile { .. }
+                    | LlmError::ModelNotFound { .. }
+            )
+        )
+    }
+}
+
+impl ErrorCode for AgentError {
+    fn code(&self) -> &'static str {
+        match self {
+            AgentError::Model(error) => error.code(),
+            AgentError::InvalidOutput(_) => "agent.invalid_output",
+            AgentError::Store(error) => error.code(),
+        }
+    }
+}
