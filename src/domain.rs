@@ -90,6 +90,8 @@ pub struct Memory {
     pub updated_at: Millis,
     /// Whether a consolidation has looked at this memory since it last changed.
     pub consolidated: bool,
+    /// SHA-256 of the text it was made from (with its heading): unchanged text, same memory.
+    pub content_hash: Option<String>,
 }
 
 /// A pairwise link an insight found between two memories.
@@ -119,6 +121,8 @@ pub struct Source {
     /// Lower-case hex SHA-256 of the content that was remembered.
     pub sha256: String,
     pub updated_at: Millis,
+    /// Why the file is not remembered (binary, too large, `memory: false`, …), if it is not.
+    pub skipped: Option<String>,
 }
 
 /// What a job does.

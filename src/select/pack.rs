@@ -87,6 +87,7 @@ mod tests {
             created_at: 0,
             updated_at: 0,
             consolidated: false,
+            content_hash: None,
         }
     }
 

@@ -117,6 +117,7 @@ fn memory(id: &str, path: &str, created_at: i64) -> Memory {
         created_at,
         updated_at: created_at,
         consolidated: false,
+        content_hash: Some(format!("hash-{id}")),
     }
 }
 
@@ -320,6 +321,7 @@ fn sources<F: DriverFactory>(factory: &F) -> Outcome {
         size: 3_000_000_000,
         sha256: sha.into(),
         updated_at: 8,
+        skipped: None,
     };
     store.upsert_source(&source("n1.md", "aa")).map_err(text)?;
     store.upsert_source(&source("n1.md", "bb")).map_err(text)?;
@@ -393,6 +395,11 @@ fn job_failures<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(store.status().map_err(text)?.failed, 1);
     ensure_eq!(store.claim_next_job(5_000).map_err(text)?, None);
     ensure_eq!(store.retry_failed_jobs(6_000).map_err(text)?, 1);
+    // A job handed back untried keeps its attempt count.
+    let untried = store.claim_next_job(6_000).map_err(text)?.ok_or("retried job not claimed")?;
+    ensure_eq!(untried.attempts, 1);
+    store.release_job(id, 6_000).map_err(text)?;
+    ensure_eq!(store.get_job(id).map_err(text)?.map(|job| (job.state, job.attempts)), Some((JobState::Queued, 0)));
     let again = store.claim_next_job(6_000).map_err(text)?.ok_or("retried job not claimed")?;
     ensure_eq!((again.id, again.attempts), (id, 1));
     // A failure while newer work waits for the same key drops the stale job.
@@ -445,7 +452,14 @@ fn transaction_rollback<F: DriverFactory>(factory: &F) -> Outcome {
 fn export_round_trip<F: DriverFactory>(factory: &F) -> Outcome {
     let store = five_consolidated(factory)?;
     store
-        .upsert_source(&Source { path: "n1.md".into(), mtime: 1, size: 2, sha256: "ab".into(), updated_at: 3 })
+        .upsert_source(&Source {
+            path: "n1.md".into(),
+            mtime: 1,
+            size: 2,
+            sha256: "ab".into(),
+            updated_at: 3,
+            skipped: Some("binary".into()),
+        })
         .map_err(text)?;
     store.enqueue_job(&ingest("n9.md"), 4).map_err(text)?;
     store.set_meta("k", "v").map_err(text)?;
@@ -528,7 +542,14 @@ fn newer_schema<F: DriverFactory>(factory: &F) -> Outcome {
 fn migrations<F: DriverFactory>(factory: &F) -> Outcome {
     let load = |bytes: &[u8]| factory.load(bytes).map_err(|error| error.to_string());
     let v1 = Store::open_with(load(&[])?, &schema::MIGRATIONS[..1]).map_err(text)?;
-    v1.insert_memory(&memory("m1", "a.md", 1)).map_err(text)?;
+    // The first release's columns, as it wrote them.
+    v1.driver
+        .execute(
+            "INSERT INTO memories (id, source_path, source_kind, raw_text, summary, importance, created_at, updated_at)
+             VALUES ('m1', 'a.md', 'note', 'raw', 'Summary.', 0.5, 1, 1)",
+            &[],
+        )
+        .map_err(|error| error.to_string())?;
     let v1_bytes = v1.export().map_err(text)?;
     // A database from the first release opens in this one, upgraded, data kept.
     let current = open_from_bytes(&v1_bytes, |bytes| factory.load(bytes)).map_err(text)?;

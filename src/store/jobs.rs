@@ -114,6 +114,27 @@ impl<D: SqlDriver> Store<D> {
         })
     }
 
+    /// Puts a running job back in the queue as if it had not been tried (the engine paused
+    /// before it could do the work, e.g. the keys need fixing); it runs on resume.
+    pub fn release_job(&self, id: i64, now: Millis) -> Result<(), StoreError> {
+        self.transaction(|store| {
+            let job = store.get_job(id)?.ok_or_else(|| StoreError::NotFound(format!("job {id}")))?;
+            if job.state != JobState::Running {
+                return Err(StoreError::NotFound(format!("running job {id}")));
+            }
+            if store.has_queued(&job.key)? {
+                store.change("DELETE FROM jobs WHERE id = ?", &[id.into()])?;
+            } else {
+                store.change(
+                    "UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), next_run_at = ?, updated_at = ?
+                     WHERE id = ?",
+                    &[now.into(), now.into(), id.into()],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
     /// After a restart: jobs left running were interrupted mid-flight; queue them again.
     /// Their work is idempotent (memories are replaced by id), so running again makes no
     /// duplicates. Returns how many were re-queued.

@@ -14,7 +14,7 @@ use super::{SqlDriver, Store, StoreError};
 use crate::domain::{ConsolidationId, Memory, MemoryId, Position, SourceKind};
 
 const COLUMNS: &str = "id, source_path, source_kind, heading, line_start, line_end, raw_text, summary, \
-     entities, topics, importance, happened_on, created_at, updated_at, consolidated";
+     entities, topics, importance, happened_on, created_at, updated_at, consolidated, content_hash";
 
 /// Which memories to list.
 #[derive(Debug, Clone, Default)]
@@ -41,7 +41,7 @@ impl<D: SqlDriver> Store<D> {
     pub fn insert_memory(&self, memory: &Memory) -> Result<(), StoreError> {
         validate(memory)?;
         self.change(
-            &format!("INSERT INTO memories ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+            &format!("INSERT INTO memories ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
             &[
                 memory.id.0.as_str().into(),
                 memory.source_path.as_str().into(),
@@ -58,6 +58,7 @@ impl<D: SqlDriver> Store<D> {
                 memory.created_at.into(),
                 memory.updated_at.into(),
                 memory.consolidated.into(),
+                memory.content_hash.clone().into(),
             ],
         )?;
         Ok(())
@@ -140,6 +141,45 @@ impl<D: SqlDriver> Store<D> {
         })
     }
 
+    /// Moves a memory to a new place in its note (text above it changed; no model call).
+    pub fn update_memory_position(&self, id: &MemoryId, position: &Position, now: i64) -> Result<(), StoreError> {
+        self.change(
+            "UPDATE memories SET heading = ?, line_start = ?, line_end = ?, updated_at = ?
+             WHERE id = ? AND (heading IS NOT ? OR line_start IS NOT ? OR line_end IS NOT ?)",
+            &[
+                position.heading.clone().into(),
+                position.line_start.into(),
+                position.line_end.into(),
+                now.into(),
+                id.0.as_str().into(),
+                position.heading.clone().into(),
+                position.line_start.into(),
+                position.line_end.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The memory of `kind` from `path` made from text with this hash, if any.
+    pub fn find_memory_by_content(
+        &self,
+        path: &str,
+        kind: SourceKind,
+        content_hash: &str,
+    ) -> Result<Option<Memory>, StoreError> {
+        let rows = self.query(
+            &format!(
+                "SELECT {COLUMNS} FROM memories WHERE source_path = ? AND source_kind = ? AND content_hash = ? LIMIT 1"
+            ),
+            &[path.into(), kind.as_str().into(), content_hash.into()],
+        )?;
+        rows.into_iter().next().map(read_memory).transpose()
+    }
+
+    pub fn memory_exists(&self, id: &MemoryId) -> Result<bool, StoreError> {
+        Ok(!self.query("SELECT 1 FROM memories WHERE id = ?", &[id.0.as_str().into()])?.is_empty())
+    }
+
     /// Removes memories and applies the orphan fix; must run inside a transaction.
     pub(super) fn remove_memories(&self, ids: &[MemoryId]) -> Result<Removal, StoreError> {
         let removed: BTreeSet<&MemoryId> = ids.iter().collect();
@@ -201,5 +241,6 @@ fn read_memory(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
         created_at: row.i64()?,
         updated_at: row.i64()?,
         consolidated: row.bool()?,
+        content_hash: row.opt_text()?,
     })
 }

@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -92,6 +92,15 @@ CREATE TABLE usage (
     cache_write_tokens INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (day, agent)
 );
+"#;
+
+/// Version 3: what the engine needs to skip work. `content_hash` lets an edited note keep
+/// the memories of its unchanged chunks (no model call); `skipped` records why a file is
+/// not remembered (binary, too large, `memory: false`, …) for the status view.
+const V3: &str = r#"
+ALTER TABLE memories ADD COLUMN content_hash TEXT;
+CREATE INDEX memories_by_content ON memories (source_path, content_hash);
+ALTER TABLE sources ADD COLUMN skipped TEXT;
 "#;
 
 /// The tables every Memory Agent database has from version 1 on; used to tell ours from

@@ -6,7 +6,7 @@ use super::rows::RowReader;
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::{Source, SourceKind};
 
-const COLUMNS: &str = "path, mtime, size, sha256, updated_at";
+const COLUMNS: &str = "path, mtime, size, sha256, updated_at, skipped";
 
 impl<D: SqlDriver> Store<D> {
     /// Records (or updates) what was last remembered of a file.
@@ -15,9 +15,9 @@ impl<D: SqlDriver> Store<D> {
             .map_err(|_| StoreError::InvalidInput(format!("size {} is too large", source.size)))?;
         self.change(
             &format!(
-                "INSERT INTO sources ({COLUMNS}) VALUES (?,?,?,?,?)
+                "INSERT INTO sources ({COLUMNS}) VALUES (?,?,?,?,?,?)
                  ON CONFLICT (path) DO UPDATE SET mtime = excluded.mtime, size = excluded.size,
-                    sha256 = excluded.sha256, updated_at = excluded.updated_at"
+                    sha256 = excluded.sha256, updated_at = excluded.updated_at, skipped = excluded.skipped"
             ),
             &[
                 source.path.as_str().into(),
@@ -25,6 +25,7 @@ impl<D: SqlDriver> Store<D> {
                 size.into(),
                 source.sha256.as_str().into(),
                 source.updated_at.into(),
+                source.skipped.clone().into(),
             ],
         )?;
         Ok(())
@@ -78,5 +79,12 @@ impl<D: SqlDriver> Store<D> {
 
 fn read_source(row: Vec<SqlValue>) -> Result<Source, StoreError> {
     let mut row = RowReader::new(row);
-    Ok(Source { path: row.text()?, mtime: row.i64()?, size: row.u64()?, sha256: row.text()?, updated_at: row.i64()? })
+    Ok(Source {
+        path: row.text()?,
+        mtime: row.i64()?,
+        size: row.u64()?,
+        sha256: row.text()?,
+        updated_at: row.i64()?,
+        skipped: row.opt_text()?,
+    })
 }
