@@ -8,9 +8,11 @@
 pub mod agents;
 pub mod calendar;
 pub mod domain;
+pub mod engine;
 pub mod error;
 pub mod hash;
 pub mod llm;
+pub mod notes;
 pub mod select;
 pub mod store;
 pub mod tokens;

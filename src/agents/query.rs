@@ -181,15 +181,18 @@ fn resolve_citations<D: SqlDriver>(
                     }
                 }
             }
-            if !kept.is_empty() {
+            if kept.is_empty() {
+                // "fact [bad] and" → "fact and", "fact [bad]." → "fact."
+                let trimmed = out.trim_end_matches(' ').len();
+                out.truncate(trimmed);
+            } else {
                 out.push_str(&format!("[{}]", kept.join(", ")));
             }
         }
         rest = &after[close + 1..];
     }
     out.push_str(rest);
-    // Removing a citation can leave a space before punctuation: "fact [x]." → "fact ."
-    let answer = out.replace(" .", ".").replace(" ,", ",").trim().to_owned();
+    let answer = out.trim().to_owned();
     Ok((answer, citations, unknown))
 }
 

@@ -182,8 +182,14 @@ mod tests {
 
     #[test]
     fn sizes_read_like_a_file_manager() {
-        let cases =
-            [(0, "0 bytes"), (1023, "1023 bytes"), (1024, "1 KB"), (1536, "1.5 KB"), (LIMIT, "2 MB"), (u64::MAX, "17592186044416 MB")];
+        let cases = [
+            (0, "0 bytes"),
+            (1023, "1023 bytes"),
+            (1024, "1 KB"),
+            (1536, "1.5 KB"),
+            (LIMIT, "2 MB"),
+            (u64::MAX, "17592186044416 MB"),
+        ];
         for (bytes, expected) in cases {
             assert_eq!(format_size(bytes), expected);
         }

@@ -121,7 +121,8 @@ fn is_rule(line: &str) -> bool {
     let Some(marker) = trimmed.chars().next().filter(|c| matches!(c, '-' | '*' | '_')) else {
         return false;
     };
-    trimmed.chars().all(|c| c == marker || c == ' ' || c == '\t') && trimmed.chars().filter(|c| *c == marker).count() >= 3
+    trimmed.chars().all(|c| c == marker || c == ' ' || c == '\t')
+        && trimmed.chars().filter(|c| *c == marker).count() >= 3
 }
 
 #[cfg(test)]
@@ -169,8 +170,7 @@ mod tests {
             "   ",
         ];
         use LineKind::*;
-        let expected =
-            [Heading(1), Blank, Fence, Code, Code, Fence, Fence, Code, Fence, Rule, Rule, Text, Text, Blank];
+        let expected = [Heading(1), Blank, Fence, Code, Code, Fence, Fence, Code, Fence, Rule, Rule, Text, Text, Blank];
         assert_eq!(classify(&lines), expected);
         assert_eq!(classify(&["```", "# inside", "", "never closed"]), [Fence, Code, Code, Code]);
     }

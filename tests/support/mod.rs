@@ -2,5 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod fake_model;
 pub mod scripted_transport;
+pub mod test_host;
 pub mod virtual_time;

@@ -72,11 +72,15 @@ impl Scripted {
     }
 }
 
+/// Decides a reply from the request (used when the script is empty).
+pub type Responder = Rc<dyn Fn(&HttpRequest) -> Scripted>;
+
 #[derive(Default)]
 struct State {
     script: VecDeque<Scripted>,
     /// Used when the script is empty.
     fallback: Option<Scripted>,
+    responder: Option<Responder>,
     requests: Vec<HttpRequest>,
     in_flight: u32,
     max_in_flight: u32,
@@ -104,6 +108,17 @@ impl ScriptedTransport {
         self
     }
 
+    /// Answers every request the script does not cover with `responder(request)`.
+    pub fn respond_with(&self, responder: impl Fn(&HttpRequest) -> Scripted + 'static) -> &Self {
+        self.state.borrow_mut().responder = Some(Rc::new(responder));
+        self
+    }
+
+    /// Clears the record of requests (not the script).
+    pub fn forget_requests(&self) {
+        self.state.borrow_mut().requests.clear();
+    }
+
     pub fn requests(&self) -> Vec<HttpRequest> {
         self.state.borrow().requests.clone()
     }
@@ -117,11 +132,13 @@ impl HttpTransport for ScriptedTransport {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
         let next = {
             let mut state = self.state.borrow_mut();
-            state.requests.push(request);
             state.in_flight += 1;
             state.max_in_flight = state.max_in_flight.max(state.in_flight);
-            let fallback = state.fallback.clone();
-            state.script.pop_front().or(fallback).expect("the script ran out of replies")
+            let scripted = state.script.pop_front().or_else(|| state.fallback.clone());
+            let responder = state.responder.clone();
+            state.requests.push(request.clone());
+            drop(state);
+            scripted.or_else(|| responder.map(|respond| respond(&request))).expect("the script ran out of replies")
         };
         // Dropped also when the caller's timeout abandons this request.
         let _in_flight = InFlight(self.state.clone());

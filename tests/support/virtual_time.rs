@@ -31,6 +31,19 @@ impl VirtualClock {
         clock
     }
 
+    /// Moves time forward by `millis`, waking what is due (between runs of the engine).
+    pub fn advance_by(&self, millis: Millis) {
+        let mut state = self.state.borrow_mut();
+        state.now += millis;
+        let now = state.now;
+        let (due, later): (Vec<_>, Vec<_>) = state.timers.drain(..).partition(|(deadline, _)| *deadline <= now);
+        state.timers = later;
+        drop(state);
+        for (_, waker) in due {
+            waker.wake();
+        }
+    }
+
     /// Moves time to the earliest pending timer and wakes everything due; false if none.
     fn advance(&self) -> bool {
         let mut state = self.state.borrow_mut();

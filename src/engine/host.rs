@@ -1,0 +1,42 @@
+//! What the engine needs from its host beyond HTTP and the clock: the vault's files, the
+//! user's time zone, and somewhere to report progress.
+
+use std::future::Future;
+
+use serde::Serialize;
+
+use crate::domain::Millis;
+use crate::llm::{Clock, HttpTransport};
+
+/// A file as the vault holds it now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VaultFile {
+    pub bytes: Vec<u8>,
+    pub mtime: Millis,
+    pub size: u64,
+}
+
+/// Where the engine is, for the status bar and the status view.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    /// Jobs finished (done, skipped or failed for good) since the plugin started.
+    pub finished: u64,
+    pub queued: u64,
+    pub running: u64,
+    pub failed: u64,
+    /// What is being worked on, e.g. a note's path.
+    pub current: Option<String>,
+    /// Why work is paused, if it is.
+    pub paused: Option<String>,
+}
+
+/// Everything the engine asks of the plugin (or of a test harness).
+pub trait Host: HttpTransport + Clock {
+    /// The file at `path` in the vault, or `None` when it no longer exists.
+    fn read_file(&self, path: &str) -> impl Future<Output = Result<Option<VaultFile>, String>>;
+    /// Minutes the user's local time is ahead of UTC at this moment (UTC+7 → 420).
+    fn utc_offset_minutes(&self) -> i32;
+    /// Called after every job with the new state.
+    fn progress(&self, progress: &Progress);
+}

@@ -1,0 +1,237 @@
+//! The engine: a durable job queue in the store, the triggers that fill it, and the
+//! workers that run the agents on it.
+//!
+//! The plugin tells the engine what happened (a note changed, text to remember, a note
+//! deleted or renamed) and calls `run_due_work`; the engine decides what to do and when.
+//! Jobs go queued → running → done / failed; results are stored only when complete, and
+//! re-running a job (after a crash, a retry) makes no duplicates: unchanged text is
+//! recognised by its hash. When every call would fail until the user fixes the settings
+//! (keys, region, model), the engine pauses itself instead of burning through attempts.
+
+mod host;
+mod ids;
+mod metered;
+mod run;
+mod settings;
+mod triggers;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use serde::Serialize;
+use serde_json::json;
+
+pub use host::{Host, Progress, VaultFile};
+pub use run::RunReport;
+pub use settings::EngineSettings;
+
+use crate::agents::AgentError;
+use crate::domain::{JobKind, JobState, Memory, MemoryId, Millis, Position, SourceKind};
+use crate::hash::sha256_hex;
+use crate::llm::{BedrockClient, BedrockConfig, LlmError};
+use crate::store::{MemoryFilter, NewJob, Removal, SqlDriver, Store, StoreError};
+use ids::IdGenerator;
+
+/// Why the engine is not running jobs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pause {
+    /// The user paused it (as opposed to the engine pausing itself).
+    pub by_user: bool,
+    pub reason: String,
+    /// The error code that made the engine pause itself, e.g. `llm.auth`.
+    pub code: Option<String>,
+}
+
+/// Text to remember that is not a whole note: a selection or typed text.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextToRemember {
+    pub text: String,
+    /// The note a selection comes from; empty for typed text.
+    #[serde(default)]
+    pub source_path: String,
+    pub kind: SourceKind,
+    #[serde(default)]
+    pub heading: Option<String>,
+    #[serde(default)]
+    pub line_start: Option<u32>,
+    /// The date the text belongs to (`YYYY-MM-DD`); today when missing.
+    #[serde(default)]
+    pub note_date: Option<String>,
+}
+
+/// The engine over one store.
+pub struct Engine<D: SqlDriver> {
+    store: Store<D>,
+    settings: RefCell<EngineSettings>,
+    client: RefCell<Option<Rc<BedrockClient>>>,
+    pause: RefCell<Option<Pause>>,
+    ids: IdGenerator,
+    /// The at-start consolidation trigger fires once per session.
+    start_trigger_checked: Cell<bool>,
+    /// Only one `run_due_work` at a time; its workers pick up work queued meanwhile.
+    running: Cell<bool>,
+    finished: Cell<u64>,
+    current: RefCell<Option<String>>,
+}
+
+impl<D: SqlDriver> Engine<D> {
+    /// Takes over an opened store: jobs a crashed session left running are queued again.
+    pub fn new(store: Store<D>, id_seed: u64, now: Millis) -> Result<Self, StoreError> {
+        store.requeue_interrupted_jobs(now)?;
+        Ok(Engine {
+            store,
+            settings: RefCell::new(EngineSettings::default()),
+            client: RefCell::new(None),
+            pause: RefCell::new(None),
+            ids: IdGenerator::new(id_seed),
+            start_trigger_checked: Cell::new(false),
+            running: Cell::new(false),
+            finished: Cell::new(0),
+            current: RefCell::new(None),
+        })
+    }
+
+    pub fn store(&self) -> &Store<D> {
+        &self.store
+    }
+
+    pub fn settings(&self) -> EngineSettings {
+        self.settings.borrow().clone()
+    }
+
+    /// New settings take effect for the next job.
+    pub fn set_settings(&self, settings: EngineSettings) {
+        *self.settings.borrow_mut() = settings;
+    }
+
+    /// Sets (or clears) the connection to Bedrock. A valid new connection lifts a pause the
+    /// engine put itself in because of the old settings.
+    pub fn configure_connection(&self, config: Option<BedrockConfig>, seed: u64) -> Result<(), LlmError> {
+        let client = config.map(|config| BedrockClient::new(config, seed)).transpose()?;
+        let connected = client.is_some();
+        *self.client.borrow_mut() = client.map(Rc::new);
+        if connected && self.pause.borrow().as_ref().is_some_and(|pause| !pause.by_user) {
+            *self.pause.borrow_mut() = None;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn client(&self) -> Result<Rc<BedrockClient>, AgentError> {
+        self.client.borrow().clone().ok_or_else(|| {
+            AgentError::Model(LlmError::Config("Set up the connection to AWS Bedrock in the settings first.".into()))
+        })
+    }
+
+    /// A note was created or changed (or found at start-up): (re)read it soon.
+    pub fn enqueue_note(&self, path: &str, now: Millis) -> Result<i64, StoreError> {
+        self.store.enqueue_job(
+            &NewJob { kind: JobKind::IngestSource, key: format!("note:{path}"), payload: json!({ "path": path }) },
+            now,
+        )
+    }
+
+    /// Queues a selection or typed text to remember.
+    pub fn enqueue_text(&self, text: &TextToRemember, now: Millis) -> Result<i64, StoreError> {
+        if text.text.trim().is_empty() {
+            return Err(StoreError::InvalidInput("There is no text to remember: select or type some first.".into()));
+        }
+        if text.kind == SourceKind::Note {
+            return Err(StoreError::InvalidInput("Whole notes are remembered with enqueue_note.".into()));
+        }
+        let key = format!("text:{}", sha256_hex(format!("{}\n{}", text.source_path, text.text).as_bytes()));
+        let payload = json!({
+            "text": text.text,
+            "sourcePath": text.source_path,
+            "kind": text.kind,
+            "heading": text.heading,
+            "lineStart": text.line_start,
+            "noteDate": text.note_date,
+        });
+        self.store.enqueue_job(&NewJob { kind: JobKind::IngestText, key, payload }, now)
+    }
+
+    /// A note was deleted: its memories go, with the orphan fix.
+    pub fn remove_note(&self, path: &str) -> Result<Removal, StoreError> {
+        self.store.remove_source(path)
+    }
+
+    /// A note was renamed: its memories follow, no model call. Work queued for the old
+    /// path is re-pointed at the new one.
+    pub fn rename_note(&self, old_path: &str, new_path: &str, now: Millis) -> Result<(), StoreError> {
+        self.store.transaction(|store| {
+            store.rename_source(old_path, new_path, now)?;
+            let waiting =
+                store.list_jobs(Some(JobState::Queued))?.into_iter().any(|job| job.key == format!("note:{old_path}"));
+            if waiting {
+                self.enqueue_note(new_path, now)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The user forgets one memory; its insights go and their other memories re-open.
+    pub fn forget_memory(&self, id: &MemoryId) -> Result<Removal, StoreError> {
+        self.store.forget_memory(id)
+    }
+
+    pub fn list_memories(&self, filter: &MemoryFilter) -> Result<Vec<Memory>, StoreError> {
+        self.store.list_memories(filter)
+    }
+
+    /// The user pauses work; running jobs finish, no new ones start.
+    pub fn pause(&self) {
+        *self.pause.borrow_mut() = Some(Pause { by_user: true, reason: "Paused by you.".into(), code: None });
+    }
+
+    pub fn resume(&self) {
+        *self.pause.borrow_mut() = None;
+    }
+
+    pub fn paused(&self) -> Option<Pause> {
+        self.pause.borrow().clone()
+    }
+
+    /// Failed jobs get a fresh set of attempts.
+    pub fn retry_failed(&self, now: Millis) -> Result<usize, StoreError> {
+        self.store.retry_failed_jobs(now)
+    }
+
+    pub fn progress(&self) -> Result<Progress, StoreError> {
+        let status = self.store.status()?;
+        Ok(Progress {
+            finished: self.finished.get(),
+            queued: status.queued,
+            running: status.running,
+            failed: status.failed,
+            current: self.current.borrow().clone(),
+            paused: self.pause.borrow().as_ref().map(|pause| pause.reason.clone()),
+        })
+    }
+
+    fn pause_itself(&self, error: &AgentError) {
+        use crate::error::ErrorCode;
+        *self.pause.borrow_mut() =
+            Some(Pause { by_user: false, reason: error.to_string(), code: Some(error.code().to_owned()) });
+    }
+
+    fn position(heading: Option<String>, line_start: u32, line_end: u32) -> Position {
+        Position { heading, line_start: Some(line_start), line_end: Some(line_end) }
+    }
+
+    /// A new id with `prefix` that no memory or insight has yet.
+    fn fresh_id(&self, prefix: &str, now: Millis) -> Result<String, StoreError> {
+        loop {
+            let id = self.ids.next(prefix, now);
+            let taken = if prefix == "m" {
+                self.store.memory_exists(&MemoryId(id.clone()))?
+            } else {
+                self.store.get_consolidation(&crate::domain::ConsolidationId(id.clone()))?.is_some()
+            };
+            if !taken {
+                return Ok(id);
+            }
+        }
+    }
+}

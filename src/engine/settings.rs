@@ -1,0 +1,74 @@
+//! The engine's knobs, with defaults that suit a personal vault and Claude Haiku 4.5.
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EngineSettings {
+    /// Consolidate when this many memories wait.
+    pub consolidation_threshold: u64,
+    /// At most this many memories per consolidation call.
+    pub consolidation_batch_size: u32,
+    /// Also consolidate once a day when anything waits.
+    pub daily_consolidation: bool,
+    /// A note is split into chunks of at most this many tokens, one memory each.
+    pub max_chunk_tokens: usize,
+    /// Larger files are skipped with a reason.
+    pub max_note_bytes: u64,
+    /// Tokens of memories and insights packed into a question's prompt. Haiku 4.5 reads
+    /// 200K tokens; this leaves room for instructions, the question and the answer.
+    pub query_budget_tokens: usize,
+    pub max_answer_tokens: u32,
+    /// A job that keeps failing stops after this many attempts and waits for "Retry failed".
+    pub max_job_attempts: u32,
+    /// The first wait before a failed job runs again; doubles each time, up to six hours.
+    pub job_retry_base_ms: u64,
+    /// Jobs run at once (the Bedrock client limits calls separately).
+    pub parallel_jobs: usize,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            consolidation_threshold: 5,
+            consolidation_batch_size: 50,
+            daily_consolidation: true,
+            max_chunk_tokens: 1_500,
+            max_note_bytes: 2 * 1024 * 1024,
+            query_budget_tokens: 150_000,
+            max_answer_tokens: 2_000,
+            max_job_attempts: 5,
+            job_retry_base_ms: 60_000,
+            parallel_jobs: 3,
+        }
+    }
+}
+
+impl EngineSettings {
+    /// Checks values a person typed; the message names the setting.
+    pub fn validate(&self) -> Result<(), String> {
+        let checks: [(bool, &str); 8] = [
+            (self.consolidation_threshold >= 2, "The consolidation threshold must be at least 2."),
+            (
+                (2..=200).contains(&self.consolidation_batch_size),
+                "The consolidation batch size must be between 2 and 200.",
+            ),
+            ((200..=20_000).contains(&self.max_chunk_tokens), "The chunk size must be between 200 and 20,000 tokens."),
+            (self.max_note_bytes >= 1_024, "The size limit must be at least 1 KB."),
+            (
+                (1_000..=190_000).contains(&self.query_budget_tokens),
+                "The context budget must be between 1,000 and 190,000 tokens.",
+            ),
+            (
+                (100..=8_000).contains(&self.max_answer_tokens),
+                "The answer length must be between 100 and 8,000 tokens.",
+            ),
+            (self.max_job_attempts >= 1, "Jobs need at least one attempt."),
+            ((1..=8).contains(&self.parallel_jobs), "Between 1 and 8 jobs can run at once."),
+        ];
+        match checks.iter().find(|(ok, _)| !ok) {
+            Some((_, message)) => Err((*message).to_owned()),
+            None => Ok(()),
+        }
+    }
+}

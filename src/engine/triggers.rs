@@ -1,0 +1,57 @@
+//! When to consolidate: at start when memories wait, when enough wait, and once a day.
+//!
+//! The last run is kept as UTC milliseconds in `meta`, so "a day since" is a plain
+//! difference and means the same whatever time zone the user is in or travels to.
+
+use serde_json::json;
+
+use super::Engine;
+use crate::domain::{JobKind, Millis};
+use crate::store::{NewJob, SqlDriver, StoreError};
+
+pub const LAST_CONSOLIDATION_KEY: &str = "last_consolidation_at";
+const DAY_MS: Millis = 86_400_000;
+
+impl<D: SqlDriver> Engine<D> {
+    /// Which trigger, if any, says a consolidation is due now.
+    pub fn consolidation_due(&self, now: Millis) -> Result<Option<&'static str>, StoreError> {
+        // The at-start trigger is looked at once, on the first check of the session.
+        let at_start = !self.start_trigger_checked.replace(true);
+        let waiting = self.store.count_unconsolidated()?;
+        // One memory alone has nothing to connect with.
+        if waiting < 2 {
+            return Ok(None);
+        }
+        if at_start {
+            return Ok(Some("start"));
+        }
+        let settings = self.settings.borrow();
+        if waiting >= settings.consolidation_threshold {
+            return Ok(Some("threshold"));
+        }
+        if settings.daily_consolidation {
+            let last = self.store.get_meta(LAST_CONSOLIDATION_KEY)?.and_then(|value| value.parse::<Millis>().ok());
+            if last.is_none_or(|last| now - last >= DAY_MS) {
+                return Ok(Some("daily"));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Queues a consolidation when a trigger says so; returns the trigger.
+    pub fn enqueue_due_consolidation(&self, now: Millis) -> Result<Option<&'static str>, StoreError> {
+        let due = self.consolidation_due(now)?;
+        if let Some(trigger) = due {
+            self.enqueue_consolidation(trigger, now)?;
+        }
+        Ok(due)
+    }
+
+    /// Queues a consolidation (also the "Consolidate now" command).
+    pub fn enqueue_consolidation(&self, trigger: &str, now: Millis) -> Result<i64, StoreError> {
+        self.store.enqueue_job(
+            &NewJob { kind: JobKind::Consolidate, key: "consolidate".into(), payload: json!({ "trigger": trigger }) },
+            now,
+        )
+    }
+}

@@ -1,0 +1,126 @@
+//! Tags: `#tag` and `#nested/tag` written in a note's body, and the one spelling of a tag.
+//!
+//! Tags decide which notes are never remembered (an excluded tag), so when in doubt this
+//! errs towards finding a tag: tags inside heading text count, as they do in Obsidian.
+
+use super::markdown::LineKind;
+
+/// The spelling every tag is compared in: without leading `#`, trimmed, lowercase.
+pub(super) fn normalise(tag: &str) -> Option<String> {
+    let tag = tag.trim().trim_start_matches('#').trim();
+    (!tag.is_empty()).then(|| tag.to_lowercase())
+}
+
+/// Pushes `tag` unless it is already there, keeping the order of first appearance.
+pub(super) fn push_unique(tags: &mut Vec<String>, tag: String) {
+    if !tags.contains(&tag) {
+        tags.push(tag);
+    }
+}
+
+/// The tags written in the body: outside code blocks and inline code, unique, in order.
+pub(super) fn inline_tags(lines: &[&str], kinds: &[LineKind]) -> Vec<String> {
+    let mut tags = Vec::new();
+    for (line, kind) in lines.iter().zip(kinds) {
+        if matches!(kind, LineKind::Text | LineKind::Heading(_)) && line.contains('#') {
+            for tag in tags_in_line(line) {
+                push_unique(&mut tags, tag);
+            }
+        }
+    }
+    tags
+}
+
+/// Obsidian's rule: `#` at the start or after whitespace, then letters, digits, `_`, `-`
+/// and `/`, with at least one character that is not a digit (`#1984` is not a tag).
+fn tags_in_line(line: &str) -> Vec<String> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut tags = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '`' {
+            i = skip_code_span(&chars, i);
+            continue;
+        }
+        let starts_tag = c == '#' && (i == 0 || chars[i - 1].is_whitespace());
+        i += 1;
+        if !starts_tag {
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && is_tag_char(chars[i]) {
+            i += 1;
+        }
+        let body: String = chars[start..i].iter().collect();
+        let body = body.trim_matches('/');
+        if body.chars().any(|c| !c.is_ascii_digit()) {
+            if let Some(tag) = normalise(body) {
+                tags.push(tag);
+            }
+        }
+    }
+    tags
+}
+
+fn is_tag_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '/')
+}
+
+/// The index after the inline code span opening at `start` (a run of backticks closed by
+/// a run of the same length), or after the run alone when nothing closes it.
+fn skip_code_span(chars: &[char], start: usize) -> usize {
+    let run = |at: usize| chars[at..].iter().take_while(|c| **c == '`').count();
+    let length = run(start);
+    let mut i = start + length;
+    while i < chars.len() {
+        if chars[i] == '`' {
+            let closing = run(i);
+            if closing == length {
+                return i + closing;
+            }
+            i += closing;
+        } else {
+            i += 1;
+        }
+    }
+    start + length
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{inline_tags, normalise, tags_in_line};
+    use crate::notes::markdown::classify;
+
+    #[test]
+    fn finds_tags_the_way_obsidian_does() {
+        let cases: &[(&str, &[&str])] = &[
+            ("#work and #Home", &["work", "home"]),
+            ("#project/Q3-budget_v2", &["project/q3-budget_v2"]),
+            ("#1984 is a year, #y1984 a tag", &["y1984"]),
+            ("email me@x.com#frag, url http://x.org/#anchor, [[Note#Heading]]", &[]),
+            ("`#code` and ``a ` #still code`` but #real", &["real"]),
+            ("unclosed ` then #tag", &["tag"]),
+            ("#nhật-ký và #Đi_chơi 🎉", &["nhật-ký", "đi_chơi"]),
+            ("#trailing/ #/", &["trailing"]),
+            ("## heading marker is not a tag", &[]),
+            ("#", &[]),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(tags_in_line(line), *expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn body_tags_skip_code_and_are_unique_in_order() {
+        let lines = ["# Trip #Travel", "#b #a", "```", "#code", "```", "    #indented #b", "---"];
+        assert_eq!(inline_tags(&lines, &classify(&lines)), ["travel", "b", "a", "indented"]);
+    }
+
+    #[test]
+    fn normalising_strips_hashes_and_lowercases() {
+        assert_eq!(normalise(" #Private ").as_deref(), Some("private"));
+        assert_eq!(normalise("##"), None);
+        assert_eq!(normalise(""), None);
+    }
+}

@@ -1,0 +1,92 @@
+//! A deterministic stand-in for Claude: reads the request the agents built and answers
+//! the way a good model would, so engine tests can run whole flows.
+
+use memory_agent::llm::HttpRequest;
+use serde_json::{json, Value};
+
+use super::scripted_transport::Scripted;
+
+/// The text between `<tag>` and `</tag>` in `text`.
+pub fn between<'a>(text: &'a str, tag: &str) -> &'a str {
+    let open = format!("<{tag}>\n");
+    let close = format!("\n</{tag}>");
+    let start = text.find(&open).map(|at| at + open.len()).unwrap_or(0);
+    let end = text[start..].find(&close).map(|at| start + at).unwrap_or(text.len());
+    &text[start..end]
+}
+
+/// All user-message text of a Converse request body.
+pub fn user_text(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|block| block["text"].as_str().map(str::to_owned))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Ids like `m-0123456789` in order of appearance, without repeats.
+pub fn memory_ids(text: &str) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for (at, _) in text.match_indices("m-") {
+        let candidate: String = text[at..].chars().take(12).collect();
+        let hex = candidate.len() == 12 && candidate[2..].chars().all(|c| c.is_ascii_hexdigit());
+        let fresh = at == 0 || !text[..at].ends_with(|c: char| c.is_ascii_alphanumeric());
+        if hex && fresh && !ids.contains(&candidate) {
+            ids.push(candidate);
+        }
+    }
+    ids
+}
+
+/// Answers ingest, consolidate and query requests.
+pub fn answer(request: &HttpRequest) -> Scripted {
+    let body: Value = serde_json::from_str(&request.body).expect("a JSON body");
+    let text = user_text(&body);
+    match body["toolConfig"]["toolChoice"]["tool"]["name"].as_str() {
+        Some("record_memory") => {
+            let note = between(&text, "note");
+            if note.contains("NOTHING TO REMEMBER") {
+                return Scripted::tool(
+                    "record_memory",
+                    json!({ "nothing_to_remember": true, "summary": "", "entities": [], "topics": [], "importance": 0, "happened_on": [] }),
+                );
+            }
+            let first_line =
+                note.lines().find(|line| !line.trim().is_empty()).unwrap_or("").trim_start_matches('#').trim();
+            let entities: Vec<Value> = ["Alice", "Bob", "Carol"]
+                .iter()
+                .filter(|name| note.contains(*name))
+                .map(|name| json!({ "name": name, "kind": "person" }))
+                .collect();
+            let note_date = text.split("Note date: ").nth(1).map(|rest| rest[..10].to_owned()).unwrap_or_default();
+            Scripted::tool(
+                "record_memory",
+                json!({
+                    "nothing_to_remember": false,
+                    "summary": format!("Remembered: {}.", first_line.chars().take(80).collect::<String>()),
+                    "entities": entities,
+                    "topics": ["notes"],
+                    "importance": 0.5,
+                    "happened_on": [note_date],
+                }),
+            )
+        }
+        Some("record_insights") => {
+            let ids = memory_ids(between(&text, "memories"));
+            let insights = if ids.len() >= 2 {
+                json!([{ "insight": format!("These {} memories belong together.", ids.len()), "memory_ids": ids, "connections": [{ "from": ids[0], "to": ids[1], "relationship": "same week" }] }])
+            } else {
+                json!([])
+            };
+            Scripted::tool("record_insights", json!({ "insights": insights }))
+        }
+        _ => {
+            let ids = memory_ids(between(&text, "memories"));
+            let cited: Vec<String> = ids.iter().take(2).map(|id| format!("[memory:{id}]")).collect();
+            Scripted::text(&format!("From your notes: {}.", cited.join(" ")))
+        }
+    }
+}

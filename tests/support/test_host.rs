@@ -1,0 +1,85 @@
+//! A whole host for engine tests: scripted Bedrock, virtual time, an in-memory vault.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::future::Future;
+
+use memory_agent::domain::Millis;
+use memory_agent::engine::{Host, Progress, VaultFile};
+use memory_agent::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
+
+use super::scripted_transport::ScriptedTransport;
+use super::virtual_time::VirtualClock;
+
+#[derive(Clone)]
+pub struct TestHost {
+    pub clock: VirtualClock,
+    pub bedrock: ScriptedTransport,
+    pub vault: std::rc::Rc<RefCell<BTreeMap<String, VaultFile>>>,
+    pub offset_minutes: std::rc::Rc<Cell<i32>>,
+    pub progress_log: std::rc::Rc<RefCell<Vec<Progress>>>,
+}
+
+impl TestHost {
+    pub fn new(now: Millis) -> Self {
+        let clock = VirtualClock::starting_at(now);
+        TestHost {
+            bedrock: ScriptedTransport::new(&clock),
+            clock,
+            vault: Default::default(),
+            offset_minutes: Default::default(),
+            progress_log: Default::default(),
+        }
+    }
+
+    /// Writes a note into the vault (mtime = now).
+    pub fn write(&self, path: &str, text: &str) {
+        let bytes = text.as_bytes().to_vec();
+        let file = VaultFile { size: bytes.len() as u64, bytes, mtime: self.clock.now() };
+        self.vault.borrow_mut().insert(path.to_owned(), file);
+    }
+
+    pub fn write_bytes(&self, path: &str, bytes: Vec<u8>) {
+        let file = VaultFile { size: bytes.len() as u64, bytes, mtime: self.clock.now() };
+        self.vault.borrow_mut().insert(path.to_owned(), file);
+    }
+
+    pub fn delete(&self, path: &str) {
+        self.vault.borrow_mut().remove(path);
+    }
+
+    pub fn rename(&self, from: &str, to: &str) {
+        let file = self.vault.borrow_mut().remove(from).expect("renamed file exists");
+        self.vault.borrow_mut().insert(to.to_owned(), file);
+    }
+}
+
+impl HttpTransport for TestHost {
+    fn send(&self, request: HttpRequest) -> impl Future<Output = Result<HttpResponse, TransportError>> {
+        self.bedrock.send(request)
+    }
+}
+
+impl Clock for TestHost {
+    fn now(&self) -> Millis {
+        self.clock.now()
+    }
+
+    fn sleep(&self, millis: u64) -> impl Future<Output = ()> {
+        self.clock.sleep(millis)
+    }
+}
+
+impl Host for TestHost {
+    async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
+        Ok(self.vault.borrow().get(path).cloned())
+    }
+
+    fn utc_offset_minutes(&self) -> i32 {
+        self.offset_minutes.get()
+    }
+
+    fn progress(&self, progress: &Progress) {
+        self.progress_log.borrow_mut().push(progress.clone());
+    }
+}
