@@ -118,6 +118,11 @@ impl<D: SqlDriver> Engine<D> {
         Ok(())
     }
 
+    /// The model id of the current connection, if any.
+    pub fn connected_model(&self) -> Option<String> {
+        self.client.borrow().as_ref().map(|client| client.config().model_id.clone())
+    }
+
     pub(crate) fn client(&self) -> Result<Rc<BedrockClient>, AgentError> {
         self.client.borrow().clone().ok_or_else(|| {
             AgentError::Model(LlmError::Config("Set up the connection to AWS Bedrock in the settings first.".into()))

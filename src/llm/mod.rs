@@ -11,6 +11,7 @@ mod converse;
 mod error;
 mod http;
 mod limiter;
+mod pricing;
 mod retry;
 mod sign;
 
@@ -20,4 +21,5 @@ pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, 
 pub use error::LlmError;
 pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 pub use limiter::ConcurrencyLimiter;
+pub use pricing::estimate_cost_usd;
 pub use retry::{Jitter, RetryPolicy};

@@ -469,10 +469,33 @@ mod tests {
 
     #[test]
     fn reads_block_lists_and_block_text() {
-        let frontmatter = block(
-            "tags:\n  - daily\n  - \"work life\"\n  # a comment\n  -\n\n  - 'last'\naliases:\n- same indent\n- second\n\
-             people:\n  alice: friend\n  - bob\nnotes: |\n  line one\n    indented\n\n  line three\nsummary: >-\n  folded\n  text\n\n  new paragraph\nafter: yes",
-        );
+        let lines = [
+            "tags:",
+            "  - daily",
+            "  - \"work life\"",
+            "  # a comment",
+            "  -",
+            "",
+            "  - 'last'",
+            "aliases:",
+            "- same indent",
+            "- second",
+            "people:",
+            "  alice: friend",
+            "  - bob",
+            "notes: |",
+            "  line one",
+            "    indented",
+            "",
+            "  line three",
+            "summary: >-",
+            "  folded",
+            "  text",
+            "",
+            "  new paragraph",
+            "after: yes",
+        ];
+        let frontmatter = block(&lines.join("\n"));
         assert_eq!(frontmatter.get("tags"), list(&["daily", "work life", "last"]).as_ref());
         assert_eq!(frontmatter.get("aliases"), list(&["same indent", "second"]).as_ref());
         assert_eq!(frontmatter.get("people"), None, "a nested mapping is skipped whole");

@@ -51,7 +51,11 @@ mod tests {
 
     #[test]
     fn a_daily_note_end_to_end() {
-        let bytes = "\u{feff}---\r\ntags: [daily]\r\nmemory: true\r\n---\r\n# Thứ Hai\r\nCoffee with Lan #friends\r\n\r\n## Work\r\nShipped the #project/alpha release.\r\n```\r\n#not-a-tag\r\n```\r\n";
+        let bytes = concat!(
+            "\u{feff}---\r\ntags: [daily]\r\nmemory: true\r\n---\r\n",
+            "# Thứ Hai\r\nCoffee with Lan #friends\r\n\r\n",
+            "## Work\r\nShipped the #project/alpha release.\r\n```\r\n#not-a-tag\r\n```\r\n",
+        );
         let text = decode_note(bytes.as_bytes(), 1024).unwrap();
         let note = parse_note(&text, 500);
         check_invariants(&text, 500, &note);
@@ -133,8 +137,8 @@ mod tests {
             "null",
             "no",
         ];
-        let mut random = Random(0x5eed_0f_a11_1dea);
-        for round in 0..600 {
+        let mut random = Random(0x5eed_fa11_1dea_0001);
+        for _ in 0..600 {
             let mut bytes = Vec::new();
             for _ in 0..random.below(120) {
                 if random.below(4) == 0 {
@@ -152,7 +156,6 @@ mod tests {
                 let mtime = random.next() as i64;
                 let _ = note_date(&text, &note.frontmatter, mtime, random.next() as i32);
             }
-            assert!(round < 600);
         }
     }
 }

@@ -6,7 +6,7 @@ use wasm_bindgen::JsValue;
 use crate::error::ErrorCode;
 
 /// A JS `Error` whose `message` is the error's sentence and whose `code` is its stable code.
-pub fn to_js_error(error: &dyn ErrorCode) -> JsValue {
+pub fn to_js_error<E: ErrorCode + ?Sized>(error: &E) -> JsValue {
     coded_error(&error.to_string(), error.code())
 }
 

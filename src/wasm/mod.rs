@@ -1,54 +1,280 @@
 //! The WebAssembly facade: the only code that knows JavaScript.
 //!
-//! It is small and coarse on purpose — open, status, export, hash, self-check — and turns
-//! every Rust error into a JS `Error` with a `code` (`errors`). The sql.js driver lives in
-//! `sql_js`. Compiled only for `wasm32`; native tests never see it.
+//! It is coarse on purpose — open, configure, tell the engine what happened, run due work,
+//! ask, list, forget — and turns every Rust error into a JS `Error` with a stable `code`
+//! (`errors`). Async calls return promises that hold the engine by `Rc`, so the plugin may
+//! call `status()` while a long `runDueWork()` is in flight. Compiled only for `wasm32`.
 
+mod dto;
 mod errors;
+mod host;
 mod sql_js;
 
-use wasm_bindgen::prelude::*;
+use std::cell::RefCell;
+use std::rc::Rc;
 
-use crate::domain::Millis;
+use js_sys::Promise;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use crate::calendar::CalendarDate;
+use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
+use crate::engine::{Engine, TextToRemember};
+use crate::error::ErrorCode;
+use crate::llm::estimate_cost_usd;
 use crate::store::contract::{self, DriverFactory};
-use crate::store::{open_from_bytes, schema, DriverError, Store};
+use crate::store::{open_from_bytes, schema, DriverError, MemoryFilter};
+use dto::SettingsDto;
 use errors::{coded_error, to_js_error};
+use host::{JsHost, JsHostAdapter};
 use sql_js::{JsSqlJs, SqlJsDriver};
 
-/// An open memory store, held by the plugin for the whole session.
+type CoreEngine = Engine<SqlJsDriver>;
+
+/// An open memory store and its engine, held by the plugin for the whole session.
 #[wasm_bindgen]
 pub struct MemoryCore {
-    store: Store<SqlJsDriver>,
+    engine: Rc<CoreEngine>,
+    host: RefCell<Option<Rc<JsHostAdapter>>>,
+}
+
+fn js<E: ErrorCode>(error: E) -> JsValue {
+    to_js_error(&error)
 }
 
 #[wasm_bindgen]
 impl MemoryCore {
     /// Opens the store from the bytes of the database file (`undefined` or empty = new).
-    /// Jobs left running by a previous session that ended mid-flight are queued again.
-    /// Throws `store.corrupt` or `store.newer_schema` when the bytes cannot be used.
-    pub fn open(sql_js: &JsSqlJs, bytes: Option<Vec<u8>>, now_ms: f64) -> Result<MemoryCore, JsValue> {
+    /// Jobs left running by a session that ended mid-flight are queued again. `seed` makes
+    /// the ids (pass a random number). Throws `store.corrupt` or `store.newer_schema`.
+    pub fn open(
+        sql_js: &JsSqlJs,
+        bytes: Option<Vec<u8>>,
+        now_ms: f64,
+        seed: Option<f64>,
+    ) -> Result<MemoryCore, JsValue> {
         let bytes = bytes.unwrap_or_default();
-        let store = open_from_bytes(&bytes, |bytes| SqlJsDriver::load(sql_js, bytes)).map_err(|e| to_js_error(&e))?;
-        store.requeue_interrupted_jobs(millis(now_ms)?).map_err(|e| to_js_error(&e))?;
-        Ok(MemoryCore { store })
+        let store = open_from_bytes(&bytes, |bytes| SqlJsDriver::load(sql_js, bytes)).map_err(js)?;
+        let now = millis(now_ms)?;
+        let seed = seed.map(|seed| seed.to_bits()).unwrap_or(now as u64);
+        let engine = Engine::new(store, seed, now).map_err(js)?;
+        Ok(MemoryCore { engine: Rc::new(engine), host: RefCell::new(None) })
     }
 
-    /// Counts for the status bar: `{memories, insights, queued, running, failed, schemaVersion}`.
+    /// Hands in the host object (`send`, `sleep`, `now`, `readFile`, `utcOffsetMinutes`,
+    /// `progress`); needed before any call that reads notes or calls the model.
+    #[wasm_bindgen(js_name = attachHost)]
+    pub fn attach_host(&self, host: JsHost) {
+        *self.host.borrow_mut() = Some(Rc::new(JsHostAdapter::new(host)));
+    }
+
+    /// Applies settings `{ engine?, connection? }`. An invalid connection throws
+    /// `llm.config` with the reason; `connection: null` disconnects.
+    pub fn configure(&self, settings: JsValue) -> Result<(), JsValue> {
+        let settings: SettingsDto = serde_wasm_bindgen::from_value(settings)
+            .map_err(|error| coded_error(&format!("Invalid settings: {error}"), "settings.invalid"))?;
+        if let Some(engine_settings) = settings.engine {
+            engine_settings.validate().map_err(|message| coded_error(&message, "settings.invalid"))?;
+            self.engine.set_settings(engine_settings);
+        }
+        let seed = js_sys::Math::random().to_bits();
+        let config = settings.connection.map(dto::ConnectionDto::into_config);
+        self.engine.configure_connection(config, seed).map_err(js)
+    }
+
+    /// Counts and engine state: `{memories, insights, queued, running, failed, schemaVersion,
+    /// finished, current, paused, pausedCode}`.
     pub fn status(&self) -> Result<JsValue, JsValue> {
-        let status = self.store.status().map_err(|e| to_js_error(&e))?;
-        to_js(&status)
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Status {
+            #[serde(flatten)]
+            store: crate::domain::StoreStatus,
+            finished: u64,
+            current: Option<String>,
+            paused: Option<String>,
+            paused_by_user: bool,
+            paused_code: Option<String>,
+        }
+        let progress = self.engine.progress().map_err(js)?;
+        let pause = self.engine.paused();
+        to_js(&Status {
+            store: self.engine.store().status().map_err(js)?,
+            finished: progress.finished,
+            current: progress.current,
+            paused: progress.paused,
+            paused_by_user: pause.as_ref().is_some_and(|pause| pause.by_user),
+            paused_code: pause.and_then(|pause| pause.code),
+        })
+    }
+
+    /// Queues a note to be (re)read; returns the job id.
+    #[wasm_bindgen(js_name = enqueueNote)]
+    pub fn enqueue_note(&self, path: &str) -> Result<f64, JsValue> {
+        self.engine.enqueue_note(path, self.now()?).map(|id| id as f64).map_err(js)
+    }
+
+    /// Queues a selection or typed text `{text, sourcePath, kind, heading?, lineStart?, noteDate?}`.
+    #[wasm_bindgen(js_name = rememberText)]
+    pub fn remember_text(&self, text: JsValue) -> Result<f64, JsValue> {
+        let text: TextToRemember = serde_wasm_bindgen::from_value(text)
+            .map_err(|error| coded_error(&format!("Invalid text to remember: {error}"), "facade.invalid_argument"))?;
+        self.engine.enqueue_text(&text, self.now()?).map(|id| id as f64).map_err(js)
+    }
+
+    /// A note was deleted: `{memories, consolidations, reopened}` removed or re-opened.
+    #[wasm_bindgen(js_name = removeNote)]
+    pub fn remove_note(&self, path: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.remove_note(path).map_err(js)?)
+    }
+
+    #[wasm_bindgen(js_name = renameNote)]
+    pub fn rename_note(&self, old_path: &str, new_path: &str) -> Result<(), JsValue> {
+        self.engine.rename_note(old_path, new_path, self.now()?).map_err(js)
+    }
+
+    /// Runs due jobs until none is left or the engine pauses: `Promise<RunReport>`.
+    #[wasm_bindgen(js_name = runDueWork)]
+    pub fn run_due_work(&self) -> Result<Promise, JsValue> {
+        let (engine, host) = (self.engine.clone(), self.host()?);
+        Ok(future_to_promise(async move {
+            let report = engine.run_due_work(host.as_ref()).await.map_err(js)?;
+            to_js(&report)
+        }))
+    }
+
+    /// Answers a question: `Promise<QueryAnswer>`.
+    pub fn ask(&self, question: String) -> Result<Promise, JsValue> {
+        let (engine, host) = (self.engine.clone(), self.host()?);
+        Ok(future_to_promise(async move {
+            let answer = engine.ask(host.as_ref(), &question).await.map_err(js)?;
+            to_js(&answer)
+        }))
+    }
+
+    /// One minimal model call: `Promise<{modelId, region, latencyMs}>`, or the error in words.
+    #[wasm_bindgen(js_name = testConnection)]
+    pub fn test_connection(&self) -> Result<Promise, JsValue> {
+        let (engine, host) = (self.engine.clone(), self.host()?);
+        Ok(future_to_promise(async move {
+            let check = engine.test_connection(host.as_ref()).await.map_err(js)?;
+            to_js(&check)
+        }))
+    }
+
+    /// Queues a consolidation now (the command).
+    #[wasm_bindgen(js_name = consolidateNow)]
+    pub fn consolidate_now(&self) -> Result<f64, JsValue> {
+        self.engine.enqueue_consolidation("command", self.now()?).map(|id| id as f64).map_err(js)
+    }
+
+    pub fn pause(&self) {
+        self.engine.pause();
+    }
+
+    pub fn resume(&self) {
+        self.engine.resume();
+    }
+
+    /// Failed jobs get fresh attempts; returns how many.
+    #[wasm_bindgen(js_name = retryFailed)]
+    pub fn retry_failed(&self) -> Result<f64, JsValue> {
+        self.engine.retry_failed(self.now()?).map(|count| count as f64).map_err(js)
+    }
+
+    /// Memories newest first: `{sourcePath?, limit?, offset?}`.
+    #[wasm_bindgen(js_name = listMemories)]
+    pub fn list_memories(
+        &self,
+        source_path: Option<String>,
+        limit: Option<u32>,
+        offset: Option<u32>,
+    ) -> Result<JsValue, JsValue> {
+        let filter = MemoryFilter { source_path, limit: limit.unwrap_or(0), offset: offset.unwrap_or(0) };
+        to_js(&self.engine.list_memories(&filter).map_err(js)?)
+    }
+
+    /// Insights newest first.
+    #[wasm_bindgen(js_name = listInsights)]
+    pub fn list_insights(&self, limit: Option<u32>, offset: Option<u32>) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.store().list_consolidations(limit.unwrap_or(0), offset.unwrap_or(0)).map_err(js)?)
+    }
+
+    /// Forgets a memory: `{memories, consolidations, reopened}`.
+    #[wasm_bindgen(js_name = forgetMemory)]
+    pub fn forget_memory(&self, id: String) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.forget_memory(&MemoryId(id)).map_err(js)?)
+    }
+
+    /// Jobs in a state (`queued`, `running`, `done`, `failed`; all when omitted).
+    #[wasm_bindgen(js_name = listJobs)]
+    pub fn list_jobs(&self, state: Option<String>) -> Result<JsValue, JsValue> {
+        let state = match state.as_deref() {
+            None => None,
+            Some(name) => Some(
+                JobState::parse(name)
+                    .ok_or_else(|| coded_error(&format!("unknown job state {name}"), "facade.invalid_argument"))?,
+            ),
+        };
+        to_js(&self.engine.store().list_jobs(state).map_err(js)?)
+    }
+
+    /// Every file the store knows: `{path, mtime, size, sha256, skipped}` (for reconciliation).
+    #[wasm_bindgen(js_name = listSources)]
+    pub fn list_sources(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.store().list_sources().map_err(js)?)
+    }
+
+    /// Tokens and estimated cost between two local dates (`YYYY-MM-DD`, inclusive).
+    pub fn usage(&self, from: &str, to: &str) -> Result<JsValue, JsValue> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct UsageReport {
+            records: Vec<crate::store::UsageRecord>,
+            total: TokenUsage,
+            calls: u64,
+            estimated_cost_usd: f64,
+        }
+        let date = |text: &str| {
+            CalendarDate::parse(text)
+                .ok_or_else(|| coded_error(&format!("{text} is not a date"), "facade.invalid_argument"))
+        };
+        let records = self.engine.store().usage_between(date(from)?, date(to)?).map_err(js)?;
+        let mut total = TokenUsage::default();
+        let mut calls = 0;
+        for record in &records {
+            calls += record.calls;
+            total.input_tokens += record.input_tokens;
+            total.output_tokens += record.output_tokens;
+            total.cache_read_tokens += record.cache_read_tokens;
+            total.cache_write_tokens += record.cache_write_tokens;
+        }
+        let model = self.engine.connected_model().unwrap_or_default();
+        to_js(&UsageReport { estimated_cost_usd: estimate_cost_usd(&model, &total), records, total, calls })
     }
 
     /// True when the store changed since it was opened or last exported.
     #[wasm_bindgen(js_name = isDirty)]
     pub fn is_dirty(&self) -> bool {
-        self.store.is_dirty()
+        self.engine.store().is_dirty()
     }
 
     /// The whole database as bytes, for writing to the file; clears the dirty flag.
     #[wasm_bindgen(js_name = exportBytes)]
     pub fn export_bytes(&self) -> Result<Vec<u8>, JsValue> {
-        self.store.export().map_err(|e| to_js_error(&e))
+        self.engine.store().export().map_err(js)
+    }
+
+    fn host(&self) -> Result<Rc<JsHostAdapter>, JsValue> {
+        self.host.borrow().clone().ok_or_else(|| coded_error("attachHost was not called", "facade.no_host"))
+    }
+
+    fn now(&self) -> Result<Millis, JsValue> {
+        match self.host.borrow().as_ref() {
+            Some(host) => Ok(crate::llm::Clock::now(host.as_ref())),
+            None => millis(js_sys::Date::now()),
+        }
     }
 }
 
@@ -62,6 +288,18 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 #[wasm_bindgen(js_name = supportedSchemaVersion)]
 pub fn supported_schema_version() -> u32 {
     schema::supported_version()
+}
+
+/// The Bedrock regions for the settings list.
+#[wasm_bindgen(js_name = bedrockRegions)]
+pub fn bedrock_regions() -> Vec<String> {
+    crate::llm::BEDROCK_REGIONS.iter().map(|region| (*region).to_owned()).collect()
+}
+
+/// The default model id.
+#[wasm_bindgen(js_name = defaultModelId)]
+pub fn default_model_id() -> String {
+    crate::llm::DEFAULT_MODEL_ID.to_owned()
 }
 
 /// Runs the store contract suite on fresh sql.js databases: `[{name, ok, error?}]`.
@@ -91,7 +329,7 @@ fn millis(now_ms: f64) -> Result<Millis, JsValue> {
 }
 
 /// Plain JS objects (not `Map`s) for every DTO.
-fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
+fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|error| coded_error(&error.to_string(), "facade.serialize"))

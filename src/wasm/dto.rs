@@ -1,0 +1,65 @@
+//! Shapes that cross the JS boundary, converted with serde: settings coming in.
+
+use serde::Deserialize;
+
+use crate::engine::EngineSettings;
+use crate::llm::{BedrockAuth, BedrockConfig, DEFAULT_MODEL_ID};
+
+/// `{ engine?, connection? }` from the plugin's settings and secret storage.
+/// No `Debug`: it carries secrets.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsDto {
+    #[serde(default)]
+    pub engine: Option<EngineSettings>,
+    #[serde(default)]
+    pub connection: Option<ConnectionDto>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionDto {
+    pub region: String,
+    #[serde(default)]
+    pub model_id: Option<String>,
+    pub auth: AuthDto,
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub max_concurrency: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum AuthDto {
+    #[serde(rename_all = "camelCase")]
+    AccessKey { access_key_id: String, secret_access_key: String, session_token: Option<String> },
+    #[serde(rename_all = "camelCase")]
+    ApiKey { api_key: String },
+}
+
+impl ConnectionDto {
+    pub fn into_config(self) -> BedrockConfig {
+        let auth = match self.auth {
+            AuthDto::AccessKey { access_key_id, secret_access_key, session_token } => BedrockAuth::AccessKey {
+                access_key_id: access_key_id.trim().to_owned(),
+                secret_access_key: secret_access_key.trim().to_owned(),
+                session_token: session_token.map(|token| token.trim().to_owned()).filter(|token| !token.is_empty()),
+            },
+            AuthDto::ApiKey { api_key } => BedrockAuth::ApiKey(api_key.trim().to_owned()),
+        };
+        let mut config = BedrockConfig::new(self.region.trim(), auth);
+        config.model_id =
+            self.model_id.map(|id| id.trim().to_owned()).filter(|id| !id.is_empty()).unwrap_or(DEFAULT_MODEL_ID.into());
+        config.endpoint = self.endpoint.map(|url| url.trim().to_owned()).filter(|url| !url.is_empty());
+        if let Some(timeout) = self.timeout_ms {
+            config.timeout_ms = timeout;
+        }
+        if let Some(limit) = self.max_concurrency {
+            config.max_concurrency = limit;
+        }
+        config
+    }
+}

@@ -1,0 +1,132 @@
+//! The plugin's host object, seen from Rust: HTTP through Obsidian's `requestUrl`, the
+//! clock (`Date.now()` and `setTimeout`), the vault's files, the time zone, progress.
+//!
+//! The plugin passes one JS object with these methods (see `plugin/core/host.ts`); every
+//! promise is awaited here through `wasm-bindgen-futures`.
+
+use js_sys::{Object, Promise, Reflect, Uint8Array};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::domain::Millis;
+use crate::engine::{Host, Progress, VaultFile};
+use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
+
+#[wasm_bindgen]
+extern "C" {
+    /// `{ send, sleep, now, readFile, utcOffsetMinutes, progress }` from the plugin.
+    pub type JsHost;
+    #[wasm_bindgen(method, catch)]
+    fn send(this: &JsHost, request: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method)]
+    fn sleep(this: &JsHost, millis: f64) -> Promise;
+    #[wasm_bindgen(method)]
+    fn now(this: &JsHost) -> f64;
+    #[wasm_bindgen(method, catch, js_name = readFile)]
+    fn read_file(this: &JsHost, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, js_name = utcOffsetMinutes)]
+    fn utc_offset_minutes(this: &JsHost) -> f64;
+    #[wasm_bindgen(method)]
+    fn progress(this: &JsHost, progress: &JsValue);
+}
+
+#[derive(Serialize)]
+struct RequestDto<'a> {
+    method: &'a str,
+    url: &'a str,
+    headers: std::collections::BTreeMap<&'a str, &'a str>,
+    body: &'a str,
+}
+
+#[derive(Deserialize)]
+struct ResponseDto {
+    status: u16,
+    #[serde(default)]
+    headers: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    body: String,
+}
+
+/// `Host` over the plugin's object.
+pub struct JsHostAdapter {
+    host: JsHost,
+}
+
+impl JsHostAdapter {
+    pub fn new(host: JsHost) -> Self {
+        JsHostAdapter { host }
+    }
+}
+
+impl HttpTransport for JsHostAdapter {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
+        let dto = RequestDto {
+            method: &request.method,
+            url: &request.url,
+            headers: request.headers.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect(),
+            body: &request.body,
+        };
+        let value = super::to_js(&dto).map_err(|_| TransportError::Network("could not build the request".into()))?;
+        let promise = self.host.send(&value).map_err(transport_error)?;
+        let reply = JsFuture::from(promise).await.map_err(transport_error)?;
+        let reply: ResponseDto = serde_wasm_bindgen::from_value(reply)
+            .map_err(|error| TransportError::Network(format!("the host sent an unreadable response: {error}")))?;
+        Ok(HttpResponse { status: reply.status, headers: reply.headers.into_iter().collect(), body: reply.body })
+    }
+}
+
+/// A rejected `send`: an Error whose `code` is `offline` means no connection at all.
+fn transport_error(error: JsValue) -> TransportError {
+    let code = Reflect::get(&error, &JsValue::from_str("code")).ok().and_then(|code| code.as_string());
+    let message = error
+        .dyn_ref::<js_sys::Error>()
+        .map(|error| String::from(error.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "the request failed".into());
+    match code.as_deref() {
+        Some("offline") => TransportError::Offline(message),
+        _ => TransportError::Network(message),
+    }
+}
+
+impl Clock for JsHostAdapter {
+    fn now(&self) -> Millis {
+        self.host.now() as Millis
+    }
+
+    async fn sleep(&self, millis: u64) {
+        let _ = JsFuture::from(self.host.sleep(millis as f64)).await;
+    }
+}
+
+impl Host for JsHostAdapter {
+    async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
+        let promise = self.host.read_file(path).map_err(|error| format!("{error:?}"))?;
+        let value = JsFuture::from(promise).await.map_err(|error| {
+            error.dyn_ref::<js_sys::Error>().map(|error| String::from(error.message())).unwrap_or_default()
+        })?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        let object: &Object = value.unchecked_ref();
+        let field = |name: &str| Reflect::get(object, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+        let bytes = field("bytes").dyn_into::<Uint8Array>().map_err(|_| "readFile gave no bytes".to_owned())?;
+        Ok(Some(VaultFile {
+            bytes: bytes.to_vec(),
+            mtime: field("mtime").as_f64().unwrap_or(0.0) as Millis,
+            size: field("size").as_f64().unwrap_or(bytes.length() as f64) as u64,
+        }))
+    }
+
+    fn utc_offset_minutes(&self) -> i32 {
+        self.host.utc_offset_minutes() as i32
+    }
+
+    fn progress(&self, progress: &Progress) {
+        if let Ok(value) = super::to_js(progress) {
+            self.host.progress(&value);
+        }
+    }
+}
