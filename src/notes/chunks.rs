@@ -234,6 +234,7 @@ pub(super) mod tests {
     use std::collections::BTreeMap;
 
     use crate::hash::sha256_hex;
+    use crate::notes::decode::normalise_line_endings;
     use crate::notes::frontmatter::split;
     use crate::notes::markdown::classify;
     use crate::notes::{parse_note, Chunk, ParsedNote};
@@ -244,6 +245,7 @@ pub(super) mod tests {
     /// and every content line of the body in exactly one chunk.
     pub(in crate::notes) fn check_invariants(text: &str, bound: usize, parsed: &ParsedNote) {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let text = normalise_line_endings(text);
         let lines: Vec<&str> = text.split('\n').collect();
         let body_start = split(&lines).1;
         let kinds = classify(&lines[body_start..]);
@@ -361,6 +363,7 @@ pub(super) mod tests {
                 "Vietnamese and emoji count as characters, not bytes",
             ),
             ("intro\n---\ntitle: x\n---\n", 100, &[(None, 0, 3)], "a later --- block is body, not frontmatter"),
+            ("---\r\na: b\r\n---\r\n# A\rone\r\n# B\rtwo", 2, &[(Some("A"), 3, 4), (Some("B"), 5, 6)], "CR and CRLF"),
         ];
         for (text, bound, expected, why) in cases {
             assert_eq!(outline(&parse(text, *bound)), *expected, "{why}");
@@ -393,6 +396,7 @@ pub(super) mod tests {
         assert!(chunks.len() > 3, "{} chunks", chunks.len());
         let lines: Vec<&str> = text.split('\n').collect();
         for chunk in &chunks[..chunks.len() - 1] {
+            assert!(estimate_tokens(&chunk.text) <= bound, "{chunk:?} is over the bound");
             assert_eq!(chunk.heading_path.as_deref(), Some("Big"));
             let start = chunk.line_start as usize;
             assert!(start == 0 || lines[start - 1].is_empty(), "{chunk:?} does not start at a paragraph");

@@ -81,7 +81,8 @@ fn is_binary_control(byte: u8) -> bool {
     matches!(byte, 0x00..=0x08 | 0x0e..=0x1a | 0x1c..=0x1f | 0x7f)
 }
 
-fn normalise_line_endings(text: &str) -> String {
+/// CRLF and lone CR become LF, as in the editor, which treats each as one line break.
+pub(super) fn normalise_line_endings(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {

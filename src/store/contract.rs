@@ -490,6 +490,8 @@ fn dirty_flag<F: DriverFactory>(factory: &F) -> Outcome {
     store.export().map_err(text)?;
     let _ = store.forget_memory(&MemoryId("missing".into()));
     ensure!(!store.is_dirty(), "a failed forget made the store dirty");
+    ensure_eq!(store.requeue_interrupted_jobs(5).map_err(text)?, 0);
+    ensure!(!store.is_dirty(), "a transaction that changed nothing made the store dirty");
     Ok(())
 }
 

@@ -160,9 +160,10 @@ impl<D: SqlDriver> Store<D> {
         let result = work(self);
         self.in_transaction.set(false);
         match result {
+            // `change` marks the store dirty for each statement that changed rows; a
+            // transaction that changed nothing leaves nothing to save.
             Ok(value) => {
                 self.driver.execute_batch("COMMIT")?;
-                self.dirty.set(true);
                 Ok(value)
             }
             Err(error) => {

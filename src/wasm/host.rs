@@ -17,6 +17,7 @@ use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError
 #[wasm_bindgen]
 extern "C" {
     /// `{ send, sleep, now, readFile, utcOffsetMinutes, progress }` from the plugin.
+    #[wasm_bindgen(typescript_type = "CoreHost")]
     pub type JsHost;
     #[wasm_bindgen(method, catch)]
     fn send(this: &JsHost, request: &JsValue) -> Result<Promise, JsValue>;

@@ -9,6 +9,7 @@ mod dto;
 mod errors;
 mod host;
 mod sql_js;
+mod types;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -71,7 +72,10 @@ impl MemoryCore {
 
     /// Applies settings `{ engine?, connection? }`. An invalid connection throws
     /// `llm.config` with the reason; `connection: null` disconnects.
-    pub fn configure(&self, settings: JsValue) -> Result<(), JsValue> {
+    pub fn configure(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "CoreSettings")] settings: JsValue,
+    ) -> Result<(), JsValue> {
         let settings: SettingsDto = serde_wasm_bindgen::from_value(settings)
             .map_err(|error| coded_error(&format!("Invalid settings: {error}"), "settings.invalid"))?;
         if let Some(engine_settings) = settings.engine {
@@ -85,6 +89,7 @@ impl MemoryCore {
 
     /// Counts and engine state: `{memories, insights, queued, running, failed, schemaVersion,
     /// finished, current, paused, pausedCode}`.
+    #[wasm_bindgen(unchecked_return_type = "CoreStatus")]
     pub fn status(&self) -> Result<JsValue, JsValue> {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
@@ -117,14 +122,17 @@ impl MemoryCore {
 
     /// Queues a selection or typed text `{text, sourcePath, kind, heading?, lineStart?, noteDate?}`.
     #[wasm_bindgen(js_name = rememberText)]
-    pub fn remember_text(&self, text: JsValue) -> Result<f64, JsValue> {
+    pub fn remember_text(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "TextToRemember")] text: JsValue,
+    ) -> Result<f64, JsValue> {
         let text: TextToRemember = serde_wasm_bindgen::from_value(text)
             .map_err(|error| coded_error(&format!("Invalid text to remember: {error}"), "facade.invalid_argument"))?;
         self.engine.enqueue_text(&text, self.now()?).map(|id| id as f64).map_err(js)
     }
 
     /// A note was deleted: `{memories, consolidations, reopened}` removed or re-opened.
-    #[wasm_bindgen(js_name = removeNote)]
+    #[wasm_bindgen(js_name = removeNote, unchecked_return_type = "Removal")]
     pub fn remove_note(&self, path: &str) -> Result<JsValue, JsValue> {
         to_js(&self.engine.remove_note(path).map_err(js)?)
     }
@@ -135,7 +143,7 @@ impl MemoryCore {
     }
 
     /// Runs due jobs until none is left or the engine pauses: `Promise<RunReport>`.
-    #[wasm_bindgen(js_name = runDueWork)]
+    #[wasm_bindgen(js_name = runDueWork, unchecked_return_type = "Promise<RunReport>")]
     pub fn run_due_work(&self) -> Result<Promise, JsValue> {
         let (engine, host) = (self.engine.clone(), self.host()?);
         Ok(future_to_promise(async move {
@@ -145,6 +153,7 @@ impl MemoryCore {
     }
 
     /// Answers a question: `Promise<QueryAnswer>`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<QueryAnswer>")]
     pub fn ask(&self, question: String) -> Result<Promise, JsValue> {
         let (engine, host) = (self.engine.clone(), self.host()?);
         Ok(future_to_promise(async move {
@@ -154,7 +163,7 @@ impl MemoryCore {
     }
 
     /// One minimal model call: `Promise<{modelId, region, latencyMs}>`, or the error in words.
-    #[wasm_bindgen(js_name = testConnection)]
+    #[wasm_bindgen(js_name = testConnection, unchecked_return_type = "Promise<ConnectionCheck>")]
     pub fn test_connection(&self) -> Result<Promise, JsValue> {
         let (engine, host) = (self.engine.clone(), self.host()?);
         Ok(future_to_promise(async move {
@@ -184,7 +193,7 @@ impl MemoryCore {
     }
 
     /// Memories newest first: `{sourcePath?, limit?, offset?}`.
-    #[wasm_bindgen(js_name = listMemories)]
+    #[wasm_bindgen(js_name = listMemories, unchecked_return_type = "Memory[]")]
     pub fn list_memories(
         &self,
         source_path: Option<String>,
@@ -196,19 +205,19 @@ impl MemoryCore {
     }
 
     /// Insights newest first.
-    #[wasm_bindgen(js_name = listInsights)]
+    #[wasm_bindgen(js_name = listInsights, unchecked_return_type = "Insight[]")]
     pub fn list_insights(&self, limit: Option<u32>, offset: Option<u32>) -> Result<JsValue, JsValue> {
         to_js(&self.engine.store().list_consolidations(limit.unwrap_or(0), offset.unwrap_or(0)).map_err(js)?)
     }
 
     /// Forgets a memory: `{memories, consolidations, reopened}`.
-    #[wasm_bindgen(js_name = forgetMemory)]
+    #[wasm_bindgen(js_name = forgetMemory, unchecked_return_type = "Removal")]
     pub fn forget_memory(&self, id: String) -> Result<JsValue, JsValue> {
         to_js(&self.engine.forget_memory(&MemoryId(id)).map_err(js)?)
     }
 
     /// Jobs in a state (`queued`, `running`, `done`, `failed`; all when omitted).
-    #[wasm_bindgen(js_name = listJobs)]
+    #[wasm_bindgen(js_name = listJobs, unchecked_return_type = "Job[]")]
     pub fn list_jobs(&self, state: Option<String>) -> Result<JsValue, JsValue> {
         let state = match state.as_deref() {
             None => None,
@@ -221,12 +230,13 @@ impl MemoryCore {
     }
 
     /// Every file the store knows: `{path, mtime, size, sha256, skipped}` (for reconciliation).
-    #[wasm_bindgen(js_name = listSources)]
+    #[wasm_bindgen(js_name = listSources, unchecked_return_type = "Source[]")]
     pub fn list_sources(&self) -> Result<JsValue, JsValue> {
         to_js(&self.engine.store().list_sources().map_err(js)?)
     }
 
     /// Tokens and estimated cost between two local dates (`YYYY-MM-DD`, inclusive).
+    #[wasm_bindgen(unchecked_return_type = "UsageReport")]
     pub fn usage(&self, from: &str, to: &str) -> Result<JsValue, JsValue> {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
@@ -303,7 +313,7 @@ pub fn default_model_id() -> String {
 }
 
 /// Runs the store contract suite on fresh sql.js databases: `[{name, ok, error?}]`.
-#[wasm_bindgen(js_name = storeSelfCheck)]
+#[wasm_bindgen(js_name = storeSelfCheck, unchecked_return_type = "SelfCheckResult[]")]
 pub fn store_self_check(sql_js: &JsSqlJs) -> Result<JsValue, JsValue> {
     to_js(&contract::run_all(&SqlJsFactory { sql_js }))
 }

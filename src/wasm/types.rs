@@ -1,0 +1,76 @@
+//! TypeScript declarations of the shapes the facade passes, added to the generated
+//! `memory_agent.d.ts` so the plugin is type-checked against what Rust really sends.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &'static str = r#"
+export interface CoreStatus {
+  memories: number; insights: number; queued: number; running: number; failed: number;
+  schemaVersion: number; finished: number; current: string | null;
+  paused: string | null; pausedByUser: boolean; pausedCode: string | null;
+}
+export interface Entity { name: string; kind: string }
+export interface Position { heading: string | null; line_start: number | null; line_end: number | null }
+export interface Memory {
+  id: string; source_path: string; source_kind: "note" | "selection" | "text"; position: Position;
+  raw_text: string; summary: string; entities: Entity[]; topics: string[]; importance: number;
+  happened_on: string | null; created_at: number; updated_at: number; consolidated: boolean;
+  content_hash: string | null;
+}
+export interface Connection { from: string; to: string; relationship: string }
+export interface Insight { id: string; memory_ids: string[]; insight: string; connections: Connection[]; created_at: number }
+export interface Citation {
+  kind: "memory" | "consolidation"; id: string; summary: string; sourcePath: string;
+  heading: string | null; lineStart: number | null; lineEnd: number | null; memoryIds: string[];
+}
+export interface QueryAnswer {
+  answer: string; citations: Citation[]; unknownCitations: string[]; askedModel: boolean;
+  considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; reasons: Array<[string, number]> };
+}
+export interface RunReport { done: number; skipped: number; retrying: number; failed: number; paused: string | null; ran: boolean }
+export interface Removal { memories: string[]; consolidations: string[]; reopened: string[] }
+export interface Job {
+  id: number; kind: "ingest_source" | "ingest_text" | "consolidate"; key: string; payload: unknown;
+  state: "queued" | "running" | "done" | "failed"; attempts: number; next_run_at: number;
+  last_error: string | null; created_at: number; updated_at: number;
+}
+export interface Source { path: string; mtime: number; size: number; sha256: string; updated_at: number; skipped: string | null }
+export interface TokenUsage { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }
+export interface UsageReport {
+  records: Array<{ day: string; agent: string; calls: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }>;
+  total: TokenUsage; calls: number; estimatedCostUsd: number;
+}
+export interface ConnectionCheck { modelId: string; region: string; latencyMs: number }
+export interface Progress { finished: number; queued: number; running: number; failed: number; current: string | null; paused: string | null }
+export interface SelfCheckResult { name: string; ok: boolean; error?: string }
+export interface TextToRemember {
+  text: string; sourcePath?: string; kind: "selection" | "text"; heading?: string | null;
+  lineStart?: number | null; noteDate?: string | null;
+}
+export type BedrockAuthSettings =
+  | { kind: "accessKey"; accessKeyId: string; secretAccessKey: string; sessionToken?: string | null }
+  | { kind: "apiKey"; apiKey: string };
+export interface ConnectionSettings {
+  region: string; modelId?: string | null; auth: BedrockAuthSettings; endpoint?: string | null;
+  timeoutMs?: number; maxConcurrency?: number;
+}
+export interface EngineSettings {
+  consolidationThreshold?: number; consolidationBatchSize?: number; dailyConsolidation?: boolean;
+  maxChunkTokens?: number; maxNoteBytes?: number; queryBudgetTokens?: number; maxAnswerTokens?: number;
+  maxJobAttempts?: number; jobRetryBaseMs?: number; parallelJobs?: number;
+}
+export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null }
+export interface HostRequest { method: string; url: string; headers: Record<string, string>; body: string }
+export interface HostResponse { status: number; headers: Record<string, string>; body: string }
+export interface VaultFileData { bytes: Uint8Array; mtime: number; size: number }
+/** What the plugin hands to attachHost. A rejected send with code "offline" means no connection. */
+export interface CoreHost {
+  send(request: HostRequest): Promise<HostResponse>;
+  sleep(ms: number): Promise<void>;
+  now(): number;
+  readFile(path: string): Promise<VaultFileData | null>;
+  utcOffsetMinutes(): number;
+  progress(progress: Progress): void;
+}
+"#;
