@@ -18,7 +18,7 @@ use crate::calendar::CalendarDate;
 use crate::domain::{Consolidation, ConsolidationId, Job, JobKind, Memory, MemoryId, Millis, Source, SourceKind};
 use crate::hash::sha256_hex;
 use crate::llm::{ContentBlock, ConverseRequest, Message};
-use crate::notes::{decode_note, note_date, parse_note};
+use crate::notes::{decode_note, note_date, parse_fragment, parse_note};
 use crate::store::{SqlDriver, StoreError};
 
 const MAX_RETRY_WAIT_MS: u64 = 6 * 3_600_000;
@@ -292,7 +292,7 @@ impl<D: SqlDriver> Engine<D> {
         let today = CalendarDate::at(now, offset);
         let note_date = payload.note_date.as_deref().and_then(CalendarDate::parse).unwrap_or(today);
         let settings = self.settings();
-        let note = parse_note(&payload.text, settings.max_chunk_tokens);
+        let note = parse_fragment(&payload.text, settings.max_chunk_tokens);
         let client = self.client()?;
         let model = MeteredModel { client: &client, host, store: &self.store, agent: "ingest" };
         let mut memories = Vec::new();

@@ -36,11 +36,22 @@ pub struct ParsedNote {
 /// `decode_note` (a selection, typed text) is read the same way: a BOM is dropped and CRLF
 /// or CR line endings count as one line break each, so line numbers match the editor's.
 pub fn parse_note(text: &str, max_chunk_tokens: usize) -> ParsedNote {
+    parse(text, max_chunk_tokens, true)
+}
+
+/// Reads a piece of text that is not a whole note (a selection, typed text): like
+/// `parse_note`, but a leading `---` block is content, not properties.
+pub fn parse_fragment(text: &str, max_chunk_tokens: usize) -> ParsedNote {
+    parse(text, max_chunk_tokens, false)
+}
+
+fn parse(text: &str, max_chunk_tokens: usize, has_frontmatter: bool) -> ParsedNote {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text: Cow<str> =
         if text.contains('\r') { Cow::Owned(decode::normalise_line_endings(text)) } else { Cow::Borrowed(text) };
     let lines: Vec<&str> = text.split('\n').collect();
-    let (frontmatter, body_start) = frontmatter::split(&lines);
+    let (frontmatter, body_start) =
+        if has_frontmatter { frontmatter::split(&lines) } else { (Frontmatter::default(), 0) };
     let body = lines.get(body_start..).unwrap_or_default();
     let kinds = markdown::classify(body);
     ParsedNote {
@@ -54,6 +65,17 @@ pub fn parse_note(text: &str, max_chunk_tokens: usize) -> ParsedNote {
 mod tests {
     use super::chunks::tests::check_invariants;
     use super::{decode_note, note_date, parse_note};
+
+    #[test]
+    fn a_fragment_keeps_a_leading_dashes_block_as_content() {
+        let text = "---\nstatus: decided\n---\nAlice owns it.";
+        assert_eq!(super::parse_note(text, 500).chunks.len(), 1);
+        assert!(!super::parse_note(text, 500).chunks[0].text.contains("status: decided"));
+        let fragment = super::parse_fragment(text, 500);
+        assert!(fragment.frontmatter.is_empty());
+        assert!(fragment.chunks[0].text.contains("status: decided"), "{:?}", fragment.chunks);
+        assert_eq!(fragment.chunks[0].line_start, 0);
+    }
 
     #[test]
     fn a_daily_note_end_to_end() {
