@@ -1,0 +1,22 @@
+// Reads the stable `code` the WebAssembly facade puts on every Error it throws.
+
+/** Error codes the plugin reacts to; the facade may throw others (shown as plain failures). */
+export const ErrorCode = {
+	storeCorrupt: "store.corrupt",
+	storeNewerSchema: "store.newer_schema",
+} as const;
+
+/** The facade's error code of `error`, or undefined for errors that have none. */
+export function errorCode(error: unknown): string | undefined {
+	if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+	return typeof error.code === "string" ? error.code : undefined;
+}
+
+/** A readable message for any thrown value. */
+export function errorMessage(error: unknown): string {
+	if (error instanceof Error) return error.message;
+	if (typeof error === "object" && error !== null && "message" in error) {
+		return String(error.message);
+	}
+	return String(error);
+}

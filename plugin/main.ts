@@ -1,0 +1,58 @@
+// Memory Agent's entry point: wires settings, status bar, command and the lazily started core.
+
+import { Notice, Plugin, normalizePath } from "obsidian";
+import { MemoryRuntime } from "./memory-runtime";
+import { type MemoryAgentSettings, settingsFromData, settingsToData } from "./settings";
+import { MemoryAgentSettingTab } from "./settings-tab";
+import { StatusBar } from "./ui/status-bar";
+
+export default class MemoryAgentPlugin extends Plugin {
+	private settings!: MemoryAgentSettings;
+	private runtime: MemoryRuntime | undefined;
+
+	override async onload(): Promise<void> {
+		const configDir = this.app.vault.configDir;
+		this.settings = settingsFromData(await this.loadData(), configDir);
+
+		const statusBar = new StatusBar(this.addStatusBarItem());
+		const runtime = new MemoryRuntime({
+			adapter: this.app.vault.adapter,
+			databasePath: normalizePath(this.settings.databasePath),
+			statusBar,
+			notify: (message) => new Notice(message, 10_000),
+			timers: {
+				setTimeout: (callback, ms) => window.setTimeout(callback, ms),
+				clearTimeout: (handle) => window.clearTimeout(handle as number),
+			},
+		});
+		this.runtime = runtime;
+
+		this.addCommand({
+			id: "show-memory-status",
+			name: "Show memory status",
+			callback: () => new Notice(runtime.describe(), 10_000),
+		});
+		this.addSettingTab(
+			new MemoryAgentSettingTab(this.app, this, {
+				configDir,
+				get: () => this.settings,
+				save: (settings) => this.saveSettings(settings),
+			}),
+		);
+
+		// Loading the WebAssembly waits for the layout so it never delays Obsidian's start.
+		this.app.workspace.onLayoutReady(() => {
+			void runtime.start();
+		});
+	}
+
+	override onunload(): void {
+		// Obsidian does not await unload: this starts the final write, which then completes.
+		void this.runtime?.stop();
+	}
+
+	private async saveSettings(settings: MemoryAgentSettings): Promise<void> {
+		this.settings = settings;
+		await this.saveData(settingsToData(settings, this.app.vault.configDir));
+	}
+}

@@ -1,0 +1,107 @@
+// Reads and writes the database file so that a crash at any moment leaves a whole database.
+
+import type { DataAdapter } from "obsidian";
+
+/** The part of Obsidian's DataAdapter the database file needs; tests implement it over a folder. */
+export type DatabaseFilePort = Pick<
+	DataAdapter,
+	"exists" | "stat" | "readBinary" | "writeBinary" | "remove" | "rename" | "mkdir"
+>;
+
+/** What we last saw of the file on disk, to notice when another program replaced it. */
+export interface FileSignature {
+	mtime: number;
+	size: number;
+}
+
+/**
+ * The save protocol: write `<db>.tmp`, remove `<db>`, rename the temporary file to `<db>`.
+ * Obsidian's adapters do not promise an atomic replace on every platform (rename onto an
+ * existing file fails on some), so the old file is removed first and the loader repairs the
+ * two half-finished states: both files present means the write of the temporary file may be
+ * incomplete (keep `<db>`), and only the temporary file present means the crash came after
+ * the removal, when the temporary file was already complete (promote it).
+ */
+export class DatabaseFile {
+	readonly tmpPath: string;
+	/** Signature after our last load or save; null when there was no file. */
+	private known: FileSignature | null = null;
+
+	constructor(
+		private readonly port: DatabaseFilePort,
+		readonly path: string,
+	) {
+		this.tmpPath = `${path}.tmp`;
+	}
+
+	/** Repairs an interrupted save, then returns the file's bytes, or undefined when there is none. */
+	async load(): Promise<Uint8Array | undefined> {
+		await this.recover();
+		if (!(await this.port.exists(this.path))) {
+			this.known = null;
+			return undefined;
+		}
+		const bytes = new Uint8Array(await this.port.readBinary(this.path));
+		this.known = await this.signature();
+		return bytes;
+	}
+
+	/** Writes `bytes` as the new content of the file, never leaving it half-written. */
+	async save(bytes: Uint8Array): Promise<void> {
+		await this.ensureParentFolder();
+		await this.port.writeBinary(this.tmpPath, toArrayBuffer(bytes));
+		if (await this.port.exists(this.path)) await this.port.remove(this.path);
+		await this.port.rename(this.tmpPath, this.path);
+		this.known = await this.signature();
+	}
+
+	/** True when the file on disk is not the one we last loaded or saved (e.g. a sync tool replaced it). */
+	async changedOnDisk(): Promise<boolean> {
+		const now = await this.signature();
+		if (now === null) return false; // Deleted: nothing to lose by writing ours.
+		return this.known === null || now.mtime !== this.known.mtime || now.size !== this.known.size;
+	}
+
+	/**
+	 * Renames the file to `<name>.corrupt-<UTC timestamp>` (never overwriting another file)
+	 * and returns the new path. The bytes are kept for the user; nothing is deleted.
+	 */
+	async moveAside(now: Date): Promise<string> {
+		const base = `${this.path}.corrupt-${compactTimestamp(now)}`;
+		let target = base;
+		for (let n = 2; await this.port.exists(target); n++) target = `${base}-${n}`;
+		await this.port.rename(this.path, target);
+		this.known = null;
+		return target;
+	}
+
+	private async recover(): Promise<void> {
+		if (!(await this.port.exists(this.tmpPath))) return;
+		if (await this.port.exists(this.path)) await this.port.remove(this.tmpPath);
+		else await this.port.rename(this.tmpPath, this.path);
+	}
+
+	private async signature(): Promise<FileSignature | null> {
+		const stat = await this.port.stat(this.path);
+		return stat === null ? null : { mtime: stat.mtime, size: stat.size };
+	}
+
+	private async ensureParentFolder(): Promise<void> {
+		const slash = this.path.lastIndexOf("/");
+		if (slash <= 0) return;
+		const parent = this.path.slice(0, slash);
+		if (!(await this.port.exists(parent))) await this.port.mkdir(parent);
+	}
+}
+
+/** 2026-11-30T07:14:00.123Z → 20261130T071400Z */
+export function compactTimestamp(date: Date): string {
+	return date.toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "");
+}
+
+/** The exact bytes as a standalone ArrayBuffer (a view may share a larger buffer). */
+function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+	const copy = new Uint8Array(bytes.byteLength);
+	copy.set(bytes);
+	return copy.buffer;
+}

@@ -1,0 +1,82 @@
+// `npm run build`: Rust → WebAssembly → type-check → main.js with both .wasm files inlined.
+//
+// Flags: --skip-wasm (reuse build/pkg), --dev (no minification, inline source map),
+// --wasm-opt=Os|Oz|O3|none (or env MEMORY_AGENT_WASM_OPT): binaryen's wasm-opt on our .wasm.
+// The default, Oz with Cargo's opt-level "z", was chosen by `npm run measure:wasm` (README).
+
+import fs from "node:fs";
+import path from "node:path";
+import { bundlePlugin } from "./lib/bundle.mjs";
+import { ROOT, runNodeScript } from "./lib/run.mjs";
+import { fileSizes, formatBytes } from "./lib/sizes.mjs";
+import {
+	cargoBuildWasm,
+	ensureWasmBindgen,
+	ensureWasmTarget,
+	runWasmBindgen,
+	runWasmOpt,
+} from "./lib/wasm-toolchain.mjs";
+
+const PKG_DIR = path.join(ROOT, "build", "pkg");
+const CORE_WASM = path.join(PKG_DIR, "memory_agent_bg.wasm");
+const SQL_WASM = path.join(ROOT, "node_modules", "sql.js", "dist", "sql-wasm-browser.wasm");
+const MAIN_JS = path.join(ROOT, "main.js");
+const DEFAULT_WASM_OPT = "Oz";
+
+function option(name) {
+	const prefix = `--${name}=`;
+	return process.argv.slice(2).find((arg) => arg.startsWith(prefix))?.slice(prefix.length);
+}
+const flag = (name) => process.argv.slice(2).includes(`--${name}`);
+
+function buildWasm() {
+	ensureWasmTarget();
+	const version = ensureWasmBindgen();
+	console.log(`wasm-bindgen ${version} (matches Cargo.lock)`);
+	const wasm = cargoBuildWasm();
+	runWasmBindgen(wasm, PKG_DIR);
+	const level = option("wasm-opt") ?? process.env.MEMORY_AGENT_WASM_OPT ?? DEFAULT_WASM_OPT;
+	if (level !== "none") runWasmOpt(CORE_WASM, level);
+}
+
+function typeCheck() {
+	runNodeScript("node_modules/typescript/bin/tsc", ["--noEmit", "-p", "tsconfig.json"]);
+	runNodeScript("node_modules/typescript/bin/tsc", ["--noEmit", "-p", "tests/tsconfig.json"]);
+}
+
+/** The bundle must use sql.js's browser build, which has no Node code paths at all. */
+function checkInputs(metafile) {
+	const inputs = Object.keys(metafile.inputs);
+	if (!inputs.some((input) => input.endsWith("sql.js/dist/sql-wasm-browser.js"))) {
+		throw new Error("main.js does not contain sql.js's browser build");
+	}
+	const nodeOnly = inputs.filter((input) => input.endsWith("sql.js/dist/sql-wasm.js"));
+	if (nodeOnly.length > 0) throw new Error("main.js contains sql.js's Node build");
+}
+
+function printSizes() {
+	const main = fileSizes(MAIN_JS);
+	const core = fileSizes(CORE_WASM);
+	const sql = fileSizes(SQL_WASM);
+	console.log("\nSizes:");
+	console.log(`  main.js                ${main.raw} bytes (${formatBytes(main.raw)}, gzip ${formatBytes(main.gzip)})`);
+	console.log(`  memory_agent_bg.wasm   ${core.raw} bytes (${formatBytes(core.raw)}), gzip ${core.gzip} bytes (${formatBytes(core.gzip)})`);
+	console.log(`  sql-wasm.wasm          ${sql.raw} bytes (${formatBytes(sql.raw)})`);
+}
+
+async function main() {
+	if (flag("skip-wasm")) {
+		if (!fs.existsSync(CORE_WASM)) throw new Error("build/pkg is missing: run `npm run build` without --skip-wasm");
+	} else {
+		buildWasm();
+	}
+	typeCheck();
+	const metafile = await bundlePlugin({ production: !flag("dev") });
+	checkInputs(metafile);
+	printSizes();
+}
+
+main().catch((error) => {
+	console.error(`\nBuild failed: ${error instanceof Error ? error.message : String(error)}`);
+	process.exitCode = 1;
+});

@@ -1,0 +1,42 @@
+// esbuild plugin: `import load from "inline-wasm:<path>"` embeds a .wasm file as base64 in the bundle.
+
+import fs from "node:fs/promises";
+import path from "node:path";
+import { ROOT } from "./run.mjs";
+
+const PREFIX = "inline-wasm:";
+const DECODER = path.join(ROOT, "plugin", "core", "base64.ts");
+
+/**
+ * The imported module's default export is a function that decodes the embedded bytes when
+ * called, so nothing is decoded until the core starts, and each caller gets its own copy.
+ * Paths are relative to the importing file, or a package path such as `sql.js/dist/x.wasm`.
+ */
+export function inlineWasmPlugin() {
+	return {
+		name: "inline-wasm",
+		setup(build) {
+			build.onResolve({ filter: /^inline-wasm:/ }, async (args) => {
+				const spec = args.path.slice(PREFIX.length);
+				let resolved;
+				if (spec.startsWith(".") || path.isAbsolute(spec)) {
+					resolved = path.resolve(args.resolveDir, spec);
+				} else {
+					const result = await build.resolve(spec, { resolveDir: args.resolveDir, kind: "import-statement" });
+					if (result.errors.length > 0) return { errors: result.errors };
+					resolved = result.path;
+				}
+				return { path: resolved, namespace: "inline-wasm" };
+			});
+			build.onLoad({ filter: /.*/, namespace: "inline-wasm" }, async (args) => {
+				const bytes = await fs.readFile(args.path);
+				const contents = [
+					`import { decodeBase64 } from ${JSON.stringify(DECODER)};`,
+					`const BASE64 = ${JSON.stringify(bytes.toString("base64"))};`,
+					"export default function loadWasmBytes() { return decodeBase64(BASE64); }",
+				].join("\n");
+				return { contents, loader: "js", resolveDir: path.dirname(args.path), watchFiles: [args.path] };
+			});
+		},
+	};
+}

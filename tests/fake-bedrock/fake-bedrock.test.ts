@@ -1,0 +1,448 @@
+// Tests of the fake Bedrock: its SigV4 check against AWS's signer and the Rust client's, its replies, faults and recording.
+
+import assert from "node:assert/strict";
+import { after, before, beforeEach, describe, it } from "node:test";
+import {
+	type FakeBedrock,
+	DEFAULT_REPLY_TEXT,
+	SIGNATURE_MISMATCH_MESSAGE,
+	TEST_API_KEY,
+	TEST_CREDENTIALS,
+	TEST_EXPIRED_SESSION_TOKEN,
+	TEST_SESSION_CREDENTIALS,
+	startFakeBedrock,
+} from "./index";
+import { type WireRequest, TEST_MODEL_ID, converseBody, conversePath, errorType, send, signRequest, signedConverse } from "./signing-client";
+
+/** 2026-01-15T10:20:30Z, the instant of the Rust golden requests below. */
+const GOLDEN_TIME = Date.UTC(2026, 0, 15, 10, 20, 30);
+
+/**
+ * Requests signed by the Rust `aws-sigv4` 1.6.4 crate (the one in Cargo.toml, default SigningSettings,
+ * service "bedrock", region us-east-1, at GOLDEN_TIME) for http://127.0.0.1:8123 + GOLDEN_PATH with
+ * headers content-type and accept and GOLDEN_BODY; produced once by a scratch program and pasted here.
+ */
+const GOLDEN_PATH = "/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse";
+const GOLDEN_BODY = '{"messages":[{"role":"user","content":[{"text":"Hello: ünïcödé & 100%"}]}],"inferenceConfig":{"maxTokens":256}}';
+const RUST_LONG_TERM_AUTHORIZATION =
+	"AWS4-HMAC-SHA256 Credential=AKIDMEMORYAGENTTEST/20260115/us-east-1/bedrock/aws4_request, SignedHeaders=accept;content-type;host;x-amz-date, Signature=70ff0f618d4057306850d0b5ed51a119ba8235234a962be40e7575018fdc5a77";
+const RUST_SESSION_AUTHORIZATION =
+	"AWS4-HMAC-SHA256 Credential=ASIAMEMORYAGENTTEMP/20260115/us-east-1/bedrock/aws4_request, SignedHeaders=accept;content-type;host;x-amz-date;x-amz-security-token, Signature=3b9e82f2c64b612aec39a973a121b62820e62266bb5a68e776a8fe58922db7e4";
+
+function goldenRequest(authorization: string, extra: Record<string, string> = {}): WireRequest {
+	return {
+		method: "POST",
+		path: GOLDEN_PATH,
+		headers: { host: "127.0.0.1:8123", "content-type": "application/json", accept: "application/json", "x-amz-date": "20260115T102030Z", authorization, ...extra },
+		body: GOLDEN_BODY,
+	};
+}
+
+function json(body: string): Record<string, unknown> {
+	return JSON.parse(body) as Record<string, unknown>;
+}
+
+describe("the smithy signer", () => {
+	it("reproduces AWS's published SigV4 test vector get-vanilla", async () => {
+		const signed = await signRequest(
+			"example.amazonaws.com",
+			{ method: "GET", path: "/", headers: {}, body: "" },
+			{
+				credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY" },
+				region: "us-east-1",
+				service: "service",
+				signingDate: new Date("2015-08-30T12:36:00Z"),
+			},
+		);
+		assert.equal(
+			signed.headers.authorization,
+			"AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31",
+		);
+	});
+
+	it("signs a Converse request exactly as Rust aws-sigv4 does (double-encoded %3A path, session token)", async () => {
+		const base = { method: "POST", path: GOLDEN_PATH, headers: { "content-type": "application/json", accept: "application/json" }, body: GOLDEN_BODY };
+		const signingDate = new Date(GOLDEN_TIME);
+		const longTerm = await signRequest("127.0.0.1:8123", base, { credentials: TEST_CREDENTIALS, signingDate });
+		assert.equal(longTerm.headers.authorization, RUST_LONG_TERM_AUTHORIZATION);
+		const session = await signRequest("127.0.0.1:8123", base, { credentials: TEST_SESSION_CREDENTIALS, signingDate });
+		assert.equal(session.headers.authorization, RUST_SESSION_AUTHORIZATION);
+	});
+});
+
+describe("the fake's signature check", () => {
+	let fake: FakeBedrock;
+	let clock = GOLDEN_TIME;
+	before(async () => {
+		fake = await startFakeBedrock({ now: () => clock });
+	});
+	after(() => fake.close());
+	beforeEach(() => {
+		fake.reset();
+		clock = GOLDEN_TIME;
+	});
+
+	it("accepts requests signed by the Rust client, as recorded", async () => {
+		fake.script({ text: "from the script" });
+		const longTerm = await send(fake.url, goldenRequest(RUST_LONG_TERM_AUTHORIZATION));
+		assert.equal(longTerm.status, 200, longTerm.body);
+		const session = await send(fake.url, goldenRequest(RUST_SESSION_AUTHORIZATION, { "x-amz-security-token": TEST_SESSION_CREDENTIALS.sessionToken }));
+		assert.equal(session.status, 200, session.body);
+		assert.deepEqual(
+			fake.requests.map((request) => request.auth),
+			[
+				{ ok: true, scheme: "sigv4", accessKeyId: "AKIDMEMORYAGENTTEST" },
+				{ ok: true, scheme: "sigv4", accessKeyId: "ASIAMEMORYAGENTTEMP", sessionToken: "memory-agent-session-token" },
+			],
+		);
+	});
+
+	it("answers a correctly signed Converse request with the scripted reply, and records it", async () => {
+		fake.script({ text: "Scripted answer." });
+		const request = await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, signingDate: new Date(clock) });
+		const response = await send(fake.url, request);
+		assert.equal(response.status, 200, response.body);
+		const body = json(response.body);
+		assert.deepEqual(body.output, { message: { role: "assistant", content: [{ text: "Scripted answer." }] } });
+		assert.equal(body.stopReason, "end_turn");
+		assert.equal(typeof response.headers["x-amzn-requestid"], "string");
+		const [recorded] = fake.requests;
+		assert.ok(recorded);
+		assert.equal(recorded.path, "/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse");
+		assert.equal(recorded.modelId, TEST_MODEL_ID);
+		assert.equal(recorded.method, "POST");
+		assert.equal(recorded.body, request.body);
+		assert.deepEqual(recorded.json, JSON.parse(request.body));
+		assert.equal(recorded.headers["content-type"], "application/json");
+		assert.deepEqual(recorded.reply, { text: "Scripted answer." });
+		assert.equal(recorded.response?.status, 200);
+		assert.equal(recorded.receivedAt, clock);
+	});
+
+	it("accepts a signed x-amz-content-sha256 that matches the body and refuses one that does not", async () => {
+		const request = await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, signingDate: new Date(clock), applyChecksum: true });
+		assert.ok(request.headers["x-amz-content-sha256"]);
+		assert.equal((await send(fake.url, request)).status, 200);
+		const forged = { ...request, body: converseBody("Something else") };
+		const response = await send(fake.url, forged);
+		assert.equal(response.status, 403);
+		assert.equal(errorType(response), "InvalidSignatureException");
+	});
+
+	it("refuses a wrong secret with AWS's InvalidSignatureException and explains the canonical request", async () => {
+		const request = await signedConverse(fake.url, {
+			credentials: { accessKeyId: TEST_CREDENTIALS.accessKeyId, secretAccessKey: "not-the-secret" },
+			signingDate: new Date(clock),
+		});
+		const response = await send(fake.url, request);
+		assert.equal(response.status, 403);
+		assert.equal(response.headers["x-amzn-errortype"], "InvalidSignatureException:http://internal.amazon.com/coral/com.amazon.coral.service/");
+		const message = String(json(response.body).message);
+		assert.ok(message.startsWith(SIGNATURE_MISMATCH_MESSAGE), message);
+		assert.match(message, /\/model\/us\.anthropic\.claude-haiku-4-5-20251001-v1%253A0\/converse/);
+		assert.equal(fake.requests[0]?.auth.ok, false);
+		assert.equal(fake.requests[0]?.reply, undefined, "a refused request gets no reply from the script");
+	});
+
+	it("refuses a body changed after signing", async () => {
+		const request = await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, signingDate: new Date(clock) });
+		const response = await send(fake.url, { ...request, body: request.body.replace("Hello", "Hellp") });
+		assert.equal(response.status, 403);
+		assert.equal(errorType(response), "InvalidSignatureException");
+	});
+
+	it("refuses a signed header changed after signing, and ignores unsigned ones", async () => {
+		const request = await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, signingDate: new Date(clock) });
+		const changed = await send(fake.url, { ...request, headers: { ...request.headers, accept: "text/plain" } });
+		assert.equal(errorType(changed), "InvalidSignatureException");
+		const unsigned = await send(fake.url, { ...request, headers: { ...request.headers, "user-agent": "memory-agent/0.1", "x-extra": "1" } });
+		assert.equal(unsigned.status, 200, unsigned.body);
+	});
+
+	it("checks headers the smithy signer would skip by itself when the client signed them", async () => {
+		const base = { method: "POST", path: conversePath(), headers: { "content-type": "application/json", "user-agent": "memory-agent/0.1" }, body: converseBody() };
+		const signed = await signRequest(new URL(fake.url).host, base, {
+			credentials: TEST_CREDENTIALS,
+			signingDate: new Date(clock),
+			signableHeaders: new Set(["user-agent"]),
+		});
+		assert.match(signed.headers.authorization ?? "", /SignedHeaders=content-type;host;user-agent;x-amz-date,/);
+		assert.equal((await send(fake.url, signed)).status, 200);
+		const changed = await send(fake.url, { ...signed, headers: { ...signed.headers, "user-agent": "someone-else/1.0" } });
+		assert.equal(errorType(changed), "InvalidSignatureException");
+	});
+
+	it("refuses an unknown access key", async () => {
+		const request = await signedConverse(fake.url, {
+			credentials: { accessKeyId: "AKIDSOMEONEELSE", secretAccessKey: TEST_CREDENTIALS.secretAccessKey },
+			signingDate: new Date(clock),
+		});
+		const response = await send(fake.url, request);
+		assert.equal(response.status, 403);
+		assert.equal(errorType(response), "UnrecognizedClientException");
+		assert.equal(json(response.body).message, "The security token included in the request is invalid.");
+	});
+
+	it("refuses a scope for another region or service", async () => {
+		for (const [options, pattern] of [
+			[{ region: "eu-west-1" }, /scoped to a valid region/],
+			[{ service: "bedrock-runtime" }, /scoped to correct service: 'bedrock'/],
+		] as const) {
+			const request = await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, signingDate: new Date(clock), ...options });
+			const response = await send(fake.url, request);
+			assert.equal(response.status, 403);
+			assert.equal(errorType(response), "InvalidSignatureException");
+			assert.match(String(json(response.body).message), pattern);
+		}
+	});
+
+	it("needs the session token of a temporary key, signed", async () => {
+		const signingDate = new Date(clock);
+		const good = await signedConverse(fake.url, { credentials: TEST_SESSION_CREDENTIALS, signingDate });
+		assert.equal(good.headers["x-amz-security-token"], TEST_SESSION_CREDENTIALS.sessionToken);
+		assert.equal((await send(fake.url, good)).status, 200);
+
+		const withoutToken = await signedConverse(fake.url, { credentials: { ...TEST_SESSION_CREDENTIALS, sessionToken: undefined }, signingDate });
+		const missing = await send(fake.url, withoutToken);
+		assert.equal(errorType(missing), "UnrecognizedClientException");
+
+		const expired = await send(fake.url, await signedConverse(fake.url, { credentials: { ...TEST_SESSION_CREDENTIALS, sessionToken: TEST_EXPIRED_SESSION_TOKEN }, signingDate }));
+		assert.equal(expired.status, 403);
+		assert.equal(errorType(expired), "ExpiredTokenException");
+		assert.equal(json(expired.body).message, "The security token included in the request is expired");
+
+		const unsignedToken = await send(fake.url, { ...withoutToken, headers: { ...withoutToken.headers, "x-amz-security-token": TEST_SESSION_CREDENTIALS.sessionToken } });
+		assert.equal(errorType(unsignedToken), "InvalidSignatureException");
+	});
+
+	it("accepts the configured Bedrock API key and refuses others and no auth at all", async () => {
+		const base = { method: "POST", path: conversePath(), headers: { "content-type": "application/json" }, body: converseBody() };
+		const right = await send(fake.url, { ...base, headers: { ...base.headers, authorization: `Bearer ${TEST_API_KEY}` } });
+		assert.equal(right.status, 200, right.body);
+		assert.deepEqual(fake.requests[0]?.auth, { ok: true, scheme: "apiKey" });
+		const wrong = await send(fake.url, { ...base, headers: { ...base.headers, authorization: "Bearer ABSKsomeoneelse" } });
+		assert.equal(wrong.status, 403);
+		assert.equal(errorType(wrong), "UnrecognizedClientException");
+		const none = await send(fake.url, base);
+		assert.equal(none.status, 403);
+		assert.equal(errorType(none), "MissingAuthenticationTokenException");
+	});
+
+	it("refuses a request signed 20 minutes away from its clock", async () => {
+		const early = await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, signingDate: new Date(clock - 20 * 60_000) });
+		const expired = await send(fake.url, early);
+		assert.equal(expired.status, 403);
+		assert.equal(errorType(expired), "InvalidSignatureException");
+		assert.equal(
+			json(expired.body).message,
+			"Signature expired: 20260115T100030Z is now earlier than 20260115T101530Z (20260115T102030Z - 5 min.)",
+		);
+		const late = await send(fake.url, await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, signingDate: new Date(clock + 20 * 60_000) }));
+		assert.match(String(json(late.body).message), /^Signature not yet current/);
+		// Four minutes off is within AWS's window.
+		const close = await send(fake.url, await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, signingDate: new Date(clock - 4 * 60_000) }));
+		assert.equal(close.status, 200, close.body);
+	});
+});
+
+describe("the fake's Converse answers", () => {
+	let fake: FakeBedrock;
+	before(async () => {
+		fake = await startFakeBedrock();
+	});
+	after(() => fake.close());
+	beforeEach(() => fake.reset());
+
+	async function converse(body?: string): Promise<Awaited<ReturnType<typeof send>>> {
+		return send(fake.url, await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, ...(body === undefined ? {} : { body }) }));
+	}
+
+	it("uses the script in order, then respond(), then the default answer", async () => {
+		fake.script({ text: "one" }, { text: "two" });
+		fake.respond = () => ({ text: "from respond" });
+		const texts: unknown[] = [];
+		for (let i = 0; i < 3; i++) texts.push(json((await converse()).body).output);
+		fake.reset();
+		texts.push(json((await converse()).body).output);
+		assert.deepEqual(
+			texts.map((output) => (output as { message: { content: { text: string }[] } }).message.content[0]?.text),
+			["one", "two", "from respond", DEFAULT_REPLY_TEXT],
+		);
+	});
+
+	it("answers tool calls with stopReason tool_use and Bedrock-shaped ids", async () => {
+		fake.script({ toolUse: { name: "record_memory", input: { title: "T", facts: ["a"] } }, text: "Let me record that." });
+		const body = json((await converse()).body);
+		assert.equal(body.stopReason, "tool_use");
+		const content = (body.output as { message: { content: Record<string, unknown>[] } }).message.content;
+		assert.deepEqual(content[0], { text: "Let me record that." });
+		const toolUse = content[1]?.toolUse as { toolUseId: string; name: string; input: unknown };
+		assert.match(toolUse.toolUseId, /^tooluse_[A-Za-z0-9_-]{22}$/);
+		assert.equal(toolUse.name, "record_memory");
+		assert.deepEqual(toolUse.input, { title: "T", facts: ["a"] });
+	});
+
+	it("answers max_tokens", async () => {
+		fake.script({ maxTokens: true, text: "cut sh" });
+		const body = json((await converse()).body);
+		assert.equal(body.stopReason, "max_tokens");
+		assert.deepEqual((body.output as { message: unknown }).message, { role: "assistant", content: [{ text: "cut sh" }] });
+	});
+
+	it("counts tokens at about four characters each and models the prompt cache", async () => {
+		const plain = converseBody("x".repeat(400));
+		fake.script({ text: "y".repeat(40) });
+		const usage = json((await converse(plain)).body).usage as Record<string, number>;
+		assert.deepEqual(usage, {
+			inputTokens: Math.ceil(plain.length / 4),
+			outputTokens: 10,
+			totalTokens: Math.ceil(plain.length / 4) + 10,
+			cacheReadInputTokens: 0,
+			cacheWriteInputTokens: 0,
+		});
+
+		const cached = (question: string): string =>
+			JSON.stringify({
+				system: [{ text: "You keep memories. ".repeat(50) }, { cachePoint: { type: "default" } }],
+				messages: [{ role: "user", content: [{ text: question }] }],
+			});
+		const first = json((await converse(cached("first question"))).body).usage as Record<string, number>;
+		const second = json((await converse(cached("second question"))).body).usage as Record<string, number>;
+		assert.ok(first.cacheWriteInputTokens! > 200, JSON.stringify(first));
+		assert.equal(first.cacheReadInputTokens, 0);
+		assert.equal(second.cacheReadInputTokens, first.cacheWriteInputTokens);
+		assert.equal(second.cacheWriteInputTokens, 0);
+		assert.equal(second.totalTokens, second.inputTokens! + second.outputTokens! + second.cacheReadInputTokens!);
+		assert.ok(second.inputTokens! < 30, JSON.stringify(second));
+	});
+
+	it("refuses a request without messages, and unknown routes", async () => {
+		const empty = await converse(JSON.stringify({ messages: [] }));
+		assert.equal(empty.status, 400);
+		assert.equal(errorType(empty), "ValidationException");
+		const missing = await converse(JSON.stringify({ system: [{ text: "hi" }] }));
+		assert.equal(errorType(missing), "ValidationException");
+		const assistantFirst = await converse(JSON.stringify({ messages: [{ role: "assistant", content: [{ text: "hi" }] }] }));
+		assert.match(String(json(assistantFirst.body).message), /must start with a user message/);
+		const route = await send(
+			fake.url,
+			await signRequest(new URL(fake.url).host, { method: "POST", path: `/model/${encodeURIComponent(TEST_MODEL_ID)}/invoke`, headers: {}, body: "{}" }, { credentials: TEST_CREDENTIALS }),
+		);
+		assert.equal(route.status, 404);
+		assert.equal(fake.pendingReplies, 0);
+	});
+
+	for (const [fault, status, type, message] of [
+		["throttle", 429, "ThrottlingException", "Too many requests, please wait before trying again."],
+		["serverError", 500, "InternalServerException", undefined],
+		["unavailable", 503, "ServiceUnavailableException", undefined],
+		["modelNotReady", 429, "ModelNotReadyException", undefined],
+		["accessDenied", 403, "AccessDeniedException", "You don't have access to the model with the specified model ID."],
+		[
+			"onDemandNotSupported",
+			400,
+			"ValidationException",
+			`Invocation of model ID ${TEST_MODEL_ID} with on-demand throughput isn't supported. Retry your request with the ID or ARN of an inference profile that contains this model.`,
+		],
+	] as const) {
+		it(`answers the fault ${fault} with ${status} ${type}`, async () => {
+			fake.script(fault);
+			const response = await converse();
+			assert.equal(response.status, status);
+			assert.equal(response.headers["x-amzn-errortype"], `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`);
+			assert.equal(typeof response.headers["x-amzn-requestid"], "string");
+			const body = json(response.body);
+			assert.deepEqual(Object.keys(body), ["message"]);
+			if (message !== undefined) assert.equal(body.message, message);
+			assert.equal(fake.requests[0]?.response?.errorType, type);
+		});
+	}
+
+	it("answers any status given", async () => {
+		fake.script({ status: { code: 424, type: "ModelErrorException", message: "The model failed." } });
+		const response = await converse();
+		assert.equal(response.status, 424);
+		assert.equal(errorType(response), "ModelErrorException");
+		assert.equal(json(response.body).message, "The model failed.");
+	});
+
+	it("resets the connection without an answer", async () => {
+		fake.script("reset");
+		await assert.rejects(converse(), (error: NodeJS.ErrnoException) => error.code === "ECONNRESET" || /socket hang up/.test(error.message));
+		assert.equal(fake.requests[0]?.response?.status, "reset");
+		assert.equal(fake.inFlight, 0);
+		assert.equal((await converse()).status, 200, "the next request is answered");
+	});
+
+	it("answers 200 with a body that is not JSON", async () => {
+		fake.script("notJson");
+		const response = await converse();
+		assert.equal(response.status, 200);
+		assert.throws(() => JSON.parse(response.body));
+	});
+
+	it("answers badToolInput with a call of the requested tool whose input breaks its schema", async () => {
+		fake.script("badToolInput");
+		const body = converseBody("Remember this", {
+			toolConfig: {
+				tools: [{ toolSpec: { name: "other_tool", inputSchema: { json: { type: "object" } } } }, { toolSpec: { name: "record_memory", inputSchema: { json: { type: "object", required: ["title"], additionalProperties: false } } } }],
+				toolChoice: { tool: { name: "record_memory" } },
+			},
+		});
+		const answer = json((await converse(body)).body);
+		assert.equal(answer.stopReason, "tool_use");
+		const toolUse = (answer.output as { message: { content: { toolUse: { name: string; input: unknown } }[] } }).message.content[0]?.toolUse;
+		assert.equal(toolUse?.name, "record_memory");
+		assert.deepEqual(toolUse?.input, { unexpected: true });
+	});
+
+	it("delays a slow reply, then answers it", async () => {
+		fake.script({ slow: 150, then: { text: "late" } }, { slow: 10 });
+		const started = Date.now();
+		const response = await converse();
+		assert.ok(Date.now() - started >= 140, `took ${Date.now() - started} ms`);
+		assert.equal(((json(response.body).output as { message: { content: { text: string }[] } }).message.content[0])?.text, "late");
+		assert.ok((json(response.body).metrics as { latencyMs: number }).latencyMs >= 140);
+		const normal = json((await converse()).body).output as { message: { content: { text: string }[] } };
+		assert.equal(normal.message.content[0]?.text, DEFAULT_REPLY_TEXT, "slow without then gives respond()'s answer");
+	});
+
+	it("records concurrency: five slow requests at once", async () => {
+		fake.respond = () => ({ slow: 100 });
+		const requests = await Promise.all(Array.from({ length: 5 }, (_, i) => signedConverse(fake.url, { credentials: TEST_CREDENTIALS, body: converseBody(`question ${i}`) })));
+		const responses = await Promise.all(requests.map((request) => send(fake.url, request)));
+		assert.deepEqual(responses.map((response) => response.status), [200, 200, 200, 200, 200]);
+		assert.equal(fake.maxConcurrent, 5);
+		assert.equal(fake.inFlight, 0);
+		assert.equal(fake.requests.length, 5);
+		for (let i = 0; i < 5; i++) assert.ok(fake.bodiesText().includes(`question ${i}`));
+		assert.ok(!fake.bodiesText().includes("secret diary entry"));
+		fake.reset();
+		assert.equal(fake.maxConcurrent, 0);
+		assert.equal(fake.requests.length, 0);
+	});
+
+	it("fails a seeded share of requests with retryable faults, the same ones for the same seed, without eating the script", async () => {
+		async function run(): Promise<(number | "reset")[]> {
+			fake.reset();
+			fake.failRandomly(0.5, 42);
+			fake.script({ text: "first scripted" });
+			const outcomes: (number | "reset")[] = [];
+			for (let i = 0; i < 12; i++) {
+				try {
+					outcomes.push((await converse()).status);
+				} catch {
+					outcomes.push("reset");
+				}
+			}
+			return outcomes;
+		}
+		const first = await run();
+		const injected = fake.requests.filter((request) => request.injected);
+		assert.ok(injected.length >= 2 && injected.length <= 10, JSON.stringify(first));
+		for (const request of injected) assert.ok(["throttle", "serverError", "unavailable", "reset"].includes(request.reply as string));
+		const firstAnswered = fake.requests.find((request) => !request.injected);
+		assert.deepEqual(firstAnswered?.reply, { text: "first scripted" });
+		assert.deepEqual(await run(), first);
+	});
+});

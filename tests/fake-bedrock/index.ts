@@ -1,0 +1,15 @@
+// The fake Bedrock's public face: import from here in tests.
+
+export { DEFAULT_REPLY_TEXT, type FakeBedrock, type FakeBedrockOptions, type RecordedRequest, type RecordedResponse, startFakeBedrock } from "./server";
+export { FAULT_NAMES, type ContentBlock, type FaultName, type Reply, type StopReason, type ToolCall } from "./replies";
+export { type AuthOutcome, MAX_CLOCK_SKEW_MS } from "./authorize";
+export { type AwsError, SIGNATURE_MISMATCH_MESSAGE } from "./aws-errors";
+export type { TokenUsage } from "./usage";
+export {
+	type FakeCredential,
+	TEST_API_KEY,
+	TEST_CREDENTIALS,
+	TEST_EXPIRED_SESSION_TOKEN,
+	TEST_REGION,
+	TEST_SESSION_CREDENTIALS,
+} from "./credentials";

@@ -1,0 +1,85 @@
+// The fake's token accounting: about four characters a token, and a prompt cache keyed by the prefix before a cachePoint.
+
+import { type ContentBlock, asRecord } from "./replies";
+
+/** Converse's `usage` object. */
+export interface TokenUsage {
+	inputTokens: number;
+	outputTokens: number;
+	totalTokens: number;
+	cacheReadInputTokens: number;
+	cacheWriteInputTokens: number;
+}
+
+/** Bedrock keeps a cached prefix for five minutes after its last use. */
+export const CACHE_TTL_MS = 5 * 60 * 1000;
+
+export function estimateTokens(chars: number): number {
+	return Math.ceil(chars / 4);
+}
+
+/**
+ * A rough prompt cache: the prefix is everything before the request's last `cachePoint` block, in
+ * Bedrock's order (tools, then system, then messages). The first request with a given prefix (per
+ * model) writes it; later ones within the TTL read it. Cached tokens are not counted in inputTokens,
+ * as on Bedrock; totalTokens is the sum of all four counts.
+ */
+export class PromptCache {
+	private readonly lastUsed = new Map<string, number>();
+
+	usage(modelId: string, requestBody: string, json: Record<string, unknown>, content: readonly ContentBlock[], now: number): TokenUsage {
+		const requestTokens = estimateTokens(requestBody.length);
+		const outputTokens = Math.max(1, estimateTokens(replyChars(content)));
+		const prefix = cachedPrefix(json);
+		let cacheRead = 0;
+		let cacheWrite = 0;
+		if (prefix !== undefined) {
+			const prefixTokens = Math.min(estimateTokens(prefix.length), requestTokens);
+			const key = `${modelId}\n${prefix}`;
+			const last = this.lastUsed.get(key);
+			if (last !== undefined && now - last <= CACHE_TTL_MS) cacheRead = prefixTokens;
+			else cacheWrite = prefixTokens;
+			this.lastUsed.set(key, now);
+		}
+		const inputTokens = Math.max(1, requestTokens - cacheRead - cacheWrite);
+		return {
+			inputTokens,
+			outputTokens,
+			totalTokens: inputTokens + outputTokens + cacheRead + cacheWrite,
+			cacheReadInputTokens: cacheRead,
+			cacheWriteInputTokens: cacheWrite,
+		};
+	}
+
+	clear(): void {
+		this.lastUsed.clear();
+	}
+}
+
+/** The serialized blocks before the last cachePoint, or undefined when the request has none. */
+function cachedPrefix(json: Record<string, unknown>): string | undefined {
+	const blocks: unknown[] = [];
+	blocks.push(...arrayOf(asRecord(json.toolConfig)?.tools));
+	blocks.push(...arrayOf(json.system));
+	for (const message of arrayOf(json.messages)) {
+		const record = asRecord(message);
+		blocks.push({ role: record?.role }, ...arrayOf(record?.content));
+	}
+	let last = -1;
+	blocks.forEach((block, index) => {
+		if (asRecord(block)?.cachePoint !== undefined) last = index;
+	});
+	return last < 0 ? undefined : JSON.stringify(blocks.slice(0, last));
+}
+
+function arrayOf(value: unknown): unknown[] {
+	return Array.isArray(value) ? value : [];
+}
+
+function replyChars(content: readonly ContentBlock[]): number {
+	let chars = 0;
+	for (const block of content) {
+		chars += "text" in block ? block.text.length : block.toolUse.name.length + JSON.stringify(block.toolUse.input ?? null).length;
+	}
+	return chars;
+}

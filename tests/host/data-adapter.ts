@@ -1,0 +1,160 @@
+// Obsidian's DataAdapter over a real folder on disk, with Obsidian's strictness and op tracking.
+
+import { constants } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { DataAdapter, DataWriteOptions, ListedFiles, Stat } from "obsidian";
+
+/** The constructors of the realm that will receive our ArrayBuffers (the plugin's vm context). */
+export interface Realm {
+	ArrayBuffer: ArrayBufferConstructor;
+}
+
+export type HostAdapterMethods =
+	| "getName"
+	| "exists"
+	| "stat"
+	| "list"
+	| "read"
+	| "readBinary"
+	| "write"
+	| "writeBinary"
+	| "remove"
+	| "rename"
+	| "mkdir";
+
+/** One call to the adapter, as seen by tests that check the order of file operations. */
+export interface AdapterCall {
+	method: HostAdapterMethods;
+	args: string[];
+}
+
+export class HostDataAdapter implements Pick<DataAdapter, HostAdapterMethods> {
+	/** Every call, in order. */
+	readonly calls: AdapterCall[] = [];
+	private readonly pending = new Set<Promise<unknown>>();
+	private realm: Realm = { ArrayBuffer };
+
+	constructor(readonly basePath: string) {}
+
+	/** Makes readBinary return buffers of `realm`, so `instanceof ArrayBuffer` holds in the plugin. */
+	setRealm(realm: Realm): void {
+		this.realm = realm;
+	}
+
+	/** Resolves when no adapter call is in flight. */
+	async idle(): Promise<void> {
+		while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+	}
+
+	get busy(): boolean {
+		return this.pending.size > 0;
+	}
+
+	getName(): string {
+		return path.basename(this.basePath);
+	}
+
+	exists(normalizedPath: string, _sensitive?: boolean): Promise<boolean> {
+		return this.track("exists", [normalizedPath], async () => {
+			try {
+				await fs.access(this.full(normalizedPath), constants.F_OK);
+				return true;
+			} catch {
+				return false;
+			}
+		});
+	}
+
+	stat(normalizedPath: string): Promise<Stat | null> {
+		return this.track("stat", [normalizedPath], async () => {
+			const st = await fs.stat(this.full(normalizedPath)).catch(() => null);
+			if (st === null) return null;
+			return { type: st.isDirectory() ? "folder" : "file", ctime: st.birthtimeMs, mtime: st.mtimeMs, size: st.size };
+		});
+	}
+
+	list(normalizedPath: string): Promise<ListedFiles> {
+		return this.track("list", [normalizedPath], async () => {
+			const entries = await fs.readdir(this.full(normalizedPath), { withFileTypes: true });
+			const prefix = normalizedPath === "/" || normalizedPath === "" ? "" : `${normalizedPath}/`;
+			return {
+				files: entries.filter((e) => e.isFile()).map((e) => prefix + e.name),
+				folders: entries.filter((e) => e.isDirectory()).map((e) => prefix + e.name),
+			};
+		});
+	}
+
+	read(normalizedPath: string): Promise<string> {
+		return this.track("read", [normalizedPath], () => fs.readFile(this.full(normalizedPath), "utf8"));
+	}
+
+	readBinary(normalizedPath: string): Promise<ArrayBuffer> {
+		return this.track("readBinary", [normalizedPath], async () => {
+			const data = await fs.readFile(this.full(normalizedPath));
+			const out = new this.realm.ArrayBuffer(data.length);
+			new Uint8Array(out).set(data);
+			return out;
+		});
+	}
+
+	write(normalizedPath: string, data: string, _options?: DataWriteOptions): Promise<void> {
+		return this.track("write", [normalizedPath], async () => {
+			await this.requireParent(normalizedPath);
+			await fs.writeFile(this.full(normalizedPath), data, "utf8");
+		});
+	}
+
+	writeBinary(normalizedPath: string, data: ArrayBuffer, _options?: DataWriteOptions): Promise<void> {
+		return this.track("writeBinary", [normalizedPath], async () => {
+			await this.requireParent(normalizedPath);
+			// `data` may come from another realm: copy through a view, which works across realms.
+			await fs.writeFile(this.full(normalizedPath), Buffer.from(new Uint8Array(data)));
+		});
+	}
+
+	remove(normalizedPath: string): Promise<void> {
+		return this.track("remove", [normalizedPath], () => fs.unlink(this.full(normalizedPath)));
+	}
+
+	/** Like Obsidian's adapters: refuses to replace an existing destination. */
+	rename(normalizedPath: string, normalizedNewPath: string): Promise<void> {
+		return this.track("rename", [normalizedPath, normalizedNewPath], async () => {
+			const target = this.full(normalizedNewPath);
+			const taken = await fs.access(target).then(
+				() => true,
+				() => false,
+			);
+			if (taken) throw new Error("Destination file already exists!");
+			await fs.mkdir(path.dirname(target), { recursive: true });
+			await fs.rename(this.full(normalizedPath), target);
+		});
+	}
+
+	mkdir(normalizedPath: string): Promise<void> {
+		return this.track("mkdir", [normalizedPath], async () => {
+			await fs.mkdir(this.full(normalizedPath), { recursive: true });
+		});
+	}
+
+	/** Absolute path of a vault path; refuses paths that leave the vault. */
+	full(normalizedPath: string): string {
+		if (normalizedPath.split("/").includes("..")) throw new Error(`Path leaves the vault: ${normalizedPath}`);
+		return path.join(this.basePath, normalizedPath === "/" ? "" : normalizedPath);
+	}
+
+	private async requireParent(normalizedPath: string): Promise<void> {
+		const parent = path.dirname(this.full(normalizedPath));
+		const st = await fs.stat(parent).catch(() => null);
+		if (!st?.isDirectory()) throw new Error(`ENOENT: parent folder of ${normalizedPath} does not exist`);
+	}
+
+	private track<T>(method: HostAdapterMethods, args: string[], op: () => Promise<T>): Promise<T> {
+		this.calls.push({ method, args });
+		const promise = (async () => op())();
+		this.pending.add(promise);
+		const done = () => this.pending.delete(promise);
+		promise.then(done, done);
+		return promise;
+	}
+}

@@ -1,0 +1,219 @@
+// The headless Obsidian: a real vault folder, a DOM, and the built main.js loaded in a browser-like realm.
+
+import { webcrypto } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { App, Command, Plugin, PluginManifest, PluginSettingTab } from "obsidian";
+import { HostDataAdapter } from "./data-adapter";
+import { type HostDom, createDom } from "./dom";
+import { createObsidianModule } from "./obsidian-module";
+import { createPluginClasses } from "./plugin-base";
+import { HostTimers } from "./timers";
+import { createUiClasses } from "./ui";
+import { loadMainJs } from "./vm-loader";
+import { HostVault } from "./vault";
+import { HostWorkspace } from "./workspace";
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export interface StartHostOptions {
+	/** The vault folder; a new temporary folder when omitted (removed again by `stop()`). */
+	vaultDir?: string;
+	/** The vault's config folder name (Obsidian lets users change `.obsidian`). */
+	configDir?: string;
+	/** The built plugin to load; the repository's main.js by default. */
+	mainJsPath?: string;
+}
+
+export interface WaitOptions {
+	timeoutMs?: number;
+	message?: string;
+}
+
+type LoadedPlugin = Plugin & { loadAsync(): Promise<void> };
+
+export class Host {
+	readonly notices: string[] = [];
+	readonly commands = new Map<string, Command>();
+	readonly settingTabs: PluginSettingTab[] = [];
+	readonly timers = new HostTimers();
+	readonly adapter: HostDataAdapter;
+	readonly vault: HostVault;
+	readonly workspace: HostWorkspace;
+	readonly dom: HostDom;
+	readonly statusBarEl: HTMLElement;
+	readonly manifest: PluginManifest;
+	plugin: LoadedPlugin | undefined;
+
+	constructor(
+		readonly vaultDir: string,
+		readonly configDir: string,
+		private readonly mainJsPath: string,
+		manifest: PluginManifest,
+		private readonly ownsVault: boolean,
+	) {
+		this.adapter = new HostDataAdapter(vaultDir);
+		this.vault = new HostVault(this.adapter, configDir);
+		this.workspace = new HostWorkspace();
+		this.dom = createDom();
+		this.statusBarEl = this.dom.document.body.createDiv({ cls: "status-bar" });
+		this.manifest = { ...manifest, dir: this.pluginDir };
+	}
+
+	/** Vault path of the plugin's folder, e.g. `.obsidian/plugins/memory-agent`. */
+	get pluginDir(): string {
+		return `${this.configDir}/plugins/memory-agent`;
+	}
+
+	get app(): App {
+		return { vault: this.vault, workspace: this.workspace } as unknown as App;
+	}
+
+	/** Absolute path on disk of a vault path. */
+	diskPath(vaultPath: string): string {
+		return path.join(this.vaultDir, vaultPath);
+	}
+
+	/**
+	 * Installs main.js into the vault's plugin folder, evaluates it in a fresh browser-like
+	 * realm, constructs the plugin and awaits its onload. Fires layout-ready afterwards unless
+	 * told not to (as Obsidian does once every plugin has loaded).
+	 */
+	async loadPlugin({ layoutReady = true }: { layoutReady?: boolean } = {}): Promise<void> {
+		if (this.plugin) throw new Error("A plugin is already loaded; unload it first");
+		const pluginDisk = this.diskPath(this.pluginDir);
+		await fs.mkdir(pluginDisk, { recursive: true });
+		await fs.copyFile(this.mainJsPath, path.join(pluginDisk, "main.js"));
+		const code = await fs.readFile(path.join(pluginDisk, "main.js"), "utf8");
+
+		const pluginClasses = createPluginClasses({
+			app: this.app,
+			adapter: this.adapter,
+			dom: this.dom,
+			timers: this.timers,
+			statusBarEl: this.statusBarEl,
+			commands: this.commands,
+			settingTabs: this.settingTabs,
+		});
+		const obsidian = createObsidianModule(pluginClasses, createUiClasses({ dom: this.dom, notices: this.notices }));
+		const loaded = loadMainJs(code, this.browserGlobals(), (id) => (id === "obsidian" ? obsidian : undefined));
+		this.adapter.setRealm(loaded.realm);
+
+		const PluginClass = loaded.PluginClass as unknown as new (app: App, manifest: PluginManifest) => LoadedPlugin;
+		const plugin = new PluginClass(this.app, this.manifest);
+		if (!(plugin instanceof pluginClasses.Plugin)) throw new Error("main.js's class does not extend obsidian's Plugin");
+		this.plugin = plugin;
+		await plugin.loadAsync();
+		if (layoutReady) this.workspace.fireLayoutReady();
+	}
+
+	fireLayoutReady(): void {
+		this.workspace.fireLayoutReady();
+	}
+
+	/** Unloads the plugin (as Obsidian: without awaiting it), then waits for file operations to end. */
+	async unloadPlugin(): Promise<void> {
+		const plugin = this.plugin;
+		if (!plugin) throw new Error("No plugin is loaded");
+		plugin.unload();
+		this.plugin = undefined;
+		await this.settle();
+	}
+
+	/** Text of the plugin's status bar item ("" when there is none). */
+	statusBarText(): string {
+		const items = this.statusBarEl.querySelectorAll(".plugin-memory-agent");
+		return items.length === 0 ? "" : (items[items.length - 1]?.textContent ?? "");
+	}
+
+	/** Runs a command by its id, with or without the `memory-agent:` prefix. */
+	async runCommand(id: string): Promise<void> {
+		const command = this.commands.get(id) ?? this.commands.get(`${this.manifest.id}:${id}`);
+		if (!command) throw new Error(`No command ${id}; registered: ${[...this.commands.keys()].join(", ")}`);
+		if (!command.callback) throw new Error(`Command ${id} has no plain callback`);
+		await command.callback();
+	}
+
+	/** Polls `predicate` until it holds. */
+	async waitFor(predicate: () => boolean, { timeoutMs = 15_000, message }: WaitOptions = {}): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		while (!predicate()) {
+			if (Date.now() > deadline) {
+				throw new Error(`Timed out: ${message ?? "condition"} (status bar: "${this.statusBarText()}", notices: ${JSON.stringify(this.notices)})`);
+			}
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
+	}
+
+	/** Waits until the status bar no longer says "starting". */
+	async waitForCore(options: WaitOptions = {}): Promise<string> {
+		await this.waitFor(() => !/starting/.test(this.statusBarText()) && this.statusBarText() !== "", {
+			message: "the core to start",
+			...options,
+		});
+		await this.settle();
+		return this.statusBarText();
+	}
+
+	/** Waits until file operations are done and no timer is about to fire (timers far off are left). */
+	async settle(): Promise<void> {
+		for (let quietRounds = 0; quietRounds < 3; ) {
+			await this.adapter.idle();
+			await new Promise((resolve) => setImmediate(resolve));
+			if (this.adapter.busy || this.timers.dueWithin(20)) {
+				quietRounds = 0;
+				await new Promise((resolve) => setTimeout(resolve, 5));
+			} else {
+				quietRounds++;
+			}
+		}
+	}
+
+	/** Unloads the plugin if loaded, closes the DOM and removes a temporary vault. */
+	async stop(): Promise<void> {
+		if (this.plugin) await this.unloadPlugin();
+		this.timers.clearAll();
+		await this.dom.close();
+		if (this.ownsVault) await fs.rm(this.vaultDir, { recursive: true, force: true });
+	}
+
+	/** The plugin realm's globals: what a browser (desktop or mobile WebView) offers, nothing of Node. */
+	private browserGlobals(): Record<string, unknown> {
+		const { window, document } = this.dom;
+		return {
+			console,
+			setTimeout: this.timers.setTimeout,
+			clearTimeout: this.timers.clearTimeout,
+			setInterval: this.timers.setInterval,
+			clearInterval: this.timers.clearInterval,
+			queueMicrotask,
+			TextEncoder,
+			TextDecoder,
+			URL,
+			performance,
+			crypto: webcrypto,
+			navigator: window.navigator,
+			document,
+			activeDocument: document,
+			location: window.location,
+			Node: window.Node,
+			Element: window.Element,
+			HTMLElement: window.HTMLElement,
+			DocumentFragment: window.DocumentFragment,
+			Event: window.Event,
+		};
+	}
+}
+
+/** Starts a host over `vaultDir` (or a new temporary vault) with the repository's manifest. */
+export async function startHost(options: StartHostOptions = {}): Promise<Host> {
+	const ownsVault = options.vaultDir === undefined;
+	const vaultDir = options.vaultDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-vault-")));
+	const configDir = options.configDir ?? ".obsidian";
+	await fs.mkdir(path.join(vaultDir, configDir), { recursive: true });
+	const manifest = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "manifest.json"), "utf8")) as PluginManifest;
+	const mainJsPath = options.mainJsPath ?? path.join(REPO_ROOT, "main.js");
+	return new Host(vaultDir, configDir, mainJsPath, manifest, ownsVault);
+}

@@ -1,0 +1,53 @@
+// The object `require("obsidian")` returns inside the host: real classes typed against obsidian's API.
+
+import type * as Obsidian from "obsidian";
+import { HostEvents } from "./events";
+import type { PluginClasses } from "./plugin-base";
+import type { UiClasses } from "./ui";
+import { HostTAbstractFile, HostTFile, HostTFolder } from "./vault";
+
+/** Obsidian's normalizePath: forward slashes, no doubled, leading or trailing slashes. */
+export const normalizePath: typeof Obsidian.normalizePath = (path) => {
+	const cleaned = path
+		.replace(/\u00a0|\u202f/g, " ")
+		.replace(/[\\/]+/g, "/")
+		.replace(/^\/+|\/+$/g, "")
+		.normalize("NFC");
+	return cleaned === "" ? "/" : cleaned;
+};
+
+export function createObsidianModule(plugin: PluginClasses, ui: UiClasses, platform: Partial<typeof Obsidian.Platform> = {}) {
+	return {
+		apiVersion: "1.11.4",
+		Component: plugin.Component,
+		Plugin: plugin.Plugin,
+		Events: HostEvents,
+		Notice: ui.Notice,
+		Setting: ui.Setting,
+		TextComponent: ui.TextComponent,
+		PluginSettingTab: ui.PluginSettingTab,
+		TAbstractFile: HostTAbstractFile,
+		TFile: HostTFile,
+		TFolder: HostTFolder,
+		normalizePath,
+		Platform: {
+			isDesktop: true,
+			isMobile: false,
+			isDesktopApp: true,
+			isMobileApp: false,
+			isIosApp: false,
+			isAndroidApp: false,
+			isPhone: false,
+			isTablet: false,
+			isMacOS: false,
+			isWin: false,
+			isLinux: true,
+			isSafari: false,
+			resourcePathPrefix: "app://local/",
+			...platform,
+		},
+		requestUrl: () => Promise.reject(new Error("The headless host has no network")),
+	};
+}
+
+export type ObsidianModule = ReturnType<typeof createObsidianModule>;

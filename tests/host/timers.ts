@@ -1,0 +1,60 @@
+// Browser-style timers (numeric ids) for the plugin's realm, tracked so tests can see what is pending.
+
+interface ActiveTimer {
+	handle: NodeJS.Timeout;
+	repeat: boolean;
+	due: number;
+}
+
+export class HostTimers {
+	private nextId = 1;
+	private readonly active = new Map<number, ActiveTimer>();
+
+	readonly setTimeout = (callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]): number => {
+		const id = this.nextId++;
+		const handle = setTimeout(() => {
+			this.active.delete(id);
+			callback(...args);
+		}, ms);
+		this.active.set(id, { handle, repeat: false, due: Date.now() + ms });
+		return id;
+	};
+
+	readonly clearTimeout = (id: number | undefined): void => {
+		if (id === undefined) return;
+		const timer = this.active.get(id);
+		if (timer) clearTimeout(timer.handle);
+		this.active.delete(id);
+	};
+
+	readonly setInterval = (callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]): number => {
+		const id = this.nextId++;
+		const handle = setInterval(() => callback(...args), ms);
+		this.active.set(id, { handle, repeat: true, due: Date.now() + ms });
+		return id;
+	};
+
+	readonly clearInterval = (id: number | undefined): void => {
+		if (id === undefined) return;
+		const timer = this.active.get(id);
+		if (timer) clearInterval(timer.handle);
+		this.active.delete(id);
+	};
+
+	/** Number of timers and intervals not yet fired or cleared. */
+	get pending(): number {
+		return this.active.size;
+	}
+
+	/** True when a one-shot timer will fire within `ms`. */
+	dueWithin(ms: number): boolean {
+		const limit = Date.now() + ms;
+		return [...this.active.values()].some((timer) => !timer.repeat && timer.due <= limit);
+	}
+
+	/** Cancels everything (the host shutting down). */
+	clearAll(): void {
+		for (const timer of this.active.values()) clearTimeout(timer.handle);
+		this.active.clear();
+	}
+}

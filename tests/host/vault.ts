@@ -1,0 +1,166 @@
+// Obsidian's Vault over the host folder: lists real files and emits create/modify/delete/rename.
+
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import type { DataWriteOptions, EventRef, FileStats, TAbstractFile, TFile, TFolder, Vault } from "obsidian";
+import type { HostDataAdapter } from "./data-adapter";
+import { HostEvents } from "./events";
+
+type HostVaultMethods =
+	| "configDir"
+	| "getName"
+	| "getFiles"
+	| "getMarkdownFiles"
+	| "getAbstractFileByPath"
+	| "getFileByPath"
+	| "create"
+	| "read"
+	| "cachedRead"
+	| "modify"
+	| "delete"
+	| "rename"
+	| "on";
+
+/** Files and folders are classes so that `instanceof TFile` works in the plugin. */
+export class HostTAbstractFile implements Pick<TAbstractFile, "path" | "name"> {
+	constructor(
+		readonly vaultRef: HostVault,
+		public path: string,
+	) {}
+	get name(): string {
+		return this.path.split("/").pop() ?? this.path;
+	}
+	get vault(): Vault {
+		return this.vaultRef as unknown as Vault;
+	}
+	get parent(): TFolder | null {
+		return null;
+	}
+}
+
+export class HostTFile extends HostTAbstractFile implements Pick<TFile, "path" | "name" | "basename" | "extension" | "stat"> {
+	stat: FileStats = { ctime: 0, mtime: 0, size: 0 };
+	get basename(): string {
+		const dot = this.name.lastIndexOf(".");
+		return dot > 0 ? this.name.slice(0, dot) : this.name;
+	}
+	get extension(): string {
+		const dot = this.name.lastIndexOf(".");
+		return dot > 0 ? this.name.slice(dot + 1) : "";
+	}
+}
+
+export class HostTFolder extends HostTAbstractFile {
+	isRoot(): boolean {
+		return this.path === "/";
+	}
+}
+
+/** The host's files stand in for Obsidian's TFile; the Pick above checks the fields they have. */
+function asTFile(file: HostTFile): TFile {
+	return file as unknown as TFile;
+}
+
+export class HostVault extends HostEvents implements Pick<Vault, HostVaultMethods> {
+	private readonly files = new Map<string, HostTFile>();
+
+	constructor(
+		readonly adapter: HostDataAdapter,
+		readonly configDir: string,
+	) {
+		super();
+	}
+
+	getName(): string {
+		return this.adapter.getName();
+	}
+
+	/** All files of the vault folder, except the config folder and hidden entries (as Obsidian). */
+	getFiles(): TFile[] {
+		const found: TFile[] = [];
+		const walk = (relative: string) => {
+			for (const entry of readdirSync(this.adapter.full(relative || "/"), { withFileTypes: true })) {
+				const child = relative ? `${relative}/${entry.name}` : entry.name;
+				if (entry.name.startsWith(".") || child === this.configDir) continue;
+				if (entry.isDirectory()) walk(child);
+				else if (entry.isFile()) found.push(asTFile(this.fileAt(child)));
+			}
+		};
+		walk("");
+		return found;
+	}
+
+	getMarkdownFiles(): TFile[] {
+		return this.getFiles().filter((file) => file.extension === "md");
+	}
+
+	getAbstractFileByPath(filePath: string): TAbstractFile | null {
+		return this.getFileByPath(filePath);
+	}
+
+	getFileByPath(filePath: string): TFile | null {
+		const st = statSync(this.adapter.full(filePath), { throwIfNoEntry: false });
+		return st?.isFile() ? asTFile(this.fileAt(filePath)) : null;
+	}
+
+	async create(filePath: string, data: string, _options?: DataWriteOptions): Promise<TFile> {
+		if (await this.adapter.exists(filePath)) throw new Error("File already exists.");
+		const parent = path.posix.dirname(filePath);
+		if (parent !== ".") await this.adapter.mkdir(parent);
+		await this.adapter.write(filePath, data);
+		const file = asTFile(this.fileAt(filePath));
+		this.trigger("create", file);
+		return file;
+	}
+
+	read(file: TFile): Promise<string> {
+		return this.adapter.read(file.path);
+	}
+
+	cachedRead(file: TFile): Promise<string> {
+		return this.adapter.read(file.path);
+	}
+
+	async modify(file: TFile, data: string, _options?: DataWriteOptions): Promise<void> {
+		await this.adapter.write(file.path, data);
+		this.trigger("modify", this.fileAt(file.path));
+	}
+
+	async delete(file: TAbstractFile, _force?: boolean): Promise<void> {
+		await this.adapter.remove(file.path);
+		const known = this.fileAt(file.path);
+		this.files.delete(file.path);
+		this.trigger("delete", known);
+	}
+
+	async rename(file: TAbstractFile, newPath: string): Promise<void> {
+		const oldPath = file.path;
+		await this.adapter.rename(oldPath, newPath);
+		const moved = this.fileAt(oldPath);
+		this.files.delete(oldPath);
+		moved.path = newPath;
+		this.files.set(newPath, moved);
+		this.refreshStat(moved);
+		this.trigger("rename", moved, oldPath);
+	}
+
+	override on(name: string, callback: (...data: never[]) => unknown, ctx?: unknown): EventRef {
+		return super.on(name, callback as (...data: unknown[]) => unknown, ctx);
+	}
+
+	/** The one TFile object for `filePath`, with a fresh stat (Obsidian keeps objects stable). */
+	private fileAt(filePath: string): HostTFile {
+		let file = this.files.get(filePath);
+		if (!file) {
+			file = new HostTFile(this, filePath);
+			this.files.set(filePath, file);
+		}
+		this.refreshStat(file);
+		return file;
+	}
+
+	private refreshStat(file: HostTFile): void {
+		const st = statSync(this.adapter.full(file.path), { throwIfNoEntry: false });
+		if (st) file.stat = { ctime: st.birthtimeMs, mtime: st.mtimeMs, size: st.size };
+	}
+}

@@ -1,0 +1,135 @@
+// main.js in a bare realm with only what a mobile WebView offers: no require, process or Buffer.
+// A minimal hand-written obsidian stub stands in for the app; the core must still start.
+
+import assert from "node:assert/strict";
+import { webcrypto } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { test } from "node:test";
+import vm from "node:vm";
+import { REPO_ROOT } from "../host/host";
+import { loadMainJs } from "../host/vm-loader";
+
+/** The few element helpers the status bar uses, on a plain object. */
+function stubElement() {
+	return {
+		text: "",
+		classes: new Set<string>(),
+		attrs: new Map<string, string>(),
+		setText(text: string) {
+			this.text = text;
+		},
+		addClass(...classes: string[]) {
+			for (const cls of classes) this.classes.add(cls);
+		},
+		toggleClass(cls: string, on: boolean) {
+			if (on) this.classes.add(cls);
+			else this.classes.delete(cls);
+		},
+		setAttr(name: string, value: unknown) {
+			this.attrs.set(name, String(value));
+		},
+	};
+}
+
+/** An in-memory vault adapter (what Obsidian mobile's adapter does, without a disk). */
+function memoryAdapter() {
+	const files = new Map<string, Uint8Array>();
+	const folders = new Set<string>();
+	return {
+		files,
+		exists: async (p: string) => files.has(p) || folders.has(p),
+		stat: async (p: string) => (files.has(p) ? { type: "file", ctime: 0, mtime: 1, size: files.get(p)?.length ?? 0 } : null),
+		readBinary: async (p: string) => (files.get(p) ?? new Uint8Array()).slice().buffer,
+		writeBinary: async (p: string, data: ArrayBuffer) => void files.set(p, new Uint8Array(data).slice()),
+		remove: async (p: string) => void files.delete(p),
+		rename: async (from: string, to: string) => {
+			const data = files.get(from);
+			if (!data || files.has(to)) throw new Error("rename failed");
+			files.delete(from);
+			files.set(to, data);
+		},
+		mkdir: async (p: string) => void folders.add(p),
+	};
+}
+
+test("main.js requires nothing but obsidian", async () => {
+	const code = await fs.readFile(path.join(REPO_ROOT, "main.js"), "utf8");
+	const required = [...code.matchAll(/\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)].map((m) => m[1]);
+	assert.deepEqual([...new Set(required)], ["obsidian"]);
+	assert.equal(/\bimport\.meta\b/.test(code), false, "no import.meta left in the CommonJS bundle");
+});
+
+test("the core starts in a realm without any Node built-in", { timeout: 60_000 }, async () => {
+	const code = await fs.readFile(path.join(REPO_ROOT, "main.js"), "utf8");
+	const notices: string[] = [];
+	const commands: Array<{ id: string; callback?: () => unknown }> = [];
+	const statusEl = stubElement();
+	let layoutReady: (() => unknown) | undefined;
+	const adapter = memoryAdapter();
+
+	class Plugin {
+		constructor(
+			readonly app: unknown,
+			readonly manifest: unknown,
+		) {}
+		addStatusBarItem() {
+			return statusEl;
+		}
+		addCommand(command: { id: string }) {
+			commands.push(command);
+			return command;
+		}
+		addSettingTab() {}
+		register() {}
+		async loadData() {
+			return null;
+		}
+		async saveData() {}
+	}
+	const obsidian = {
+		Plugin,
+		Notice: class {
+			constructor(message: string) {
+				notices.push(message);
+			}
+		},
+		PluginSettingTab: class {},
+		Setting: class {},
+		normalizePath: (p: string) => p,
+	};
+
+	// What a browser offers; nothing from Node (no process, Buffer, require, global, setImmediate).
+	const loaded = loadMainJs(
+		code,
+		{ setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask, TextEncoder, TextDecoder, console, crypto: webcrypto },
+		(id) => (id === "obsidian" ? obsidian : undefined),
+	);
+	assert.deepEqual(
+		// Copied out of the plugin's realm, whose arrays have another prototype.
+		[...(vm.runInContext("[typeof process, typeof Buffer, typeof require, typeof global, typeof setImmediate, typeof module]", loaded.context) as string[])],
+		["undefined", "undefined", "undefined", "undefined", "undefined", "undefined"],
+	);
+
+	const app = { vault: { configDir: ".obsidian", adapter }, workspace: { onLayoutReady: (cb: () => unknown) => (layoutReady = cb) } };
+	const plugin = new (loaded.PluginClass as unknown as new (app: unknown, manifest: unknown) => Plugin & {
+		onload(): Promise<void>;
+		onunload(): void;
+	})(app, { id: "memory-agent", dir: ".obsidian/plugins/memory-agent" });
+	await plugin.onload();
+	assert.equal(statusEl.text, "Memory: starting…");
+	assert.ok(layoutReady, "onload asked to be told when the layout is ready");
+	assert.deepEqual(commands.map((c) => c.id), ["show-memory-status"]);
+
+	layoutReady();
+	const deadline = Date.now() + 30_000;
+	while (!/memories/.test(statusEl.text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+	assert.equal(statusEl.text, "Memory: 0 memories · 0 insights · 0 queued", `notices: ${JSON.stringify(notices)}`);
+
+	plugin.onunload();
+	const db = ".obsidian/plugins/memory-agent/memory.db";
+	while (!adapter.files.has(db) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+	const saved = adapter.files.get(db);
+	assert.ok(saved, "unload wrote the database");
+	assert.equal(new TextDecoder().decode(saved.subarray(0, 15)), "SQLite format 3");
+});

@@ -1,0 +1,159 @@
+// The built main.js in the headless host: lazy start, status bar, command, flush on unload, config folder.
+
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { type Host, startHost } from "../host/host";
+import { loadFacade } from "../support/facade";
+import { databasePath, databaseWithMemories, filesIn, inspectDatabase, readDatabase, writeDatabase } from "../support/plugin-fixtures";
+
+let host: Host | undefined;
+afterEach(async () => {
+	await host?.stop();
+	host = undefined;
+});
+
+test("onload returns before the core starts; the core starts after layout-ready", async () => {
+	host = await startHost();
+	await host.loadPlugin({ layoutReady: false });
+	assert.equal(host.statusBarText(), "Memory: starting…");
+	await host.settle();
+	await new Promise((resolve) => setTimeout(resolve, 200));
+	assert.equal(host.statusBarText(), "Memory: starting…", "nothing starts before the layout is ready");
+	assert.ok(
+		host.adapter.calls.every((call) => !call.args.some((arg) => arg.includes("memory.db"))),
+		"the database is not touched during onload",
+	);
+
+	host.fireLayoutReady();
+	assert.equal(host.statusBarText(), "Memory: starting…", "the start is asynchronous");
+	assert.equal(await host.waitForCore(), "Memory: 0 memories · 0 insights · 0 queued");
+});
+
+test("the status bar shows the counts of an existing database", async () => {
+	host = await startHost();
+	await writeDatabase(host, await databaseWithMemories(1234));
+	await host.loadPlugin();
+	assert.equal(await host.waitForCore(), `Memory: ${(1234).toLocaleString()} memories · 0 insights · 0 queued`);
+	const item = host.statusBarEl.querySelector(".plugin-memory-agent");
+	assert.ok(item?.classList.contains("memory-agent-status"), "the item has the plugin's CSS class");
+});
+
+test("'Show memory status' shows counts, schema version and database path", async () => {
+	host = await startHost();
+	await writeDatabase(host, await databaseWithMemories(3));
+	await host.loadPlugin();
+	await host.waitForCore();
+	assert.ok(host.commands.has("memory-agent:show-memory-status"));
+	assert.equal(host.commands.get("memory-agent:show-memory-status")?.hotkeys, undefined, "no default hotkey");
+	await host.runCommand("show-memory-status");
+	const notice = host.notices.at(-1) ?? "";
+	const { facade } = await loadFacade();
+	assert.match(notice, /3 memories, 0 insights/);
+	assert.match(notice, /0 queued, 0 running, 0 failed/);
+	assert.match(notice, new RegExp(`Schema version ${facade.supportedSchemaVersion()}`));
+	assert.ok(notice.includes(databasePath(host)), notice);
+});
+
+test("the command answers while the core is still starting", async () => {
+	host = await startHost();
+	await host.loadPlugin({ layoutReady: false });
+	await host.runCommand("show-memory-status");
+	assert.match(host.notices.at(-1) ?? "", /starting/);
+});
+
+test("unload flushes a new database to disk, and the next load reads it back", async () => {
+	host = await startHost();
+	await host.loadPlugin();
+	await host.waitForCore();
+	assert.equal(await readDatabase(host), undefined, "not yet written: the save is debounced");
+	await host.unloadPlugin();
+	const { facade } = await loadFacade();
+	assert.deepEqual(await inspectDatabase(host), { version: facade.supportedSchemaVersion(), memories: 0 });
+	assert.deepEqual(await filesIn(host, host.pluginDir), ["main.js", "memory.db"], "no temporary file left");
+	assert.equal(host.statusBarText(), "", "the status bar item is removed");
+	assert.equal(host.commands.size, 0, "the command is removed");
+
+	await host.loadPlugin();
+	assert.equal(await host.waitForCore(), "Memory: 0 memories · 0 insights · 0 queued");
+});
+
+test("memories survive unload and reload", async () => {
+	host = await startHost();
+	await writeDatabase(host, await databaseWithMemories(7));
+	await host.loadPlugin();
+	assert.match(await host.waitForCore(), /7 memories/);
+	await host.unloadPlugin();
+	assert.equal((await inspectDatabase(host)).memories, 7);
+	await host.loadPlugin();
+	assert.match(await host.waitForCore(), /7 memories/);
+});
+
+test("unloading before the core started leaves the vault untouched", async () => {
+	host = await startHost();
+	await host.loadPlugin({ layoutReady: false });
+	await host.unloadPlugin();
+	assert.equal(await readDatabase(host), undefined);
+	assert.equal(host.timers.pending, 0, "no timer left running");
+});
+
+test("a layout-ready that comes after unload does not start the core", async () => {
+	host = await startHost();
+	await host.loadPlugin({ layoutReady: false });
+	await host.unloadPlugin();
+	host.fireLayoutReady();
+	await new Promise((resolve) => setTimeout(resolve, 300));
+	await host.settle();
+	assert.equal(await readDatabase(host), undefined, "no database was opened or written");
+	assert.equal(host.timers.pending, 0);
+	assert.equal(host.notices.length, 0);
+});
+
+test("the default database path follows the vault's config folder", async () => {
+	host = await startHost({ configDir: ".my-config" });
+	await host.loadPlugin();
+	await host.waitForCore();
+	await host.runCommand("show-memory-status");
+	assert.ok(host.notices.at(-1)?.includes(".my-config/plugins/memory-agent/memory.db"), host.notices.at(-1));
+	await host.unloadPlugin();
+	assert.ok(await readDatabase(host), "memory.db is in .my-config/plugins/memory-agent");
+	assert.equal(databasePath(host), ".my-config/plugins/memory-agent/memory.db");
+});
+
+test("a database path from the settings is used", async () => {
+	host = await startHost();
+	await writeDatabase(host, new Uint8Array()); // creates the plugin folder
+	await host.vault.adapter.write(`${host.pluginDir}/data.json`, JSON.stringify({ databasePath: "Memory/agent.db" }));
+	await host.loadPlugin();
+	await host.waitForCore();
+	await host.unloadPlugin();
+	assert.ok((await filesIn(host, "Memory")).includes("agent.db"));
+});
+
+test("the settings tab validates the path and saves a valid one", async () => {
+	host = await startHost();
+	await host.loadPlugin();
+	await host.waitForCore();
+	const tab = host.settingTabs[0];
+	assert.ok(tab, "a settings tab is registered");
+	tab.display();
+	const input = tab.containerEl.querySelector("input");
+	assert.ok(input, "the tab has a text field");
+	assert.equal(input.value, `${host.configDir}/plugins/memory-agent/memory.db`);
+	const type = async (value: string) => {
+		input.value = value;
+		input.dispatchEvent(new host!.dom.window.Event("input") as unknown as Event);
+		await host!.settle();
+	};
+	const error = () => tab.containerEl.querySelector(".memory-agent-setting-error")?.textContent ?? "";
+
+	await type("../outside.db");
+	assert.match(error(), /inside the vault/);
+	await type("notes.txt");
+	assert.match(error(), /\.db/);
+	assert.equal(await host.adapter.exists(`${host.pluginDir}/data.json`), false, "invalid values are not saved");
+
+	await type("Memory/agent.db");
+	assert.equal(error(), "");
+	const saved = JSON.parse(await host.adapter.read(`${host.pluginDir}/data.json`)) as unknown;
+	assert.deepEqual(saved, { databasePath: "Memory/agent.db" });
+});

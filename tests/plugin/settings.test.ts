@@ -1,0 +1,57 @@
+// Settings defaults, validation and storage, and the words of the status bar.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+	defaultDatabasePath,
+	settingsFromData,
+	settingsToData,
+	validateDatabasePath,
+} from "../../plugin/settings";
+import { STATUS_STARTING, STATUS_UNAVAILABLE, statusBarText, statusNoticeText } from "../../plugin/ui/status-text";
+
+test("the default database path is built from the config folder", () => {
+	assert.equal(defaultDatabasePath(".obsidian"), ".obsidian/plugins/memory-agent/memory.db");
+	assert.equal(defaultDatabasePath("_config"), "_config/plugins/memory-agent/memory.db");
+	assert.deepEqual(settingsFromData(null, ".cfg"), { databasePath: ".cfg/plugins/memory-agent/memory.db" });
+});
+
+test("database paths are validated", () => {
+	assert.equal(validateDatabasePath("Memory/agent.db"), null);
+	assert.equal(validateDatabasePath("  memory.db "), null);
+	assert.match(validateDatabasePath("") ?? "", /Enter a path/);
+	assert.match(validateDatabasePath("   ") ?? "", /Enter a path/);
+	assert.match(validateDatabasePath("memory.sqlite") ?? "", /\.db/);
+	assert.match(validateDatabasePath("../memory.db") ?? "", /inside the vault/);
+	assert.match(validateDatabasePath("a/../../memory.db") ?? "", /inside the vault/);
+	assert.match(validateDatabasePath("a\\..\\memory.db") ?? "", /inside the vault/);
+	assert.match(validateDatabasePath("/home/me/memory.db") ?? "", /relative/);
+	assert.match(validateDatabasePath("C:/memory.db") ?? "", /relative/);
+	assert.equal(validateDatabasePath("..memory.db"), null, "dots inside a name are fine");
+});
+
+test("stored settings: unknown keys dropped, invalid paths fall back to the default", () => {
+	assert.deepEqual(settingsFromData({ databasePath: "Memory/x.db", other: 1 }, ".obsidian"), { databasePath: "Memory/x.db" });
+	assert.deepEqual(settingsFromData({ databasePath: "../x.db" }, ".obsidian"), { databasePath: ".obsidian/plugins/memory-agent/memory.db" });
+	assert.deepEqual(settingsFromData({ databasePath: 42 }, ".o"), { databasePath: ".o/plugins/memory-agent/memory.db" });
+	assert.deepEqual(settingsFromData("garbage", ".o"), { databasePath: ".o/plugins/memory-agent/memory.db" });
+});
+
+test("the default path is not stored, so it follows a renamed config folder", () => {
+	assert.deepEqual(settingsToData({ databasePath: ".obsidian/plugins/memory-agent/memory.db" }, ".obsidian"), {});
+	assert.deepEqual(settingsToData({ databasePath: "Memory/x.db" }, ".obsidian"), { databasePath: "Memory/x.db" });
+});
+
+test("status texts", () => {
+	const status = { memories: 12, insights: 3, queued: 0, running: 1, failed: 2, schemaVersion: 1 };
+	assert.equal(STATUS_STARTING, "Memory: starting…");
+	assert.equal(STATUS_UNAVAILABLE, "Memory: unavailable");
+	assert.equal(statusBarText(status), "Memory: 12 memories · 3 insights · 0 queued");
+	assert.equal(statusBarText({ ...status, memories: 1, insights: 1 }), "Memory: 1 memory · 1 insight · 0 queued");
+	assert.equal(statusBarText({ ...status, memories: 1234567 }), `Memory: ${(1234567).toLocaleString()} memories · 3 insights · 0 queued`);
+	const notice = statusNoticeText(status, ".obsidian/plugins/memory-agent/memory.db");
+	assert.match(notice, /12 memories, 3 insights/);
+	assert.match(notice, /0 queued, 1 running, 2 failed/);
+	assert.match(notice, /Schema version 1/);
+	assert.match(notice, /Database: \.obsidian\/plugins\/memory-agent\/memory\.db/);
+});

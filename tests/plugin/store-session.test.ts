@@ -1,0 +1,125 @@
+// The store session with the real core: new stores, corrupt and newer files, files changed on disk.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { StoreStatus } from "../../plugin/core/memory-core-api";
+import { DatabaseFile } from "../../plugin/storage/database-file";
+import { StoreSession, type StoreSessionDeps, StoreUnavailableError } from "../../plugin/storage/store-session";
+import { loadFacade } from "../support/facade";
+import { FakeTimers, drain } from "../support/fake-timers";
+import { MemoryPort } from "../support/memory-port";
+import { emptyDatabase, nodeCore } from "../support/node-core";
+import { withMemories } from "../support/sqlite-fixtures";
+
+const DB = "config/plugins/memory-agent/memory.db";
+const NOW = new Date(Date.UTC(2026, 10, 30, 7, 14, 0));
+
+async function setup(port = new MemoryPort()) {
+	const timers = new FakeTimers();
+	const notices: string[] = [];
+	const statuses: StoreStatus[] = [];
+	const unavailable: string[] = [];
+	const deps: StoreSessionDeps = {
+		core: await nodeCore(),
+		file: new DatabaseFile(port, DB),
+		timers,
+		now: () => NOW,
+		notify: (message) => notices.push(message),
+		onStatus: (status) => statuses.push(status),
+		onUnavailable: (reason) => unavailable.push(reason),
+	};
+	return { port, timers, notices, statuses, unavailable, deps };
+}
+
+async function portWith(bytes: Uint8Array): Promise<MemoryPort> {
+	const port = new MemoryPort();
+	await port.mkdir("config/plugins/memory-agent");
+	await port.writeBinary(DB, bytes.slice().buffer);
+	return port;
+}
+
+test("a new store is written to a new file after the save delay", async () => {
+	const { port, timers, statuses, deps } = await setup();
+	const session = await StoreSession.open(deps);
+	assert.equal(statuses.at(-1)?.memories, 0);
+	assert.equal(port.files.has(DB), false, "nothing written before the delay");
+	timers.advance(2000);
+	await drain();
+	assert.ok(port.files.has(DB), "written after the delay");
+	const { facade, SQL } = await loadFacade();
+	const reopened = facade.MemoryCore.open(SQL, port.files.get(DB)?.bytes, Date.now());
+	assert.equal(reopened.status().schemaVersion, facade.supportedSchemaVersion());
+	reopened.free();
+	await session.close();
+});
+
+test("an existing database is opened with its counts", async () => {
+	const { SQL } = await loadFacade();
+	const { statuses, deps } = await setup(await portWith(withMemories(SQL, await emptyDatabase(), 3)));
+	const session = await StoreSession.open(deps);
+	assert.equal(statuses.at(-1)?.memories, 3);
+	assert.equal(session.status().memories, 3);
+	await session.close();
+});
+
+test("a corrupt file is moved aside untouched and a new store takes its place", async () => {
+	const garbage = new TextEncoder().encode("this is not an SQLite database ".repeat(200));
+	const { port, notices, statuses, deps } = await setup(await portWith(garbage));
+	const session = await StoreSession.open(deps);
+	const aside = `${DB}.corrupt-20261130T071400Z`;
+	assert.deepEqual(port.files.get(aside)?.bytes, garbage, "the original bytes are kept");
+	assert.equal(notices.length, 1);
+	assert.match(notices[0] ?? "", /new, empty one/);
+	assert.ok(notices[0]?.includes(aside), "the notice names the moved-aside file");
+	assert.equal(statuses.at(-1)?.memories, 0);
+	await session.flush();
+	assert.ok(port.files.has(DB), "the new store was saved");
+	assert.notDeepEqual(port.files.get(DB)?.bytes, garbage);
+	await session.close();
+});
+
+test("a database from a newer Memory Agent is left untouched and the store is unavailable", async () => {
+	const { SQL } = await loadFacade();
+	const db = new SQL.Database(await emptyDatabase());
+	db.run("PRAGMA user_version = 999");
+	const newer = db.export();
+	db.close();
+	const { port, deps } = await setup(await portWith(newer));
+	const before = [...port.files.keys()];
+	await assert.rejects(StoreSession.open(deps), (error: unknown) => {
+		assert.ok(error instanceof StoreUnavailableError);
+		assert.match(error.message, /newer version of Memory Agent — update the plugin/);
+		return true;
+	});
+	assert.deepEqual([...port.files.keys()], before, "no file was added, renamed or removed");
+	assert.deepEqual(port.files.get(DB)?.bytes, newer, "the bytes are unchanged");
+});
+
+test("a database that appears on disk before our first write is loaded, not overwritten", async () => {
+	const { SQL } = await loadFacade();
+	const { port, notices, statuses, deps } = await setup();
+	const session = await StoreSession.open(deps);
+	assert.equal(statuses.at(-1)?.memories, 0);
+	const synced = withMemories(SQL, await emptyDatabase(), 4);
+	await port.mkdir("config/plugins/memory-agent");
+	port.replaceExternally(DB, synced);
+
+	await session.flush();
+	assert.deepEqual(port.files.get(DB)?.bytes, synced, "the synced file was not overwritten");
+	assert.equal(session.status().memories, 4, "the synced version was loaded");
+	assert.equal(statuses.at(-1)?.memories, 4);
+	assert.ok(notices.some((n) => /changed on disk/.test(n)), `notices: ${JSON.stringify(notices)}`);
+	await session.close();
+	assert.deepEqual(port.files.get(DB)?.bytes, synced, "closing does not overwrite it either");
+});
+
+test("a failed write is shown and retried by the next flush", async () => {
+	const { port, notices, deps } = await setup();
+	const session = await StoreSession.open(deps);
+	port.failOn("rename", { crash: false });
+	await session.flush();
+	assert.ok(notices.some((n) => /could not save/.test(n)), `notices: ${JSON.stringify(notices)}`);
+	await session.flush();
+	assert.ok(port.files.has(DB), "the retry wrote the file");
+	await session.close();
+});

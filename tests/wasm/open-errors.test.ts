@@ -1,0 +1,77 @@
+// Files the core cannot use are refused with a real Error carrying a stable code.
+
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { test } from "node:test";
+import type { SqlJsStatic } from "sql.js";
+import { type Facade, loadFacade } from "../support/facade";
+
+const NOW = Date.UTC(2026, 10, 30, 7, 14);
+
+function openError(facade: Facade, SQL: SqlJsStatic, bytes: Uint8Array): Error & { code?: unknown } {
+	try {
+		facade.MemoryCore.open(SQL, bytes, NOW).free();
+	} catch (error) {
+		assert.ok(error instanceof Error, `threw a real Error, got ${Object.prototype.toString.call(error)}`);
+		assert.ok(error.message.length > 0, "the error has a message");
+		return error as Error & { code?: unknown };
+	}
+	assert.fail("open() accepted bytes it should refuse");
+}
+
+function emptyStoreBytes(facade: Facade, SQL: SqlJsStatic): Uint8Array {
+	const core = facade.MemoryCore.open(SQL, undefined, NOW);
+	const bytes = core.exportBytes();
+	core.free();
+	return bytes;
+}
+
+test("garbage bytes are store.corrupt", async () => {
+	const { facade, SQL } = await loadFacade();
+	const inputs = [
+		new TextEncoder().encode("# My note\n\nNot a database at all.\n"),
+		new Uint8Array(randomBytes(4096)),
+		new Uint8Array(randomBytes(100_000)),
+		new Uint8Array(4096),
+	];
+	for (const bytes of inputs) assert.equal(openError(facade, SQL, bytes).code, "store.corrupt");
+});
+
+test("a truncated database is store.corrupt", async () => {
+	const { facade, SQL } = await loadFacade();
+	const whole = emptyStoreBytes(facade, SQL);
+	assert.ok(whole.length >= 2 * 512, "the empty store spans several pages");
+	for (const length of [50, 100, 1000, whole.length >> 1, whole.length - 1]) {
+		const error = openError(facade, SQL, whole.slice(0, length));
+		assert.equal(error.code, "store.corrupt", `cut to ${length} of ${whole.length} bytes: ${error.message}`);
+	}
+});
+
+test("a database cut at a page boundary is store.corrupt", async () => {
+	const { facade, SQL } = await loadFacade();
+	const whole = emptyStoreBytes(facade, SQL);
+	const pageSize = new DataView(whole.buffer, whole.byteOffset).getUint16(16);
+	assert.ok(whole.length > pageSize, "more than one page");
+	const error = openError(facade, SQL, whole.slice(0, whole.length - pageSize));
+	assert.equal(error.code, "store.corrupt", error.message);
+});
+
+test("an SQLite file that is not a Memory Agent database is store.corrupt", async () => {
+	const { facade, SQL } = await loadFacade();
+	const db = new SQL.Database();
+	db.run("CREATE TABLE shopping (item TEXT); INSERT INTO shopping VALUES ('milk');");
+	db.run(`PRAGMA user_version = ${facade.supportedSchemaVersion()}`);
+	const bytes = db.export();
+	db.close();
+	assert.equal(openError(facade, SQL, bytes).code, "store.corrupt");
+});
+
+test("a database from a newer schema is store.newer_schema", async () => {
+	const { facade, SQL } = await loadFacade();
+	const db = new SQL.Database(emptyStoreBytes(facade, SQL));
+	db.run(`PRAGMA user_version = ${facade.supportedSchemaVersion() + 1}`);
+	const bytes = db.export();
+	db.close();
+	const error = openError(facade, SQL, bytes);
+	assert.equal(error.code, "store.newer_schema", error.message);
+});
