@@ -38,6 +38,7 @@ fn question() -> ConverseRequest {
         max_tokens: 100,
         temperature: None,
         forced_tool: None,
+        offered_tools: vec![],
     }
 }
 

@@ -64,6 +64,7 @@ fn request(batch: &[Memory], rejection: Option<&str>) -> ConverseRequest {
         max_tokens: 4_096,
         temperature: Some(0.2),
         forced_tool: Some(tool()),
+        offered_tools: vec![],
     }
 }
 

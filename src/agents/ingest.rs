@@ -109,6 +109,7 @@ fn request(input: &IngestInput<'_>, rejection: Option<&str>) -> ConverseRequest 
         max_tokens: 1_024,
         temperature: Some(0.0),
         forced_tool: Some(tool()),
+        offered_tools: vec![],
     }
 }
 

@@ -375,8 +375,11 @@ impl<D: SqlDriver> Engine<D> {
         let input = QueryInput {
             question,
             today: CalendarDate::at(host.now(), host.utc_offset_minutes()),
+            utc_offset_minutes: host.utc_offset_minutes(),
+            date_order: settings.date_order,
             budget_tokens: settings.query_budget_tokens,
             max_answer_tokens: settings.max_answer_tokens,
+            second_pass: settings.second_pass,
         };
         if self.store.status()?.memories == 0 {
             // No model call, so no connection is needed to say there is nothing yet.
@@ -397,6 +400,7 @@ impl<D: SqlDriver> Engine<D> {
             max_tokens: 16,
             temperature: Some(0.0),
             forced_tool: None,
+            offered_tools: vec![],
         };
         let started = host.now();
         crate::agents::Model::converse(&model, &request).await?;

@@ -2,6 +2,8 @@
 
 use serde::Deserialize;
 
+use crate::select::DateOrder;
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct EngineSettings {
@@ -25,6 +27,12 @@ pub struct EngineSettings {
     pub job_retry_base_ms: u64,
     /// Jobs run at once (the Bedrock client limits calls separately).
     pub parallel_jobs: usize,
+    /// How the user writes numeric dates in questions: `1/2/2026` is 1 February
+    /// (`dayMonth`) or 2 January (`monthDay`). The plugin defaults it from the locale.
+    pub date_order: DateOrder,
+    /// Let the model fetch more memories once (`more_memories`) before answering: better
+    /// answers when the chosen memories miss something, at the price of a second call.
+    pub second_pass: bool,
 }
 
 impl Default for EngineSettings {
@@ -40,6 +48,8 @@ impl Default for EngineSettings {
             max_job_attempts: 5,
             job_retry_base_ms: 60_000,
             parallel_jobs: 3,
+            date_order: DateOrder::DayMonth,
+            second_pass: false,
         }
     }
 }

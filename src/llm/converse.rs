@@ -2,6 +2,8 @@
 //!
 //! When an agent needs structured output it passes a `ToolSpec`; the request then forces
 //! that tool (`toolChoice`), so the answer is the tool's `input` JSON, not prose to scrape.
+//! A request may instead *offer* tools (`offered_tools`, `toolChoice: auto`): the model
+//! answers in prose or calls one, and every call comes back in `ConverseReply::tool_calls`.
 //! A `CachePoint` block marks the end of the stable part of a prompt, so repeated calls
 //! over the same memories are billed at the cache rate.
 
@@ -55,6 +57,8 @@ pub struct ConverseRequest {
     pub temperature: Option<f32>,
     /// When set, the model must answer by calling this tool.
     pub forced_tool: Option<ToolSpec>,
+    /// Tools the model may call instead of answering (ignored when a tool is forced).
+    pub offered_tools: Vec<ToolSpec>,
 }
 
 impl ConverseRequest {
@@ -76,16 +80,32 @@ impl ConverseRequest {
         }
         if let Some(tool) = &self.forced_tool {
             body["toolConfig"] = json!({
-                "tools": [{ "toolSpec": {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "inputSchema": { "json": tool.input_schema },
-                }}],
+                "tools": [tool_json(tool)],
                 "toolChoice": { "tool": { "name": tool.name } },
+            });
+        } else if !self.offered_tools.is_empty() {
+            body["toolConfig"] = json!({
+                "tools": self.offered_tools.iter().map(tool_json).collect::<Vec<_>>(),
+                "toolChoice": { "auto": {} },
             });
         }
         body.to_string()
     }
+}
+
+fn tool_json(tool: &ToolSpec) -> Value {
+    json!({ "toolSpec": {
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": { "json": tool.input_schema },
+    }})
+}
+
+/// A tool the model called: its name and input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub name: String,
+    pub input: Value,
 }
 
 fn blocks(content: &[ContentBlock]) -> Vec<Value> {
@@ -117,6 +137,8 @@ pub struct ConverseReply {
     pub text: String,
     /// The forced tool's input, when the request forced one.
     pub tool_input: Option<Value>,
+    /// Every tool call in the answer, forced or offered, in order.
+    pub tool_calls: Vec<ToolCall>,
     pub stop_reason: StopReason,
     pub usage: TokenUsage,
     pub latency_ms: u64,
@@ -141,14 +163,17 @@ pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseRepl
         .ok_or_else(|| bad("no output.message.content"))?;
     let mut text = String::new();
     let mut tool_input = None;
+    let mut tool_calls = Vec::new();
     for block in content {
         if let Some(piece) = block.get("text").and_then(Value::as_str) {
             text.push_str(piece);
         } else if let Some(tool) = block.get("toolUse") {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            let input = tool.get("input").cloned().ok_or_else(|| bad("a toolUse without input"))?;
             if Some(name) == forced_tool && tool_input.is_none() {
-                tool_input = Some(tool.get("input").cloned().ok_or_else(|| bad("a toolUse without input"))?);
+                tool_input = Some(input.clone());
             }
+            tool_calls.push(ToolCall { name: name.to_owned(), input });
         }
     }
     if let (Some(tool), None) = (forced_tool, &tool_input) {
@@ -158,6 +183,7 @@ pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseRepl
     Ok(ConverseReply {
         text,
         tool_input,
+        tool_calls,
         stop_reason,
         usage: TokenUsage {
             input_tokens: count("inputTokens"),
@@ -189,6 +215,7 @@ mod tests {
             max_tokens: 800,
             temperature: Some(0.0),
             forced_tool: Some(tool()),
+            offered_tools: vec![],
         };
         let body: Value = serde_json::from_str(&request.to_body()).unwrap();
         assert_eq!(
@@ -207,6 +234,33 @@ mod tests {
                 }
             })
         );
+    }
+
+    #[test]
+    fn offered_tools_leave_the_choice_to_the_model_and_every_call_is_read() {
+        let request = ConverseRequest {
+            system: vec![],
+            messages: vec![Message::user("When did I last see Bob?")],
+            max_tokens: 100,
+            temperature: None,
+            forced_tool: None,
+            offered_tools: vec![tool()],
+        };
+        let body: Value = serde_json::from_str(&request.to_body()).unwrap();
+        assert_eq!(body["toolConfig"]["toolChoice"], json!({ "auto": {} }));
+        assert_eq!(body["toolConfig"]["tools"][0]["toolSpec"]["name"], "record_memory");
+        let answer = json!({
+            "output": { "message": { "content": [
+                { "text": "Let me look." },
+                { "toolUse": { "toolUseId": "t1", "name": "record_memory", "input": { "summary": "x" } } }
+            ]}},
+            "stopReason": "tool_use"
+        });
+        let reply = parse_reply(&answer.to_string(), None).unwrap();
+        assert_eq!(reply.tool_input, None, "nothing was forced");
+        assert_eq!(reply.tool_calls, vec![ToolCall { name: "record_memory".into(), input: json!({ "summary": "x" }) }]);
+        let none = ConverseRequest { offered_tools: vec![], ..request };
+        assert!(serde_json::from_str::<Value>(&none.to_body()).unwrap().get("toolConfig").is_none());
     }
 
     #[test]

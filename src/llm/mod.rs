@@ -17,7 +17,7 @@ mod sign;
 
 pub use client::BedrockClient;
 pub use config::{BedrockAuth, BedrockConfig, BEDROCK_REGIONS, DEFAULT_MODEL_ID};
-pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolSpec};
+pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolCall, ToolSpec};
 pub use error::LlmError;
 pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 pub use limiter::ConcurrencyLimiter;

@@ -1,11 +1,19 @@
 //! Choosing what goes into the QueryAgent's prompt, within a token budget.
 //!
-//! Everything fits → everything goes in. Otherwise memories are ranked and packed greedily.
-//! The ranking is one replaceable function (`rank`); each memory's cost is the estimated
-//! tokens of the exact line the prompt will carry (`lines`).
+//! Everything fits → everything goes in. Otherwise the question is planned without a
+//! model call (`plan`: dates, names, keywords, "the latest"), candidates come from the
+//! store (by date, by name, by BM25 full-text search, recent, important), and they are
+//! ranked and packed greedily (`choose`). Each memory's cost is the estimated tokens of
+//! the exact line the prompt will carry (`lines`). No embeddings, no vector index.
 
+mod choose;
+mod dates;
 mod lines;
 mod pack;
+mod plan;
+mod words;
 
+pub use choose::{line_cost, select_context, select_more, Selection, SelectionRequest};
 pub use lines::{insight_line, memory_line};
 pub use pack::{pack, Packed};
+pub use plan::{plan_query, DateOrder, QueryPlan};

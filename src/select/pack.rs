@@ -1,5 +1,6 @@
-//! Greedy packing by recency and importance (the selection of the first release; a later
-//! one makes it date-, person- and text-aware).
+//! Greedy packing by recency and importance: the selection of the first release, kept for
+//! the case where every memory fits (`select_context` then packs them all with it, in
+//! date order) and as the plain baseline. Question-aware selection lives in `choose`.
 
 use std::collections::HashSet;
 

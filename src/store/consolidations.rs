@@ -5,7 +5,8 @@ use super::rows::{to_json, RowReader};
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::{Consolidation, ConsolidationId, MemoryId};
 
-const COLUMNS: &str = "id, memory_ids, insight, connections, created_at";
+/// Every column of an insight, in the order `read_consolidation` reads them.
+pub(super) const COLUMNS: &str = "id, memory_ids, insight, connections, created_at";
 
 impl<D: SqlDriver> Store<D> {
     /// Stores the insights made from `batch` and marks every memory of the batch
@@ -100,7 +101,7 @@ fn validate(insight: &Consolidation) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn read_consolidation(row: Vec<SqlValue>) -> Result<Consolidation, StoreError> {
+pub(super) fn read_consolidation(row: Vec<SqlValue>) -> Result<Consolidation, StoreError> {
     let mut row = RowReader::new(row);
     Ok(Consolidation {
         id: ConsolidationId(row.text()?),

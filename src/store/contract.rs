@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::memories::MemoryFilter;
-use super::{open_from_bytes, schema, DriverError, NewJob, SqlDriver, Store, StoreError};
+use super::{open_from_bytes, schema, DriverError, NewJob, SearchTerm, SqlDriver, Store, StoreError};
 use crate::calendar::CalendarDate;
 use crate::domain::{
     Connection, Consolidation, ConsolidationId, Entity, JobKind, JobState, Memory, MemoryId, Position, Source,
@@ -78,6 +78,11 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ("migrations run forward and a failing step changes nothing", migrations::<F>),
         ("text in any script, quotes and SQL-looking text are stored as data", awkward_text::<F>),
         ("token usage adds up per day and agent", usage_totals::<F>),
+        ("full-text search follows inserts, edits, renames, replacements and forgets", full_text_follows::<F>),
+        ("full-text search ranks by BM25, ignores case and diacritics, matches prefixes", full_text_ranks::<F>),
+        ("candidates by day fall back to the local creation day; by name, recent, important", candidates::<F>),
+        ("insights over chosen memories, entity names and memory sizes", insights_names_sizes::<F>),
+        ("an older database is indexed on upgrade and a disagreeing index is rebuilt", full_text_upgrade::<F>),
     ];
     scenarios
         .into_iter()
@@ -604,5 +609,222 @@ fn awkward_text<F: DriverFactory>(factory: &F) -> Outcome {
     store.insert_memory(&odd).map_err(text)?;
     ensure_eq!(store.get_memory(&odd.id).map_err(text)?, Some(odd.clone()));
     ensure_eq!(reopen(factory, &store)?.get_memory(&odd.id).map_err(text)?, Some(odd));
+    Ok(())
+}
+
+fn word(text: &str) -> SearchTerm {
+    SearchTerm { text: text.into(), prefix: false }
+}
+
+/// The ids the full-text search finds for `terms`, best first.
+fn found<D: SqlDriver>(store: &Store<D>, terms: &[SearchTerm]) -> Result<Vec<String>, String> {
+    Ok(store.search_memories(terms, 100).map_err(text)?.into_iter().map(|found| found.memory.id.0).collect())
+}
+
+fn said(id: &str, path: &str, created_at: i64, summary: &str) -> Memory {
+    let mut memory = memory(id, path, created_at);
+    memory.summary = summary.into();
+    memory
+}
+
+fn full_text_follows<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let mut lunch = said("m1", "a.md", 1, "Lunch with Alice about the Q3 budget.");
+    lunch.raw_text = "We ate pho near the lake.".into();
+    lunch.entities = vec![Entity { name: "Carol Zhang".into(), kind: "person".into() }];
+    lunch.topics = vec!["finance".into()];
+    store.insert_memory(&lunch).map_err(text)?;
+    let mut dentist = said("m2", "b.md", 2, "Dentist appointment.");
+    dentist.topics.clear();
+    store.insert_memory(&dentist).map_err(text)?;
+    ensure_eq!(found(&store, &[word("budget")])?, vec!["m1"]);
+    ensure_eq!(found(&store, &[word("pho")])?, vec!["m1"]);
+    ensure_eq!(found(&store, &[word("zhang")])?, vec!["m1"]);
+    ensure_eq!(found(&store, &[word("finance")])?, vec!["m1"]);
+    ensure_eq!(found(&store, &[word("nothing")])?, Vec::<String>::new());
+    // Moving a memory in its note and renaming the note leave the index as it is.
+    store.update_memory_position(&lunch.id, &Position::default(), 5).map_err(text)?;
+    store
+        .upsert_source(&Source {
+            path: "a.md".into(),
+            mtime: 1,
+            size: 1,
+            sha256: "x".into(),
+            updated_at: 1,
+            skipped: None,
+        })
+        .map_err(text)?;
+    store.rename_source("a.md", "Archive/a.md", 6).map_err(text)?;
+    let moved = store.search_memories(&[word("budget")], 10).map_err(text)?;
+    ensure_eq!(moved.iter().map(|found| found.memory.source_path.as_str()).collect::<Vec<_>>(), vec!["Archive/a.md"]);
+    ensure_eq!(moved[0].memory.raw_text, String::new());
+    // An edited summary is searched by its new words only.
+    store
+        .driver
+        .execute("UPDATE memories SET summary = 'Lunch about the hiring plan.' WHERE id = 'm1'", &[])
+        .map_err(|e| e.to_string())?;
+    ensure_eq!(found(&store, &[word("budget")])?, Vec::<String>::new());
+    ensure_eq!(found(&store, &[word("hiring")])?, vec!["m1"]);
+    // A note's new memories replace the old ones in the index too.
+    store.replace_note_memories("Archive/a.md", &[said("m3", "Archive/a.md", 7, "Budget approved.")]).map_err(text)?;
+    ensure_eq!(found(&store, &[word("hiring")])?, Vec::<String>::new());
+    ensure_eq!(found(&store, &[word("budget")])?, vec!["m3"]);
+    store.forget_memory(&MemoryId("m3".into())).map_err(text)?;
+    ensure_eq!(found(&store, &[word("budget")])?, Vec::<String>::new());
+    let reopened = reopen(factory, &store)?;
+    ensure_eq!(found(&reopened, &[word("dentist")])?, vec!["m2"]);
+    let check = reopened.driver.query("PRAGMA quick_check", &[]).map_err(|error| error.to_string())?;
+    ensure_eq!(check[0][0].as_str(), Some("ok"));
+    Ok(())
+}
+
+fn full_text_ranks<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let filler = "a long note about many other things, the weather, the garden and the commute, ".repeat(6);
+    let notes = [
+        ("m1", "Budget review: the budget grew and the budget was approved.".to_owned()),
+        ("m2", format!("{filler} and once the budget.")),
+        ("m3", "Budget meeting.".to_owned()),
+        ("m4", "Dentist appointment, and the budget.".to_owned()),
+        ("m5", "Hôm qua gặp Linh ở quán cà phê.".to_owned()),
+        ("m6", "Weekly meetings moved to Tuesday.".to_owned()),
+    ];
+    for (index, (id, summary)) in notes.iter().enumerate() {
+        let mut memory = said(id, "n.md", index as i64, summary);
+        memory.entities.clear();
+        memory.topics.clear();
+        memory.raw_text = String::new();
+        store.insert_memory(&memory).map_err(text)?;
+    }
+    let budget = found(&store, &[word("budget")])?;
+    ensure!(budget.len() == 4 && budget[3] == "m2", "the long note with one hit ranks last: {budget:?}");
+    ensure!(
+        budget.iter().position(|id| id == "m1") < budget.iter().position(|id| id == "m4"),
+        "more hits rank higher: {budget:?}"
+    );
+    // The rare word counts more than the common one.
+    let rare_first = found(&store, &[word("budget"), word("dentist")])?;
+    ensure_eq!(rare_first.first().map(String::as_str), Some("m4"));
+    ensure_eq!(found(&store, &[word("hom qua")])?, vec!["m5"]);
+    ensure_eq!(found(&store, &[word("GẶP")])?, vec!["m5"]);
+    ensure_eq!(found(&store, &[word("ca phe")])?, vec!["m5"]);
+    ensure_eq!(found(&store, &[SearchTerm { text: "meet".into(), prefix: true }])?.len(), 2);
+    ensure_eq!(found(&store, &[word("meet")])?, Vec::<String>::new());
+    ensure_eq!(store.search_memories(&[word("budget")], 2).map_err(text)?.len(), 2);
+    ensure_eq!(found(&store, &[word("\" OR *")])?, Vec::<String>::new());
+    let scores: Vec<f64> =
+        store.search_memories(&[word("budget")], 10).map_err(text)?.iter().map(|f| f.score).collect();
+    ensure!(scores.windows(2).all(|pair| pair[0] >= pair[1]) && scores[3] > 0.0, "scores {scores:?}");
+    Ok(())
+}
+
+fn day(text: &str) -> Result<CalendarDate, String> {
+    CalendarDate::parse(text).ok_or(format!("bad date {text}"))
+}
+
+fn candidates<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    // 2026-02-01T20:00:00Z: still 1 February in London, already 2 February in Hanoi.
+    let evening = 1_769_976_000_000;
+    let mut undated = said("undated", "n.md", evening, "Undated.");
+    undated.happened_on = None;
+    undated.importance = 0.9;
+    undated.entities = vec![Entity { name: "alice".into(), kind: "person".into() }];
+    store.insert_memory(&undated).map_err(text)?;
+    let mut dated = said("dated", "n.md", 1, "Dated.");
+    dated.happened_on = Some("2026-02-02".into());
+    dated.importance = 0.2;
+    store.insert_memory(&dated).map_err(text)?;
+    let mut older = said("older", "n.md", 2, "Older.");
+    older.happened_on = Some("2025-06-01".into());
+    older.entities = vec![Entity { name: "Bob".into(), kind: "person".into() }];
+    older.importance = 1.0;
+    store.insert_memory(&older).map_err(text)?;
+    let between = |from: &str, to: &str, offset: i32| -> Result<Vec<String>, String> {
+        let memories = store.memories_between(day(from)?, day(to)?, offset, 10).map_err(text)?;
+        Ok(memories.into_iter().map(|memory| memory.id.0).collect())
+    };
+    ensure_eq!(between("2026-02-02", "2026-02-02", 7 * 60)?, vec!["undated", "dated"]);
+    ensure_eq!(between("2026-02-02", "2026-02-02", 0)?, vec!["dated"]);
+    ensure_eq!(between("2026-02-01", "2026-02-01", 0)?, vec!["undated"]);
+    ensure_eq!(between("2025-01-01", "2026-12-31", 0)?, vec!["older", "undated", "dated"]);
+    let about = |names: &[&str]| -> Result<Vec<String>, String> {
+        let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();
+        Ok(store.memories_about(&names, 0, 10).map_err(text)?.into_iter().map(|memory| memory.id.0).collect())
+    };
+    ensure_eq!(about(&["Alice"])?, vec!["dated", "undated"]);
+    ensure_eq!(about(&["BOB", "nobody"])?, vec!["older"]);
+    ensure_eq!(about(&[])?, Vec::<String>::new());
+    let recent: Vec<String> =
+        store.recent_memories(0, 2).map_err(text)?.into_iter().map(|memory| memory.id.0).collect();
+    ensure_eq!(recent, vec!["dated", "undated"]);
+    let important: Vec<String> =
+        store.important_memories(2).map_err(text)?.into_iter().map(|memory| memory.id.0).collect();
+    ensure_eq!(important, vec!["older", "undated"]);
+    ensure!(
+        store.recent_memories(0, 10).map_err(text)?.iter().all(|memory| memory.raw_text.is_empty()),
+        "raw text read"
+    );
+    Ok(())
+}
+
+fn insights_names_sizes<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = five_consolidated(factory)?;
+    let ids = |items: &[&str]| items.iter().map(|id| MemoryId((*id).to_owned())).collect::<Vec<_>>();
+    let citing: Vec<String> = store
+        .insights_citing_any(&ids(&["m5", "nope"]))
+        .map_err(text)?
+        .into_iter()
+        .map(|insight| insight.id.0)
+        .collect();
+    ensure_eq!(citing, vec!["c2", "c1"]);
+    ensure_eq!(store.insights_citing_any(&ids(&["m1"])).map_err(text)?.len(), 1);
+    ensure_eq!(store.insights_citing_any(&[]).map_err(text)?.len(), 0);
+    let mut many = memory("m6", "n6.md", 6);
+    many.entities = vec![
+        Entity { name: "Bob".into(), kind: "person".into() },
+        Entity { name: "Đặng Thùy Linh".into(), kind: "person".into() },
+    ];
+    store.insert_memory(&many).map_err(text)?;
+    ensure_eq!(store.entity_names().map_err(text)?, vec!["Alice", "Bob", "Đặng Thùy Linh"]);
+    let sizes = store.memory_sizes().map_err(text)?;
+    let memories = store.list_memories(&MemoryFilter::default()).map_err(text)?;
+    let chars = |value: &str| value.chars().count() as u64;
+    let expected: u64 = memories
+        .iter()
+        .map(|m| {
+            chars(&m.id.0)
+                + chars(&m.source_path)
+                + m.position.heading.as_deref().map_or(0, |heading| chars(heading) + 1)
+                + chars(&m.summary)
+                + m.happened_on.as_deref().map_or(7, chars)
+        })
+        .sum();
+    ensure_eq!((sizes.count, sizes.core_chars), (6, expected));
+    Ok(())
+}
+
+fn full_text_upgrade<F: DriverFactory>(factory: &F) -> Outcome {
+    let load = |bytes: &[u8]| factory.load(bytes).map_err(|error| error.to_string());
+    let v3 = Store::open_with(load(&[])?, &schema::MIGRATIONS[..3]).map_err(text)?;
+    v3.insert_memory(&said("m1", "a.md", 1, "Remember the lighthouse.")).map_err(text)?;
+    let upgraded = open_from_bytes(&v3.export().map_err(text)?, |bytes| factory.load(bytes)).map_err(text)?;
+    ensure_eq!(found(&upgraded, &[word("lighthouse")])?, vec!["m1"]);
+    // An index that disagrees with the memories (here: a row for a memory that does not
+    // exist) is rebuilt at open, not taken for a damaged database.
+    upgraded
+        .driver
+        .execute(
+            "INSERT INTO memories_fts (docid, summary, raw_text, entities, topics) VALUES (999, 'ghost', '', '[]', '[]')",
+            &[],
+        )
+        .map_err(|error| error.to_string())?;
+    let drifted = upgraded.export().map_err(text)?;
+    let repaired = open_from_bytes(&drifted, |bytes| factory.load(bytes)).map_err(text)?;
+    ensure_eq!(found(&repaired, &[word("ghost")])?, Vec::<String>::new());
+    ensure_eq!(found(&repaired, &[word("lighthouse")])?, vec!["m1"]);
+    ensure!(repaired.is_dirty(), "the repaired index would not be saved");
+    let check = repaired.driver.query("PRAGMA quick_check", &[]).map_err(|error| error.to_string())?;
+    ensure_eq!(check[0][0].as_str(), Some("ok"));
     Ok(())
 }

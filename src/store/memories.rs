@@ -13,7 +13,8 @@ use super::rows::{to_json, RowReader};
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::{ConsolidationId, Memory, MemoryId, Position, SourceKind};
 
-const COLUMNS: &str = "id, source_path, source_kind, heading, line_start, line_end, raw_text, summary, \
+/// Every column of a memory, in the order `read_memory` reads them.
+pub(super) const COLUMNS: &str = "id, source_path, source_kind, heading, line_start, line_end, raw_text, summary, \
      entities, topics, importance, happened_on, created_at, updated_at, consolidated, content_hash";
 
 /// Which memories to list.
@@ -220,7 +221,7 @@ fn validate(memory: &Memory) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn read_memory(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
+pub(super) fn read_memory(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
     let mut row = RowReader::new(row);
     let id = MemoryId(row.text()?);
     let source_path = row.text()?;

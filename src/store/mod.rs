@@ -13,6 +13,7 @@ mod file_check;
 mod jobs;
 mod memories;
 mod meta;
+mod recall;
 mod rows;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod rusqlite_driver;
@@ -31,6 +32,7 @@ pub use driver::{DriverError, Row, SqlDriver, SqlValue};
 pub use file_check::check_database_bytes;
 pub use jobs::NewJob;
 pub use memories::{MemoryFilter, Removal};
+pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm};
 pub use usage::UsageRecord;
 
 /// What can go wrong in the store.
@@ -107,9 +109,9 @@ impl<D: SqlDriver> Store<D> {
         if found > migrations.len() as u32 {
             return Err(StoreError::NewerSchema { found, supported: migrations.len() as u32 });
         }
-        check_integrity(&driver)?;
+        let repaired = check_integrity(&driver)?;
         check_ours(&driver, found)?;
-        let store = Store { driver, dirty: Cell::new(false), in_transaction: Cell::new(false) };
+        let store = Store { driver, dirty: Cell::new(repaired), in_transaction: Cell::new(false) };
         if schema::migrate(&store.driver, migrations)? != found {
             store.dirty.set(true);
         }
@@ -196,12 +198,39 @@ fn as_corrupt(error: StoreError) -> StoreError {
 }
 
 /// `PRAGMA quick_check` reads every page once: damage shows now, not mid-ingest.
-fn check_integrity<D: SqlDriver>(driver: &D) -> Result<(), StoreError> {
+///
+/// SQLite's check also compares the full-text index with the memories it was made from.
+/// That index is derived data: when it is the only thing that disagrees, it is rebuilt
+/// (and the store marked changed, so the repair is saved) instead of losing the database.
+/// Returns whether it was rebuilt.
+fn check_integrity<D: SqlDriver>(driver: &D) -> Result<bool, StoreError> {
+    let problems = integrity_problems(driver)?;
+    if problems.is_empty() {
+        return Ok(false);
+    }
+    let only_the_index = problems.iter().all(|problem| problem.contains(schema::FULL_TEXT_INDEX));
+    if !only_the_index {
+        return Err(StoreError::Corrupt(problems.join("; ")));
+    }
+    driver
+        .execute_batch(&format!("INSERT INTO {index} ({index}) VALUES ('rebuild')", index = schema::FULL_TEXT_INDEX))
+        .map_err(|error| StoreError::Corrupt(error.to_string()))?;
+    let left = integrity_problems(driver)?;
+    if left.is_empty() {
+        Ok(true)
+    } else {
+        Err(StoreError::Corrupt(left.join("; ")))
+    }
+}
+
+/// What `PRAGMA quick_check` found wrong; empty when it says "ok".
+fn integrity_problems<D: SqlDriver>(driver: &D) -> Result<Vec<String>, StoreError> {
     let rows = driver.query("PRAGMA quick_check", &[]).map_err(|error| StoreError::Corrupt(error.to_string()))?;
-    let verdict = rows.first().and_then(|row| row.first()).and_then(SqlValue::as_str);
-    match verdict {
-        Some("ok") => Ok(()),
-        Some(problem) => Err(StoreError::Corrupt(problem.to_owned())),
+    let lines: Vec<String> =
+        rows.iter().filter_map(|row| row.first().and_then(SqlValue::as_str)).map(str::to_owned).collect();
+    match lines.first().map(String::as_str) {
+        Some("ok") => Ok(Vec::new()),
+        Some(_) => Ok(lines),
         None => Err(StoreError::Corrupt("the integrity check gave no answer".into())),
     }
 }

@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -102,6 +102,46 @@ ALTER TABLE memories ADD COLUMN content_hash TEXT;
 CREATE INDEX memories_by_content ON memories (source_path, content_hash);
 ALTER TABLE sources ADD COLUMN skipped TEXT;
 "#;
+
+/// Version 4: full-text search over what a memory says, for choosing what a question's
+/// prompt carries once the memories outgrow the budget (`store::recall`).
+///
+/// FTS4, not FTS5: sql.js is built with FTS3/FTS4 only, and the native build must run the
+/// same SQL. The index is an external-content table over `memories` (no second copy of the
+/// text), kept in step by triggers in the documented pattern: the old row leaves the index
+/// *before* it changes or goes, the new one enters after. Only the four indexed columns
+/// re-index a row, so moving a memory or marking it consolidated costs nothing here.
+/// `entities` and `topics` are indexed as their JSON text; the tokenizer keeps the words
+/// (`name`, `kind` come along in every row, which BM25 shrugs off as uninformative).
+/// `remove_diacritics=2` lets "hom qua" find "hôm qua" (the query is folded the same way).
+///
+/// The index is keyed by the rowid of `memories`, which only `VACUUM` could renumber; the
+/// store never vacuums, and `Store::open` rebuilds the index should it ever disagree with
+/// the table (it is derived data, never a reason to call the database corrupt).
+const V4: &str = r#"
+CREATE VIRTUAL TABLE memories_fts USING fts4(
+    content="memories", summary, raw_text, entities, topics,
+    tokenize=unicode61 "remove_diacritics=2"
+);
+CREATE TRIGGER memories_fts_before_delete BEFORE DELETE ON memories BEGIN
+    DELETE FROM memories_fts WHERE docid = old.rowid;
+END;
+CREATE TRIGGER memories_fts_before_update BEFORE UPDATE OF summary, raw_text, entities, topics ON memories BEGIN
+    DELETE FROM memories_fts WHERE docid = old.rowid;
+END;
+CREATE TRIGGER memories_fts_after_update AFTER UPDATE OF summary, raw_text, entities, topics ON memories BEGIN
+    INSERT INTO memories_fts (docid, summary, raw_text, entities, topics)
+    VALUES (new.rowid, new.summary, new.raw_text, new.entities, new.topics);
+END;
+CREATE TRIGGER memories_fts_after_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts (docid, summary, raw_text, entities, topics)
+    VALUES (new.rowid, new.summary, new.raw_text, new.entities, new.topics);
+END;
+INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
+"#;
+
+/// The full-text index of memories (version 4 on); derived from `memories`, rebuilt at will.
+pub const FULL_TEXT_INDEX: &str = "memories_fts";
 
 /// The tables every Memory Agent database has from version 1 on; used to tell ours from
 /// any other SQLite file.

@@ -59,6 +59,7 @@ export interface EngineSettings {
   consolidationThreshold?: number; consolidationBatchSize?: number; dailyConsolidation?: boolean;
   maxChunkTokens?: number; maxNoteBytes?: number; queryBudgetTokens?: number; maxAnswerTokens?: number;
   maxJobAttempts?: number; jobRetryBaseMs?: number; parallelJobs?: number;
+  dateOrder?: "dayMonth" | "monthDay"; secondPass?: boolean;
 }
 export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null }
 export interface HostRequest { method: string; url: string; headers: Record<string, string>; body: string }

@@ -1,0 +1,571 @@
+//! Dates in a question, in English and Vietnamese, as ranges of calendar days.
+//!
+//! A small hand-written reader over the question's folded words: each pattern is tried at
+//! each word, left to right, and a match takes its words so they do not become keywords.
+//! Absolute dates follow the user's `DateOrder` (ISO `2026-02-01` always means 1 February);
+//! relative ones count from `today`, the user's local date, handed in. Past-leaning on
+//! purpose: "in March" and "February 1" mean the most recent ones not after today, "on
+//! Tuesday" the most recent Tuesday before today — people ask their memory about the past.
+
+use super::plan::DateOrder;
+use super::words::Word;
+use crate::calendar::{days_in_month, CalendarDate};
+
+/// First and last day, inclusive.
+pub type DateRange = (CalendarDate, CalendarDate);
+
+/// A date expression: the days it means and the words `start..end` it took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub range: DateRange,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+/// Finds every date expression among `words`, skipping words already `taken` (by names).
+pub fn find_dates(words: &[Word], taken: &[bool], today: CalendarDate, order: DateOrder) -> Vec<Found> {
+    let reader = Reader { words, taken, today, order };
+    let mut found = Vec::new();
+    let mut index = 0;
+    while index < words.len() {
+        match reader.read_at(index) {
+            Some((range, length)) => {
+                let mut range = range;
+                // "since March": from then until today.
+                if reader.word(index.wrapping_sub(1)) == Some("since")
+                    || (reader.word(index.wrapping_sub(1)) == Some("tu")
+                        && reader.word(index.wrapping_sub(2)) == Some("ke"))
+                {
+                    range.1 = range.1.max(today);
+                }
+                found.push(Found { range, start: index, end: index + length });
+                index += length;
+            }
+            None => index += 1,
+        }
+    }
+    found
+}
+
+struct Reader<'a> {
+    words: &'a [Word],
+    taken: &'a [bool],
+    today: CalendarDate,
+    order: DateOrder,
+}
+
+type Read = Option<(DateRange, usize)>;
+
+impl Reader<'_> {
+    /// The folded word at `index`, unless it is out of range or taken by a name.
+    fn word(&self, index: usize) -> Option<&str> {
+        if self.taken.get(index).copied().unwrap_or(false) {
+            return None;
+        }
+        self.words.get(index).map(|word| word.folded.as_str())
+    }
+
+    fn is(&self, index: usize, options: &[&str]) -> bool {
+        self.word(index).is_some_and(|word| options.contains(&word))
+    }
+
+    /// A day-of-month or year number, also an English ordinal ("1st", "22nd").
+    fn number(&self, index: usize) -> Option<u32> {
+        let word = self.word(index)?;
+        let digits = ["st", "nd", "rd", "th"].iter().find_map(|suffix| word.strip_suffix(suffix)).unwrap_or(word);
+        if digits.is_empty() || digits.len() > 4 || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse().ok()
+    }
+
+    fn read_at(&self, i: usize) -> Read {
+        let word = self.word(i)?;
+        self.relative_day(i, word)
+            .or_else(|| self.english_relative(i, word))
+            .or_else(|| self.ago(i))
+            .or_else(|| self.vietnamese_relative(i, word))
+            .or_else(|| self.weekday(i))
+            .or_else(|| self.numeric(word).map(|range| (range, 1)))
+            .or_else(|| self.vietnamese_calendar(i, word))
+            .or_else(|| self.month_name(i))
+            .or_else(|| self.year_alone(i))
+    }
+
+    fn single(&self, offset: i64, length: usize) -> Read {
+        let day = self.today.add_days(offset);
+        Some(((day, day), length))
+    }
+
+    /// today, yesterday, the day before yesterday — hôm nay, hôm qua, hôm kia.
+    fn relative_day(&self, i: usize, word: &str) -> Read {
+        match word {
+            "today" | "tonight" => self.single(0, 1),
+            "yesterday" => self.single(-1, 1),
+            "day" if self.is(i + 1, &["before"]) && self.is(i + 2, &["yesterday"]) => self.single(-2, 3),
+            "hom" | "bua" => match self.word(i + 1)? {
+                "nay" => self.single(0, 2),
+                "qua" => self.single(-1, 2),
+                "kia" => self.single(-2, 2),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// last week / this month / past year / last weekend / last March / last Tuesday /
+    /// the past 3 days / this morning / the week before last.
+    fn english_relative(&self, i: usize, word: &str) -> Read {
+        let today = self.today;
+        match word {
+            "last" | "previous" | "past" => {
+                let next = self.word(i + 1)?;
+                if let Some(unit) = unit(next) {
+                    let range = match (word, unit) {
+                        ("past", Unit::Week) => (today.add_days(-7), today),
+                        ("past", Unit::Month) => (today.add_days(-30), today),
+                        ("past", Unit::Year) => (today.add_days(-365), today),
+                        (_, Unit::Week) => week_of(today.add_days(-7)),
+                        (_, Unit::Month) => month_back(today, 1),
+                        (_, Unit::Year) => year_range(today.year.checked_sub(1)?)?,
+                        (_, Unit::Day) => return None,
+                    };
+                    return Some((range, 2));
+                }
+                if next == "weekend" {
+                    let monday = week_of(today).0;
+                    return Some(((monday.add_days(-2), monday.add_days(-1)), 2));
+                }
+                if let Some(weekday) = weekday_name(next) {
+                    let day = recent_weekday(today, weekday);
+                    return Some(((day, day), 2));
+                }
+                if let Some(month) = month_name(next) {
+                    // "last March": the latest March before this month.
+                    let year = if month < today.month { today.year } else { today.year.checked_sub(1)? };
+                    return Some((month_range(year, month)?, 2));
+                }
+                // "the last 3 days", "the past few weeks"
+                let count = count(self.word(i + 1)?)?;
+                let unit = unit(self.word(i + 2)?)?;
+                let days = i64::from(count) * unit_days(unit);
+                Some(((today.add_days(-days), today), 3))
+            }
+            "this" => {
+                let next = self.word(i + 1)?;
+                let range = match next {
+                    "week" => week_of(today),
+                    "month" => month_back(today, 0),
+                    "year" => year_range(today.year)?,
+                    "weekend" => {
+                        let monday = week_of(today).0;
+                        (monday.add_days(5), monday.add_days(6))
+                    }
+                    "morning" | "afternoon" | "evening" => (today, today),
+                    _ => {
+                        let weekday = weekday_name(next)?;
+                        let day = week_of(today).0.add_days(i64::from(weekday));
+                        (day, day)
+                    }
+                };
+                Some((range, 2))
+            }
+            "week" if self.is(i + 1, &["before"]) && self.is(i + 2, &["last"]) => {
+                Some((week_of(today.add_days(-14)), 3))
+            }
+            _ => None,
+        }
+    }
+
+    /// 3 days ago, two months ago, a week ago — 2 tháng trước, cách đây 3 ngày.
+    fn ago(&self, i: usize) -> Read {
+        let (start, count_at) = if self.is(i, &["cach"]) && self.is(i + 1, &["day"]) { (2, i + 2) } else { (0, i) };
+        let count = count(self.word(count_at)?)?;
+        let mut at = count_at + 1;
+        if self.is(at, &["of"]) {
+            at += 1; // "a couple of days ago"
+        }
+        let unit = unit(self.word(at)?)?;
+        let ends = if start == 2 {
+            // "cách đây 2 tháng" needs no closing word; it may have one.
+            if self.is(at + 1, &["truoc", "roi"]) {
+                at + 2
+            } else {
+                at + 1
+            }
+        } else if self.is(at + 1, &["ago", "truoc", "roi"]) {
+            at + 2
+        } else {
+            return None;
+        };
+        Some((ago(self.today, count, unit)?, ends - i))
+    }
+
+    /// tuần trước, tháng này, năm ngoái, tuần trước nữa, tuần qua.
+    fn vietnamese_relative(&self, i: usize, word: &str) -> Read {
+        let unit = match word {
+            "tuan" => Unit::Week,
+            "thang" => Unit::Month,
+            "nam" => Unit::Year,
+            _ => return None,
+        };
+        let today = self.today;
+        match self.word(i + 1)? {
+            "nay" => {
+                let range = match unit {
+                    Unit::Week => week_of(today),
+                    Unit::Month => month_back(today, 0),
+                    _ => year_range(today.year)?,
+                };
+                Some((range, 2))
+            }
+            "truoc" | "roi" | "ngoai" => {
+                // "tuần trước nữa": the one before that.
+                let (back, length) = if self.is(i + 2, &["nua"]) { (2, 3) } else { (1, 2) };
+                Some((ago(today, back, unit)?, length))
+            }
+            "vua" if self.is(i + 2, &["roi", "qua"]) => Some((ago(today, 1, unit)?, 3)),
+            "qua" => {
+                let days = unit_days(unit);
+                Some(((today.add_days(-days), today), 2))
+            }
+            _ => None,
+        }
+    }
+
+    /// Tuesday, Tuesday last week — thứ Ba, thứ 3 tuần trước, Chủ nhật.
+    fn weekday(&self, i: usize) -> Read {
+        let (weekday, mut length) = match self.word(i)? {
+            "thu" => (vietnamese_weekday(self.word(i + 1)?)?, 2),
+            "chu" if self.is(i + 1, &["nhat"]) => (6, 2),
+            "cn" => (6, 1),
+            other => (weekday_name(other)?, 1),
+        };
+        let after = i + length;
+        let week_start = if (self.is(after, &["last"]) && self.is(after + 1, &["week"]))
+            || (self.is(after, &["tuan"]) && self.is(after + 1, &["truoc", "roi"]))
+        {
+            length += 2;
+            Some(week_of(self.today.add_days(-7)).0)
+        } else if (self.is(after, &["this"]) && self.is(after + 1, &["week"]))
+            || (self.is(after, &["tuan"]) && self.is(after + 1, &["nay"]))
+        {
+            length += 2;
+            Some(week_of(self.today).0)
+        } else {
+            None
+        };
+        let day = match week_start {
+            Some(monday) => monday.add_days(i64::from(weekday)),
+            None => recent_weekday(self.today, weekday),
+        };
+        Some(((day, day), length))
+    }
+
+    /// 2026-02-01, 1/2/2026, 1.2.26, 3/2025, 2026-02, 1/2.
+    fn numeric(&self, word: &str) -> Option<DateRange> {
+        if !word.contains(['/', '-', '.']) {
+            return None;
+        }
+        let parts: Vec<&str> = word.split(['/', '-', '.']).collect();
+        let numbers: Vec<u32> = parts.iter().map(|part| part.parse().ok()).collect::<Option<_>>()?;
+        let long = |index: usize| parts[index].len() == 4;
+        // "3.5" and "3-4" are far more often a decimal or a span than a date; "3/4" less so.
+        if parts.len() == 2 && !word.contains('/') && !long(0) {
+            return None;
+        }
+        match numbers.as_slice() {
+            [year, month, day] if long(0) => single_day(CalendarDate::new(*year as i32, *month, *day)?),
+            [first, second, year] if parts[2].len() == 2 || long(2) => {
+                let year = if parts[2].len() == 2 { 2000 + *year as i32 } else { *year as i32 };
+                let (day, month) = self.order.day_month(*first, *second);
+                CalendarDate::new(year, month, day).or_else(|| CalendarDate::new(year, day, month)).and_then(single_day)
+            }
+            [year, month] if long(0) => month_range(*year as i32, *month),
+            [month, year] if long(1) => month_range(*year as i32, *month),
+            [first, second] if parts[0].len() <= 2 && parts[1].len() <= 2 => {
+                let (day, month) = self.order.day_month(*first, *second);
+                recent_day(self.today, month, day).or_else(|| recent_day(self.today, day, month)).and_then(single_day)
+            }
+            _ => None,
+        }
+    }
+
+    /// ngày 1 tháng 2 năm 2026, 1 tháng 2, tháng 3, tháng 3 năm 2025, tháng 12 năm ngoái,
+    /// năm 2025.
+    fn vietnamese_calendar(&self, i: usize, word: &str) -> Read {
+        if let Some(day) = self.number(i).filter(|day| (1..=31).contains(day)) {
+            if self.is(i + 1, &["thang"]) {
+                let month = self.number(i + 2).filter(|month| (1..=12).contains(month))?;
+                return match self.year_after(i + 3) {
+                    Some((year, length)) => Some((single_day(CalendarDate::new(year, month, day)?)?, 3 + length)),
+                    None => Some((single_day(recent_day(self.today, month, day)?)?, 3)),
+                };
+            }
+            return None;
+        }
+        match word {
+            "thang" => {
+                let month = self.number(i + 1).filter(|month| (1..=12).contains(month))?;
+                match self.year_after(i + 2) {
+                    Some((year, length)) => Some((month_range(year, month)?, 2 + length)),
+                    None => Some((recent_month(self.today, month)?, 2)),
+                }
+            }
+            "nam" => {
+                let year = self.number(i + 1).filter(|year| (1000..=2999).contains(year))?;
+                Some((year_range(year as i32)?, 2))
+            }
+            _ => None,
+        }
+    }
+
+    /// `năm 2026`, `năm ngoái`, `năm nay` after a Vietnamese day or month.
+    fn year_after(&self, i: usize) -> Option<(i32, usize)> {
+        if !self.is(i, &["nam"]) {
+            return None;
+        }
+        match self.word(i + 1)? {
+            "nay" => Some((self.today.year, 2)),
+            "ngoai" | "truoc" | "roi" => Some((self.today.year.checked_sub(1)?, 2)),
+            _ => {
+                let year = self.number(i + 1).filter(|year| (1000..=2999).contains(year))?;
+                Some((year as i32, 2))
+            }
+        }
+    }
+
+    /// 1 Feb 2026, 1st of February, February 1, Feb 1st 2026, Feb 2026, in March.
+    fn month_name(&self, i: usize) -> Read {
+        let year_at = |index: usize| self.number(index).filter(|year| (1000..=2999).contains(year));
+        if let Some(day) = self.number(i).filter(|day| (1..=31).contains(day)) {
+            let at = if self.is(i + 1, &["of"]) { i + 2 } else { i + 1 };
+            let month = month_name(self.word(at)?)?;
+            return match year_at(at + 1) {
+                Some(year) => Some((single_day(CalendarDate::new(year as i32, month, day)?)?, at + 2 - i)),
+                None => Some((single_day(recent_day(self.today, month, day)?)?, at + 1 - i)),
+            };
+        }
+        let month = month_name(self.word(i)?)?;
+        if let Some(day) = self.number(i + 1).filter(|day| (1..=31).contains(day)) {
+            return match year_at(i + 2) {
+                Some(year) => Some((single_day(CalendarDate::new(year as i32, month, day)?)?, 3)),
+                None => Some((single_day(recent_day(self.today, month, day)?)?, 2)),
+            };
+        }
+        if let Some(year) = year_at(i + 1) {
+            return Some((month_range(year as i32, month)?, 2));
+        }
+        // "may" alone is far more often the verb: only after a preposition.
+        let introduced = self.is(i.wrapping_sub(1), &["in", "of", "during", "since", "early", "late", "mid", "until"]);
+        if month == 5 && !introduced {
+            return None;
+        }
+        Some((recent_month(self.today, month)?, 1))
+    }
+
+    /// A year on its own: "in 2025".
+    fn year_alone(&self, i: usize) -> Read {
+        let word = self.word(i)?;
+        if word.len() != 4 {
+            return None;
+        }
+        let year = self.number(i).filter(|year| (1900..=2100).contains(year))?;
+        Some((year_range(year as i32)?, 1))
+    }
+}
+
+/// Whether a folded word names a month, a weekday or a relative day, so a known name made
+/// only of such words ("June", "Today") needs more than the word itself to count as a name.
+pub fn is_date_word(word: &str) -> bool {
+    month_name(word).is_some()
+        || weekday_name(word).is_some()
+        || matches!(word, "today" | "yesterday" | "tonight" | "tomorrow" | "weekend")
+}
+
+/// Words that introduce a date: after one of them, "June" is the month.
+pub const DATE_PREPOSITIONS: &[&str] =
+    &["in", "on", "since", "during", "last", "this", "next", "of", "until", "early", "late", "mid", "before", "after"];
+
+impl DateOrder {
+    /// (day, month) from two numbers written in this order.
+    fn day_month(self, first: u32, second: u32) -> (u32, u32) {
+        match self {
+            DateOrder::DayMonth => (first, second),
+            DateOrder::MonthDay => (second, first),
+        }
+    }
+}
+
+fn single_day(day: CalendarDate) -> Option<DateRange> {
+    Some((day, day))
+}
+
+fn unit(word: &str) -> Option<Unit> {
+    match word {
+        "day" | "days" | "ngay" => Some(Unit::Day),
+        "week" | "weeks" | "tuan" => Some(Unit::Week),
+        "month" | "months" | "thang" => Some(Unit::Month),
+        "year" | "years" | "nam" => Some(Unit::Year),
+        _ => None,
+    }
+}
+
+fn unit_days(unit: Unit) -> i64 {
+    match unit {
+        Unit::Day => 1,
+        Unit::Week => 7,
+        Unit::Month => 30,
+        Unit::Year => 365,
+    }
+}
+
+/// A small count in digits or words (English or Vietnamese).
+fn count(word: &str) -> Option<u32> {
+    if let Ok(number) = word.parse::<u32>() {
+        return (1..=400).contains(&number).then_some(number);
+    }
+    let number = match word {
+        "a" | "an" | "one" | "mot" => 1,
+        "two" | "couple" | "hai" => 2,
+        "three" | "few" | "several" | "ba" | "vai" => 3,
+        "four" | "bon" => 4,
+        "five" | "nam" => 5,
+        "six" | "sau" => 6,
+        "seven" | "bay" => 7,
+        "eight" | "tam" => 8,
+        "nine" | "chin" => 9,
+        "ten" | "muoi" => 10,
+        "eleven" => 11,
+        "twelve" => 12,
+        _ => return None,
+    };
+    Some(number)
+}
+
+/// 1 = January; English names and their usual abbreviations.
+fn month_name(word: &str) -> Option<u32> {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    if let Some(index) = MONTHS.iter().position(|month| *month == word) {
+        return Some(index as u32 + 1);
+    }
+    let short = match word {
+        "jan" => 1,
+        "feb" => 2,
+        "mar" => 3,
+        "apr" => 4,
+        "jun" => 6,
+        "jul" => 7,
+        "aug" => 8,
+        "sep" | "sept" => 9,
+        "oct" => 10,
+        "nov" => 11,
+        "dec" => 12,
+        _ => return None,
+    };
+    Some(short)
+}
+
+/// 0 = Monday. Full names only: "sat", "sun" and "wed" are words too.
+fn weekday_name(word: &str) -> Option<u32> {
+    let day = match word {
+        "monday" => 0,
+        "tuesday" | "tues" => 1,
+        "wednesday" | "weds" => 2,
+        "thursday" | "thurs" => 3,
+        "friday" => 4,
+        "saturday" => 5,
+        "sunday" => 6,
+        _ => return None,
+    };
+    Some(day)
+}
+
+/// The word after "thứ": hai/2 = Monday … bảy/7 = Saturday.
+fn vietnamese_weekday(word: &str) -> Option<u32> {
+    let day = match word {
+        "hai" | "2" => 0,
+        "ba" | "3" => 1,
+        "tu" | "4" => 2,
+        "nam" | "5" => 3,
+        "sau" | "6" => 4,
+        "bay" | "7" => 5,
+        _ => return None,
+    };
+    Some(day)
+}
+
+/// Monday to Sunday around `day`.
+fn week_of(day: CalendarDate) -> DateRange {
+    let monday = day.add_days(-i64::from(day.weekday()));
+    (monday, monday.add_days(6))
+}
+
+fn month_range(year: i32, month: u32) -> Option<DateRange> {
+    let first = CalendarDate::new(year, month, 1)?;
+    let last = CalendarDate::new(year, month, days_in_month(year, month))?;
+    Some((first, last))
+}
+
+fn year_range(year: i32) -> Option<DateRange> {
+    Some((CalendarDate::new(year, 1, 1)?, CalendarDate::new(year, 12, 31)?))
+}
+
+/// The calendar month `back` months before today's.
+fn month_back(today: CalendarDate, back: u32) -> DateRange {
+    let index = i64::from(today.year) * 12 + i64::from(today.month) - 1 - i64::from(back);
+    let (year, month) = (index.div_euclid(12), index.rem_euclid(12) as u32 + 1);
+    // Always valid for any date a host can hand in: the month is 1..=12.
+    i32::try_from(year).ok().and_then(|year| month_range(year, month)).unwrap_or((today, today))
+}
+
+/// The latest `month` not after today's month.
+fn recent_month(today: CalendarDate, month: u32) -> Option<DateRange> {
+    let year = if month <= today.month { today.year } else { today.year.checked_sub(1)? };
+    month_range(year, month)
+}
+
+/// The latest `month`/`day` not after today (29 February looks back to a leap year).
+fn recent_day(today: CalendarDate, month: u32, day: u32) -> Option<CalendarDate> {
+    (0..8)
+        .filter_map(|back| today.year.checked_sub(back))
+        .filter_map(|year| CalendarDate::new(year, month, day))
+        .find(|date| *date <= today)
+}
+
+/// The latest `weekday` before today.
+fn recent_weekday(today: CalendarDate, weekday: u32) -> CalendarDate {
+    let back = (i64::from(today.weekday()) - i64::from(weekday)).rem_euclid(7);
+    today.add_days(-if back == 0 { 7 } else { back })
+}
+
+/// The day, week (Monday–Sunday), month or year `count` units before today's.
+fn ago(today: CalendarDate, count: u32, unit: Unit) -> Option<DateRange> {
+    match unit {
+        Unit::Day => single_day(today.add_days(-i64::from(count))),
+        Unit::Week => Some(week_of(today.add_days(-7 * i64::from(count)))),
+        Unit::Month => Some(month_back(today, count)),
+        Unit::Year => year_range(today.year.checked_sub(count as i32)?),
+    }
+}

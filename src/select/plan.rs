@@ -1,0 +1,168 @@
+//! A question's query plan, made without a model call: the days it is about, the known
+//! names it mentions, its remaining keywords, and whether it asks for the latest thing.
+//!
+//! Names are read first, so a person called June is not taken for a month, then dates,
+//! then the words asking for "the latest"; what is left, minus stop words, are keywords.
+//! Asking the model to plan would cost a call and a second of latency per question; these
+//! rules cover the questions people ask their notes, in English and Vietnamese, and the
+//! optional second pass (`more_memories`) lets the model fetch what they missed.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::dates::{find_dates, is_date_word, DateRange, DATE_PREPOSITIONS};
+use super::words::{is_stop_word, script, words, Script, Word};
+use crate::calendar::CalendarDate;
+
+/// How the user writes numeric dates: `1/2/2026` is 1 February (`DayMonth`) or 2 January
+/// (`MonthDay`). ISO dates (`2026-02-01`) read the same either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DateOrder {
+    #[default]
+    DayMonth,
+    MonthDay,
+}
+
+/// What a question asks about, as far as words can tell.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryPlan {
+    /// The days the question is about, first and last inclusive.
+    pub dates: Option<(CalendarDate, CalendarDate)>,
+    /// Known entity names the question mentions, spelled as the memories spell them.
+    pub entities: Vec<String>,
+    /// The other content words, lower case, diacritics kept.
+    pub keywords: Vec<String>,
+    /// "latest", "last time", "most recent", "gần đây nhất", "lần cuối", …
+    pub wants_latest: bool,
+}
+
+/// At most this many keywords are searched: a pasted paragraph is not a question.
+const MAX_KEYWORDS: usize = 16;
+/// Only the first words of a question are planned, which bounds the work of matching
+/// every known name against it.
+const MAX_WORDS: usize = 400;
+
+/// Plans `question`, asked on the user's local date `today`. `known_entities` are the
+/// entity names in the store (`Store::entity_names`).
+pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known_entities: &[String]) -> QueryPlan {
+    let mut words = words(question);
+    words.truncate(MAX_WORDS);
+    let script = script(question, &words);
+    let mut taken = vec![false; words.len()];
+    let entities = match_entities(&words, known_entities, &mut taken);
+    let mut dates: Option<DateRange> = None;
+    for found in find_dates(&words, &taken, today, order) {
+        taken[found.start..found.end].iter_mut().for_each(|word| *word = true);
+        let (from, to) = found.range;
+        dates = Some(match dates {
+            Some((first, last)) => (first.min(from), last.max(to)),
+            None => (from, to),
+        });
+    }
+    let wants_latest = find_latest(&words, &mut taken);
+    let mut keywords: Vec<String> = Vec::new();
+    for (position, (word, _)) in words.iter().zip(&taken).enumerate().filter(|(_, (_, taken))| !**taken) {
+        let long_enough = word.lower.chars().count() >= 2;
+        let is_number = word.number().is_some();
+        if long_enough && !is_number && !is_stop_word(word, script, position) && !keywords.contains(&word.lower) {
+            keywords.push(word.lower.clone());
+        }
+    }
+    keywords.truncate(MAX_KEYWORDS);
+    QueryPlan { dates, entities, keywords, wants_latest }
+}
+
+/// Known names found in the question, in order of appearance; marks their words taken.
+///
+/// A name matches when its words appear together (case and diacritics aside: "alice
+/// nguyen", "Alice's"). One word of a longer name also matches when the question writes
+/// it with a capital: "Dan" finds "Dan Pham", "Linh" finds "Đặng Linh". A name made only
+/// of date words ("June", "Today") must be capitalised and not follow a date preposition:
+/// "with June" is a person, "in June" a month.
+fn match_entities(words: &[Word], known: &[String], taken: &mut [bool]) -> Vec<String> {
+    let folded: Vec<&str> = words.iter().map(|word| word.folded.as_str()).collect();
+    let mut found: Vec<(usize, &String)> = Vec::new();
+    let mut by_part: HashMap<String, Vec<&String>> = HashMap::new();
+    for name in known {
+        let parts = super::words::words(name);
+        if parts.is_empty() {
+            continue;
+        }
+        let datelike = parts.iter().all(|part| is_date_word(&part.folded));
+        let needle: Vec<&str> = parts.iter().map(|part| part.folded.as_str()).collect();
+        let fits = |at: usize| {
+            !datelike
+                || (words[at].capitalised()
+                    && !at.checked_sub(1).is_some_and(|before| DATE_PREPOSITIONS.contains(&folded[before])))
+        };
+        let position =
+            folded.windows(needle.len()).enumerate().position(|(at, window)| window == needle.as_slice() && fits(at));
+        if let Some(at) = position {
+            taken[at..at + needle.len()].iter_mut().for_each(|word| *word = true);
+            found.push((at, name));
+            continue;
+        }
+        if parts.len() > 1 {
+            for part in &parts {
+                // Spelled as in the name: "Minh" is a name even where "minh" may be "mình".
+                let usable = part.folded.chars().count() >= 2
+                    && !is_stop_word(part, Script::Vietnamese, 0)
+                    && !is_date_word(&part.folded);
+                if usable {
+                    by_part.entry(part.folded.clone()).or_default().push(name);
+                }
+            }
+        }
+    }
+    for (at, word) in words.iter().enumerate() {
+        if !word.capitalised() {
+            continue;
+        }
+        if let Some(names) = by_part.get(&word.folded) {
+            taken[at] = true;
+            found.extend(names.iter().map(|name| (at, *name)));
+        }
+    }
+    found.sort_by_key(|(at, _)| *at);
+    let mut names: Vec<String> = Vec::new();
+    for (_, name) in found {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
+/// Whether the question asks for the latest occurrence; marks those words taken. "last"
+/// counts only when the date reader did not take it ("last week" is a date).
+fn find_latest(words: &[Word], taken: &mut [bool]) -> bool {
+    const SINGLE: &[&str] = &["latest", "last", "newest", "recent", "recently", "lately"];
+    const PAIRS: &[[&str; 2]] =
+        &[["gan", "day"], ["gan", "nhat"], ["moi", "nhat"], ["lan", "cuoi"], ["cuoi", "cung"], ["moi", "day"]];
+    let mut latest = false;
+    for at in 0..words.len() {
+        if taken[at] {
+            continue;
+        }
+        if SINGLE.contains(&words[at].folded.as_str()) {
+            taken[at] = true;
+            latest = true;
+            continue;
+        }
+        let pair =
+            words.get(at + 1).filter(|_| !taken[at + 1]).map(|next| [words[at].folded.as_str(), next.folded.as_str()]);
+        if pair.is_some_and(|pair| PAIRS.contains(&pair)) {
+            taken[at] = true;
+            taken[at + 1] = true;
+            // "gần đây nhất": the superlative belongs to the pair.
+            if words.get(at + 2).is_some_and(|next| next.folded == "nhat") {
+                taken[at + 2] = true;
+            }
+            latest = true;
+        }
+    }
+    latest
+}

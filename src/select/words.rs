@@ -1,0 +1,402 @@
+//! The words of a question: split, lower-cased, folded (diacritics removed) and sorted
+//! into content words and stop words, in English and Vietnamese.
+//!
+//! Folding lets a question typed without diacritics ("hom qua") match the same patterns as
+//! one typed with them ("hôm qua"). It is a small table, not Unicode normalisation: the
+//! core carries no Unicode data crate, and the letters of English, Vietnamese and the
+//! common Latin-script languages are all that the query plan needs to recognise.
+
+/// One word of a question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// As typed (for "is it capitalised?").
+    pub text: String,
+    /// Lower case, diacritics kept: what a keyword is searched as.
+    pub lower: String,
+    /// Lower case without diacritics (`đ` → `d`): what patterns are matched against.
+    pub folded: String,
+}
+
+impl Word {
+    /// Digits only (no separators), e.g. `2026`.
+    pub fn number(&self) -> Option<u32> {
+        if self.folded.is_empty() || !self.folded.bytes().all(|byte| byte.is_ascii_digit()) {
+            return None;
+        }
+        self.folded.parse().ok()
+    }
+
+    /// Whether the word starts with a capital letter as typed.
+    pub fn capitalised(&self) -> bool {
+        self.text.chars().next().is_some_and(char::is_uppercase)
+    }
+}
+
+/// Splits a question into words. Letters and digits make words; `/`, `-` and `.` between
+/// two digits stay inside one (`1/2/2026`, `2026-02-01`); a possessive `'s` is dropped
+/// ("Alice's" → "alice").
+pub fn words(text: &str) -> Vec<Word> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut index = 0;
+    while index < chars.len() {
+        if !chars[index].is_alphanumeric() {
+            index += 1;
+            continue;
+        }
+        let start = index;
+        while index < chars.len() {
+            let here = chars[index];
+            let joins_digits = matches!(here, '/' | '-' | '.')
+                && index > start
+                && chars[index - 1].is_ascii_digit()
+                && chars.get(index + 1).is_some_and(char::is_ascii_digit);
+            if here.is_alphanumeric() || joins_digits {
+                index += 1;
+            } else {
+                break;
+            }
+        }
+        let text: String = chars[start..index].iter().collect();
+        out.push(word(text));
+        // "Alice's", "Alice’s": the possessive is not a word of its own.
+        if matches!(chars.get(index), Some('\'' | '’'))
+            && matches!(chars.get(index + 1), Some('s' | 'S'))
+            && !chars.get(index + 2).is_some_and(|c| c.is_alphanumeric())
+        {
+            index += 2;
+        }
+    }
+    out
+}
+
+fn word(text: String) -> Word {
+    let lower = text.to_lowercase();
+    let folded = fold(&lower);
+    Word { text, lower, folded }
+}
+
+/// Lower case without diacritics: "Hôm Qua" → "hom qua", "Đức" → "duc".
+pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().flat_map(char::to_lowercase) {
+        // Combining marks (text in decomposed form) carry only the diacritics.
+        if ('\u{300}'..='\u{36f}').contains(&c) {
+            continue;
+        }
+        out.push(base_letter(c));
+    }
+    out
+}
+
+/// Letters with diacritics, grouped by the letter they fold to.
+const FOLDS: &[(char, &str)] = &[
+    ('a', "àáảãạăằắẳẵặâầấẩẫậäåāąǎ"),
+    ('e', "èéẻẽẹêềếểễệëēęěė"),
+    ('i', "ìíỉĩịîïīįı"),
+    ('o', "òóỏõọôồốổỗộơờớởỡợöøōő"),
+    ('u', "ùúủũụưừứửữựûüūůűų"),
+    ('y', "ỳýỷỹỵÿ"),
+    ('d', "đď"),
+    ('c', "çčć"),
+    ('n', "ñńň"),
+    ('s', "šśş"),
+    ('z', "žźż"),
+    ('r', "ř"),
+    ('l', "łľ"),
+    ('t', "ťţ"),
+    ('g', "ğ"),
+];
+
+fn base_letter(c: char) -> char {
+    if c.is_ascii() {
+        return c;
+    }
+    FOLDS.iter().find(|(_, letters)| letters.contains(c)).map_or(c, |(base, _)| *base)
+}
+
+/// Which language rules a question needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    /// English or anything else: English stop words (and Vietnamese ones as typed).
+    Other,
+    /// Vietnamese with its diacritics: "mình" is a stop word, "Minh" a name.
+    Vietnamese,
+    /// Vietnamese typed without diacritics ("hom qua toi lam gi"): folded stop words too.
+    VietnameseFolded,
+}
+
+/// Whether the question is written in Vietnamese, with or without diacritics: any letter
+/// only Vietnamese uses, or two of its most common function words.
+pub fn script(question: &str, words: &[Word]) -> Script {
+    const LETTERS: &str = "ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ";
+    if question.to_lowercase().chars().any(|c| LETTERS.contains(c)) {
+        return Script::Vietnamese;
+    }
+    const COMMON: &[&str] = &[
+        "toi", "khong", "gi", "nao", "cua", "nhung", "duoc", "hom", "thang", "tuan", "ngay", "voi", "ve", "gap", "lan",
+    ];
+    if words.iter().filter(|word| COMMON.contains(&word.folded.as_str())).count() >= 2 {
+        Script::VietnameseFolded
+    } else {
+        Script::Other
+    }
+}
+
+/// English words that carry no subject: question words, pronouns, auxiliaries, and the
+/// date and time words left over once the dates are read.
+const ENGLISH: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "ago",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "anything",
+    "are",
+    "as",
+    "at",
+    "be",
+    "been",
+    "before",
+    "being",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "d",
+    "date",
+    "day",
+    "days",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "done",
+    "during",
+    "each",
+    "else",
+    "ever",
+    "every",
+    "few",
+    "for",
+    "from",
+    "get",
+    "got",
+    "had",
+    "happen",
+    "happened",
+    "happening",
+    "happens",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "him",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "just",
+    "know",
+    "last",
+    "latest",
+    "lately",
+    "ll",
+    "m",
+    "many",
+    "me",
+    "mine",
+    "month",
+    "months",
+    "more",
+    "most",
+    "much",
+    "my",
+    "myself",
+    "newest",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "own",
+    "past",
+    "please",
+    "previous",
+    "re",
+    "recent",
+    "recently",
+    "remember",
+    "s",
+    "said",
+    "same",
+    "say",
+    "says",
+    "she",
+    "should",
+    "since",
+    "so",
+    "some",
+    "something",
+    "such",
+    "t",
+    "tell",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "thing",
+    "things",
+    "this",
+    "those",
+    "through",
+    "time",
+    "times",
+    "to",
+    "today",
+    "too",
+    "under",
+    "until",
+    "up",
+    "ve",
+    "very",
+    "was",
+    "we",
+    "week",
+    "weeks",
+    "were",
+    "what",
+    "whats",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "would",
+    "year",
+    "years",
+    "yesterday",
+    "you",
+    "your",
+    "yours",
+];
+
+/// Vietnamese function words, with their diacritics (as typed, lower case).
+const VIETNAMESE: &[&str] = &[
+    "à", "ai", "anh", "bao", "bị", "bởi", "các", "cái", "cho", "chị", "chưa", "chuyện", "có", "còn", "của", "cũng",
+    "đã", "đang", "đâu", "để", "đến", "đi", "đó", "được", "em", "gần", "gì", "giờ", "hay", "hoặc", "hỏi", "hôm",
+    "không", "khi", "là", "làm", "lại", "lần", "lên", "lúc", "mà", "mình", "một", "mới", "năm", "nào", "này", "nên",
+    "nếu", "ngày", "nhất", "nhiều", "những", "nhớ", "như", "nói", "ở", "ra", "rất", "rồi", "sao", "sẽ", "tại", "tháng",
+    "thế", "thì", "tôi", "trong", "trước", "từ", "tuần", "và", "vào", "về", "vì", "việc", "với", "xảy", "biết", "bạn",
+    "vừa",
+];
+
+/// The same words folded, for questions typed without diacritics. Only used for those:
+/// several are English words too ("ban", "con"), or names ("Minh" is not "mình").
+const VIETNAMESE_FOLDED: &[&str] = &[
+    "a", "ai", "anh", "bao", "bi", "boi", "cac", "cai", "cho", "chi", "chua", "chuyen", "co", "con", "cua", "cung",
+    "da", "dang", "dau", "de", "den", "di", "do", "duoc", "em", "gan", "gi", "gio", "hay", "hoac", "hoi", "hom",
+    "khong", "khi", "la", "lam", "lai", "lan", "len", "luc", "ma", "minh", "mot", "moi", "nam", "nao", "nay", "nen",
+    "neu", "ngay", "nhat", "nhieu", "nhung", "nho", "nhu", "noi", "o", "ra", "rat", "roi", "sao", "se", "tai", "thang",
+    "the", "thi", "toi", "trong", "truoc", "tu", "tuan", "va", "vao", "ve", "vi", "viec", "voi", "xay", "biet", "ban",
+    "vua",
+];
+
+/// Whether `word` is a stop word of the question's language(s). A capitalised word after
+/// the first is kept whatever it spells: "Minh" in the middle of a sentence is a name.
+pub fn is_stop_word(word: &Word, script: Script, position: usize) -> bool {
+    if position > 0 && word.capitalised() && word.lower.chars().count() >= 3 {
+        return false;
+    }
+    if ENGLISH.contains(&word.lower.as_str()) || VIETNAMESE.contains(&word.lower.as_str()) {
+        return true;
+    }
+    script == Script::VietnameseFolded && VIETNAMESE_FOLDED.contains(&word.lower.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lowers(text: &str) -> Vec<String> {
+        words(text).into_iter().map(|word| word.lower).collect()
+    }
+
+    #[test]
+    fn words_keep_dates_whole_and_drop_possessives() {
+        assert_eq!(
+            lowers("Alice's notes on 1/2/2026, 2026-02-01."),
+            vec!["alice", "notes", "on", "1/2/2026", "2026-02-01"]
+        );
+        assert_eq!(lowers("Bob’s Q3 follow-up - 3.5.2025!"), vec!["bob", "q3", "follow", "up", "3.5.2025"]);
+        assert_eq!(lowers("it's 5/"), vec!["it", "5"]);
+        assert_eq!(lowers("Ngân sách quý 3"), vec!["ngân", "sách", "quý", "3"]);
+    }
+
+    #[test]
+    fn folding_removes_vietnamese_and_latin_diacritics() {
+        assert_eq!(
+            fold("Hôm qua, THỨ BA, tháng trước, Đức, ngân sách"),
+            "hom qua, thu ba, thang truoc, duc, ngan sach"
+        );
+        assert_eq!(fold("Crème Brûlée à São Paulo"), "creme brulee a sao paulo");
+        assert_eq!(fold("ho\u{302}m"), "hom", "decomposed text");
+        assert_eq!(fold("日本語"), "日本語", "other scripts stay as they are");
+    }
+
+    #[test]
+    fn stop_words_in_both_languages_with_and_without_diacritics() {
+        let stop = |text: &str, script: Script| is_stop_word(&words(text)[0], script, 0);
+        assert!(stop("What", Script::Other) && stop("không", Script::Other) && stop("khong", Script::VietnameseFolded));
+        assert!(!stop("khong", Script::Other), "folded Vietnamese only for Vietnamese questions");
+        assert!(!stop("minh", Script::Vietnamese), "typed with diacritics, minh is not mình");
+        assert!(
+            !stop("budget", Script::VietnameseFolded) && !stop("bàn", Script::Vietnamese),
+            "bàn (table) is not bạn"
+        );
+        let minh = &words("gap Minh")[1];
+        assert!(!is_stop_word(minh, Script::VietnameseFolded, 1), "a capitalised word mid-sentence is a name");
+        let script_of = |text: &str| script(text, &words(text));
+        assert_eq!(script_of("Hôm qua tôi làm gì?"), Script::Vietnamese);
+        assert_eq!(script_of("hom qua toi lam gi"), Script::VietnameseFolded);
+        assert_eq!(script_of("What did Alice say?"), Script::Other);
+    }
+}

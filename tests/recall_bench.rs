@@ -1,0 +1,102 @@
+//! The recall benchmark's runner on a tiny data set (`tests/fixtures/recall/`), and its
+//! generator: the last line is one JSON object with recall in 0..1, a baseline, tokens
+//! within each budget; generated data is the same for the same seed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const BENCH: &str = env!("CARGO_BIN_EXE_recall-bench");
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall").join(name).to_string_lossy().into_owned()
+}
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(BENCH).args(args).output().expect("the benchmark runs")
+}
+
+/// The last line of a successful run, parsed.
+fn summary(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "failed: {}{stdout}", String::from_utf8_lossy(&output.stderr));
+    let last = stdout.lines().last().expect("some output");
+    serde_json::from_str(last).unwrap_or_else(|error| panic!("the last line is not JSON ({error}): {last}"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memory-agent-recall-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn the_runner_reports_recall_baseline_and_tokens_within_each_budget() {
+    let memories = fixture("memories.jsonl");
+    let questions = fixture("questions.jsonl");
+    let output = bench(&["--memories", &memories, "--questions", &questions, "--budgets", "60,150,400,100000"]);
+    let figures = summary(&output);
+    assert_eq!(figures["questions"], 8);
+    assert_eq!(figures["memories"], 20);
+    for budget in [60, 150, 400, 100_000] {
+        let at = &figures["budgets"][budget.to_string()];
+        let recall = at["recall"].as_f64().expect("recall");
+        let baseline = at["recent_baseline"].as_f64().expect("recent_baseline");
+        assert!((0.0..=1.0).contains(&recall) && (0.0..=1.0).contains(&baseline), "{at}");
+        assert!(at["mean_packed_tokens"].as_f64().unwrap() <= budget as f64, "{at}");
+        assert!(at["max_packed_tokens"].as_u64().unwrap() <= budget, "{at}");
+    }
+    let everything = &figures["budgets"]["100000"];
+    assert_eq!((everything["recall"].as_f64(), everything["recent_baseline"].as_f64()), (Some(1.0), Some(1.0)));
+    let tight = &figures["budgets"]["150"];
+    assert!(tight["recall"].as_f64() > tight["recent_baseline"].as_f64(), "selection beats recency at 150: {tight}");
+    let categories = figures["categories"].as_object().expect("categories");
+    assert_eq!(categories.keys().collect::<Vec<_>>(), vec!["date", "fact", "latest", "person"]);
+    assert_eq!(categories["fact"]["400"]["questions"], 2, "the uncategorised question counts only overall");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("recent_baseline") && text.contains("category"), "a table for people too:\n{text}");
+}
+
+#[test]
+fn bad_input_is_refused_with_the_line() {
+    let dir = scratch("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let questions = dir.join("questions.jsonl");
+    std::fs::write(
+        &questions,
+        "{\"id\":\"q\",\"question\":\"?\",\"asked_at\":\"2026-02-06T09:00:00Z\",\"evidence\":[\"nope\"]}\n",
+    )
+    .unwrap();
+    let output = bench(&["--memories", &fixture("memories.jsonl"), "--questions", &questions.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("questions.jsonl:1") && stderr.contains("unknown memory nope"), "{stderr}");
+    assert_eq!(bench(&["--memories"]).status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_generator_is_deterministic_and_its_output_runs() {
+    let (first, second, other) = (scratch("gen-a"), scratch("gen-b"), scratch("gen-c"));
+    for (dir, seed) in [(&first, "5"), (&second, "5"), (&other, "6")] {
+        let output = bench(&["--generate", &dir.to_string_lossy(), "--seed", seed, "--days", "40"]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let read = |dir: &PathBuf, name: &str| std::fs::read(dir.join(name)).unwrap();
+    for name in ["memories.jsonl", "questions.jsonl"] {
+        assert_eq!(read(&first, name), read(&second, name), "{name} differs for the same seed");
+    }
+    assert_ne!(read(&first, "memories.jsonl"), read(&other, "memories.jsonl"), "another seed, other data");
+    let memories = first.join("memories.jsonl").to_string_lossy().into_owned();
+    let questions = first.join("questions.jsonl").to_string_lossy().into_owned();
+    let figures = summary(&bench(&["--memories", &memories, "--questions", &questions, "--budgets", "500,2000"]));
+    assert!(figures["memories"].as_u64().unwrap() > 100, "{figures}");
+    assert!(figures["questions"].as_u64().unwrap() > 50, "{figures}");
+    for category in ["date", "person", "latest", "fact", "paraphrase"] {
+        assert!(figures["categories"][category]["2000"]["recall"].is_number(), "{category} missing: {figures}");
+    }
+    for dir in [first, second, other] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
