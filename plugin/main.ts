@@ -1,6 +1,7 @@
-// Memory Agent's entry point: wires settings, status bar, command and the lazily started core.
+// Memory Agent's entry point: wires settings, the core runtime, commands and views.
 
-import { Notice, Plugin, normalizePath } from "obsidian";
+import { Notice, Plugin, normalizePath, requestUrl } from "obsidian";
+import { createCoreHost } from "./host/core-host";
 import { MemoryRuntime } from "./memory-runtime";
 import { type MemoryAgentSettings, settingsFromData, settingsToData } from "./settings";
 import { MemoryAgentSettingTab } from "./settings-tab";
@@ -15,15 +16,24 @@ export default class MemoryAgentPlugin extends Plugin {
 		this.settings = settingsFromData(await this.loadData(), configDir);
 
 		const statusBar = new StatusBar(this.addStatusBarItem());
+		const timers = {
+			setTimeout: (callback: () => void, ms: number) => window.setTimeout(callback, ms),
+			clearTimeout: (handle: unknown) => window.clearTimeout(handle as number),
+		};
 		const runtime = new MemoryRuntime({
 			adapter: this.app.vault.adapter,
 			databasePath: normalizePath(this.settings.databasePath),
 			statusBar,
 			notify: (message) => new Notice(message, 10_000),
-			timers: {
-				setTimeout: (callback, ms) => window.setTimeout(callback, ms),
-				clearTimeout: (handle) => window.clearTimeout(handle as number),
-			},
+			timers,
+			host: createCoreHost({
+				requestUrl,
+				vault: this.app.vault,
+				timers,
+				onProgress: () => runtime.showStatus(),
+			}),
+			settings: () => this.settings,
+			secrets: this.app.secretStorage,
 		});
 		this.runtime = runtime;
 
@@ -39,6 +49,8 @@ export default class MemoryAgentPlugin extends Plugin {
 				save: (settings) => this.saveSettings(settings),
 			}),
 		);
+		// Retries that come due and the daily consolidation need a look now and then.
+		this.registerInterval(window.setInterval(() => runtime.runner.kick(), 5 * 60_000));
 
 		// Loading the WebAssembly waits for the layout so it never delays Obsidian's start.
 		this.app.workspace.onLayoutReady(() => {
@@ -54,5 +66,6 @@ export default class MemoryAgentPlugin extends Plugin {
 	private async saveSettings(settings: MemoryAgentSettings): Promise<void> {
 		this.settings = settings;
 		await this.saveData(settingsToData(settings, this.app.vault.configDir));
+		this.runtime?.applySettings();
 	}
 }

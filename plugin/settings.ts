@@ -1,8 +1,46 @@
-// The plugin's settings: their shape, defaults and validation (no Obsidian imports).
+// The plugin's settings: their shape, defaults, validation and the core settings they make
+// (no Obsidian imports). Keys are stable once released: data.json holds them.
+
+import type { CoreSettings } from "./core/memory-core-api";
+
+export type AuthMethod = "accessKey" | "apiKey";
+export type DateOrder = "dayMonth" | "monthDay";
 
 export interface MemoryAgentSettings {
-	/** Vault-relative path of the SQLite database file. Key is stable once released. */
+	/** Vault-relative path of the SQLite database file. */
 	databasePath: string;
+
+	// Connection. Secrets are never here: these are the *names* of entries in Obsidian's
+	// secret storage (`app.secretStorage`), chosen with a SecretComponent.
+	authMethod: AuthMethod;
+	region: string;
+	modelId: string;
+	accessKeyIdSecret: string;
+	secretAccessKeySecret: string;
+	sessionTokenSecret: string;
+	apiKeySecret: string;
+	/** Replaces the AWS endpoint (VPC endpoints); empty for the default. */
+	endpoint: string;
+
+	// What to remember.
+	excludedFolders: string[];
+	excludedPatterns: string[];
+	excludedTags: string[];
+	quietDelaySeconds: number;
+	maxNoteSizeKb: number;
+	bulkConfirmThreshold: number;
+	includePlainText: boolean;
+
+	// Consolidation.
+	consolidationThreshold: number;
+	consolidationBatchSize: number;
+	dailyConsolidation: boolean;
+
+	// Answers.
+	contextBudgetTokens: number;
+	answerMaxTokens: number;
+	dateOrder: DateOrder;
+	secondPass: boolean;
 }
 
 /** Default location, inside the vault's config folder (which is not always `.obsidian`). */
@@ -10,8 +48,42 @@ export function defaultDatabasePath(configDir: string): string {
 	return `${configDir}/plugins/memory-agent/memory.db`;
 }
 
-export function defaultSettings(configDir: string): MemoryAgentSettings {
-	return { databasePath: defaultDatabasePath(configDir) };
+export const DEFAULT_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
+
+/** Day/month or month/day, from the locale's own way of writing 1 February. */
+export function localeDateOrder(locale?: string): DateOrder {
+	const parts = new Intl.DateTimeFormat(locale, { day: "numeric", month: "numeric" }).formatToParts(new Date(Date.UTC(2026, 1, 1, 12)));
+	const day = parts.findIndex((part) => part.type === "day");
+	const month = parts.findIndex((part) => part.type === "month");
+	return month >= 0 && month < day ? "monthDay" : "dayMonth";
+}
+
+export function defaultSettings(configDir: string, locale?: string): MemoryAgentSettings {
+	return {
+		databasePath: defaultDatabasePath(configDir),
+		authMethod: "accessKey",
+		region: "us-east-1",
+		modelId: DEFAULT_MODEL_ID,
+		accessKeyIdSecret: "",
+		secretAccessKeySecret: "",
+		sessionTokenSecret: "",
+		apiKeySecret: "",
+		endpoint: "",
+		excludedFolders: [],
+		excludedPatterns: [],
+		excludedTags: [],
+		quietDelaySeconds: 30,
+		maxNoteSizeKb: 2048,
+		bulkConfirmThreshold: 200,
+		includePlainText: false,
+		consolidationThreshold: 5,
+		consolidationBatchSize: 50,
+		dailyConsolidation: true,
+		contextBudgetTokens: 150_000,
+		answerMaxTokens: 2_000,
+		dateOrder: localeDateOrder(locale),
+		secondPass: false,
+	};
 }
 
 /** Why `path` cannot be the database path, or null when it can. */
@@ -24,19 +96,114 @@ export function validateDatabasePath(path: string): string | null {
 	return null;
 }
 
+/** A whole number in [min, max], or the reason it is not. */
+export function validateInteger(value: number, min: number, max: number, what: string): string | null {
+	if (!Number.isInteger(value)) return `${what} must be a whole number.`;
+	if (value < min || value > max) return `${what} must be between ${min.toLocaleString()} and ${max.toLocaleString()}.`;
+	return null;
+}
+
+/** Bounds of every number setting, used by validation and the settings tab. */
+export const NUMBER_BOUNDS = {
+	quietDelaySeconds: { min: 0, max: 3_600, what: "The quiet delay" },
+	maxNoteSizeKb: { min: 1, max: 102_400, what: "The size limit" },
+	bulkConfirmThreshold: { min: 0, max: 1_000_000, what: "The bulk-ingest threshold" },
+	consolidationThreshold: { min: 2, max: 10_000, what: "The consolidation threshold" },
+	consolidationBatchSize: { min: 2, max: 200, what: "The batch size" },
+	contextBudgetTokens: { min: 1_000, max: 190_000, what: "The context budget" },
+	answerMaxTokens: { min: 100, max: 8_000, what: "The answer length" },
+} as const satisfies Partial<Record<keyof MemoryAgentSettings, { min: number; max: number; what: string }>>;
+
+type NumberKey = keyof typeof NUMBER_BOUNDS;
+
+export function validateNumberSetting(key: NumberKey, value: number): string | null {
+	const bounds = NUMBER_BOUNDS[key];
+	return validateInteger(value, bounds.min, bounds.max, bounds.what);
+}
+
 /**
  * Settings from what `loadData()` returned. Unknown keys are dropped; a missing or invalid
- * path falls back to the default, so a hand-edited data.json cannot stop the plugin.
+ * value falls back to its default, so a hand-edited data.json cannot stop the plugin.
  */
-export function settingsFromData(data: unknown, configDir: string): MemoryAgentSettings {
-	const settings = defaultSettings(configDir);
+export function settingsFromData(data: unknown, configDir: string, locale?: string): MemoryAgentSettings {
+	const settings = defaultSettings(configDir, locale);
 	if (typeof data !== "object" || data === null) return settings;
-	const path = (data as Record<string, unknown>).databasePath;
-	if (typeof path === "string" && validateDatabasePath(path) === null) settings.databasePath = path.trim();
+	const raw = data as Record<string, unknown>;
+	const text = (key: keyof MemoryAgentSettings): string | undefined => (typeof raw[key] === "string" ? (raw[key]) : undefined);
+	const list = (key: keyof MemoryAgentSettings): string[] | undefined =>
+		Array.isArray(raw[key]) ? (raw[key] as unknown[]).filter((item): item is string => typeof item === "string") : undefined;
+	const bool = (key: keyof MemoryAgentSettings): boolean | undefined => (typeof raw[key] === "boolean" ? (raw[key]) : undefined);
+
+	const path = text("databasePath");
+	if (path !== undefined && validateDatabasePath(path) === null) settings.databasePath = path.trim();
+	const auth = text("authMethod");
+	if (auth === "accessKey" || auth === "apiKey") settings.authMethod = auth;
+	for (const key of ["region", "modelId", "accessKeyIdSecret", "secretAccessKeySecret", "sessionTokenSecret", "apiKeySecret", "endpoint"] as const) {
+		const value = text(key);
+		if (value !== undefined) settings[key] = value.trim();
+	}
+	if (settings.region === "") settings.region = "us-east-1";
+	if (settings.modelId === "") settings.modelId = DEFAULT_MODEL_ID;
+	for (const key of ["excludedFolders", "excludedPatterns", "excludedTags"] as const) {
+		const value = list(key);
+		if (value !== undefined) settings[key] = value.map((item) => item.trim()).filter((item) => item !== "");
+	}
+	for (const key of Object.keys(NUMBER_BOUNDS) as NumberKey[]) {
+		const value = raw[key];
+		if (typeof value === "number" && validateNumberSetting(key, value) === null) settings[key] = value;
+	}
+	for (const key of ["includePlainText", "dailyConsolidation", "secondPass"] as const) {
+		const value = bool(key);
+		if (value !== undefined) settings[key] = value;
+	}
+	const order = text("dateOrder");
+	if (order === "dayMonth" || order === "monthDay") settings.dateOrder = order;
 	return settings;
 }
 
-/** What `saveData()` stores: a default path is left out, so it follows a changed config folder. */
-export function settingsToData(settings: MemoryAgentSettings, configDir: string): Record<string, unknown> {
-	return settings.databasePath === defaultDatabasePath(configDir) ? {} : { databasePath: settings.databasePath };
+/** What `saveData()` stores: only values that differ from the defaults, so defaults can improve. */
+export function settingsToData(settings: MemoryAgentSettings, configDir: string, locale?: string): Record<string, unknown> {
+	const defaults = defaultSettings(configDir, locale);
+	const data: Record<string, unknown> = {};
+	for (const key of Object.keys(settings) as Array<keyof MemoryAgentSettings>) {
+		if (JSON.stringify(settings[key]) !== JSON.stringify(defaults[key])) data[key] = settings[key];
+	}
+	return data;
+}
+
+/** Reads secrets by name; Obsidian's `app.secretStorage` in the plugin. */
+export interface SecretReader {
+	getSecret(id: string): string | null;
+}
+
+/** The connection part, or the reason it cannot be built yet (shown to the user). */
+export function connectionSettings(settings: MemoryAgentSettings, secrets: SecretReader): CoreSettings["connection"] | string {
+	const secret = (id: string): string => (id === "" ? "" : (secrets.getSecret(id) ?? "").trim());
+	const base = { region: settings.region, modelId: settings.modelId, endpoint: settings.endpoint === "" ? null : settings.endpoint };
+	if (settings.authMethod === "apiKey") {
+		const apiKey = secret(settings.apiKeySecret);
+		if (apiKey === "") return "Choose the secret that holds your Bedrock API key in the settings.";
+		return { ...base, auth: { kind: "apiKey", apiKey } };
+	}
+	const accessKeyId = secret(settings.accessKeyIdSecret);
+	const secretAccessKey = secret(settings.secretAccessKeySecret);
+	if (accessKeyId === "" || secretAccessKey === "") {
+		return "Choose the secrets that hold your AWS access key id and secret access key in the settings.";
+	}
+	const sessionToken = secret(settings.sessionTokenSecret);
+	return { ...base, auth: { kind: "accessKey", accessKeyId, secretAccessKey, sessionToken: sessionToken === "" ? null : sessionToken } };
+}
+
+/** The engine part of the core's settings. */
+export function engineSettings(settings: MemoryAgentSettings): NonNullable<CoreSettings["engine"]> {
+	return {
+		consolidationThreshold: settings.consolidationThreshold,
+		consolidationBatchSize: settings.consolidationBatchSize,
+		dailyConsolidation: settings.dailyConsolidation,
+		maxNoteBytes: settings.maxNoteSizeKb * 1024,
+		queryBudgetTokens: settings.contextBudgetTokens,
+		maxAnswerTokens: settings.answerMaxTokens,
+		dateOrder: settings.dateOrder,
+		secondPass: settings.secondPass,
+	};
 }

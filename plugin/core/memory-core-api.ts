@@ -1,25 +1,31 @@
 // The typed surface of the WebAssembly core that the rest of the plugin programs against.
 
-/** Counts shown to the user; mirrors the facade's `MemoryCore.status()`. */
-export interface StoreStatus {
-	memories: number;
-	insights: number;
-	queued: number;
-	running: number;
-	failed: number;
-	schemaVersion: number;
-}
+import type { CoreStatus, MemoryCore } from "../../build/pkg/memory_agent.js";
 
-/** One open store (a database held in memory by sql.js inside the core). */
-export interface MemoryStore {
-	status(): StoreStatus;
-	/** True when the store changed since it was opened or last exported. */
-	isDirty(): boolean;
-	/** The whole database file; clears the dirty flag. */
-	exportBytes(): Uint8Array;
-	/** Releases the WebAssembly memory; the store is unusable afterwards. */
-	free(): void;
-}
+export type {
+	Citation,
+	ConnectionCheck,
+	ConnectionSettings,
+	CoreHost,
+	CoreSettings,
+	Insight,
+	Job,
+	Memory,
+	Progress,
+	QueryAnswer,
+	Removal,
+	RunReport,
+	Source,
+	TextToRemember,
+	UsageReport,
+	VaultFileData,
+} from "../../build/pkg/memory_agent.js";
+
+/** Counts and engine state; mirrors the facade's `MemoryCore.status()`. */
+export type StoreStatus = CoreStatus;
+
+/** One open store and its engine: the facade's `MemoryCore` (generated declarations). */
+export type MemoryStore = MemoryCore;
 
 /** The loaded core: opens stores from database bytes. */
 export interface MemoryCoreApi {
@@ -27,4 +33,7 @@ export interface MemoryCoreApi {
 	open(bytes: Uint8Array | undefined, nowMs: number): MemoryStore;
 	/** The schema version this build writes. */
 	supportedSchemaVersion(): number;
+	/** The Bedrock regions offered in settings. */
+	bedrockRegions(): string[];
+	defaultModelId(): string;
 }

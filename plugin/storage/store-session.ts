@@ -24,6 +24,8 @@ export interface StoreSessionDeps {
 	onStatus: (status: StoreStatus) => void;
 	/** Called when the store stopped being usable after it had opened. */
 	onUnavailable: (message: string) => void;
+	/** Called with each store opened (the first, and one reloaded from disk), before use. */
+	onOpened?: (store: MemoryStore) => void;
 	saveDelayMs?: number;
 }
 
@@ -54,6 +56,7 @@ export class StoreSession {
 	static async open(deps: StoreSessionDeps): Promise<StoreSession> {
 		const opened = await openFromDisk(deps);
 		const session = new StoreSession(deps, opened.store, opened.unsaved);
+		deps.onOpened?.(opened.store);
 		if (opened.unsaved) session.requestSave();
 		deps.onStatus(session.status());
 		return session;
@@ -61,6 +64,11 @@ export class StoreSession {
 
 	status(): StoreStatus {
 		return this.store.status();
+	}
+
+	/** The open store; replaced when the file is reloaded from disk. */
+	get current(): MemoryStore {
+		return this.store;
 	}
 
 	/** Schedules a debounced write of the current state. */
@@ -114,6 +122,7 @@ export class StoreSession {
 		this.store.free();
 		this.store = opened.store;
 		this.unsaved = opened.unsaved;
+		this.deps.onOpened?.(opened.store);
 		this.deps.notify(
 			`The memory database ${this.deps.file.path} was changed on disk, probably by a sync tool. ` +
 				"Memory Agent loaded the new version instead of overwriting it.",

@@ -10,6 +10,7 @@ import { HostDataAdapter } from "./data-adapter";
 import { type HostDom, createDom } from "./dom";
 import { createObsidianModule } from "./obsidian-module";
 import { createPluginClasses } from "./plugin-base";
+import { HostSecretStorage } from "./secret-storage";
 import { HostTimers } from "./timers";
 import { createUiClasses } from "./ui";
 import { loadMainJs } from "./vm-loader";
@@ -39,6 +40,7 @@ export class Host {
 	readonly commands = new Map<string, Command>();
 	readonly settingTabs: PluginSettingTab[] = [];
 	readonly timers = new HostTimers();
+	readonly secretStorage = new HostSecretStorage();
 	readonly adapter: HostDataAdapter;
 	readonly vault: HostVault;
 	readonly workspace: HostWorkspace;
@@ -68,7 +70,7 @@ export class Host {
 	}
 
 	get app(): App {
-		return { vault: this.vault, workspace: this.workspace } as unknown as App;
+		return { vault: this.vault, workspace: this.workspace, secretStorage: this.secretStorage } as unknown as App;
 	}
 
 	/** Absolute path on disk of a vault path. */

@@ -4,6 +4,7 @@ import type * as Obsidian from "obsidian";
 import { HostEvents } from "./events";
 import type { PluginClasses } from "./plugin-base";
 import type { UiClasses } from "./ui";
+import { hostRequestUrl } from "./request-url";
 import { HostTAbstractFile, HostTFile, HostTFolder } from "./vault";
 
 /** Obsidian's normalizePath: forward slashes, no doubled, leading or trailing slashes. */
@@ -46,7 +47,7 @@ export function createObsidianModule(plugin: PluginClasses, ui: UiClasses, platf
 			resourcePathPrefix: "app://local/",
 			...platform,
 		},
-		requestUrl: () => Promise.reject(new Error("The headless host has no network")),
+		requestUrl: hostRequestUrl,
 	};
 }
 

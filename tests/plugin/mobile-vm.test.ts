@@ -67,6 +67,8 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 	const statusEl = stubElement();
 	let layoutReady: (() => unknown) | undefined;
 	const adapter = memoryAdapter();
+	// Obsidian clears registered intervals on unload; this stub does it at the end of the test.
+	const intervals: number[] = [];
 
 	class Plugin {
 		constructor(
@@ -82,6 +84,15 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 		}
 		addSettingTab() {}
 		register() {}
+		registerEvent() {}
+		registerInterval(handle: number) {
+			intervals.push(handle);
+			return handle;
+		}
+		registerView() {}
+		addRibbonIcon() {
+			return stubElement();
+		}
 		async loadData() {
 			return null;
 		}
@@ -97,12 +108,23 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 		PluginSettingTab: class {},
 		Setting: class {},
 		normalizePath: (p: string) => p,
+		requestUrl: () => Promise.reject(new Error("no network in this test")),
 	};
 
 	// What a browser offers; nothing from Node (no process, Buffer, require, global, setImmediate).
 	const loaded = loadMainJs(
 		code,
-		{ setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask, TextEncoder, TextDecoder, console, crypto: webcrypto },
+		{
+			setTimeout,
+			clearTimeout,
+			setInterval,
+			clearInterval,
+			queueMicrotask,
+			TextEncoder,
+			TextDecoder,
+			console,
+			crypto: webcrypto,
+		},
 		(id) => (id === "obsidian" ? obsidian : undefined),
 	);
 	assert.deepEqual(
@@ -111,7 +133,12 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 		["undefined", "undefined", "undefined", "undefined", "undefined", "undefined"],
 	);
 
-	const app = { vault: { configDir: ".obsidian", adapter }, workspace: { onLayoutReady: (cb: () => unknown) => (layoutReady = cb) } };
+	const app = {
+		vault: { configDir: ".obsidian", adapter, getFileByPath: () => null, getFiles: () => [], getMarkdownFiles: () => [], on: () => ({}) },
+		workspace: { onLayoutReady: (cb: () => unknown) => (layoutReady = cb), on: () => ({}), getLeavesOfType: () => [] },
+		secretStorage: { getSecret: () => null, setSecret: () => undefined, listSecrets: () => [] },
+		metadataCache: { getFileCache: () => null, on: () => ({}) },
+	};
 	const plugin = new (loaded.PluginClass as unknown as new (app: unknown, manifest: unknown) => Plugin & {
 		onload(): Promise<void>;
 		onunload(): void;
@@ -119,7 +146,7 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 	await plugin.onload();
 	assert.equal(statusEl.text, "Memory: starting…");
 	assert.ok(layoutReady, "onload asked to be told when the layout is ready");
-	assert.deepEqual(commands.map((c) => c.id), ["show-memory-status"]);
+	assert.ok(commands.some((c) => c.id === "show-memory-status"), "the status command is registered");
 
 	layoutReady();
 	const deadline = Date.now() + 30_000;
@@ -132,4 +159,5 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 	const saved = adapter.files.get(db);
 	assert.ok(saved, "unload wrote the database");
 	assert.equal(new TextDecoder().decode(saved.subarray(0, 15)), "SQLite format 3");
+	for (const handle of intervals) clearInterval(handle);
 });

@@ -33,7 +33,9 @@ test("the status bar shows the counts of an existing database", async () => {
 	host = await startHost();
 	await writeDatabase(host, await databaseWithMemories(1234));
 	await host.loadPlugin();
-	assert.equal(await host.waitForCore(), `Memory: ${(1234).toLocaleString()} memories · 0 insights · 0 queued`);
+	// The planted memories are unconsolidated, so the at-start consolidation is queued (and
+	// waits: no connection is set up in this test).
+	assert.equal(await host.waitForCore(), `Memory: ${(1234).toLocaleString()} memories · 0 insights · 1 queued`);
 	const item = host.statusBarEl.querySelector(".plugin-memory-agent");
 	assert.ok(item?.classList.contains("memory-agent-status"), "the item has the plugin's CSS class");
 });
@@ -49,7 +51,7 @@ test("'Show memory status' shows counts, schema version and database path", asyn
 	const notice = host.notices.at(-1) ?? "";
 	const { facade } = await loadFacade();
 	assert.match(notice, /3 memories, 0 insights/);
-	assert.match(notice, /0 queued, 0 running, 0 failed/);
+	assert.match(notice, /1 queued, 0 running, 0 failed/, "the at-start consolidation waits for a connection");
 	assert.match(notice, new RegExp(`Schema version ${facade.supportedSchemaVersion()}`));
 	assert.ok(notice.includes(databasePath(host)), notice);
 });

@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
 	defaultDatabasePath,
+	defaultSettings,
+	localeDateOrder,
 	settingsFromData,
 	settingsToData,
 	validateDatabasePath,
@@ -13,7 +15,7 @@ import { STATUS_STARTING, STATUS_UNAVAILABLE, statusBarText, statusNoticeText } 
 test("the default database path is built from the config folder", () => {
 	assert.equal(defaultDatabasePath(".obsidian"), ".obsidian/plugins/memory-agent/memory.db");
 	assert.equal(defaultDatabasePath("_config"), "_config/plugins/memory-agent/memory.db");
-	assert.deepEqual(settingsFromData(null, ".cfg"), { databasePath: ".cfg/plugins/memory-agent/memory.db" });
+	assert.equal(settingsFromData(null, ".cfg").databasePath, ".cfg/plugins/memory-agent/memory.db");
 });
 
 test("database paths are validated", () => {
@@ -31,19 +33,33 @@ test("database paths are validated", () => {
 });
 
 test("stored settings: unknown keys dropped, invalid paths fall back to the default", () => {
-	assert.deepEqual(settingsFromData({ databasePath: "Memory/x.db", other: 1 }, ".obsidian"), { databasePath: "Memory/x.db" });
-	assert.deepEqual(settingsFromData({ databasePath: "../x.db" }, ".obsidian"), { databasePath: ".obsidian/plugins/memory-agent/memory.db" });
-	assert.deepEqual(settingsFromData({ databasePath: 42 }, ".o"), { databasePath: ".o/plugins/memory-agent/memory.db" });
-	assert.deepEqual(settingsFromData("garbage", ".o"), { databasePath: ".o/plugins/memory-agent/memory.db" });
+	const loaded = settingsFromData({ databasePath: "Memory/x.db", other: 1 }, ".obsidian");
+	assert.equal(loaded.databasePath, "Memory/x.db");
+	assert.equal("other" in loaded, false);
+	assert.equal(settingsFromData({ databasePath: "../x.db" }, ".obsidian").databasePath, ".obsidian/plugins/memory-agent/memory.db");
+	assert.equal(settingsFromData({ databasePath: 42 }, ".o").databasePath, ".o/plugins/memory-agent/memory.db");
+	assert.deepEqual(settingsFromData("garbage", ".o", "en-GB"), defaultSettings(".o", "en-GB"));
+	const numbers = settingsFromData({ consolidationThreshold: 1, contextBudgetTokens: 8000, quietDelaySeconds: 2.5 }, ".o");
+	assert.equal(numbers.consolidationThreshold, 5, "below the minimum: default");
+	assert.equal(numbers.contextBudgetTokens, 8000);
+	assert.equal(numbers.quietDelaySeconds, 30, "not a whole number: default");
 });
 
 test("the default path is not stored, so it follows a renamed config folder", () => {
-	assert.deepEqual(settingsToData({ databasePath: ".obsidian/plugins/memory-agent/memory.db" }, ".obsidian"), {});
-	assert.deepEqual(settingsToData({ databasePath: "Memory/x.db" }, ".obsidian"), { databasePath: "Memory/x.db" });
+	const defaults = defaultSettings(".obsidian", "en-US");
+	assert.deepEqual(settingsToData(defaults, ".obsidian", "en-US"), {});
+	assert.deepEqual(settingsToData({ ...defaults, databasePath: "Memory/x.db" }, ".obsidian", "en-US"), { databasePath: "Memory/x.db" });
+});
+
+test("the date order defaults from the locale", () => {
+	assert.equal(localeDateOrder("en-US"), "monthDay");
+	assert.equal(localeDateOrder("en-GB"), "dayMonth");
+	assert.equal(localeDateOrder("vi-VN"), "dayMonth");
+	assert.equal(localeDateOrder("de-DE"), "dayMonth");
 });
 
 test("status texts", () => {
-	const status = { memories: 12, insights: 3, queued: 0, running: 1, failed: 2, schemaVersion: 1 };
+	const status = { memories: 12, insights: 3, queued: 0, running: 1, failed: 2, schemaVersion: 1, finished: 0, current: null, paused: null, pausedByUser: false, pausedCode: null };
 	assert.equal(STATUS_STARTING, "Memory: starting…");
 	assert.equal(STATUS_UNAVAILABLE, "Memory: unavailable");
 	assert.equal(statusBarText(status), "Memory: 12 memories · 3 insights · 0 queued");

@@ -6,16 +6,10 @@ import { loadFacade } from "./facade";
 export async function nodeCore(): Promise<MemoryCoreApi> {
 	const { facade, SQL } = await loadFacade();
 	return {
-		open: (bytes, nowMs) => {
-			const core = facade.MemoryCore.open(SQL, bytes, nowMs);
-			return {
-				status: () => core.status(),
-				isDirty: () => core.isDirty(),
-				exportBytes: () => core.exportBytes(),
-				free: () => core.free(),
-			};
-		},
+		open: (bytes, nowMs) => facade.MemoryCore.open(SQL, bytes, nowMs, Math.random() * 2 ** 52),
 		supportedSchemaVersion: () => facade.supportedSchemaVersion(),
+		bedrockRegions: () => facade.bedrockRegions(),
+		defaultModelId: () => facade.defaultModelId(),
 	};
 }
 

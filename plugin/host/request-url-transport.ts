@@ -1,0 +1,29 @@
+// Carries the core's HTTP requests over Obsidian's requestUrl: no CORS limits, works on mobile.
+
+import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
+import type { CoreHost } from "../core/memory-core-api";
+
+/** Obsidian's `requestUrl`, injected so the headless host and tests can supply their own. */
+export type RequestUrlFn = (request: RequestUrlParam) => Promise<RequestUrlResponse>;
+
+// Chromium and Node words for "there is no network at all", as opposed to a broken connection.
+const OFFLINE = /ERR_INTERNET_DISCONNECTED|ERR_NAME_NOT_RESOLVED|ERR_NETWORK_CHANGED|ENOTFOUND|EAI_AGAIN|ENETUNREACH|getaddrinfo/i;
+
+/** The core's `send`: every status comes back (`throw: false`); only a failed connection rejects. */
+export function requestUrlSend(requestUrl: RequestUrlFn): CoreHost["send"] {
+	return async (request) => {
+		try {
+			const response = await requestUrl({
+				url: request.url,
+				method: request.method,
+				headers: request.headers,
+				body: request.body,
+				throw: false,
+			});
+			return { status: response.status, headers: response.headers, body: response.text };
+		} catch (error) {
+			const message = error instanceof Error ? error.message : String(error);
+			throw Object.assign(new Error(message), { code: OFFLINE.test(message) ? "offline" : "network" });
+		}
+	};
+}
