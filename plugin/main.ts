@@ -4,6 +4,7 @@ import { Notice, Plugin, normalizePath, requestUrl } from "obsidian";
 import { createCoreHost } from "./host/core-host";
 import { MemoryRuntime } from "./memory-runtime";
 import { type MemoryAgentSettings, settingsFromData, settingsToData } from "./settings";
+import type { PluginContext } from "./plugin-context";
 import { MemoryAgentSettingTab } from "./settings-tab";
 import { StatusBar } from "./ui/status-bar";
 
@@ -36,6 +37,14 @@ export default class MemoryAgentPlugin extends Plugin {
 			secrets: this.app.secretStorage,
 		});
 		this.runtime = runtime;
+
+		const context: PluginContext = {
+			app: this.app,
+			runtime,
+			settings: () => this.settings,
+			saveSettings: (settings) => this.saveSettings(settings),
+		};
+		// Each area registers its own commands, views and events (one line each, below).
 
 		this.addCommand({
 			id: "show-memory-status",
