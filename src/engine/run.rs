@@ -11,14 +11,14 @@ use super::metered::MeteredModel;
 use super::triggers::LAST_CONSOLIDATION_KEY;
 use super::Engine;
 use crate::agents::consolidate::find_insights;
-use crate::agents::ingest::{extract, Extraction, IngestInput};
+use crate::agents::ingest::{extract, ExtractedMemory, Extraction, IngestInput};
 use crate::agents::query::{answer, QueryAnswer, QueryInput};
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{Consolidation, ConsolidationId, Job, JobKind, Memory, MemoryId, Millis, Source, SourceKind};
 use crate::hash::sha256_hex;
 use crate::llm::{ContentBlock, ConverseRequest, Message};
-use crate::notes::{decode_note, note_date, parse_fragment, parse_note};
+use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk};
 use crate::store::{SqlDriver, StoreError};
 
 const MAX_RETRY_WAIT_MS: u64 = 6 * 3_600_000;
@@ -225,22 +225,7 @@ impl<D: SqlDriver> Engine<D> {
                 metadata: Some(&metadata),
             };
             if let Extraction::Memory(extracted) = extract(&model, &input).await? {
-                let memory = Memory {
-                    id: MemoryId(self.fresh_id("m", now)?),
-                    source_path: path.to_owned(),
-                    source_kind: SourceKind::Note,
-                    position,
-                    raw_text: chunk.text.clone(),
-                    summary: extracted.summary,
-                    entities: extracted.entities,
-                    topics: extracted.topics,
-                    importance: extracted.importance,
-                    happened_on: extracted.happened_on.map(|date| date.to_string()),
-                    created_at: now,
-                    updated_at: now,
-                    consolidated: false,
-                    content_hash: Some(chunk.content_hash.clone()),
-                };
+                let memory = self.new_memory(path, SourceKind::Note, position, chunk, extracted, now)?;
                 seen.insert(memory.id.0.clone());
                 memories.push(memory);
             }
@@ -311,30 +296,44 @@ impl<D: SqlDriver> Engine<D> {
             };
             if let Extraction::Memory(extracted) = extract(&model, &input).await? {
                 let first_line = payload.line_start.unwrap_or(0);
-                memories.push(Memory {
-                    id: MemoryId(self.fresh_id("m", now)?),
-                    source_path: payload.source_path.clone(),
-                    source_kind: payload.kind,
-                    position: if payload.source_path.is_empty() {
-                        crate::domain::Position::default()
-                    } else {
-                        Self::position(heading, first_line + chunk.line_start, first_line + chunk.line_end)
-                    },
-                    raw_text: chunk.text.clone(),
-                    summary: extracted.summary,
-                    entities: extracted.entities,
-                    topics: extracted.topics,
-                    importance: extracted.importance,
-                    happened_on: extracted.happened_on.map(|date| date.to_string()),
-                    created_at: now,
-                    updated_at: now,
-                    consolidated: false,
-                    content_hash: Some(chunk.content_hash.clone()),
-                });
+                let position = if payload.source_path.is_empty() {
+                    crate::domain::Position::default()
+                } else {
+                    Self::position(heading, first_line + chunk.line_start, first_line + chunk.line_end)
+                };
+                memories.push(self.new_memory(&payload.source_path, payload.kind, position, chunk, extracted, now)?);
             }
         }
         self.store.transaction(|store| memories.iter().try_for_each(|memory| store.insert_memory(memory)))?;
         Ok(Finished::Done)
+    }
+
+    /// A memory made from `chunk` of a source, with a fresh id.
+    fn new_memory(
+        &self,
+        source_path: &str,
+        source_kind: SourceKind,
+        position: crate::domain::Position,
+        chunk: &Chunk,
+        extracted: ExtractedMemory,
+        now: Millis,
+    ) -> Result<Memory, StoreError> {
+        Ok(Memory {
+            id: MemoryId(self.fresh_id("m", now)?),
+            source_path: source_path.to_owned(),
+            source_kind,
+            position,
+            raw_text: chunk.text.clone(),
+            summary: extracted.summary,
+            entities: extracted.entities,
+            topics: extracted.topics,
+            importance: extracted.importance,
+            happened_on: extracted.happened_on.map(|date| date.to_string()),
+            created_at: now,
+            updated_at: now,
+            consolidated: false,
+            content_hash: Some(chunk.content_hash.clone()),
+        })
     }
 
     /// Consolidates the oldest waiting memories; the insights and the batch's

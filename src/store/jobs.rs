@@ -93,15 +93,7 @@ impl<D: SqlDriver> Store<D> {
     /// it stays failed (visible, retryable by command). When newer work for the same key is
     /// already waiting, that job supersedes this one, which is dropped.
     pub fn fail_job(&self, id: i64, error: &str, retry_at: Option<Millis>, now: Millis) -> Result<(), StoreError> {
-        self.transaction(|store| {
-            let job = store.get_job(id)?.ok_or_else(|| StoreError::NotFound(format!("job {id}")))?;
-            if job.state != JobState::Running {
-                return Err(StoreError::NotFound(format!("running job {id}")));
-            }
-            if store.has_queued(&job.key)? {
-                store.change("DELETE FROM jobs WHERE id = ?", &[id.into()])?;
-                return Ok(());
-            }
+        self.settle_running(id, |store, job| {
             let (state, next_run_at) = match retry_at {
                 Some(at) => (JobState::Queued, at),
                 None => (JobState::Failed, job.next_run_at),
@@ -109,14 +101,29 @@ impl<D: SqlDriver> Store<D> {
             store.change(
                 "UPDATE jobs SET state = ?, next_run_at = ?, last_error = ?, updated_at = ? WHERE id = ?",
                 &[state.as_str().into(), next_run_at.into(), error.into(), now.into(), id.into()],
-            )?;
-            Ok(())
+            )
         })
     }
 
     /// Puts a running job back in the queue as if it had not been tried (the engine paused
     /// before it could do the work, e.g. the keys need fixing); it runs on resume.
     pub fn release_job(&self, id: i64, now: Millis) -> Result<(), StoreError> {
+        self.settle_running(id, |store, _| {
+            store.change(
+                "UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), next_run_at = ?, updated_at = ?
+                 WHERE id = ?",
+                &[now.into(), now.into(), id.into()],
+            )
+        })
+    }
+
+    /// Ends a running job with `update`, in one transaction. When newer work for the same
+    /// key is already waiting, that job supersedes this one, which is dropped instead.
+    fn settle_running(
+        &self,
+        id: i64,
+        update: impl FnOnce(&Self, &Job) -> Result<usize, StoreError>,
+    ) -> Result<(), StoreError> {
         self.transaction(|store| {
             let job = store.get_job(id)?.ok_or_else(|| StoreError::NotFound(format!("job {id}")))?;
             if job.state != JobState::Running {
@@ -125,11 +132,7 @@ impl<D: SqlDriver> Store<D> {
             if store.has_queued(&job.key)? {
                 store.change("DELETE FROM jobs WHERE id = ?", &[id.into()])?;
             } else {
-                store.change(
-                    "UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), next_run_at = ?, updated_at = ?
-                     WHERE id = ?",
-                    &[now.into(), now.into(), id.into()],
-                )?;
+                update(store, &job)?;
             }
             Ok(())
         })

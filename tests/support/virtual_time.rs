@@ -33,30 +33,32 @@ impl VirtualClock {
 
     /// Moves time forward by `millis`, waking what is due (between runs of the engine).
     pub fn advance_by(&self, millis: Millis) {
-        let mut state = self.state.borrow_mut();
-        state.now += millis;
-        let now = state.now;
-        let (due, later): (Vec<_>, Vec<_>) = state.timers.drain(..).partition(|(deadline, _)| *deadline <= now);
-        state.timers = later;
-        drop(state);
-        for (_, waker) in due {
-            waker.wake();
-        }
+        let now = self.state.borrow().now + millis;
+        self.advance_to(now);
     }
 
     /// Moves time to the earliest pending timer and wakes everything due; false if none.
     fn advance(&self) -> bool {
+        let next = self.state.borrow().timers.iter().map(|(deadline, _)| *deadline).min();
+        match next {
+            Some(next) => {
+                let now = self.state.borrow().now.max(next);
+                self.advance_to(now);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn advance_to(&self, now: Millis) {
         let mut state = self.state.borrow_mut();
-        let Some(next) = state.timers.iter().map(|(deadline, _)| *deadline).min() else { return false };
-        state.now = state.now.max(next);
-        let now = state.now;
+        state.now = now;
         let (due, later): (Vec<_>, Vec<_>) = state.timers.drain(..).partition(|(deadline, _)| *deadline <= now);
         state.timers = later;
         drop(state);
         for (_, waker) in due {
             waker.wake();
         }
-        true
     }
 }
 
