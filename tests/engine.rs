@@ -540,3 +540,28 @@ fn with_a_third_of_calls_failing_every_note_is_remembered_exactly_once() {
         assert_eq!(of_note.unwrap().len(), 1, "note {index}");
     }
 }
+
+#[test]
+fn a_memory_forgotten_while_the_model_consolidates_does_not_block_the_batch() {
+    let host = TestHost::new(NOW);
+    let engine_slot: Rc<std::cell::RefCell<Option<TestEngine>>> = Rc::default();
+    let slot = engine_slot.clone();
+    host.bedrock.respond_with(move |request| {
+        let body: Value = serde_json::from_str(&request.body).unwrap();
+        if body["toolConfig"]["toolChoice"]["tool"]["name"] == "record_insights" {
+            // The user forgets the first memory of the batch while the model is thinking.
+            let engine = slot.borrow().clone().unwrap();
+            let first = fake_model::memory_ids(between(&user_text(&body), "memories"))[0].clone();
+            engine.forget_memory(&memory_agent::domain::MemoryId(first)).unwrap();
+        }
+        fake_model::answer(request)
+    });
+    let engine = start(&host, &[]);
+    *engine_slot.borrow_mut() = Some(engine.clone());
+    five_notes(&host, &engine);
+    let report = work(&host, &engine);
+    assert_eq!(report.failed, 0);
+    let status = engine.store().status().unwrap();
+    assert_eq!((status.memories, status.insights, status.failed), (4, 0, 0), "the insight citing it was dropped");
+    assert_eq!(engine.store().count_unconsolidated().unwrap(), 4, "its other memories wait for the next run");
+}

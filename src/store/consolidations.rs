@@ -9,16 +9,27 @@ use crate::domain::{Consolidation, ConsolidationId, MemoryId};
 pub(super) const COLUMNS: &str = "id, memory_ids, insight, connections, created_at";
 
 impl<D: SqlDriver> Store<D> {
-    /// Stores the insights made from `batch` and marks every memory of the batch
-    /// consolidated, in one transaction. Every memory of the batch and every memory an
-    /// insight cites must still exist (one may have been forgotten while the model was
-    /// thinking); otherwise nothing is stored and the batch stays unconsolidated.
-    pub fn save_consolidation_batch(&self, batch: &[MemoryId], insights: &[Consolidation]) -> Result<(), StoreError> {
+    /// Stores the insights made from `batch` and marks the batch consolidated, in one
+    /// transaction. A memory may have been forgotten or replaced while the model was
+    /// thinking: an insight citing it is dropped and its other memories stay unconsolidated,
+    /// exactly as the orphan fix would have left them. Returns how many insights were stored.
+    pub fn save_consolidation_batch(
+        &self,
+        batch: &[MemoryId],
+        insights: &[Consolidation],
+    ) -> Result<usize, StoreError> {
         self.transaction(|store| {
+            let mut stored = 0;
+            let mut reopened: Vec<&MemoryId> = Vec::new();
             for insight in insights {
                 validate(insight)?;
+                let mut complete = true;
                 for id in &insight.memory_ids {
-                    store.require_memory(id)?;
+                    complete &= store.memory_exists(id)?;
+                }
+                if !complete {
+                    reopened.extend(&insight.memory_ids);
+                    continue;
                 }
                 store.change(
                     &format!("INSERT INTO consolidations ({COLUMNS}) VALUES (?,?,?,?,?)"),
@@ -30,12 +41,13 @@ impl<D: SqlDriver> Store<D> {
                         insight.created_at.into(),
                     ],
                 )?;
+                stored += 1;
             }
-            for id in batch {
-                store.require_memory(id)?;
+            // A missing memory matches no row here.
+            for id in batch.iter().filter(|id| !reopened.contains(id)) {
                 store.change("UPDATE memories SET consolidated = 1 WHERE id = ?", &[id.0.as_str().into()])?;
             }
-            Ok(())
+            Ok(stored)
         })
     }
 
@@ -72,14 +84,6 @@ impl<D: SqlDriver> Store<D> {
                 Ok((ConsolidationId(row.text()?), row.json()?))
             })
             .collect()
-    }
-
-    fn require_memory(&self, id: &MemoryId) -> Result<(), StoreError> {
-        let rows = self.query("SELECT 1 FROM memories WHERE id = ?", &[id.0.as_str().into()])?;
-        if rows.is_empty() {
-            return Err(StoreError::NotFound(format!("memory {}", id.0)));
-        }
-        Ok(())
     }
 }
 

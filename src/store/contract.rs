@@ -64,7 +64,10 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ("forgetting an unknown memory is not found", forget_unknown::<F>),
         ("replacing a note's memories keeps unchanged ones and re-opens orphans", replace_note_memories::<F>),
         ("a consolidation batch is saved and marked in one transaction", consolidation_batch::<F>),
-        ("a consolidation citing a missing memory stores nothing", consolidation_missing_memory::<F>),
+        (
+            "insights citing a memory forgotten meanwhile are dropped, invalid ones store nothing",
+            consolidation_missing_memory::<F>,
+        ),
         ("sources are recorded, renamed with their memories and removed", sources::<F>),
         ("jobs go queued → running → done, one per key at a time", job_lifecycle::<F>),
         ("failed jobs wait for their retry time, then stay failed and can be retried", job_failures::<F>),
@@ -301,20 +304,35 @@ fn consolidation_missing_memory<F: DriverFactory>(factory: &F) -> Outcome {
     let store = fresh(factory)?;
     store.insert_memory(&memory("m1", "a.md", 1)).map_err(text)?;
     store.insert_memory(&memory("m2", "b.md", 2)).map_err(text)?;
-    let batch = [MemoryId("m1".into()), MemoryId("m2".into())];
-    let result =
-        store.save_consolidation_batch(&batch, &[insight("c1", &["m1", "m2"], 3), insight("c2", &["m1", "gone"], 3)]);
-    ensure!(matches!(result, Err(StoreError::NotFound(_))), "missing memory accepted: {result:?}");
-    ensure_eq!(store.status().map_err(text)?.insights, 0);
-    ensure_eq!(store.count_unconsolidated().map_err(text)?, 2);
+    // Invalid insights store nothing at all, and leave the batch waiting.
+    let batch = [MemoryId("m1".into()), MemoryId("m2".into()), MemoryId("gone".into())];
     let mut stray = insight("c3", &["m1"], 3);
     stray.connections =
         vec![Connection { from: MemoryId("m1".into()), to: MemoryId("m2".into()), relationship: "x".into() }];
-    ensure!(store.save_consolidation_batch(&batch, &[stray]).is_err(), "a connection outside the insight was accepted");
+    ensure!(
+        store.save_consolidation_batch(&batch, &[insight("c0", &["m1", "m2"], 3), stray]).is_err(),
+        "a connection outside the insight was accepted"
+    );
     ensure!(
         store.save_consolidation_batch(&batch, &[insight("c4", &[], 3)]).is_err(),
         "an insight citing nothing was accepted"
     );
+    ensure_eq!(store.status().map_err(text)?.insights, 0);
+    ensure_eq!(store.count_unconsolidated().map_err(text)?, 2);
+    // A memory forgotten while the model was thinking: the insight citing it is dropped and
+    // its other memories stay open (as the orphan fix would have left them); the rest is stored.
+    store.insert_memory(&memory("m3", "c.md", 3)).map_err(text)?;
+    let batch = [MemoryId("m1".into()), MemoryId("m2".into()), MemoryId("m3".into()), MemoryId("gone".into())];
+    let stored = store
+        .save_consolidation_batch(&batch, &[insight("c1", &["m1", "m2"], 3), insight("c2", &["m3", "gone"], 3)])
+        .map_err(text)?;
+    ensure_eq!(stored, 1);
+    ensure!(
+        store.get_consolidation(&ConsolidationId("c2".into())).map_err(text)?.is_none(),
+        "an orphan insight was kept"
+    );
+    ensure!(consolidated(&store, "m1")? && consolidated(&store, "m2")?, "the stored insight's batch is done");
+    ensure!(!consolidated(&store, "m3")?, "the dropped insight's memory was closed");
     Ok(())
 }
 
