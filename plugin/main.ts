@@ -7,6 +7,8 @@ import { type MemoryAgentSettings, settingsFromData, settingsToData } from "./se
 import type { PluginContext } from "./plugin-context";
 import { MemoryAgentSettingTab } from "./settings-tab";
 import { StatusBar } from "./ui/status-bar";
+import { registerVaultSync } from "./vault/register-vault-sync";
+import { registerInterface } from "./views/register-interface";
 
 export default class MemoryAgentPlugin extends Plugin {
 	private settings!: MemoryAgentSettings;
@@ -45,19 +47,10 @@ export default class MemoryAgentPlugin extends Plugin {
 			saveSettings: (settings) => this.saveSettings(settings),
 		};
 		// Each area registers its own commands, views and events (one line each, below).
+		registerInterface(this, context);
+		registerVaultSync(this, context);
 
-		this.addCommand({
-			id: "show-memory-status",
-			name: "Show memory status",
-			callback: () => new Notice(runtime.describe(), 10_000),
-		});
-		this.addSettingTab(
-			new MemoryAgentSettingTab(this.app, this, {
-				configDir,
-				get: () => this.settings,
-				save: (settings) => this.saveSettings(settings),
-			}),
-		);
+		this.addSettingTab(new MemoryAgentSettingTab(this.app, this, context));
 		// Retries that come due and the daily consolidation need a look now and then.
 		this.registerInterval(window.setInterval(() => runtime.runner.kick(), 5 * 60_000));
 

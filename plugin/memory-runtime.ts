@@ -40,6 +40,7 @@ export class MemoryRuntime {
 	/** Why the connection is not configured (missing secrets), shown when work needs it. */
 	private connectionProblem: string | null = null;
 	private lastPauseNotice: string | null = null;
+	private readonly readyListeners = new Set<(store: MemoryStore) => void>();
 	readonly runner: WorkRunner;
 
 	constructor(private readonly deps: MemoryRuntimeDeps) {
@@ -70,6 +71,20 @@ export class MemoryRuntime {
 	/** The open store, or undefined while starting, unavailable or stopped. */
 	store(): MemoryStore | undefined {
 		return this.state.kind === "ready" ? this.state.session.current : undefined;
+	}
+
+	/**
+	 * Calls `listener` each time a store becomes ready: after the start, and after the file
+	 * was reloaded from disk (a sync tool replaced it). Returns a function that unsubscribes.
+	 */
+	onReady(listener: (store: MemoryStore) => void): () => void {
+		this.readyListeners.add(listener);
+		return () => this.readyListeners.delete(listener);
+	}
+
+	/** The status bar item, for parts that add to what it shows. */
+	get statusBar(): StatusBar {
+		return this.deps.statusBar;
 	}
 
 	/** The loaded core's static parts (regions, default model), once started. */
@@ -137,6 +152,7 @@ export class MemoryRuntime {
 			}
 			this.state = { kind: "ready", session };
 			deps.onReady?.(session.current);
+			this.announceReady(session.current);
 			this.runner.kick();
 		} catch (error) {
 			if (error instanceof StoreUnavailableError) deps.notify(error.message);
@@ -149,6 +165,12 @@ export class MemoryRuntime {
 	private prepare(store: MemoryStore): void {
 		store.attachHost(this.deps.host);
 		this.configure(store);
+		// A reload from disk replaces the store of a running session.
+		if (this.state.kind === "ready") this.announceReady(store);
+	}
+
+	private announceReady(store: MemoryStore): void {
+		for (const listener of this.readyListeners) listener(store);
 	}
 
 	private configure(store: MemoryStore): void {

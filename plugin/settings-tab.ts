@@ -1,42 +1,39 @@
-// The settings tab: the database file's location, validated before it is saved.
+// The settings tab: one section per group (connection, what to remember, consolidation, answers, storage).
 
-import { type App, type Plugin, PluginSettingTab, Setting } from "obsidian";
-import { type MemoryAgentSettings, defaultDatabasePath, validateDatabasePath } from "./settings";
-
-/** What the tab needs from the plugin, instead of the whole plugin object. */
-export interface SettingsPort {
-	configDir: string;
-	get(): MemoryAgentSettings;
-	save(settings: MemoryAgentSettings): Promise<void>;
-}
+import { type App, type Plugin, PluginSettingTab } from "obsidian";
+import type { PluginContext } from "./plugin-context";
+import { renderAnswersSection } from "./settings/answers-section";
+import { renderConnectionSection } from "./settings/connection-section";
+import { renderConsolidationSection } from "./settings/consolidation-section";
+import { renderRememberSection } from "./settings/remember-section";
+import { SettingsForm } from "./settings/settings-form";
+import { renderStorageSection } from "./settings/storage-section";
 
 export class MemoryAgentSettingTab extends PluginSettingTab {
+	private readonly form: SettingsForm;
+
 	constructor(
 		app: App,
 		plugin: Plugin,
-		private readonly settings: SettingsPort,
+		private readonly context: PluginContext,
 	) {
 		super(app, plugin);
+		this.form = new SettingsForm(context);
 	}
 
 	display(): void {
-		const { containerEl } = this;
+		const { containerEl, context, form } = this;
 		containerEl.empty();
-		let errorEl: HTMLElement | undefined;
-
-		new Setting(containerEl)
-			.setName("Database file")
-			.setDesc("Where memories are stored, relative to the vault folder. Takes effect after the plugin restarts.")
-			.addText((text) =>
-				text
-					.setPlaceholder(defaultDatabasePath(this.settings.configDir))
-					.setValue(this.settings.get().databasePath)
-					.onChange(async (value) => {
-						const problem = validateDatabasePath(value);
-						errorEl?.setText(problem ?? "");
-						if (problem === null) await this.settings.save({ ...this.settings.get(), databasePath: value.trim() });
-					}),
-			);
-		errorEl = containerEl.createDiv({ cls: "memory-agent-setting-error" });
+		containerEl.addClass("memory-agent-settings");
+		renderConnectionSection(containerEl, {
+			app: context.app,
+			form,
+			runtime: context.runtime,
+			redisplay: () => this.display(),
+		});
+		renderRememberSection(containerEl, form);
+		renderConsolidationSection(containerEl, form);
+		renderAnswersSection(containerEl, form);
+		renderStorageSection(containerEl, { app: context.app, form, store: () => context.runtime.store() });
 	}
 }

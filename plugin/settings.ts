@@ -114,11 +114,89 @@ export const NUMBER_BOUNDS = {
 	answerMaxTokens: { min: 100, max: 8_000, what: "The answer length" },
 } as const satisfies Partial<Record<keyof MemoryAgentSettings, { min: number; max: number; what: string }>>;
 
-type NumberKey = keyof typeof NUMBER_BOUNDS;
+export type NumberKey = keyof typeof NUMBER_BOUNDS;
 
 export function validateNumberSetting(key: NumberKey, value: number): string | null {
 	const bounds = NUMBER_BOUNDS[key];
 	return validateInteger(value, bounds.min, bounds.max, bounds.what);
+}
+
+/** A number typed into a text field, or the reason it is not a valid value for `key`. */
+export function parseNumberSetting(key: NumberKey, text: string): { value: number } | { problem: string } {
+	const trimmed = text.trim();
+	if (trimmed === "") return { problem: `${NUMBER_BOUNDS[key].what} is missing: enter a number.` };
+	const value = Number(trimmed);
+	const problem = Number.isNaN(value) ? `${NUMBER_BOUNDS[key].what} must be a number.` : validateNumberSetting(key, value);
+	return problem === null ? { value } : { problem };
+}
+
+/** Why `id` cannot be a model id, or null. */
+export function validateModelId(id: string): string | null {
+	const trimmed = id.trim();
+	if (trimmed === "") return `Enter a model ID, for example ${DEFAULT_MODEL_ID}.`;
+	if (/\s/.test(trimmed)) return "A model ID has no spaces.";
+	return null;
+}
+
+/** Why `endpoint` cannot replace the AWS endpoint, or null (empty means AWS's own). */
+export function validateEndpoint(endpoint: string): string | null {
+	const trimmed = endpoint.trim();
+	if (trimmed === "") return null;
+	// The core also accepts a loopback address, for a local stand-in of Bedrock.
+	if (!/^https:\/\/[^\s/]+/.test(trimmed) && !/^http:\/\/127\.0\.0\.1[:/]?/.test(trimmed)) {
+		return "The endpoint must start with https:// (leave it empty to use AWS's own).";
+	}
+	try {
+		new URL(trimmed);
+	} catch {
+		return "The endpoint is not a valid address.";
+	}
+	return null;
+}
+
+/** The non-empty, trimmed lines of a text area. */
+export function linesOf(text: string): string[] {
+	return text
+		.split(/\r?\n/)
+		.map((line) => line.trim())
+		.filter((line) => line !== "");
+}
+
+/** Why one of `folders` (vault-relative) cannot be excluded, or null. */
+export function validateFolders(folders: string[]): string | null {
+	for (const folder of folders) {
+		if (folder.split(/[/\\]/).includes("..")) return `"${folder}": folders must be inside the vault (no '..').`;
+		if (/^([/\\]|[A-Za-z]:)/.test(folder)) return `"${folder}": use a folder path relative to the vault.`;
+	}
+	return null;
+}
+
+/** Why one of `patterns` is not a usable glob pattern, or null. */
+export function validatePatterns(patterns: string[]): string | null {
+	for (const pattern of patterns) {
+		if (count(pattern, "[") !== count(pattern, "]")) return `"${pattern}": a [ has no matching ] (or the other way round).`;
+		if (count(pattern, "{") !== count(pattern, "}")) return `"${pattern}": a { has no matching } (or the other way round).`;
+	}
+	return null;
+}
+
+/** Why one of `tags` is not a tag, or null; a leading # is allowed. */
+export function validateTags(tags: string[]): string | null {
+	for (const tag of tags) {
+		const name = tag.replace(/^#/, "");
+		if (name === "" || /[\s,#]/.test(name)) return `"${tag}" is not a tag: one tag per line, without spaces, such as #private.`;
+		if (/^\d+$/.test(name)) return `"${tag}" is not a tag: a tag needs at least one letter.`;
+	}
+	return null;
+}
+
+/** Tags as stored: without the leading #. */
+export function normalizeTags(tags: string[]): string[] {
+	return tags.map((tag) => tag.replace(/^#/, ""));
+}
+
+function count(text: string, char: string): number {
+	return text.split(char).length - 1;
 }
 
 /**

@@ -9,6 +9,10 @@ import path from "node:path";
 import { ROOT } from "./lib/run.mjs";
 
 const SUITES = ["tests/fake-bedrock", "tests/wasm", "tests/plugin"];
+// The browser tests drive Debian's Chromium (CI installs it with apt); without it they are left out.
+const CHROMIUM = "/usr/bin/chromium";
+if (fs.existsSync(CHROMIUM)) SUITES.push("tests/browser");
+else console.log(`Skipping tests/browser: ${CHROMIUM} is not installed (apt-get install chromium).`);
 const REQUIRED = ["build/pkg/memory_agent.js", "build/pkg/memory_agent_bg.wasm", "main.js"];
 
 const missing = REQUIRED.filter((file) => !fs.existsSync(path.join(ROOT, file)));

@@ -9,9 +9,27 @@ function count(n: number, one: string, many: string): string {
 export const STATUS_STARTING = "Memory: starting…";
 export const STATUS_UNAVAILABLE = "Memory: unavailable";
 
-/** "Memory: 12 memories · 3 insights · 0 queued" */
-export function statusBarText(status: StoreStatus): string {
-	return `Memory: ${count(status.memories, "memory", "memories")} · ${count(status.insights, "insight", "insights")} · ${status.queued.toLocaleString()} queued`;
+/** Remembered notes out of the notes in scope (from the vault sync); null before it is known. */
+export interface NoteCoverage {
+	remembered: number;
+	inScope: number;
+}
+
+/** "Memory: 1,204/2,333 notes · 3 failed · paused"; parts that are zero are left out. */
+export function statusBarText(status: StoreStatus, coverage: NoteCoverage | null): string {
+	const parts = [
+		coverage === null
+			? "checking notes…"
+			: `${coverage.remembered.toLocaleString()}/${coverage.inScope.toLocaleString()} ${coverage.inScope === 1 ? "note" : "notes"}`,
+	];
+	if (status.failed > 0) parts.push(`${status.failed.toLocaleString()} failed`);
+	if (status.paused !== null) parts.push("paused");
+	return `Memory: ${parts.join(" · ")}`;
+}
+
+/** The status bar item's tooltip: the counts the short text leaves out. */
+export function statusBarLabel(status: StoreStatus): string {
+	return `Memory Agent: ${count(status.memories, "memory", "memories")}, ${count(status.insights, "insight", "insights")}, ${status.queued.toLocaleString()} queued. Select to show details.`;
 }
 
 /** The longer text of the "Show memory status" notice. */

@@ -7,12 +7,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { App, Command, Plugin, PluginManifest, PluginSettingTab } from "obsidian";
 import { HostDataAdapter } from "./data-adapter";
+import { HostMetadataCache } from "./metadata-cache";
 import { type HostDom, createDom } from "./dom";
 import { createObsidianModule } from "./obsidian-module";
 import { createPluginClasses } from "./plugin-base";
 import { HostSecretStorage } from "./secret-storage";
 import { HostTimers } from "./timers";
 import { createUiClasses } from "./ui";
+import { createViewClasses } from "./views";
 import { loadMainJs } from "./vm-loader";
 import { HostVault } from "./vault";
 import { HostWorkspace } from "./workspace";
@@ -47,6 +49,11 @@ export class Host {
 	readonly dom: HostDom;
 	readonly statusBarEl: HTMLElement;
 	readonly manifest: PluginManifest;
+	readonly metadataCache = new HostMetadataCache();
+	/** Plugin ids whose settings tab was opened through `app.setting.openTabById`. */
+	readonly settingsOpened: string[] = [];
+	/** The workspace's DOM: the main area and the right sidebar, where leaves are shown. */
+	readonly workspaceEl: HTMLElement;
 	plugin: LoadedPlugin | undefined;
 
 	constructor(
@@ -61,6 +68,8 @@ export class Host {
 		this.workspace = new HostWorkspace();
 		this.dom = createDom();
 		this.statusBarEl = this.dom.document.body.createDiv({ cls: "status-bar" });
+		this.workspaceEl = this.dom.document.body.createDiv({ cls: "workspace" });
+		this.workspace.fileByPath = (filePath) => this.vault.getFileByPath(filePath);
 		this.manifest = { ...manifest, dir: this.pluginDir };
 	}
 
@@ -70,7 +79,26 @@ export class Host {
 	}
 
 	get app(): App {
-		return { vault: this.vault, workspace: this.workspace, secretStorage: this.secretStorage } as unknown as App;
+		return {
+			vault: this.vault,
+			workspace: this.workspace,
+			secretStorage: this.secretStorage,
+			// Obsidian's command registry (not in the public typings): runs a command by its full id.
+			commands: { executeCommandById: (id: string) => this.executeCommandById(id) },
+			metadataCache: this.metadataCache,
+			// Obsidian's settings window (not in the public typings): recorded, not shown.
+			setting: { open: () => undefined, openTabById: (id: string) => void this.settingsOpened.push(id) },
+		} as unknown as App;
+	}
+
+	/** What `app.commands.executeCommandById` does: false when no such command is registered. */
+	executeCommandById(id: string): boolean {
+		const command = this.commands.get(id);
+		if (!command) return false;
+		if (command.callback) void command.callback();
+		else if (command.checkCallback) return command.checkCallback(false) !== false;
+		else return false;
+		return true;
 	}
 
 	/** Absolute path on disk of a vault path. */
@@ -99,7 +127,11 @@ export class Host {
 			commands: this.commands,
 			settingTabs: this.settingTabs,
 		});
-		const obsidian = createObsidianModule(pluginClasses, createUiClasses({ dom: this.dom, notices: this.notices }));
+		const views = createViewClasses({ app: this.app, document: this.dom.document, workspace: this.workspace, Component: pluginClasses.Component });
+		this.workspaceEl.empty();
+		const areas = { main: this.workspaceEl.createDiv({ cls: "mod-root" }), right: this.workspaceEl.createDiv({ cls: "mod-right-split" }) };
+		this.workspace.attachLeaves(areas, (side) => new views.WorkspaceLeaf(side));
+		const obsidian = createObsidianModule(pluginClasses, createUiClasses({ dom: this.dom, notices: this.notices }), {}, views);
 		const loaded = loadMainJs(code, this.browserGlobals(), (id) => (id === "obsidian" ? obsidian : undefined));
 		this.adapter.setRealm(loaded.realm);
 

@@ -6,6 +6,7 @@ import type { PluginClasses } from "./plugin-base";
 import type { UiClasses } from "./ui";
 import { hostRequestUrl } from "./request-url";
 import { HostTAbstractFile, HostTFile, HostTFolder } from "./vault";
+import type { ViewClasses } from "./views";
 
 /** Obsidian's normalizePath: forward slashes, no doubled, leading or trailing slashes. */
 export const normalizePath: typeof Obsidian.normalizePath = (path) => {
@@ -17,8 +18,14 @@ export const normalizePath: typeof Obsidian.normalizePath = (path) => {
 	return cleaned === "" ? "/" : cleaned;
 };
 
-export function createObsidianModule(plugin: PluginClasses, ui: UiClasses, platform: Partial<typeof Obsidian.Platform> = {}) {
+export function createObsidianModule(
+	plugin: PluginClasses,
+	ui: UiClasses,
+	platform: Partial<typeof Obsidian.Platform> = {},
+	views?: ViewClasses,
+) {
 	return {
+		...views,
 		apiVersion: "1.11.4",
 		Component: plugin.Component,
 		Plugin: plugin.Plugin,
@@ -26,6 +33,11 @@ export function createObsidianModule(plugin: PluginClasses, ui: UiClasses, platf
 		Notice: ui.Notice,
 		Setting: ui.Setting,
 		TextComponent: ui.TextComponent,
+		TextAreaComponent: ui.TextAreaComponent,
+		DropdownComponent: ui.DropdownComponent,
+		ToggleComponent: ui.ToggleComponent,
+		ButtonComponent: ui.ButtonComponent,
+		SecretComponent: ui.SecretComponent,
 		PluginSettingTab: ui.PluginSettingTab,
 		TAbstractFile: HostTAbstractFile,
 		TFile: HostTFile,

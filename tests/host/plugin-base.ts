@@ -1,10 +1,11 @@
 // Obsidian's Component and Plugin base classes, bound to one host (commands, status bar, data.json).
 
-import type { App, Command, Component, EventRef, Plugin, PluginManifest, PluginSettingTab } from "obsidian";
+import type { App, Command, Component, EventRef, Plugin, PluginManifest, PluginSettingTab, ViewCreator } from "obsidian";
 import type { HostDataAdapter } from "./data-adapter";
 import type { HostDom } from "./dom";
 import type { HostEventRef } from "./events";
 import type { HostTimers } from "./timers";
+import type { HostWorkspace } from "./workspace";
 
 export interface PluginContext {
 	app: App;
@@ -36,7 +37,8 @@ type PluginMethods =
 	| "addStatusBarItem"
 	| "addSettingTab"
 	| "loadData"
-	| "saveData";
+	| "saveData"
+	| "registerView";
 
 export function createPluginClasses(ctx: PluginContext) {
 	class HostComponent implements Pick<Component, ComponentMethods> {
@@ -136,6 +138,13 @@ export function createPluginClasses(ctx: PluginContext) {
 			const folder = file.slice(0, file.lastIndexOf("/"));
 			if (!(await ctx.adapter.exists(folder))) await ctx.adapter.mkdir(folder);
 			await ctx.adapter.write(file, JSON.stringify(data, null, 2));
+		}
+
+		/** Registers a view type with the workspace; unloading the plugin closes its views. */
+		registerView(type: string, viewCreator: ViewCreator): void {
+			const workspace = this.app.workspace as unknown as HostWorkspace;
+			workspace.registerViewType(type, viewCreator);
+			this.register(() => workspace.unregisterViewType(type));
 		}
 
 		private dataPath(): string {

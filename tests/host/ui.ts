@@ -1,6 +1,19 @@
 // Obsidian's Notice, Setting, TextComponent and PluginSettingTab, rendering into the host DOM.
 
-import type { App, Notice, Plugin, PluginSettingTab, Setting, TextComponent } from "obsidian";
+import type {
+	App,
+	BaseComponent,
+	ButtonComponent,
+	DropdownComponent,
+	Notice,
+	Plugin,
+	PluginSettingTab,
+	SecretComponent,
+	Setting,
+	TextAreaComponent,
+	TextComponent,
+	ToggleComponent,
+} from "obsidian";
 import type { Fluent } from "./api-types";
 import type { HostDom } from "./dom";
 
@@ -79,6 +92,202 @@ export function createUiClasses(ui: UiContext) {
 		}
 	}
 
+	// Settings-tab components (additive; typed against obsidian's declarations like the text field).
+
+	class HostTextAreaComponent implements Fluent<TextAreaComponent, "inputEl" | "getValue" | "setValue" | "setPlaceholder" | "onChange" | "onChanged" | "setDisabled" | "disabled"> {
+		readonly inputEl: HTMLTextAreaElement;
+		disabled = false;
+		private changeCallback: ((value: string) => unknown) | undefined;
+
+		constructor(containerEl: HTMLElement) {
+			this.inputEl = containerEl.createEl("textarea");
+			this.inputEl.addEventListener("input", () => this.onChanged());
+		}
+		getValue(): string {
+			return this.inputEl.value;
+		}
+		setValue(value: string): this {
+			this.inputEl.value = value;
+			return this;
+		}
+		setPlaceholder(placeholder: string): this {
+			this.inputEl.setAttr("placeholder", placeholder);
+			return this;
+		}
+		setDisabled(disabled: boolean): this {
+			this.disabled = disabled;
+			this.inputEl.disabled = disabled;
+			return this;
+		}
+		onChange(callback: (value: string) => unknown): this {
+			this.changeCallback = callback;
+			return this;
+		}
+		onChanged(): void {
+			void this.changeCallback?.(this.getValue());
+		}
+	}
+
+	class HostDropdownComponent implements Fluent<DropdownComponent, "selectEl" | "getValue" | "setValue" | "addOption" | "addOptions" | "onChange" | "setDisabled" | "disabled"> {
+		readonly selectEl: HTMLSelectElement;
+		disabled = false;
+		private changeCallback: ((value: string) => unknown) | undefined;
+
+		constructor(containerEl: HTMLElement) {
+			this.selectEl = containerEl.createEl("select", { cls: "dropdown" });
+			this.selectEl.addEventListener("change", () => void this.changeCallback?.(this.getValue()));
+		}
+		addOption(value: string, display: string): this {
+			this.selectEl.createEl("option", { value, text: display });
+			return this;
+		}
+		addOptions(options: Record<string, string>): this {
+			for (const [value, display] of Object.entries(options)) this.addOption(value, display);
+			return this;
+		}
+		getValue(): string {
+			return this.selectEl.value;
+		}
+		setValue(value: string): this {
+			this.selectEl.value = value;
+			return this;
+		}
+		setDisabled(disabled: boolean): this {
+			this.disabled = disabled;
+			this.selectEl.disabled = disabled;
+			return this;
+		}
+		onChange(callback: (value: string) => unknown): this {
+			this.changeCallback = callback;
+			return this;
+		}
+	}
+
+	class HostToggleComponent implements Fluent<ToggleComponent, "toggleEl" | "getValue" | "setValue" | "onChange" | "onClick" | "setDisabled" | "disabled"> {
+		readonly toggleEl: HTMLElement;
+		disabled = false;
+		private value = false;
+		private changeCallback: ((value: boolean) => unknown) | undefined;
+
+		constructor(containerEl: HTMLElement) {
+			this.toggleEl = containerEl.createDiv({ cls: "checkbox-container" });
+			this.toggleEl.addEventListener("click", () => this.onClick());
+		}
+		getValue(): boolean {
+			return this.value;
+		}
+		setValue(on: boolean): this {
+			const changed = on !== this.value;
+			this.value = on;
+			this.toggleEl.toggleClass("is-enabled", on);
+			// Obsidian's toggle reports every change of value, also one made by setValue.
+			if (changed) void this.changeCallback?.(on);
+			return this;
+		}
+		onClick(): void {
+			if (!this.disabled) this.setValue(!this.value);
+		}
+		setDisabled(disabled: boolean): this {
+			this.disabled = disabled;
+			this.toggleEl.toggleClass("is-disabled", disabled);
+			return this;
+		}
+		onChange(callback: (value: boolean) => unknown): this {
+			this.changeCallback = callback;
+			return this;
+		}
+	}
+
+	class HostButtonComponent implements Fluent<ButtonComponent, "buttonEl" | "setButtonText" | "setCta" | "removeCta" | "setWarning" | "setClass" | "onClick" | "setDisabled" | "disabled"> {
+		readonly buttonEl: HTMLButtonElement;
+		disabled = false;
+		private clickCallback: ((evt: MouseEvent) => unknown) | undefined;
+		/** The promise of the last click's callback, so tests can await what a click started. */
+		lastClick: Promise<unknown> = Promise.resolve();
+
+		constructor(containerEl: HTMLElement) {
+			this.buttonEl = containerEl.createEl("button");
+			this.buttonEl.addEventListener("click", (evt) => {
+				if (this.disabled) return;
+				this.lastClick = Promise.resolve(this.clickCallback?.(evt as MouseEvent));
+			});
+		}
+		setButtonText(name: string): this {
+			this.buttonEl.setText(name);
+			return this;
+		}
+		setCta(): this {
+			this.buttonEl.addClass("mod-cta");
+			return this;
+		}
+		removeCta(): this {
+			this.buttonEl.removeClass("mod-cta");
+			return this;
+		}
+		setWarning(): this {
+			this.buttonEl.addClass("mod-warning");
+			return this;
+		}
+		setClass(cls: string): this {
+			this.buttonEl.addClass(cls);
+			return this;
+		}
+		setDisabled(disabled: boolean): this {
+			this.disabled = disabled;
+			this.buttonEl.disabled = disabled;
+			return this;
+		}
+		onClick(callback: (evt: MouseEvent) => unknown): this {
+			this.clickCallback = callback;
+			return this;
+		}
+	}
+
+	/**
+	 * Obsidian 1.11.4's secret picker: the user picks (or creates) a named secret; the component
+	 * reports only the name. Here a `<select>` of the names in the app's secret storage.
+	 */
+	class HostSecretComponent implements Fluent<SecretComponent, "setValue" | "onChange" | "setDisabled" | "disabled"> {
+		readonly selectEl: HTMLSelectElement;
+		disabled = false;
+		private changeCallback: ((value: string) => unknown) | undefined;
+
+		constructor(
+			private readonly app: App,
+			containerEl: HTMLElement,
+		) {
+			this.selectEl = containerEl.createEl("select", { cls: "memory-host-secret" });
+			this.refresh();
+			this.selectEl.addEventListener("change", () => void this.changeCallback?.(this.selectEl.value));
+		}
+		setValue(value: string): this {
+			this.refresh(value);
+			this.selectEl.value = value;
+			return this;
+		}
+		setDisabled(disabled: boolean): this {
+			this.disabled = disabled;
+			this.selectEl.disabled = disabled;
+			return this;
+		}
+		onChange(cb: (value: string) => unknown): this {
+			this.changeCallback = cb;
+			return this;
+		}
+		/** Test helper: picks the secret named `name` as a user would (it need not exist yet). */
+		choose(name: string): Promise<unknown> {
+			this.refresh(name);
+			this.selectEl.value = name;
+			return Promise.resolve(this.changeCallback?.(name));
+		}
+		private refresh(extra?: string): void {
+			const names = new Set(["", ...this.app.secretStorage.listSecrets()]);
+			if (extra !== undefined) names.add(extra);
+			this.selectEl.empty();
+			for (const name of names) this.selectEl.createEl("option", { value: name, text: name === "" ? "Select a secret" : name });
+		}
+	}
+
 	class HostSetting implements Fluent<Setting, "settingEl" | "infoEl" | "nameEl" | "descEl" | "controlEl" | "setName" | "setDesc" | "setClass" | "setHeading"> {
 		readonly settingEl: HTMLElement;
 		readonly infoEl: HTMLElement;
@@ -116,6 +325,29 @@ export function createUiClasses(ui: UiContext) {
 			callback(text as unknown as TextComponent);
 			return this;
 		}
+		/** Every component added, in order (Obsidian's `Setting.components`). */
+		readonly components: unknown[] = [];
+		addTextArea(callback: (component: TextAreaComponent) => unknown): this {
+			return this.add(new HostTextAreaComponent(this.controlEl), callback as (component: unknown) => unknown);
+		}
+		addDropdown(callback: (component: DropdownComponent) => unknown): this {
+			return this.add(new HostDropdownComponent(this.controlEl), callback as (component: unknown) => unknown);
+		}
+		addToggle(callback: (component: ToggleComponent) => unknown): this {
+			return this.add(new HostToggleComponent(this.controlEl), callback as (component: unknown) => unknown);
+		}
+		addButton(callback: (component: ButtonComponent) => unknown): this {
+			return this.add(new HostButtonComponent(this.controlEl), callback as (component: unknown) => unknown);
+		}
+		addComponent<T extends BaseComponent>(callback: (el: HTMLElement) => T): this {
+			this.components.push(callback(this.controlEl));
+			return this;
+		}
+		private add<C>(component: C, callback: (component: unknown) => unknown): this {
+			this.components.push(component);
+			callback(component);
+			return this;
+		}
 	}
 
 	abstract class HostPluginSettingTab implements Pick<PluginSettingTab, "app" | "containerEl" | "display" | "hide"> {
@@ -133,7 +365,17 @@ export function createUiClasses(ui: UiContext) {
 		}
 	}
 
-	return { Notice: HostNotice, Setting: HostSetting, TextComponent: HostTextComponent, PluginSettingTab: HostPluginSettingTab };
+	return {
+		Notice: HostNotice,
+		Setting: HostSetting,
+		TextComponent: HostTextComponent,
+		TextAreaComponent: HostTextAreaComponent,
+		DropdownComponent: HostDropdownComponent,
+		ToggleComponent: HostToggleComponent,
+		ButtonComponent: HostButtonComponent,
+		SecretComponent: HostSecretComponent,
+		PluginSettingTab: HostPluginSettingTab,
+	};
 }
 
 export type UiClasses = ReturnType<typeof createUiClasses>;

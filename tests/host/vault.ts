@@ -16,6 +16,7 @@ type HostVaultMethods =
 	| "create"
 	| "read"
 	| "cachedRead"
+	| "readBinary"
 	| "modify"
 	| "delete"
 	| "rename"
@@ -119,6 +120,17 @@ export class HostVault extends HostEvents implements Pick<Vault, HostVaultMethod
 
 	cachedRead(file: TFile): Promise<string> {
 		return this.adapter.read(file.path);
+	}
+
+	readBinary(file: TFile): Promise<ArrayBuffer> {
+		return this.adapter.readBinary(file.path);
+	}
+
+	/** Obsidian's app settings (`userIgnoreFilters` = "Excluded files"); not in the public typings. */
+	readonly config: Record<string, unknown> = {};
+
+	getConfig(key: string): unknown {
+		return this.config[key];
 	}
 
 	async modify(file: TFile, data: string, _options?: DataWriteOptions): Promise<void> {

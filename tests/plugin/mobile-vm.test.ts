@@ -29,6 +29,7 @@ function stubElement() {
 		setAttr(name: string, value: unknown) {
 			this.attrs.set(name, String(value));
 		},
+		addEventListener() {},
 	};
 }
 
@@ -109,6 +110,11 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 		Setting: class {},
 		normalizePath: (p: string) => p,
 		requestUrl: () => Promise.reject(new Error("no network in this test")),
+		// Base classes the plugin's views, dialogs and vault events extend or test against.
+		ItemView: class {},
+		Modal: class {},
+		TFile: class {},
+		TFolder: class {},
 	};
 
 	// What a browser offers; nothing from Node (no process, Buffer, require, global, setImmediate).
@@ -150,8 +156,8 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 
 	layoutReady();
 	const deadline = Date.now() + 30_000;
-	while (!/memories/.test(statusEl.text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-	assert.equal(statusEl.text, "Memory: 0 memories · 0 insights · 0 queued", `notices: ${JSON.stringify(notices)}`);
+	while (!/notes$/.test(statusEl.text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+	assert.equal(statusEl.text, "Memory: 0/0 notes", `notices: ${JSON.stringify(notices)}`);
 
 	plugin.onunload();
 	const db = ".obsidian/plugins/memory-agent/memory.db";

@@ -5,6 +5,7 @@ import { afterEach, test } from "node:test";
 import { type Host, startHost } from "../host/host";
 import { loadFacade } from "../support/facade";
 import { databasePath, databaseWithMemories, filesIn, inspectDatabase, readDatabase, writeDatabase } from "../support/plugin-fixtures";
+import { statusBarLabel } from "../support/vault-host";
 
 let host: Host | undefined;
 afterEach(async () => {
@@ -26,7 +27,8 @@ test("onload returns before the core starts; the core starts after layout-ready"
 
 	host.fireLayoutReady();
 	assert.equal(host.statusBarText(), "Memory: starting…", "the start is asynchronous");
-	assert.equal(await host.waitForCore(), "Memory: 0 memories · 0 insights · 0 queued");
+	assert.equal(await host.waitForCore(), "Memory: 0/0 notes");
+	assert.match(statusBarLabel(host), /0 memories, 0 insights, 0 queued/);
 });
 
 test("the status bar shows the counts of an existing database", async () => {
@@ -35,7 +37,9 @@ test("the status bar shows the counts of an existing database", async () => {
 	await host.loadPlugin();
 	// The planted memories are unconsolidated, so the at-start consolidation is queued (and
 	// waits: no connection is set up in this test).
-	assert.equal(await host.waitForCore(), `Memory: ${(1234).toLocaleString()} memories · 0 insights · 1 queued`);
+	// No note in the vault; the consolidation the planted memories queued waits for keys, so the engine paused.
+	assert.equal(await host.waitForCore(), "Memory: 0/0 notes · paused");
+	assert.match(statusBarLabel(host), new RegExp(`${(1234).toLocaleString()} memories, 0 insights, 1 queued`));
 	const item = host.statusBarEl.querySelector(".plugin-memory-agent");
 	assert.ok(item?.classList.contains("memory-agent-status"), "the item has the plugin's CSS class");
 });
@@ -48,7 +52,9 @@ test("'Show memory status' shows counts, schema version and database path", asyn
 	assert.ok(host.commands.has("memory-agent:show-memory-status"));
 	assert.equal(host.commands.get("memory-agent:show-memory-status")?.hotkeys, undefined, "no default hotkey");
 	await host.runCommand("show-memory-status");
-	const notice = host.notices.at(-1) ?? "";
+	await host.settle();
+	// The command opens the status view.
+	const notice = host.workspaceEl.querySelector(".memory-agent-status-view")?.textContent ?? "";
 	const { facade } = await loadFacade();
 	assert.match(notice, /3 memories, 0 insights/);
 	assert.match(notice, /1 queued, 0 running, 0 failed/, "the at-start consolidation waits for a connection");
@@ -76,18 +82,20 @@ test("unload flushes a new database to disk, and the next load reads it back", a
 	assert.equal(host.commands.size, 0, "the command is removed");
 
 	await host.loadPlugin();
-	assert.equal(await host.waitForCore(), "Memory: 0 memories · 0 insights · 0 queued");
+	assert.equal(await host.waitForCore(), "Memory: 0/0 notes");
 });
 
 test("memories survive unload and reload", async () => {
 	host = await startHost();
 	await writeDatabase(host, await databaseWithMemories(7));
 	await host.loadPlugin();
-	assert.match(await host.waitForCore(), /7 memories/);
+	await host.waitForCore();
+	assert.match(statusBarLabel(host), /7 memories/);
 	await host.unloadPlugin();
 	assert.equal((await inspectDatabase(host)).memories, 7);
 	await host.loadPlugin();
-	assert.match(await host.waitForCore(), /7 memories/);
+	await host.waitForCore();
+	assert.match(statusBarLabel(host), /7 memories/);
 });
 
 test("unloading before the core started leaves the vault untouched", async () => {
@@ -115,7 +123,9 @@ test("the default database path follows the vault's config folder", async () => 
 	await host.loadPlugin();
 	await host.waitForCore();
 	await host.runCommand("show-memory-status");
-	assert.ok(host.notices.at(-1)?.includes(".my-config/plugins/memory-agent/memory.db"), host.notices.at(-1));
+	await host.settle();
+	const view = host.workspaceEl.querySelector(".memory-agent-status-view")?.textContent ?? "";
+	assert.ok(view.includes(".my-config/plugins/memory-agent/memory.db"), view);
 	await host.unloadPlugin();
 	assert.ok(await readDatabase(host), "memory.db is in .my-config/plugins/memory-agent");
 	assert.equal(databasePath(host), ".my-config/plugins/memory-agent/memory.db");
@@ -138,15 +148,17 @@ test("the settings tab validates the path and saves a valid one", async () => {
 	const tab = host.settingTabs[0];
 	assert.ok(tab, "a settings tab is registered");
 	tab.display();
-	const input = tab.containerEl.querySelector("input");
-	assert.ok(input, "the tab has a text field");
+	// The tab has many groups now; this test looks only at the database file's row.
+	const row = [...tab.containerEl.querySelectorAll(".setting-item")].find((el) => el.querySelector(".setting-item-name")?.textContent === "Database file");
+	const input = row?.querySelector("input");
+	assert.ok(row && input, "the tab has a database file field");
 	assert.equal(input.value, `${host.configDir}/plugins/memory-agent/memory.db`);
 	const type = async (value: string) => {
 		input.value = value;
 		input.dispatchEvent(new host!.dom.window.Event("input") as unknown as Event);
 		await host!.settle();
 	};
-	const error = () => tab.containerEl.querySelector(".memory-agent-setting-error")?.textContent ?? "";
+	const error = () => row.querySelector(".memory-agent-setting-error")?.textContent ?? "";
 
 	await type("../outside.db");
 	assert.match(error(), /inside the vault/);

@@ -7,6 +7,7 @@ import { type Host, startHost } from "../host/host";
 import { loadFacade } from "../support/facade";
 import { emptyDatabase } from "../support/node-core";
 import { databasePath, databaseWithMemories, filesIn, inspectDatabase, readDatabase, writeDatabase } from "../support/plugin-fixtures";
+import { statusBarLabel } from "../support/vault-host";
 
 let host: Host | undefined;
 afterEach(async () => {
@@ -19,7 +20,7 @@ test("a corrupt database is moved aside with its bytes intact, and a new store s
 	const garbage = new TextEncoder().encode("# Shopping\n\n- milk\n".repeat(300));
 	await writeDatabase(host, garbage);
 	await host.loadPlugin();
-	assert.equal(await host.waitForCore(), "Memory: 0 memories · 0 insights · 0 queued");
+	assert.equal(await host.waitForCore(), "Memory: 0/0 notes");
 
 	const files = await filesIn(host, host.pluginDir);
 	const aside = files.filter((name) => /^memory\.db\.corrupt-\d{8}T\d{6}Z$/.test(name));
@@ -78,13 +79,14 @@ test("a database written by a newer version is left untouched and the memory is 
 test("a database replaced on disk before the next write is reloaded, not overwritten", async () => {
 	host = await startHost();
 	await host.loadPlugin();
-	assert.match(await host.waitForCore(), /0 memories/);
+	await host.waitForCore();
+	assert.match(statusBarLabel(host), /0 memories/);
 	// A sync tool delivers the database from another device while the new store waits to be saved.
 	const synced = await databaseWithMemories(4);
 	await writeDatabase(host, synced);
 
 	// The debounced save (2 s) finds the file changed and loads it instead of writing.
-	await host.waitFor(() => /4 memories/.test(host!.statusBarText()), { timeoutMs: 8000, message: "the synced file to load" });
+	await host.waitFor(() => /4 memories/.test(statusBarLabel(host!)), { timeoutMs: 8000, message: "the synced file to load" });
 	assert.ok(host.notices.some((n) => /changed on disk/.test(n)), JSON.stringify(host.notices));
 	assert.deepEqual(await readDatabase(host), synced, "the synced file was not overwritten");
 

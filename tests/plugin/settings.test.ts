@@ -10,7 +10,7 @@ import {
 	settingsToData,
 	validateDatabasePath,
 } from "../../plugin/settings";
-import { STATUS_STARTING, STATUS_UNAVAILABLE, statusBarText, statusNoticeText } from "../../plugin/ui/status-text";
+import { STATUS_STARTING, STATUS_UNAVAILABLE, statusBarLabel, statusBarText, statusNoticeText } from "../../plugin/ui/status-text";
 
 test("the default database path is built from the config folder", () => {
 	assert.equal(defaultDatabasePath(".obsidian"), ".obsidian/plugins/memory-agent/memory.db");
@@ -62,9 +62,14 @@ test("status texts", () => {
 	const status = { memories: 12, insights: 3, queued: 0, running: 1, failed: 2, schemaVersion: 1, finished: 0, current: null, paused: null, pausedByUser: false, pausedCode: null };
 	assert.equal(STATUS_STARTING, "Memory: starting…");
 	assert.equal(STATUS_UNAVAILABLE, "Memory: unavailable");
-	assert.equal(statusBarText(status), "Memory: 12 memories · 3 insights · 0 queued");
-	assert.equal(statusBarText({ ...status, memories: 1, insights: 1 }), "Memory: 1 memory · 1 insight · 0 queued");
-	assert.equal(statusBarText({ ...status, memories: 1234567 }), `Memory: ${(1234567).toLocaleString()} memories · 3 insights · 0 queued`);
+	const coverage = { remembered: 1204, inScope: 2333 };
+	assert.equal(statusBarText(status, coverage), `Memory: ${(1204).toLocaleString()}/${(2333).toLocaleString()} notes · 2 failed`);
+	assert.equal(statusBarText({ ...status, failed: 0 }, coverage), `Memory: ${(1204).toLocaleString()}/${(2333).toLocaleString()} notes`, "zero parts are left out");
+	assert.equal(statusBarText({ ...status, failed: 3, paused: "Paused by you." }, coverage), `Memory: ${(1204).toLocaleString()}/${(2333).toLocaleString()} notes · 3 failed · paused`);
+	assert.equal(statusBarText({ ...status, failed: 0 }, { remembered: 1, inScope: 1 }), "Memory: 1/1 note");
+	assert.equal(statusBarText({ ...status, failed: 0 }, null), "Memory: checking notes…", "before the vault was compared");
+	assert.equal(statusBarLabel({ ...status, memories: 1, insights: 1 }), "Memory Agent: 1 memory, 1 insight, 0 queued. Select to show details.");
+	assert.match(statusBarLabel(status), /12 memories, 3 insights, 0 queued/);
 	const notice = statusNoticeText(status, ".obsidian/plugins/memory-agent/memory.db");
 	assert.match(notice, /12 memories, 3 insights/);
 	assert.match(notice, /0 queued, 1 running, 2 failed/);

@@ -1,0 +1,51 @@
+// Runs "Test connection": one model call through the open core, reported as a line of plain words.
+
+import { errorCode, errorMessage } from "../core/core-error";
+import type { ConnectionCheck } from "../core/memory-core-api";
+import type { MemoryAgentSettings, SecretReader } from "../settings";
+import { connectionErrorText } from "./connection-error-text";
+import { chosenSecretValues, missingConnectionSetting } from "./connection-problem";
+import { redactSecrets } from "./redact";
+
+/** What the test needs from the runtime. */
+export interface ConnectionTestPort {
+	/** Hands the current settings and secret values to the core. */
+	applySettings(): void;
+	store(): { testConnection(): Promise<ConnectionCheck> } | undefined;
+	/** Why the core has no connection (e.g. a malformed setting it rejected), or null. */
+	connectionIssue(): string | null;
+}
+
+export interface ConnectionTestResult {
+	ok: boolean;
+	/** Safe to show: never contains a secret value. */
+	text: string;
+	/** The core's error code when the test failed there. */
+	code?: string;
+}
+
+export async function runConnectionTest(
+	runtime: ConnectionTestPort,
+	settings: MemoryAgentSettings,
+	secrets: SecretReader,
+): Promise<ConnectionTestResult> {
+	const hide = (text: string) => redactSecrets(text, chosenSecretValues(settings, secrets));
+	const facts = { region: settings.region, modelId: settings.modelId, authMethod: settings.authMethod, endpoint: settings.endpoint };
+
+	const missing = missingConnectionSetting(settings, secrets);
+	if (missing !== null) return { ok: false, code: "llm.config", text: hide(connectionErrorText("llm.config", missing, facts)) };
+	const store = runtime.store();
+	if (store === undefined) return { ok: false, text: "Memory Agent is still starting. Test again in a moment." };
+	// Re-read the secrets: a key just pasted into secret storage keeps its name, so nothing else applied it.
+	runtime.applySettings();
+	const issue = runtime.connectionIssue();
+	if (issue !== null) return { ok: false, code: "llm.config", text: hide(connectionErrorText("llm.config", issue, facts)) };
+
+	try {
+		const check = await store.testConnection();
+		return { ok: true, text: `Connected to ${check.modelId} in ${check.region} in ${Math.round(check.latencyMs).toLocaleString()} ms.` };
+	} catch (error) {
+		const code = errorCode(error);
+		return { ok: false, code, text: hide(connectionErrorText(code, errorMessage(error), facts)) };
+	}
+}

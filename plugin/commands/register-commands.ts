@@ -1,0 +1,141 @@
+// The plugin's commands (no default hotkeys) and its entries in the editor and file menus.
+
+import { type App, type Editor, type MarkdownFileInfo, type Menu, Notice, type Plugin, type TAbstractFile, TFile } from "obsidian";
+import { errorMessage } from "../core/core-error";
+import type { MemoryStore, TextToRemember } from "../core/memory-core-api";
+import { RememberTextModal } from "../modals/remember-text-modal";
+import type { MemoryPort } from "../views/memory-port";
+import { type NoteHeading, dailyNoteDate, headingAbove, scanHeadings } from "./selection-source";
+
+export interface CommandDeps {
+	app: App;
+	memory: MemoryPort;
+	openAskView(): Promise<void>;
+	openMemoryBrowser(): Promise<void>;
+}
+
+/** The command ids; they never change once released (users bind hotkeys to them). */
+export const COMMAND_IDS = {
+	rememberSelection: "remember-selection",
+	rememberCurrentNote: "remember-current-note",
+	rememberText: "remember-text",
+	askMemory: "ask-memory",
+	consolidateNow: "consolidate-now",
+	openMemoryBrowser: "open-memory-browser",
+} as const;
+
+export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
+	const { app } = deps;
+	const actions = new MemoryActions(deps);
+
+	plugin.addCommand({
+		id: COMMAND_IDS.rememberSelection,
+		name: "Remember selection",
+		editorCheckCallback: (checking, editor, info) => {
+			const file = info.file;
+			if (file === null || editor.getSelection().trim() === "") return false;
+			if (!checking) actions.rememberSelection(editor, file);
+			return true;
+		},
+	});
+	plugin.addCommand({
+		id: COMMAND_IDS.rememberCurrentNote,
+		name: "Remember current note now",
+		checkCallback: (checking) => {
+			const file = app.workspace.getActiveFile();
+			if (file === null) return false;
+			if (!checking) actions.rememberNote(file);
+			return true;
+		},
+	});
+	plugin.addCommand({
+		id: COMMAND_IDS.rememberText,
+		name: "Remember…",
+		callback: () => new RememberTextModal(app, (text) => actions.rememberTyped(text)).open(),
+	});
+	plugin.addCommand({ id: COMMAND_IDS.askMemory, name: "Ask memory", callback: () => deps.openAskView() });
+	plugin.addCommand({ id: COMMAND_IDS.consolidateNow, name: "Consolidate now", callback: () => actions.consolidate() });
+	plugin.addCommand({ id: COMMAND_IDS.openMemoryBrowser, name: "Open memory browser", callback: () => deps.openMemoryBrowser() });
+
+	plugin.registerEvent(
+		app.workspace.on("editor-menu", (menu: Menu, editor: Editor, info: MarkdownFileInfo) => {
+			const file = info.file;
+			if (file === null || editor.getSelection().trim() === "") return;
+			menu.addItem((item) =>
+				item
+					.setTitle("Remember selection")
+					.setIcon("brain")
+					.onClick(() => actions.rememberSelection(editor, file)),
+			);
+		}),
+	);
+	plugin.registerEvent(
+		app.workspace.on("file-menu", (menu: Menu, file: TAbstractFile) => {
+			if (!(file instanceof TFile) || file.extension !== "md") return;
+			menu.addItem((item) =>
+				item
+					.setTitle("Remember note now")
+					.setIcon("brain")
+					.onClick(() => actions.rememberNote(file)),
+			);
+		}),
+	);
+}
+
+/** What the commands do, over the open store; each says in a notice what happened. */
+class MemoryActions {
+	constructor(private readonly deps: CommandDeps) {}
+
+	rememberSelection(editor: Editor, file: TFile): void {
+		const lineStart = editor.getCursor("from").line;
+		const text: TextToRemember = {
+			text: editor.getSelection(),
+			sourcePath: file.path,
+			kind: "selection",
+			heading: headingAbove(this.headingsOf(file, editor), lineStart),
+			lineStart,
+			noteDate: dailyNoteDate(file.basename),
+		};
+		this.queue((store) => store.rememberText(text), "Remembering the selection…");
+	}
+
+	rememberNote(file: TFile): void {
+		this.queue((store) => store.enqueueNote(file.path), `Remembering ${file.basename}…`);
+	}
+
+	rememberTyped(text: string): void {
+		this.queue((store) => store.rememberText({ text, kind: "text" }), "Remembering what you typed…");
+	}
+
+	consolidate(): void {
+		this.queue((store) => store.consolidateNow(), "Looking for connections between memories…");
+	}
+
+	/** The note's headings from Obsidian's cache, or read from the editor when the cache has none yet. */
+	private headingsOf(file: TFile, editor: Editor): NoteHeading[] {
+		const cached = this.deps.app.metadataCache.getFileCache(file)?.headings;
+		if (cached !== undefined && cached.length > 0) {
+			return cached.map((item) => ({ heading: item.heading, level: item.level, line: item.position.start.line }));
+		}
+		return scanHeadings(editor.lineCount(), (line) => editor.getLine(line));
+	}
+
+	private queue(work: (store: MemoryStore) => unknown, done: string): void {
+		const { memory } = this.deps;
+		const store = memory.store();
+		if (store === undefined) {
+			new Notice(memory.describe());
+			return;
+		}
+		try {
+			work(store);
+		} catch (error) {
+			new Notice(`Memory Agent: ${errorMessage(error)}`);
+			return;
+		}
+		memory.changed();
+		memory.kick();
+		const issue = memory.connectionIssue();
+		new Notice(issue === null ? done : `${done} It waits until Bedrock is set up: ${issue}`);
+	}
+}

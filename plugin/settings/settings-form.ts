@@ -1,0 +1,101 @@
+// Saves settings changes in order and shows each field's problem next to the field.
+
+import type { Setting } from "obsidian";
+import { errorMessage } from "../core/core-error";
+import type { MemoryAgentSettings } from "../settings";
+
+/** Where the settings live: `PluginContext`'s `settings` and `saveSettings`. */
+export interface SettingsStore {
+	settings(): MemoryAgentSettings;
+	saveSettings(settings: MemoryAgentSettings): Promise<void>;
+}
+
+export class SettingsForm {
+	private pending: Promise<void> = Promise.resolve();
+
+	constructor(private readonly store: SettingsStore) {}
+
+	get current(): MemoryAgentSettings {
+		return this.store.settings();
+	}
+
+	/**
+	 * Saves `patch` over the current settings once earlier saves are done, so quick typing cannot
+	 * write an older value last. Rejects when the write failed.
+	 */
+	save(patch: Partial<MemoryAgentSettings>): Promise<void> {
+		const next = this.pending.then(() => this.store.saveSettings({ ...this.store.settings(), ...patch }));
+		// A failed write must not block the saves after it; the caller sees the failure.
+		this.pending = next.catch(() => undefined);
+		return next;
+	}
+
+	/** Resolves once every save started so far has finished. */
+	idle(): Promise<void> {
+		return this.pending;
+	}
+}
+
+/** The line under a setting's name that says what is wrong with its value. */
+export class FieldMessage {
+	private readonly el: HTMLElement;
+
+	constructor(setting: Setting) {
+		this.el = setting.infoEl.createDiv({ cls: "memory-agent-setting-error" });
+	}
+
+	show(problem: string | null): void {
+		this.el.setText(problem ?? "");
+	}
+}
+
+/** A parsed field value, or why the text is not acceptable. */
+export type Parsed<T> = { value: T } | { problem: string };
+
+export interface ValidatedFieldSpec<T> {
+	/** The text the field starts with. */
+	text: string;
+	placeholder?: string;
+	/** A text area (one item a line) instead of a one-line field. */
+	multiline?: boolean;
+	parse(text: string): Parsed<T>;
+	/** The settings to save for a valid value. */
+	patch(value: T): Partial<MemoryAgentSettings>;
+}
+
+/**
+ * Adds a text field (or area) that checks every change: a problem is shown next to the field and
+ * nothing is saved; a valid value is saved at once, and takes effect through `saveSettings`.
+ */
+export function addValidatedField<T>(setting: Setting, form: SettingsForm, spec: ValidatedFieldSpec<T>): void {
+	const message = new FieldMessage(setting);
+	const changed = async (text: string): Promise<void> => {
+		const parsed = spec.parse(text);
+		if ("problem" in parsed) {
+			message.show(parsed.problem);
+			return;
+		}
+		message.show(null);
+		await form.save(spec.patch(parsed.value)).catch((error: unknown) => message.show(`Could not save: ${errorMessage(error)}`));
+	};
+	if (spec.multiline === true) {
+		setting.addTextArea((area) => {
+			area.setValue(spec.text).onChange(changed);
+			if (spec.placeholder !== undefined) area.setPlaceholder(spec.placeholder);
+		});
+	} else {
+		setting.addText((field) => {
+			field.setValue(spec.text).onChange(changed);
+			if (spec.placeholder !== undefined) field.setPlaceholder(spec.placeholder);
+		});
+	}
+}
+
+/** Saves a toggle's or dropdown's value, reporting a failed write next to it. */
+export function saveChoice(setting: Setting, form: SettingsForm): (patch: Partial<MemoryAgentSettings>) => Promise<void> {
+	const message = new FieldMessage(setting);
+	return async (patch) => {
+		message.show(null);
+		await form.save(patch).catch((error: unknown) => message.show(`Could not save: ${errorMessage(error)}`));
+	};
+}

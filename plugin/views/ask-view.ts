@@ -1,0 +1,305 @@
+// The side panel for questions: asks the core, renders answers as Markdown with numbered,
+// clickable citations, keeps the session's earlier questions above.
+
+import { ItemView, MarkdownRenderer, Notice, type WorkspaceLeaf } from "obsidian";
+import type { Citation, Memory, QueryAnswer } from "../core/memory-core-api";
+import { type SourcePlace, answerWithWikiLinks, citationKey, numberCitations, splitCitations } from "./citations";
+import { consideredText } from "./considered-text";
+import { type ErrorAdvice, adviceFor, connectionAdvice } from "./error-advice";
+import { loadAllMemories, placeOf } from "./memory-index";
+import type { MemoryPort } from "./memory-port";
+import { openSource } from "./open-source";
+
+export const ASK_VIEW_TYPE = "memory-agent-ask";
+
+export interface AskViewDeps {
+	memory: MemoryPort;
+	openSettings(): void;
+}
+
+type Numbered = Map<string, { number: number; citation: Citation }>;
+
+export class AskMemoryView extends ItemView {
+	private historyEl!: HTMLElement;
+	private inputEl!: HTMLTextAreaElement;
+	private askButton!: HTMLButtonElement;
+	private busy = false;
+	/** Citations of every answer in this session, so an earlier answer's insight can still expand. */
+	private readonly sessionCitations: Citation[] = [];
+	/** Memories by id, loaded when an insight's memories or a copy need them; reset per answer. */
+	private memoriesById: Map<string, Memory> | undefined;
+
+	constructor(
+		leaf: WorkspaceLeaf,
+		private readonly deps: AskViewDeps,
+	) {
+		super(leaf);
+		this.icon = "brain";
+	}
+
+	getViewType(): string {
+		return ASK_VIEW_TYPE;
+	}
+
+	getDisplayText(): string {
+		return "Ask memory";
+	}
+
+	override getIcon(): string {
+		return "brain";
+	}
+
+	override async onOpen(): Promise<void> {
+		const root = this.contentEl;
+		root.empty();
+		root.addClass("memory-agent-ask");
+		this.historyEl = root.createDiv({ cls: "memory-agent-history" });
+		this.historyEl.createDiv({
+			cls: "memory-agent-empty",
+			text: "Ask anything about what you wrote: people, places, plans, dates. Answers link to the notes they come from.",
+		});
+		const form = root.createDiv({ cls: "memory-agent-ask-form" });
+		this.inputEl = form.createEl("textarea", {
+			cls: "memory-agent-question-input",
+			attr: { rows: "3", placeholder: "Ask your memory…", "aria-label": "Question" },
+		});
+		const row = form.createDiv({ cls: "memory-agent-ask-row" });
+		row.createSpan({ cls: "memory-agent-hint", text: "Enter to ask · Shift+Enter for a new line" });
+		this.askButton = row.createEl("button", { cls: "mod-cta memory-agent-ask-button", text: "Ask" });
+		this.askButton.addEventListener("click", () => void this.askFromInput());
+		this.inputEl.addEventListener("keydown", (event) => {
+			if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+				event.preventDefault();
+				void this.askFromInput();
+			}
+		});
+	}
+
+	override async onClose(): Promise<void> {
+		this.contentEl.empty();
+	}
+
+	focusInput(): void {
+		this.inputEl.focus();
+	}
+
+	/** Asks `question` as if typed; resolves when the answer (or the error) is shown. */
+	async ask(question: string): Promise<void> {
+		const text = question.trim();
+		if (text === "" || this.busy) return;
+		this.historyEl.querySelector(".memory-agent-empty")?.remove();
+		const exchange = this.historyEl.createDiv({ cls: "memory-agent-exchange" });
+		exchange.createDiv({ cls: "memory-agent-question", text });
+		const answerEl = exchange.createDiv({ cls: "memory-agent-answer" });
+		const thinking = answerEl.createDiv({ cls: "memory-agent-thinking", text: "Thinking…" });
+		this.setBusy(true);
+		exchange.scrollIntoView({ block: "end" });
+		try {
+			const answer = await this.query(text);
+			thinking.remove();
+			await this.renderAnswer(answerEl, answer);
+		} catch (error) {
+			thinking.remove();
+			this.renderError(answerEl, error instanceof NotReadyError ? error.advice : adviceFor(error), text);
+		} finally {
+			this.setBusy(false);
+			this.inputEl.focus();
+		}
+	}
+
+	private async askFromInput(): Promise<void> {
+		const question = this.inputEl.value;
+		if (question.trim() === "" || this.busy) return;
+		this.inputEl.value = "";
+		await this.ask(question);
+	}
+
+	private async query(question: string): Promise<QueryAnswer> {
+		const { memory } = this.deps;
+		const store = memory.store();
+		if (store === undefined) throw new NotReadyError({ title: memory.describe(), detail: "", next: "retry" });
+		if (store.status().memories > 0) {
+			const issue = memory.connectionIssue();
+			if (issue !== null) throw new NotReadyError(connectionAdvice(issue));
+		}
+		this.memoriesById = undefined;
+		const answer = await store.ask(question);
+		// Asking records usage: save it with the next debounced write.
+		memory.changed();
+		return answer;
+	}
+
+	private setBusy(busy: boolean): void {
+		this.busy = busy;
+		this.inputEl.disabled = busy;
+		this.askButton.disabled = busy;
+		this.contentEl.toggleClass("is-working", busy);
+	}
+
+	private async renderAnswer(answerEl: HTMLElement, answer: QueryAnswer): Promise<void> {
+		const numbered = numberCitations(answer.citations);
+		this.sessionCitations.push(...answer.citations);
+		const body = answerEl.createDiv({ cls: "memory-agent-answer-body markdown-rendered" });
+		await MarkdownRenderer.render(this.app, answer.answer, body, "", this);
+		this.linkCitations(body, numbered, answerEl);
+
+		if (numbered.size > 0) {
+			const sources = answerEl.createEl("ol", { cls: "memory-agent-sources" });
+			for (const { number, citation } of numbered.values()) this.renderSource(sources, number, citation);
+		}
+		const footer = answerEl.createDiv({ cls: "memory-agent-answer-footer" });
+		const considered = consideredText(answer);
+		if (considered !== "") footer.createSpan({ cls: "memory-agent-considered", text: considered });
+		const copy = footer.createEl("button", { cls: "memory-agent-copy", text: "Copy", attr: { "aria-label": "Copy the answer with links to the notes" } });
+		copy.addEventListener("click", () => void this.copy(answer, copy));
+	}
+
+	/** Replaces `[memory:ID]` markers in the rendered answer's text with numbered links. */
+	private linkCitations(body: HTMLElement, numbered: Numbered, answerEl: HTMLElement): void {
+		const walker = body.ownerDocument.createTreeWalker(body, 4 /* NodeFilter.SHOW_TEXT */);
+		const texts: Text[] = [];
+		for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+			if (node.parentElement?.closest("code, pre") === null) texts.push(node as Text);
+		}
+		for (const node of texts) {
+			const pieces = splitCitations(node.data);
+			if (pieces.length === 1 && "text" in pieces[0]!) continue;
+			const parent = node.parentElement;
+			if (parent === null) continue;
+			for (const piece of pieces) {
+				if ("text" in piece) {
+					node.before(piece.text);
+					continue;
+				}
+				const entry = numbered.get(citationKey(piece.kind, piece.id));
+				if (entry === undefined) continue;
+				// createEl appends to the parent; before() then moves the mark to where the marker was.
+				const sup = parent.createEl("sup", { cls: "memory-agent-cite-mark" });
+				node.before(sup);
+				const link = sup.createEl("a", {
+					cls: ["memory-agent-cite", `is-${entry.citation.kind}`],
+					text: String(entry.number),
+					href: "#",
+					attr: { "data-citation": citationKey(piece.kind, piece.id), "aria-label": entry.citation.summary },
+				});
+				link.addEventListener("click", (event) => {
+					event.preventDefault();
+					void this.follow(entry.citation, answerEl);
+				});
+			}
+			node.remove();
+		}
+	}
+
+	/** One numbered entry under the answer: the cited memory or insight, clickable. */
+	private renderSource(list: HTMLElement, number: number, citation: Citation): void {
+		const item = list.createEl("li", { cls: ["memory-agent-source", `is-${citation.kind}`], attr: { value: String(number), "data-citation": citationKey(citation.kind, citation.id) } });
+		if (citation.kind === "memory") {
+			this.sourceLink(item, citation.summary, citation);
+			return;
+		}
+		const toggle = item.createEl("a", { cls: "memory-agent-insight-toggle", text: citation.summary, href: "#" });
+		item.createSpan({ cls: "memory-agent-source-where", text: `Insight from ${citation.memoryIds.length} memories` });
+		const connected = item.createEl("ul", { cls: "memory-agent-connected" });
+		connected.addClass("memory-agent-hidden");
+		toggle.addEventListener("click", (event) => {
+			event.preventDefault();
+			this.toggleInsight(item);
+		});
+	}
+
+	private sourceLink(parent: HTMLElement, summary: string, place: SourcePlace): void {
+		const link = parent.createEl("a", { cls: "memory-agent-source-link", text: summary, href: "#" });
+		link.addEventListener("click", (event) => {
+			event.preventDefault();
+			void openSource(this.app, place);
+		});
+		const where = place.sourcePath === "" ? "typed text" : place.heading === null ? place.sourcePath : `${place.sourcePath} › ${place.heading}`;
+		parent.createSpan({ cls: "memory-agent-source-where", text: where });
+	}
+
+	/** A memory citation opens its note; an insight's expands to show the memories it connects. */
+	private async follow(citation: Citation, answerEl: HTMLElement): Promise<void> {
+		if (citation.kind === "memory") {
+			await openSource(this.app, citation);
+			return;
+		}
+		const item = answerEl.querySelector<HTMLElement>(`.memory-agent-source[data-citation="${citationKey(citation.kind, citation.id)}"]`);
+		if (item !== null) this.toggleInsight(item, true);
+	}
+
+	private toggleInsight(item: HTMLElement, open?: boolean): void {
+		const connected = item.querySelector<HTMLElement>(".memory-agent-connected");
+		const key = item.getAttribute("data-citation") ?? "";
+		if (connected === null) return;
+		const show = open ?? !connected.isShown();
+		if (!show) {
+			connected.addClass("memory-agent-hidden");
+			item.removeClass("is-open");
+			return;
+		}
+		if (connected.childElementCount === 0) {
+			const ids = this.citationOf(key)?.memoryIds ?? [];
+			const memories = this.memories();
+			for (const id of ids) {
+				const row = connected.createEl("li", { cls: "memory-agent-connected-memory" });
+				const found = memories.get(id);
+				if (found === undefined) row.createSpan({ cls: "memory-agent-source-where", text: "A memory that was forgotten since" });
+				else this.sourceLink(row, found.summary, placeOf(found));
+			}
+		}
+		connected.removeClass("memory-agent-hidden");
+		item.addClass("is-open");
+	}
+
+	private citationOf(key: string): Citation | undefined {
+		const [kind, ...rest] = key.split(":");
+		const id = rest.join(":");
+		return this.sessionCitations.find((citation) => citation.kind === kind && citation.id === id);
+	}
+
+	private memories(): Map<string, Memory> {
+		if (this.memoriesById === undefined) {
+			const store = this.deps.memory.store();
+			this.memoriesById = new Map(store === undefined ? [] : loadAllMemories(store).map((memory) => [memory.id, memory]));
+		}
+		return this.memoriesById;
+	}
+
+	private async copy(answer: QueryAnswer, button: HTMLElement): Promise<void> {
+		const needsLookup = answer.citations.some((citation) => citation.kind === "consolidation");
+		const memories = needsLookup ? this.memories() : new Map<string, Memory>();
+		const text = answerWithWikiLinks(answer.answer, answer.citations, (id) => {
+			const found = memories.get(id);
+			return found === undefined ? undefined : placeOf(found);
+		});
+		try {
+			await navigator.clipboard.writeText(text);
+			button.setText("Copied");
+			window.setTimeout(() => button.setText("Copy"), 1_500);
+		} catch {
+			new Notice("Could not copy to the clipboard.");
+		}
+	}
+
+	private renderError(answerEl: HTMLElement, advice: ErrorAdvice, question: string): void {
+		answerEl.addClass("is-error");
+		const box = answerEl.createDiv({ cls: "memory-agent-error" });
+		box.createDiv({ cls: "memory-agent-error-title", text: advice.title });
+		if (advice.detail !== "" && advice.detail !== advice.title) box.createDiv({ cls: "memory-agent-error-detail", text: advice.detail });
+		const actions = box.createDiv({ cls: "memory-agent-error-actions" });
+		if (advice.next === "settings") {
+			actions.createEl("button", { cls: "mod-cta memory-agent-open-settings", text: "Open settings" }).addEventListener("click", () => this.deps.openSettings());
+		}
+		if (advice.next === "retry" || advice.next === "settings") {
+			actions.createEl("button", { cls: "memory-agent-ask-again", text: "Ask again" }).addEventListener("click", () => void this.ask(question));
+		}
+	}
+}
+
+/** The store is not open yet, or the connection is not set up: shown as advice, not as a failure. */
+class NotReadyError extends Error {
+	constructor(readonly advice: ErrorAdvice) {
+		super(advice.title);
+	}
+}

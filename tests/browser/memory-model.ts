@@ -1,0 +1,110 @@
+// A stand-in for Claude behind the fake Bedrock, for the interface tests: it records a memory of
+// each note section, connects memories into insights, and answers questions citing the memories
+// whose summaries share words with the question — all read from the real prompts the core sends.
+
+import type { RecordedRequest, Reply } from "../fake-bedrock/index";
+import { requestedToolName } from "../fake-bedrock/replies";
+
+/** A memory the model "extracts" from any note text that contains `phrase`. */
+export interface PlannedMemory {
+	phrase: string;
+	summary: string;
+	entities?: Array<{ name: string; kind: "person" | "place" | "organisation" | "thing" }>;
+	topics?: string[];
+	importance?: number;
+	happenedOn?: string;
+}
+
+export interface MemoryModelOptions {
+	memories?: PlannedMemory[];
+	/** The text of the one insight made of two memories of a batch. */
+	insight?: string;
+	/** Words that pick the insight's memories from the batch (the first two lines otherwise). */
+	connects?: [string, string];
+}
+
+/** A memory line of the query prompt: `[memory:ID] date · source · summary · …`. */
+export interface PromptMemory {
+	id: string;
+	source: string;
+	summary: string;
+}
+
+function requestText(request: RecordedRequest): string {
+	const json = request.json as { messages?: Array<{ content?: Array<{ text?: string }> }> } | undefined;
+	return (json?.messages ?? []).flatMap((message) => (message.content ?? []).map((block) => block.text ?? "")).join("\n");
+}
+
+/** The memories listed in a query prompt. */
+export function promptMemories(text: string): PromptMemory[] {
+	return [...text.matchAll(/^\[memory:([^\]]+)\] [^·]+ · ([^·]+) · ([^·\n]+)/gm)].map((match) => ({
+		id: match[1] ?? "",
+		source: (match[2] ?? "").trim(),
+		summary: (match[3] ?? "").trim(),
+	}));
+}
+
+function words(text: string): Set<string> {
+	return new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 3));
+}
+
+/** `fake.respond = memoryModel({...})`. */
+export function memoryModel(options: MemoryModelOptions = {}): (request: RecordedRequest) => Reply {
+	return (request) => {
+		const json = (request.json ?? {}) as Record<string, unknown>;
+		const text = requestText(request);
+		const forced = (json.toolConfig as { toolChoice?: unknown } | undefined)?.toolChoice !== undefined;
+		const tool = forced ? requestedToolName(json) : "";
+		if (tool === "record_memory") return recordMemory(text, options);
+		if (tool === "record_insights") {
+			const lines = [...text.matchAll(/^\[([^\]]+)\] (.*)$/gm)].map((match) => ({ id: match[1] ?? "", line: match[2] ?? "" }));
+			const picked = options.connects?.map((word) => lines.find((line) => line.line.includes(word))?.id);
+			const [from = "", to = ""] = picked?.every((id) => id !== undefined) === true ? (picked as string[]) : lines.map((line) => line.id);
+			if (from === "" || to === "" || from === to) return { toolUse: { name: "record_insights", input: { insights: [] } } };
+			return {
+				toolUse: {
+					name: "record_insights",
+					input: { insights: [{ insight: options.insight ?? "These memories are about the same plan.", memory_ids: [from, to], connections: [{ from, to, relationship: "same plan" }] }] },
+				},
+			};
+		}
+		return { text: answer(text) };
+	};
+}
+
+function recordMemory(text: string, options: MemoryModelOptions): Reply {
+	const note = /<note>\n([\s\S]*)\n<\/note>/.exec(text)?.[1] ?? text;
+	const planned = options.memories?.find((memory) => note.includes(memory.phrase));
+	const input = planned
+		? {
+				nothing_to_remember: false,
+				summary: planned.summary,
+				entities: planned.entities ?? [],
+				topics: planned.topics ?? [],
+				importance: planned.importance ?? 0.5,
+				happened_on: planned.happenedOn ? [planned.happenedOn] : [],
+			}
+		: {
+				nothing_to_remember: false,
+				summary: note.replace(/^#+ .*$/gm, "").trim().split(/(?<=[.!?])\s/)[0]?.slice(0, 200) || "A note without words.",
+				entities: [],
+				topics: [],
+				importance: 0.3,
+				happened_on: [],
+			};
+	return { toolUse: { name: "record_memory", input } };
+}
+
+/** Cites the memories sharing words with the question (else the first), and any insight listed. */
+function answer(text: string): string {
+	const question = /Question: (.*)$/m.exec(text)?.[1] ?? "";
+	const memories = promptMemories(text);
+	const asked = words(question);
+	const relevant = memories.filter((memory) => [...words(memory.summary)].some((word) => asked.has(word)));
+	const cited = (relevant.length > 0 ? relevant : memories).slice(0, 3);
+	if (cited.length === 0) return "That is not in your memories.";
+	const insight = /^\[consolidation:([^\]]+)\] (.*?) \(from/m.exec(text);
+	const lines = cited.map((memory) => `- ${memory.summary} [memory:${memory.id}]`);
+	const closing = insight ? `\n\n**Together:** ${insight[2]} [consolidation:${insight[1]}]` : "";
+	return `Here is what your notes say:\n\n${lines.join("\n")}${closing}`;
+}

@@ -1,0 +1,121 @@
+// The vault sync's pure parts: the glob matcher, the scope rules, note metadata, the quiet delay and the bulk estimate.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { estimateBulk, formatUsd, topFolder } from "../../plugin/vault/bulk-estimate";
+import { GlobList, globToRegExp } from "../../plugin/vault/glob";
+import { metadataFromCache, metadataFromText } from "../../plugin/vault/note-metadata";
+import { NoteScope, type ScopeRules } from "../../plugin/vault/note-scope";
+import { QuietDelay } from "../../plugin/vault/quiet-delay";
+import { FakeTimers } from "../support/fake-timers";
+
+test("glob: * stays in one folder, ** crosses folders, ? is one character", () => {
+	const match = (glob: string, path: string) => globToRegExp(glob).test(path);
+	assert.ok(match("Journal/*.md", "Journal/2024-01-01.md"));
+	assert.ok(!match("Journal/*.md", "Journal/2024/01.md"), "* does not cross /");
+	assert.ok(match("Journal/**/*.md", "Journal/2024/01/02.md"));
+	assert.ok(match("Journal/**/*.md", "Journal/top.md"), "**/ may match no folder");
+	assert.ok(match("Journal/**", "Journal/a/b/c.md"));
+	assert.ok(!match("Journal/**", "Journals/a.md"));
+	assert.ok(match("Daily/202?-*.md", "Daily/2024-05.md"));
+	assert.ok(!match("Daily/202?-*.md", "Daily/20245-05.md"));
+	assert.ok(!match("Daily/?.md", "Daily/ab.md"));
+	assert.ok(match("*.excalidraw.md", "Drawings/deep/plan.excalidraw.md"), "no slash: the name, in any folder");
+	assert.ok(!match("*.excalidraw.md", "plan.md"));
+	assert.ok(match("Private/", "Private/x.md"), "a trailing slash names a folder");
+	assert.ok(match("/Inbox/*.md", "Inbox/a.md"), "a leading slash anchors at the root");
+	assert.ok(match("notes (old)/a+b.md", "notes (old)/a+b.md"), "regex characters are literal");
+	assert.ok(!match("a.md", "a_md"), "a dot is a dot");
+	assert.ok(new GlobList(["", "  ", "x/*.md"]).matches("x/y.md"));
+	assert.ok(!new GlobList([]).matches("x/y.md"));
+});
+
+const RULES: ScopeRules = {
+	configDir: ".obsidian",
+	databasePath: "Memory/agent.db",
+	includePlainText: false,
+	excludedFolders: ["Private/", "Work/Secret"],
+	excludedPatterns: ["**/*.draft.md"],
+	excludedTags: ["#Secret", "diary"],
+	ignoreFilters: ["Archive/", "/^Templates\\//", "/[unclosed/"],
+};
+
+test("scope by path: type, config folder, database, folders, patterns, Obsidian's excluded files", () => {
+	const scope = new NoteScope(RULES);
+	assert.equal(scope.pathExclusion("Notes/a.md"), null);
+	assert.equal(scope.pathExclusion("a.txt"), "not a note");
+	assert.equal(new NoteScope({ ...RULES, includePlainText: true }).pathExclusion("a.txt"), null);
+	assert.equal(scope.pathExclusion("image.png"), "not a note");
+	assert.match(scope.pathExclusion(".obsidian/plugins/memory-agent/README.md") ?? "", /configuration/);
+	assert.match(new NoteScope({ ...RULES, databasePath: "Memory/agent.md" }).pathExclusion("Memory/agent.md") ?? "", /database/);
+	assert.match(scope.pathExclusion("Private/diary.md") ?? "", /excluded folder Private/);
+	assert.match(scope.pathExclusion("Work/Secret/plan.md") ?? "", /excluded folder/);
+	assert.equal(scope.pathExclusion("Work/Secretary.md"), null, "a folder is not a prefix of a name");
+	assert.match(scope.pathExclusion("Work/plan.draft.md") ?? "", /pattern/);
+	assert.match(scope.pathExclusion("Archive/old.md") ?? "", /Obsidian's excluded files/);
+	assert.match(scope.pathExclusion("Templates/day.md") ?? "", /Obsidian's excluded files/, "a /regex/ filter");
+	assert.equal(scope.pathExclusion("MyTemplates/day.md"), null);
+	assert.ok(scope.checksTags);
+	assert.ok(!new NoteScope({ ...RULES, excludedTags: [] }).checksTags);
+});
+
+test("scope by content: memory: false and excluded tags (nested, any case)", () => {
+	const scope = new NoteScope(RULES);
+	assert.equal(scope.contentExclusion({ memory: true, tags: ["work"] }), null);
+	assert.match(scope.contentExclusion({ memory: false, tags: [] }) ?? "", /memory: false/);
+	assert.match(scope.contentExclusion({ memory: true, tags: ["secret"] }) ?? "", /#secret/);
+	assert.match(scope.contentExclusion({ memory: true, tags: ["diary/2024"] }) ?? "", /#diary\/2024/);
+	assert.equal(scope.contentExclusion({ memory: true, tags: ["diaryish"] }), null);
+});
+
+test("note metadata from the cache and from text", () => {
+	assert.deepEqual(metadataFromCache({ frontmatter: { memory: false, tags: ["A", "#b"] }, tags: [{ tag: "#Inline/Sub" }] }), {
+		memory: false,
+		tags: ["a", "b", "inline/sub"],
+	});
+	assert.deepEqual(metadataFromCache({ frontmatter: { tags: "x, y z" } }), { memory: true, tags: ["x", "y", "z"] });
+	assert.deepEqual(metadataFromCache({}), { memory: true, tags: [] });
+
+	const text = "---\ntitle: T\nmemory: false\ntags:\n  - Alpha\n  - \"beta\"\n---\n# Heading\nSome #Gamma and #delta/sub.\n`#code` and\n```\n#fenced\n```\n#123 issue";
+	assert.deepEqual(metadataFromText(text), { memory: false, tags: ["alpha", "beta", "gamma", "delta/sub"] });
+	assert.deepEqual(metadataFromText("---\ntags: [one, 'two']\n---\nbody"), { memory: true, tags: ["one", "two"] });
+	assert.deepEqual(metadataFromText("\ufeff---\r\ntag: solo\r\nmemory: FALSE\r\n---\r\n"), { memory: false, tags: ["solo"] });
+	assert.deepEqual(metadataFromText("No properties, just #tag"), { memory: true, tags: ["tag"] });
+	assert.deepEqual(metadataFromText("# Title\n\nurl http://x.org/#anchor"), { memory: true, tags: [] });
+});
+
+test("quiet delay: rapid saves make one call, after the last save; renames and cancels follow", () => {
+	const timers = new FakeTimers();
+	const quiet: string[] = [];
+	const delay = new QuietDelay(timers, () => 1000, (path) => quiet.push(path));
+	for (let i = 0; i < 5; i++) {
+		delay.touch("a.md");
+		timers.advance(400);
+	}
+	assert.deepEqual(quiet, [], "still typing");
+	timers.advance(600);
+	assert.deepEqual(quiet, ["a.md"]);
+
+	delay.touch("b.md");
+	delay.rename("b.md", "c.md");
+	delay.touch("d.md");
+	assert.ok(delay.cancel("d.md"));
+	assert.ok(!delay.cancel("d.md"));
+	timers.advance(1000);
+	assert.deepEqual(quiet, ["a.md", "c.md"]);
+	delay.touch("e.md");
+	delay.clear();
+	assert.equal(timers.pending, 0);
+});
+
+test("bulk estimate: chars/4 plus prompt overhead, Haiku 4.5 prices", () => {
+	const estimate = estimateBulk([4000, 400]);
+	assert.equal(estimate.notes, 2);
+	assert.equal(estimate.inputTokens, 1100 + 2 * 700);
+	assert.equal(estimate.outputTokens, 2 * 200);
+	assert.equal(estimate.costUsd, (2500 * 1 + 400 * 5) / 1_000_000);
+	assert.equal(formatUsd(0.004), "less than $0.01");
+	assert.equal(formatUsd(12.345), "$12.35");
+	assert.equal(topFolder("a/b/c.md"), "a");
+	assert.equal(topFolder("c.md"), "");
+});

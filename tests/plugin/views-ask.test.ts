@@ -1,0 +1,126 @@
+// The "Ask memory" panel in the headless host with the built main.js and the fake Bedrock:
+// answers render with numbered citations that open the cited note at its line; errors say
+// what to do next; the copy button rewrites citations as wiki links.
+
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { type UiHost, askInPanel, askPanel, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
+
+let ui: UiHost | undefined;
+afterEach(async () => {
+	await ui?.close();
+	ui = undefined;
+});
+
+test("a question asked with Enter is answered, citations become numbered links to the notes", async () => {
+	ui = await startUiHost();
+	const { host, fake } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+
+	const exchange = await askInPanel(host, "When do we fly to Lisbon?");
+	assert.equal(exchange.querySelector(".memory-agent-question")?.textContent, "When do we fly to Lisbon?");
+	const body = exchange.querySelector(".memory-agent-answer-body");
+	assert.ok(body, `an answer is shown: ${exchange.textContent}`);
+	assert.ok(body.querySelector("li"), "the Markdown list is rendered as a list");
+	assert.doesNotMatch(body.textContent ?? "", /\[memory:/, "no raw citation marker is left");
+	const links = [...body.querySelectorAll<HTMLAnchorElement>("a.memory-agent-cite")];
+	assert.deepEqual(links.map((link) => link.textContent), ["1", "2"], "two memories share words with the question");
+	const cited = links.map((link) => link.getAttribute("aria-label"));
+	assert.ok(cited.some((label) => label?.startsWith("Flying to Lisbon")), JSON.stringify(cited));
+	assert.match(exchange.querySelector(".memory-agent-considered")?.textContent ?? "", /^Considered 3 memories, packed 3, \d+ tokens$/);
+	const sources = [...exchange.querySelectorAll(".memory-agent-source")].map((item) => item.textContent ?? "");
+	assert.equal(sources.length, 2);
+	assert.ok(sources.some((text) => text.includes("Trips/Lisbon.md › Lisbon trip")), JSON.stringify(sources));
+
+	// The question went to the model with the memories; the answer came from it.
+	const query = fake.requests.find((request) => request.body.includes("When do we fly to Lisbon?"));
+	assert.ok(query, "the question was sent to Bedrock");
+
+	// The panel is ready for the next question; the first stays above it.
+	const panel = askPanel(host);
+	const input = panel.querySelector<HTMLTextAreaElement>(".memory-agent-question-input")!;
+	assert.equal(input.disabled, false);
+	assert.equal(input.value, "");
+	await askInPanel(host, "What is the marketing budget?");
+	assert.equal(panel.querySelectorAll(".memory-agent-exchange").length, 2);
+});
+
+test("clicking a citation opens the source note at the cited line", async () => {
+	ui = await startUiHost();
+	const { host } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	const exchange = await askInPanel(host, "When do we fly to Lisbon?");
+	const link = [...exchange.querySelectorAll<HTMLAnchorElement>("a.memory-agent-cite")].find((a) => a.getAttribute("aria-label")?.startsWith("Flying to Lisbon"));
+	assert.ok(link);
+	const before = host.workspace.opened.length;
+	link.click();
+	await host.waitFor(() => host.workspace.opened.length > before, { message: "the note to open" });
+	// Line 3 (0-based) is "# Lisbon trip", after the three lines of properties.
+	assert.deepEqual({ path: host.workspace.opened.at(-1)?.path, line: host.workspace.opened.at(-1)?.line }, { path: "Trips/Lisbon.md", line: 3 });
+
+	// The entry under the answer opens the other note.
+	const journal = [...exchange.querySelectorAll<HTMLAnchorElement>(".memory-agent-source-link")].find((a) => a.textContent?.startsWith("Ana wants"));
+	assert.ok(journal);
+	journal.click();
+	await host.waitFor(() => host.workspace.opened.at(-1)?.path === "Journal/2026-02-01.md", { message: "the journal note to open" });
+	assert.equal(host.workspace.opened.at(-1)?.line, 0);
+});
+
+test("an insight citation expands to the memories it connects", async () => {
+	ui = await startUiHost();
+	const { host } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	await host.runCommand("consolidate-now");
+	assert.equal(host.notices.at(-1), "Looking for connections between memories…");
+	await host.waitFor(() => {
+		void host.runCommand("open-memory-browser");
+		const tab = host.workspaceEl.querySelector<HTMLElement>('.memory-agent-tab[data-tab="insights"]');
+		tab?.click();
+		return host.workspaceEl.querySelectorAll(".memory-agent-insight").length === 1;
+	}, { message: "an insight" });
+
+	const exchange = await askInPanel(host, "What about the Lisbon trip?");
+	const insightLink = exchange.querySelector<HTMLAnchorElement>("a.memory-agent-cite.is-consolidation");
+	assert.ok(insightLink, exchange.textContent ?? "");
+	const item = exchange.querySelector<HTMLElement>(".memory-agent-source.is-consolidation")!;
+	assert.ok(item.querySelector(".memory-agent-connected")?.classList.contains("memory-agent-hidden"), "collapsed at first");
+	insightLink.click();
+	await host.waitFor(() => item.classList.contains("is-open"), { message: "the insight to expand" });
+	const connected = [...item.querySelectorAll<HTMLAnchorElement>(".memory-agent-connected .memory-agent-source-link")];
+	assert.equal(connected.length, 2);
+	const before = host.workspace.opened.length;
+	connected[0]!.click();
+	await host.waitFor(() => host.workspace.opened.length > before, { message: "a connected memory's note to open" });
+});
+
+test("the copy button copies the answer with citations as wiki links", async () => {
+	ui = await startUiHost();
+	const { host } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	const exchange = await askInPanel(host, "When do we fly to Lisbon?");
+	exchange.querySelector<HTMLButtonElement>(".memory-agent-copy")!.click();
+	await host.waitFor(() => exchange.querySelector(".memory-agent-copy")?.textContent === "Copied", { message: "the copy" });
+	const copied = await host.dom.window.navigator.clipboard.readText();
+	assert.match(copied, /\[\[Trips\/Lisbon#Lisbon trip\]\]/);
+	assert.match(copied, /\[\[Journal\/2026-02-01#Sunday\]\]/);
+	assert.doesNotMatch(copied, /\[memory:/);
+});
+
+test("rejected keys are explained with a button that opens the settings tab", async () => {
+	ui = await startUiHost();
+	const { host, fake } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	fake.script({ status: { code: 403, type: "UnrecognizedClientException", message: "The security token included in the request is invalid." } });
+	const exchange = await askInPanel(host, "When do we fly to Lisbon?");
+	const error = exchange.querySelector(".memory-agent-error");
+	assert.ok(error, exchange.textContent ?? "");
+	assert.match(error.querySelector(".memory-agent-error-title")?.textContent ?? "", /^Bedrock rejected the keys — open settings/);
+	error.querySelector<HTMLButtonElement>(".memory-agent-open-settings")!.click();
+	assert.deepEqual(host.settingsOpened, ["memory-agent"]);
+	assert.equal(askPanel(host).querySelector<HTMLTextAreaElement>(".memory-agent-question-input")?.disabled, false, "the box is usable again");
+});

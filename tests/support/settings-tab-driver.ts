@@ -1,0 +1,130 @@
+// Drives the plugin's rendered settings tab in the headless host as a user would: type, pick, click.
+
+import fs from "node:fs/promises";
+import type { PluginSettingTab } from "obsidian";
+import type { Host } from "../host/host";
+
+/** Writes data.json into the plugin folder before the plugin loads. */
+export async function writeSettings(host: Host, data: Record<string, unknown>): Promise<void> {
+	await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });
+	await fs.writeFile(host.diskPath(`${host.pluginDir}/data.json`), JSON.stringify(data));
+}
+
+/** data.json as the plugin last saved it ({} when it never did). */
+export async function readSettings(host: Host): Promise<Record<string, unknown>> {
+	const file = `${host.pluginDir}/data.json`;
+	if (!(await host.adapter.exists(file))) return {};
+	return JSON.parse(await host.adapter.read(file)) as Record<string, unknown>;
+}
+
+/**
+ * Makes the plugin realm's timers run 100 times faster (call before `loadPlugin`), so retry
+ * backoff and the 60-second request timeout take milliseconds. Only the realm's timers change;
+ * the fake Bedrock and the test keep real time.
+ */
+export function accelerateTimers(host: Host, factor = 100): void {
+	const original = host.timers.setTimeout;
+	Object.defineProperty(host.timers, "setTimeout", {
+		value: (callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]) => original(callback, Math.ceil(ms / factor), ...args),
+	});
+}
+
+export class SettingsTabDriver {
+	constructor(
+		private readonly host: Host,
+		readonly tab: PluginSettingTab,
+	) {}
+
+	static open(host: Host): SettingsTabDriver {
+		const tab = host.settingTabs[0];
+		if (!tab) throw new Error("no settings tab is registered");
+		tab.display();
+		return new SettingsTabDriver(host, tab);
+	}
+
+	get root(): HTMLElement {
+		return this.tab.containerEl;
+	}
+
+	/** Names of the headings, in order. */
+	headings(): string[] {
+		return [...this.root.querySelectorAll(".setting-item-heading .setting-item-name")].map((el) => el.textContent ?? "");
+	}
+
+	/** Names of every setting, in order (headings included). */
+	names(): string[] {
+		return [...this.root.querySelectorAll(".setting-item-name")].map((el) => el.textContent ?? "");
+	}
+
+	/** The setting row called `name`. */
+	setting(name: string): HTMLElement {
+		const row = [...this.root.querySelectorAll<HTMLElement>(".setting-item")].find(
+			(el) => el.querySelector(".setting-item-name")?.textContent === name,
+		);
+		if (!row) throw new Error(`no setting "${name}"; there are: ${this.names().join(", ")}`);
+		return row;
+	}
+
+	/** The message shown next to the field ("" when there is none). */
+	error(name: string): string {
+		return this.setting(name).querySelector(".memory-agent-setting-error")?.textContent ?? "";
+	}
+
+	field(name: string): HTMLInputElement | HTMLTextAreaElement {
+		const field = this.setting(name).querySelector<HTMLInputElement | HTMLTextAreaElement>("input, textarea");
+		if (!field) throw new Error(`setting "${name}" has no text field`);
+		return field;
+	}
+
+	select(name: string): HTMLSelectElement {
+		const select = this.setting(name).querySelector("select");
+		if (!select) throw new Error(`setting "${name}" has no dropdown`);
+		return select;
+	}
+
+	/** Types `value` into the field (replacing its text) and waits for the save. */
+	async type(name: string, value: string): Promise<void> {
+		const field = this.field(name);
+		field.value = value;
+		field.dispatchEvent(new this.host.dom.window.Event("input") as unknown as Event);
+		await this.host.settle();
+	}
+
+	/** Picks `value` in a dropdown (or a secret picker, adding the name when the list lacks it). */
+	async choose(name: string, value: string): Promise<void> {
+		const select = this.select(name);
+		if (![...select.options].some((option) => option.value === value)) select.createEl("option", { value, text: value });
+		select.value = value;
+		select.dispatchEvent(new this.host.dom.window.Event("change") as unknown as Event);
+		await this.host.settle();
+	}
+
+	toggleOn(name: string): boolean {
+		return this.setting(name).querySelector(".checkbox-container")?.classList.contains("is-enabled") ?? false;
+	}
+
+	async toggle(name: string): Promise<void> {
+		const toggle = this.setting(name).querySelector<HTMLElement>(".checkbox-container");
+		if (!toggle) throw new Error(`setting "${name}" has no toggle`);
+		toggle.click();
+		await this.host.settle();
+	}
+
+	button(text: string): HTMLButtonElement {
+		const button = [...this.root.querySelectorAll("button")].find((el) => el.textContent === text);
+		if (!button) throw new Error(`no button "${text}"`);
+		return button;
+	}
+
+	/** Clicks "Test connection" and returns the words shown next to the button once the test ended. */
+	async testConnection(): Promise<{ ok: boolean; text: string }> {
+		this.button("Test connection").click();
+		const result = () => this.setting("Test connection").querySelector(".memory-agent-connection-result");
+		await this.host.waitFor(() => result()?.classList.contains("is-success") === true || result()?.classList.contains("is-error") === true, {
+			message: "the connection test to end",
+			timeoutMs: 20_000,
+		});
+		const el = result();
+		return { ok: el?.classList.contains("is-success") === true, text: el?.textContent ?? "" };
+	}
+}

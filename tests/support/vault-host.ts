@@ -1,0 +1,99 @@
+// A headless host with the built plugin connected to the fake Bedrock, for the vault sync tests:
+// notes on disk, settings in data.json, test keys in secret storage, and ways to wait for the work.
+
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { MemoryStore } from "../../plugin/core/memory-core-api";
+import { type FakeBedrock, type RecordedRequest, type Reply, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
+import { asRecord, requestedToolName } from "../fake-bedrock/replies";
+import { type Host, startHost } from "../host/host";
+
+export const KEY_ID_SECRET = "test-aws-key-id";
+export const SECRET_KEY_SECRET = "test-aws-secret-key";
+
+/** Valid answers for the ingest and consolidation tools, so every job completes. */
+export function replyByTool(request: RecordedRequest): Reply {
+	const tool = requestedToolName(asRecord(request.json) ?? {});
+	if (tool === "record_memory") {
+		return {
+			toolUse: {
+				name: "record_memory",
+				input: { nothing_to_remember: false, summary: "Something worth remembering.", entities: [], topics: ["notes"], importance: 0.3, happened_on: [] },
+			},
+		};
+	}
+	if (tool === "record_insights") return { toolUse: { name: "record_insights", input: { insights: [] } } };
+	return { text: "OK" };
+}
+
+/** The Converse requests that asked for a memory (one per chunk read). */
+export function ingestRequests(fake: FakeBedrock): RecordedRequest[] {
+	return fake.requests.filter((request) => requestedToolName(asRecord(request.json) ?? {}) === "record_memory");
+}
+
+/** Starts the fake with `replyByTool`. */
+export async function startAnsweringFake(): Promise<FakeBedrock> {
+	const fake = await startFakeBedrock();
+	fake.respond = replyByTool;
+	return fake;
+}
+
+/** Writes notes (vault path → text or bytes) to the vault folder, as another program would. */
+export async function writeNotes(host: Host, notes: Record<string, string | Uint8Array>): Promise<void> {
+	for (const [vaultPath, content] of Object.entries(notes)) {
+		const file = host.diskPath(vaultPath);
+		await fs.mkdir(path.dirname(file), { recursive: true });
+		await fs.writeFile(file, content);
+	}
+}
+
+/** Writes data.json with the fake's endpoint, the secrets' names and `settings`. */
+export async function writeSettings(host: Host, fake: FakeBedrock, settings: Record<string, unknown> = {}): Promise<void> {
+	host.secretStorage.setSecret(KEY_ID_SECRET, TEST_CREDENTIALS.accessKeyId);
+	host.secretStorage.setSecret(SECRET_KEY_SECRET, TEST_CREDENTIALS.secretAccessKey);
+	const data = {
+		endpoint: fake.url,
+		accessKeyIdSecret: KEY_ID_SECRET,
+		secretAccessKeySecret: SECRET_KEY_SECRET,
+		quietDelaySeconds: 0,
+		dailyConsolidation: false,
+		...settings,
+	};
+	await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });
+	await fs.writeFile(host.diskPath(`${host.pluginDir}/data.json`), JSON.stringify(data));
+}
+
+export async function startVaultHost(): Promise<Host> {
+	return startHost();
+}
+
+/** The plugin's open store (the real core inside the built main.js). */
+export function storeOf(host: Host): MemoryStore {
+	const plugin = host.plugin as unknown as { runtime?: { store(): MemoryStore | undefined } } | undefined;
+	const store = plugin?.runtime?.store();
+	if (store === undefined) throw new Error("The plugin's store is not open");
+	return store;
+}
+
+/** Waits until no note waits for its quiet delay, nothing is queued or running, and the counts were shown. */
+export async function waitForIdle(host: Host, message = "the work to finish"): Promise<void> {
+	const idle = () => {
+		const plugin = host.plugin as unknown as { runtime?: { store(): MemoryStore | undefined } } | undefined;
+		const status = plugin?.runtime?.store()?.status();
+		return status !== undefined && status.queued === 0 && status.running === 0 && !host.timers.dueWithin(600);
+	};
+	await host.waitFor(idle, { message, timeoutMs: 20_000 });
+	await host.settle();
+	await host.waitFor(idle, { message, timeoutMs: 20_000 });
+}
+
+/** Paths of the notes with memories, sorted. */
+export function rememberedPaths(host: Host): string[] {
+	return [...new Set(storeOf(host).listMemories(null, 100_000, 0).map((memory) => memory.source_path))].sort();
+}
+
+/** The status bar item's tooltip (the counts of memories, insights and queued jobs). */
+export function statusBarLabel(host: Host): string {
+	const items = host.statusBarEl.querySelectorAll(".plugin-memory-agent");
+	return items[items.length - 1]?.getAttribute("aria-label") ?? "";
+}

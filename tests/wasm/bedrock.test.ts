@@ -1,0 +1,102 @@
+// The built WebAssembly in Node against the fake Bedrock over real HTTP: retries that succeed once
+// faults clear, giving up after the bound with the right code, and the concurrency limit under load.
+
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import type { MemoryCore } from "../../build/pkg/memory_agent.js";
+import { requestUrlSend } from "../../plugin/host/request-url-transport";
+import { type FakeBedrock, type Reply, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
+import { hostRequestUrl } from "../host/request-url";
+import { loadFacade } from "../support/facade";
+
+/** Realm timers 100 times faster: backoff and the 60-second timeout take milliseconds here. */
+const TIME_SCALE = 100;
+
+let fake: FakeBedrock | undefined;
+let core: MemoryCore | undefined;
+afterEach(async () => {
+	core?.free();
+	core = undefined;
+	await fake?.close();
+	fake = undefined;
+});
+
+/** A store connected to the fake through the plugin's own transport over Node http. */
+async function connectedCore(connection: { maxConcurrency?: number } = {}): Promise<{ core: MemoryCore; fake: FakeBedrock }> {
+	const { facade, SQL } = await loadFacade();
+	fake = await startFakeBedrock();
+	core = facade.MemoryCore.open(SQL, undefined, Date.now(), 42);
+	core.attachHost({
+		send: requestUrlSend(hostRequestUrl),
+		sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.ceil(ms / TIME_SCALE))),
+		now: () => Date.now(),
+		readFile: () => Promise.resolve(null),
+		utcOffsetMinutes: () => 0,
+		progress: () => undefined,
+	});
+	core.configure({
+		engine: { parallelJobs: 6, dailyConsolidation: false, consolidationThreshold: 10_000 },
+		connection: {
+			region: "us-east-1",
+			endpoint: fake.url,
+			auth: { kind: "accessKey", accessKeyId: TEST_CREDENTIALS.accessKeyId, secretAccessKey: TEST_CREDENTIALS.secretAccessKey },
+			...connection,
+		},
+	});
+	return { core, fake };
+}
+
+function codeOf(error: unknown): unknown {
+	return (error as { code?: unknown }).code;
+}
+
+const MEMORY: Reply = {
+	toolUse: { name: "record_memory", input: { nothing_to_remember: false, summary: "Ana planted tomatoes in the garden.", entities: [], topics: ["garden"], importance: 0.5, happened_on: null } },
+};
+
+test("a call succeeds once the faults clear", async () => {
+	const { core, fake } = await connectedCore();
+	fake.script("throttle", "unavailable", "reset");
+	const check = await core.testConnection();
+	assert.equal(check.region, "us-east-1");
+	assert.equal(fake.requests.length, 4, "three faults, then the answer");
+	assert.deepEqual(
+		fake.requests.map((request) => request.response?.status),
+		[429, 503, "reset", 200],
+	);
+});
+
+test("a call gives up after the bound with the code of the last failure", async () => {
+	const { core, fake } = await connectedCore();
+	fake.script(...Array.from({ length: 10 }, (): Reply => "throttle"));
+	await assert.rejects(core.testConnection(), (error) => codeOf(error) === "llm.throttled");
+	assert.equal(fake.requests.length, 5, "five attempts in all");
+
+	fake.reset();
+	fake.script(...Array.from({ length: 10 }, (): Reply => "serverError"));
+	await assert.rejects(core.testConnection(), (error) => codeOf(error) === "llm.unavailable");
+	assert.equal(fake.requests.length, 5);
+});
+
+test("errors that retrying cannot fix are not retried", async () => {
+	const { core, fake } = await connectedCore();
+	fake.script("accessDenied", MEMORY);
+	await assert.rejects(core.testConnection(), (error) => codeOf(error) === "llm.access_denied");
+	assert.equal(fake.requests.length, 1);
+});
+
+test("bulk work with random faults: everything is remembered, never more requests at once than maxConcurrency", async () => {
+	const { core, fake } = await connectedCore({ maxConcurrency: 2 });
+	// Slow answers make the requests overlap, so the limit is what keeps them at two.
+	fake.respond = () => ({ slow: 30, then: MEMORY });
+	fake.failRandomly(0.3, 11);
+	const texts = ["tomatoes", "beans", "basil", "peppers", "onions", "garlic", "lettuce", "carrots"];
+	for (const word of texts) core.rememberText({ text: `Ana planted ${word} in the garden on Saturday.`, kind: "text" });
+
+	for (let round = 0; round < 20 && core.status().queued + core.status().running > 0; round++) await core.runDueWork();
+	const status = core.status();
+	assert.equal(status.failed, 0, JSON.stringify(core.listJobs("failed")));
+	assert.equal(status.memories, texts.length);
+	assert.ok(fake.requests.some((request) => request.injected), "some requests met a fault");
+	assert.equal(fake.maxConcurrent, 2, "requests overlapped, up to the limit and never beyond it");
+});
