@@ -1,7 +1,8 @@
 // The interface in a real browser: headless Chromium (Debian's /usr/bin/chromium) loads the built
 // main.js in the harness page, with the fake Bedrock behind the harness server. Questions are
 // typed and answered, citations open notes, memories are forgotten, the settings tab renders;
-// screenshots of each in light and dark go to test-artifacts/ and docs/screenshots/.
+// screenshots of each in light and dark go to test-artifacts/ (and, with
+// UPDATE_SCREENSHOTS=1, to docs/screenshots/ for the README).
 
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -81,15 +82,19 @@ async function ask(page: Page, question: string): Promise<void> {
 	await page.locator(".memory-agent-exchange").last().locator(".memory-agent-answer-body, .memory-agent-error").waitFor();
 }
 
-/** Saves a screenshot of `selector` in both themes: test-artifacts/, and docs/screenshots/ for the README. */
+/**
+ * Saves a screenshot of `selector` in both themes to test-artifacts/. The README's copies in
+ * docs/screenshots/ are refreshed only on request, so a test run never changes tracked files.
+ */
 async function screenshots(page: Page, selector: string, name: string): Promise<void> {
 	await page.evaluate(() => window.harness.clearNotices());
-	await fs.mkdir(SCREENSHOTS, { recursive: true });
+	const updateReadme = process.env.UPDATE_SCREENSHOTS === "1";
+	if (updateReadme) await fs.mkdir(SCREENSHOTS, { recursive: true });
 	for (const theme of ["light", "dark"] as const) {
 		await page.evaluate((theme) => window.harness.setTheme(theme), theme);
 		const image = await page.locator(selector).screenshot({ animations: "disabled" });
 		await fs.writeFile(path.join(ARTIFACTS, `${name}-${theme}.png`), image);
-		await fs.writeFile(path.join(SCREENSHOTS, `${name}-${theme}.png`), image);
+		if (updateReadme) await fs.writeFile(path.join(SCREENSHOTS, `${name}-${theme}.png`), image);
 	}
 	await page.evaluate(() => window.harness.setTheme("light"));
 }
