@@ -497,6 +497,14 @@ fn questions_are_answered_with_resolvable_citations() {
     assert_eq!((answer.considered.memories_total, answer.considered.memories_packed), (2, 2));
     let body: Value = serde_json::from_str(&host.bedrock.requests()[0].body).unwrap();
     assert_eq!(body["messages"][0]["content"][1], json!({ "cachePoint": { "type": "default" } }));
+    let rules = body["system"][0]["text"].as_str().unwrap();
+    assert!(rules.contains("say plainly that it is not in your memories"), "the honest-answer rule is in the prompt");
+
+    // A question the memories cannot answer: the model's honest answer comes through as is.
+    host.bedrock.push(Scripted::text("That is not in your memories."));
+    let (e, h) = (engine.clone(), host.clone());
+    let honest = run(&host.clock, async move { e.ask(&h, "What is my passport number?").await.unwrap() });
+    assert_eq!((honest.answer.as_str(), honest.citations.len()), ("That is not in your memories.", 0));
 
     host.bedrock
         .push(Scripted::text("It was decided [memory:m-0000000000] and confirmed [consolidation:c-1111111111]."));
