@@ -1,6 +1,8 @@
 // Long loops over the vault run in slices that give the event loop back, so Obsidian stays
 // responsive while thousands of notes are compared or queued.
 
+import type { MemoryStore, Source } from "../core/memory-core-api";
+
 /** Items per slice at most; a slice also ends after `SLICE_BUDGET_MS` (queueing costs more per item than comparing). */
 export const SLICE_SIZE = 200;
 export const SLICE_BUDGET_MS = 12;
@@ -30,5 +32,28 @@ export async function forEachInSlices<T>(items: readonly T[], each: (item: T) =>
 	for (const item of items) {
 		await clock.tick();
 		await each(item);
+	}
+}
+
+/** Sources read per page: a page takes a few milliseconds in the core, the whole table of a
+ * 10,000-note vault would take over 50 ms in one block. */
+export const SOURCE_PAGE_SIZE = 1000;
+
+/**
+ * Every source of the store, read a page at a time with a yield between pages. `store` is
+ * asked again for each page, because the store can be replaced (reloaded) meanwhile; the
+ * result is undefined when it went away.
+ */
+export async function listSourcesInPages(store: () => MemoryStore | undefined): Promise<Source[] | undefined> {
+	const sources: Source[] = [];
+	for (;;) {
+		const current = store();
+		if (current === undefined) return undefined;
+		const last = sources[sources.length - 1];
+		const page = current.listSources(last === undefined ? null : last.path, SOURCE_PAGE_SIZE);
+		// Copied out of the core's array, which a later page does not keep alive.
+		for (const source of page) sources.push(source);
+		if (page.length < SOURCE_PAGE_SIZE) return sources;
+		await nextTurn();
 	}
 }

@@ -7,7 +7,7 @@ import { type BulkEstimate, estimateBulk, topFolder } from "./bulk-estimate";
 import { type CachedNoteMetadata, metadataFromCache, metadataFromText } from "./note-metadata";
 import { NoteScope, type ScopeRules } from "./note-scope";
 import { QuietDelay, type QuietTimers } from "./quiet-delay";
-import { forEachInSlices, nextTurn, SliceClock } from "./slices";
+import { forEachInSlices, listSourcesInPages, nextTurn, SliceClock } from "./slices";
 
 /** A vault file as the sync sees it. */
 export interface SyncFile {
@@ -131,8 +131,9 @@ export class VaultSync {
 		if (this.coverageTimer !== undefined || this.stopped || this.scopePaths === undefined) return;
 		this.coverageTimer = this.deps.timers.setTimeout(() => {
 			this.coverageTimer = undefined;
-			const store = this.deps.runtime.store();
-			if (store !== undefined) this.updateCoverage(store.listSources());
+			void listSourcesInPages(() => this.deps.runtime.store()).then((sources) => {
+				if (sources !== undefined && !this.stopped) this.updateCoverage(sources);
+			});
 		}, COVERAGE_DELAY_MS);
 	}
 
@@ -260,9 +261,9 @@ export class VaultSync {
 			if (scope.pathExclusion(file.path) === null) inScope.set(file.path, file);
 		});
 		await nextTurn();
+		const sources = await listSourcesInPages(() => this.deps.runtime.store());
 		store = this.deps.runtime.store();
-		if (this.stopped || store === undefined) return null;
-		const sources = store.listSources();
+		if (this.stopped || store === undefined || sources === undefined) return null;
 		const known = new Map<string, Source>();
 		await forEachInSlices(sources, (source) => {
 			known.set(source.path, source);
@@ -327,7 +328,8 @@ export class VaultSync {
 		this.scopePaths = new Set(inScope.keys());
 		if (removals.length > 0 || queue.length > 0 || mode === "rebuild") this.deps.runtime.changed();
 		if (queue.length > 0 || mode === "rebuild") this.deps.runtime.kick();
-		this.updateCoverage(after.listSources());
+		const recounted = await listSourcesInPages(() => this.deps.runtime.store());
+		if (recounted !== undefined) this.updateCoverage(recounted);
 		return { inScope: inScope.size - this.contentExcluded.size, queued: queue.length, removed: removals.length, excluded: this.contentExcluded.size, cancelled };
 	}
 

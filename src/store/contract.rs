@@ -351,6 +351,11 @@ fn sources<F: DriverFactory>(factory: &F) -> Outcome {
     store.upsert_source(&source("n2.md", "cc")).map_err(text)?;
     ensure_eq!(store.get_source("n1.md").map_err(text)?, Some(source("n1.md", "bb")));
     ensure_eq!(store.list_sources().map_err(text)?.len(), 2);
+    let first_page = store.list_sources_page(None, 1).map_err(text)?;
+    ensure_eq!(first_page.iter().map(|s| s.path.as_str()).collect::<Vec<_>>(), vec!["n1.md"]);
+    let second_page = store.list_sources_page(Some("n1.md"), 1).map_err(text)?;
+    ensure_eq!(second_page.iter().map(|s| s.path.as_str()).collect::<Vec<_>>(), vec!["n2.md"]);
+    ensure!(store.list_sources_page(Some("n2.md"), 1).map_err(text)?.is_empty(), "a page after the last source");
     store.rename_source("n1.md", "Archive/n1.md", 50).map_err(text)?;
     ensure_eq!(store.get_source("n1.md").map_err(text)?, None);
     ensure!(store.get_source("Archive/n1.md").map_err(text)?.is_some(), "renamed source missing");

@@ -42,6 +42,16 @@ impl<D: SqlDriver> Store<D> {
         rows.into_iter().map(read_source).collect()
     }
 
+    /// At most `limit` sources with paths after `after` (all from the start when `None`), by
+    /// path: lets the host read thousands of sources in pages, yielding between them.
+    pub fn list_sources_page(&self, after: Option<&str>, limit: u32) -> Result<Vec<Source>, StoreError> {
+        let rows = self.query(
+            &format!("SELECT {COLUMNS} FROM sources WHERE (?1 IS NULL OR path > ?1) ORDER BY path LIMIT ?2"),
+            &[after.into(), limit.into()],
+        )?;
+        rows.into_iter().map(read_source).collect()
+    }
+
     /// The file is gone: forget its record and its note memories (with the orphan fix).
     /// Selections and typed text taken from it stay: the user asked for those explicitly.
     pub fn remove_source(&self, path: &str) -> Result<Removal, StoreError> {

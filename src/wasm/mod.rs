@@ -229,10 +229,16 @@ impl MemoryCore {
         to_js(&self.engine.store().list_jobs(state).map_err(js)?)
     }
 
-    /// Every file the store knows: `{path, mtime, size, sha256, skipped}` (for reconciliation).
+    /// Files the store knows, by path: `{path, mtime, size, sha256, skipped}` (for
+    /// reconciliation). With `limit`, one page of sources whose paths come after `after`.
     #[wasm_bindgen(js_name = listSources, unchecked_return_type = "Source[]")]
-    pub fn list_sources(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.store().list_sources().map_err(js)?)
+    pub fn list_sources(&self, after: Option<String>, limit: Option<u32>) -> Result<JsValue, JsValue> {
+        let store = self.engine.store();
+        let sources = match limit {
+            Some(limit) if limit > 0 => store.list_sources_page(after.as_deref(), limit),
+            _ => store.list_sources(),
+        };
+        to_js(&sources.map_err(js)?)
     }
 
     /// Tokens and estimated cost between two local dates (`YYYY-MM-DD`, inclusive).
