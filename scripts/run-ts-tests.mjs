@@ -1,6 +1,8 @@
 // `npm run test:ts`: runs the TypeScript suites with Node's test runner, TypeScript through tsx.
 //
 // Node 20's --test takes no globs, so the files are listed here (no shell needed).
+// --test-force-exit: a test file whose tests all finished exits even if something it started
+// (a server, a timer, a promise chain in the core) is still alive; CI must never hang on one.
 // Extra arguments are passed on, e.g. `npm run test:ts -- --test-name-pattern=corrupt`.
 
 import { spawnSync } from "node:child_process";
@@ -29,7 +31,7 @@ const files = SUITES.flatMap((dir) =>
 		.map((name) => path.join(dir, name)),
 );
 
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", ...process.argv.slice(2), ...files], {
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-force-exit", ...process.argv.slice(2), ...files], {
 	cwd: ROOT,
 	stdio: "inherit",
 	env: { ...process.env, TZ: "UTC" },
