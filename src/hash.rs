@@ -1,23 +1,48 @@
-//! SHA-256 of note contents, used to tell whether a note really changed.
+//! SHA-256 of note contents, used to tell whether a note really changed, and the hex the
+//! store keeps hashes in.
 
 use sha2::{Digest, Sha256};
 
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for byte in digest {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
         out.push(char::from(HEX[usize::from(byte >> 4)]));
         out.push(char::from(HEX[usize::from(byte & 0x0f)]));
     }
     out
 }
 
+/// The bytes of hex text (either case), or `None` when it is not an even number of hex digits.
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| (c as char).to_digit(16).map(|value| value as u8);
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(2) {
+        return None;
+    }
+    bytes.chunks_exact(2).map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?)).collect()
+}
+
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 #[cfg(test)]
 mod tests {
-    use super::sha256_hex;
+    use super::{hex, sha256_hex, unhex};
+
+    #[test]
+    fn hex_round_trips_and_refuses_what_is_not_hex() {
+        assert_eq!(hex(&[0x00, 0xab, 0x7f]), "00ab7f");
+        assert_eq!(unhex("00AB7f"), Some(vec![0x00, 0xab, 0x7f]));
+        assert_eq!(unhex(""), Some(vec![]));
+        assert_eq!(unhex("abc"), None);
+        assert_eq!(unhex("zz"), None);
+        assert_eq!(unhex("é1"), None);
+    }
 
     #[test]
     fn matches_published_vectors() {

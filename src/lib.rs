@@ -16,6 +16,7 @@ pub mod notes;
 pub mod select;
 pub mod store;
 pub mod tokens;
+pub mod words;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

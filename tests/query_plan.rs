@@ -2,7 +2,7 @@
 //! in English and Vietnamese, with and without diacritics. Today is Thursday 12 March 2026.
 
 use memory_agent::calendar::CalendarDate;
-use memory_agent::select::{plan_query, DateOrder, QueryPlan};
+use memory_agent::select::{plan_query, DateOrder, KnownNames, QueryPlan};
 
 const TODAY: &str = "2026-03-12";
 
@@ -12,7 +12,7 @@ fn today() -> CalendarDate {
 
 fn plan(question: &str, order: DateOrder, known: &[&str]) -> QueryPlan {
     let known: Vec<String> = known.iter().map(|name| (*name).to_owned()).collect();
-    plan_query(question, today(), order, &known)
+    plan_query(question, today(), order, &KnownNames::new(&known))
 }
 
 fn range(text: &str) -> Option<(String, String)> {

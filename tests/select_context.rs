@@ -4,7 +4,7 @@
 
 use memory_agent::calendar::CalendarDate;
 use memory_agent::domain::{Consolidation, ConsolidationId, Entity, Memory, MemoryId, Position, SourceKind};
-use memory_agent::select::{insight_line, line_cost, select_context, DateOrder, Selection, SelectionRequest};
+use memory_agent::select::{insight_line, line_cost, select_context, DateOrder, NameCache, Selection, SelectionRequest};
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::Store;
 use memory_agent::tokens::estimate_tokens;
@@ -90,6 +90,7 @@ fn select(store: &Store<RusqliteDriver>, question: &str, budget: usize) -> Selec
         utc_offset_minutes: 0,
         date_order: DateOrder::DayMonth,
         budget_tokens: budget,
+        names: &NameCache::new(),
     };
     select_context(store, &request).unwrap()
 }

@@ -19,7 +19,7 @@ use crate::calendar::CalendarDate;
 use crate::domain::{ConsolidationId, MemoryId};
 use crate::llm::{ContentBlock, ConverseRequest, Message, Role, ToolSpec};
 use crate::select::{
-    insight_line, memory_line, select_context, select_more, DateOrder, Packed, QueryPlan, SelectionRequest,
+    insight_line, memory_line, select_context, select_more, DateOrder, NameCache, Packed, QueryPlan, SelectionRequest,
 };
 use crate::store::{SqlDriver, Store};
 
@@ -63,6 +63,8 @@ pub struct QueryInput<'a> {
     pub max_answer_tokens: u32,
     /// Offer the model one `more_memories` call before it answers.
     pub second_pass: bool,
+    /// The store's entity names, prepared (kept by the engine between questions).
+    pub names: &'a NameCache,
 }
 
 /// A cited memory or insight, with where to open it.
@@ -135,6 +137,7 @@ pub async fn answer<M: Model, D: SqlDriver>(
             utc_offset_minutes: input.utc_offset_minutes,
             date_order: input.date_order,
             budget_tokens: first_budget,
+            names: input.names,
         },
     )?;
     let packed = selection.packed;

@@ -74,6 +74,8 @@ pub struct Engine<D: SqlDriver> {
     running: Cell<bool>,
     finished: Cell<u64>,
     current: RefCell<Option<String>>,
+    /// The entity names of the store, prepared for planning questions.
+    names: crate::select::NameCache,
 }
 
 impl<D: SqlDriver> Engine<D> {
@@ -90,6 +92,7 @@ impl<D: SqlDriver> Engine<D> {
             running: Cell::new(false),
             finished: Cell::new(0),
             current: RefCell::new(None),
+            names: crate::select::NameCache::new(),
         })
     }
 

@@ -176,6 +176,7 @@ impl<D: SqlDriver> Engine<D> {
         };
         let now = host.now();
         let offset = host.utc_offset_minutes();
+        self.store.set_utc_offset(offset);
         let sha256 = sha256_hex(&file.bytes);
         if let Some(known) = self.store.get_source(path)? {
             if known.sha256 == sha256 {
@@ -274,6 +275,7 @@ impl<D: SqlDriver> Engine<D> {
     async fn ingest_text<H: Host>(&self, host: &H, payload: &TextPayload) -> Result<Finished, AgentError> {
         let now = host.now();
         let offset = host.utc_offset_minutes();
+        self.store.set_utc_offset(offset);
         let today = CalendarDate::at(now, offset);
         let note_date = payload.note_date.as_deref().and_then(CalendarDate::parse).unwrap_or(today);
         let settings = self.settings();
@@ -379,6 +381,7 @@ impl<D: SqlDriver> Engine<D> {
             budget_tokens: settings.query_budget_tokens,
             max_answer_tokens: settings.max_answer_tokens,
             second_pass: settings.second_pass,
+            names: &self.names,
         };
         if self.store.status()?.memories == 0 {
             // No model call, so no connection is needed to say there is nothing yet.

@@ -22,8 +22,8 @@ use std::collections::{HashMap, HashSet};
 use super::dates::is_date_word;
 use super::lines::{insight_line, memory_line};
 use super::pack::{pack, Packed};
-use super::plan::{plan_query, DateOrder, QueryPlan};
-use super::words::{fold, is_stop_word, words, Script, Word};
+use super::plan::{plan_query, DateOrder, NameCache, QueryPlan};
+use crate::words::{fold, is_stop_word, words, Script, Word};
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId};
 use crate::store::{MemoryFilter, MemorySizes, SearchTerm, SqlDriver, Store, StoreError};
@@ -40,6 +40,8 @@ pub struct SelectionRequest<'a> {
     pub date_order: DateOrder,
     /// Tokens the memories and insights may take in the prompt.
     pub budget_tokens: usize,
+    /// The store's entity names, prepared once and kept while they do not change.
+    pub names: &'a NameCache,
 }
 
 /// What was chosen, and from how much. Memories chosen for the question (rather than all
@@ -56,16 +58,24 @@ pub struct Selection {
 /// separators, ` · importance ` and `0.5`.
 const LINE_FIXED_CHARS: u64 = 33;
 
+/// The fewest tokens any memory line costs: the fixed characters, a one-character id,
+/// source and summary, "undated" (`LINE_FIXED_CHARS + 10` characters), and the line break.
+const MIN_LINE_TOKENS: u64 = (LINE_FIXED_CHARS + 10) / 4 + 1;
+
+/// How many of the newest memories tell what a line typically costs.
+const LINE_SAMPLE: u32 = 100;
+
 /// Chooses the memories and insights for `request.question`.
 pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest<'_>) -> Result<Selection, StoreError> {
     let status = store.status()?;
-    let sizes = store.memory_sizes()?;
-    let plan = plan_query(request.question, request.today, request.date_order, &store.entity_names()?);
+    let names = request.names.get(store)?;
+    let plan = plan_query(request.question, request.today, request.date_order, &names);
     let memories_total = status.memories as usize;
     let insights_total = status.insights as usize;
     let budget = request.budget_tokens as u64;
-    // Reading every memory to count its tokens is only worth it when they might all fit.
-    if lower_bound_tokens(&sizes) <= budget {
+    // Reading every memory to count its tokens is only worth it when they might all fit:
+    // first by their number alone, then by their sizes.
+    if status.memories * MIN_LINE_TOKENS <= budget && lower_bound_tokens(&store.memory_sizes()?) <= budget {
         let memories = store.list_memories(&MemoryFilter::default())?;
         let all: u64 = memories.iter().map(|memory| line_cost(memory) as u64).sum();
         if all <= budget {
@@ -74,7 +84,8 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
         }
     }
     let context = Context { today: request.today, utc_offset_minutes: request.utc_offset_minutes };
-    let packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, true)?;
+    let pool = pool_size(request.budget_tokens, typical_line_cost(store)?);
+    let packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
     Ok(Selection { plan, packed, memories_total, insights_total })
 }
 
@@ -90,7 +101,8 @@ pub fn select_more<D: SqlDriver>(
     budget_tokens: usize,
 ) -> Result<Packed, StoreError> {
     let exclude: HashSet<&str> = exclude.iter().map(|id| id.0.as_str()).collect();
-    gather_and_pack(store, plan, &Context { today, utc_offset_minutes }, &exclude, budget_tokens, false)
+    let pool = pool_size(budget_tokens, typical_line_cost(store)?);
+    gather_and_pack(store, plan, &Context { today, utc_offset_minutes }, &exclude, budget_tokens, pool, false)
 }
 
 /// The tokens a memory takes in the prompt: its line and the line break.
@@ -124,9 +136,20 @@ struct Candidate {
     recent: bool,
 }
 
-/// How many candidates each source offers: enough to fill the budget with short lines.
-fn pool_size(budget: usize) -> u32 {
-    (budget / 20).clamp(60, 4_000) as u32
+/// How many candidates each source offers: twice what fills the budget with lines of the
+/// typical cost, so that the ranking has a choice.
+fn pool_size(budget: usize, typical_cost: usize) -> u32 {
+    (2 * budget / typical_cost.max(1)).clamp(60, 4_000) as u32
+}
+
+/// The mean cost of the newest memories' lines (the cheapest possible line when there are
+/// none): a sample, not a pass over every memory.
+fn typical_line_cost<D: SqlDriver>(store: &Store<D>) -> Result<usize, StoreError> {
+    let sample = store.list_memories(&MemoryFilter { source_path: None, limit: LINE_SAMPLE, offset: 0 })?;
+    if sample.is_empty() {
+        return Ok(MIN_LINE_TOKENS as usize);
+    }
+    Ok(sample.iter().map(line_cost).sum::<usize>() / sample.len())
 }
 
 fn gather_and_pack<D: SqlDriver>(
@@ -135,9 +158,9 @@ fn gather_and_pack<D: SqlDriver>(
     context: &Context,
     exclude: &HashSet<&str>,
     budget: usize,
+    pool: u32,
     filler: bool,
 ) -> Result<Packed, StoreError> {
-    let pool = pool_size(budget);
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut add = |memory: Memory| -> Option<usize> {
@@ -165,7 +188,7 @@ fn gather_and_pack<D: SqlDriver>(
             add(memory);
         }
     }
-    for memory in store.memories_about(&plan.entities, context.utc_offset_minutes, pool * 2)? {
+    for memory in store.memories_about(&plan.entities, pool * 2)? {
         add(memory);
     }
     let mut scores: Vec<(usize, f64)> = Vec::new();
@@ -176,7 +199,7 @@ fn gather_and_pack<D: SqlDriver>(
     }
     let mut recent: Vec<usize> = Vec::new();
     if filler {
-        recent.extend(store.recent_memories(context.utc_offset_minutes, pool)?.into_iter().filter_map(&mut add));
+        recent.extend(store.recent_memories(pool)?.into_iter().filter_map(&mut add));
         for memory in store.important_memories(pool / 4)? {
             add(memory);
         }

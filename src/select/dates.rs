@@ -8,7 +8,7 @@
 //! Tuesday" the most recent Tuesday before today — people ask their memory about the past.
 
 use super::plan::DateOrder;
-use super::words::Word;
+use crate::words::Word;
 use crate::calendar::{days_in_month, CalendarDate};
 
 /// First and last day, inclusive.

@@ -11,9 +11,8 @@ mod dates;
 mod lines;
 mod pack;
 mod plan;
-mod words;
 
 pub use choose::{line_cost, select_context, select_more, Selection, SelectionRequest};
 pub use lines::{insight_line, memory_line};
 pub use pack::{pack, Packed};
-pub use plan::{plan_query, DateOrder, QueryPlan};
+pub use plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan};

@@ -7,13 +7,16 @@
 //! rules cover the questions people ask their notes, in English and Vietnamese, and the
 //! optional second pass (`more_memories`) lets the model fetch what they missed.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
 use super::dates::{find_dates, is_date_word, DateRange, DATE_PREPOSITIONS};
-use super::words::{is_stop_word, script, words, Script, Word};
+use crate::words::{is_stop_word, script, words, Script, Word};
 use crate::calendar::CalendarDate;
+use crate::store::{NamesVersion, SqlDriver, Store, StoreError};
 
 /// How the user writes numeric dates: `1/2/2026` is 1 February (`DayMonth`) or 2 January
 /// (`MonthDay`). ISO dates (`2026-02-01`) read the same either way.
@@ -45,14 +48,93 @@ const MAX_KEYWORDS: usize = 16;
 /// every known name against it.
 const MAX_WORDS: usize = 400;
 
-/// Plans `question`, asked on the user's local date `today`. `known_entities` are the
-/// entity names in the store (`Store::entity_names`).
-pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known_entities: &[String]) -> QueryPlan {
+/// The entity names of the store, prepared for matching against questions: looked up by
+/// the words of the question, so planning costs the same with 50 names or 50,000.
+#[derive(Debug, Clone, Default)]
+pub struct KnownNames {
+    /// Most used first, as `Store::entity_names` gives them.
+    names: Vec<KnownName>,
+    /// Names by their first word (folded), in usage order.
+    by_first_word: HashMap<String, Vec<usize>>,
+    /// Names of several words by each word that may stand for the whole name ("Dan" for
+    /// "Dan Pham"), in usage order.
+    by_part: HashMap<String, Vec<usize>>,
+}
+
+#[derive(Debug, Clone)]
+struct KnownName {
+    name: String,
+    /// Folded words.
+    words: Vec<String>,
+    /// Made only of date words ("June", "Today"): matched only where it cannot be a date.
+    datelike: bool,
+}
+
+impl KnownNames {
+    pub fn new(names: &[String]) -> Self {
+        let mut known = KnownNames::default();
+        for name in names {
+            let parts = words(name);
+            if parts.is_empty() {
+                continue;
+            }
+            let index = known.names.len();
+            known.by_first_word.entry(parts[0].folded.clone()).or_default().push(index);
+            if parts.len() > 1 {
+                for part in &parts {
+                    // Spelled as in the name: "Minh" is a name even where "minh" may be "mình".
+                    let usable = part.folded.chars().count() >= 2
+                        && !is_stop_word(part, Script::Vietnamese, 0)
+                        && !is_date_word(&part.folded);
+                    let entry = known.by_part.entry(part.folded.clone()).or_default();
+                    if usable && entry.last() != Some(&index) {
+                        entry.push(index);
+                    }
+                }
+            }
+            known.names.push(KnownName {
+                name: name.clone(),
+                datelike: parts.iter().all(|part| is_date_word(&part.folded)),
+                words: parts.into_iter().map(|part| part.folded).collect(),
+            });
+        }
+        known
+    }
+}
+
+/// `KnownNames` of a store, made again only when its entity names changed.
+#[derive(Debug, Default)]
+pub struct NameCache {
+    cached: RefCell<Option<(NamesVersion, Rc<KnownNames>)>>,
+}
+
+impl NameCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The store's names, prepared.
+    pub fn get<D: SqlDriver>(&self, store: &Store<D>) -> Result<Rc<KnownNames>, StoreError> {
+        let version = store.names_version();
+        if let Some((cached, names)) = self.cached.borrow().as_ref() {
+            if *cached == version {
+                return Ok(names.clone());
+            }
+        }
+        let names = Rc::new(KnownNames::new(&store.entity_names()?));
+        *self.cached.borrow_mut() = Some((version, names.clone()));
+        Ok(names)
+    }
+}
+
+/// Plans `question`, asked on the user's local date `today`. `known` are the entity names
+/// in the store (`NameCache::get`, or `KnownNames::new(&store.entity_names()?)`).
+pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: &KnownNames) -> QueryPlan {
     let mut words = words(question);
     words.truncate(MAX_WORDS);
     let script = script(question, &words);
     let mut taken = vec![false; words.len()];
-    let entities = match_entities(&words, known_entities, &mut taken);
+    let entities = match_entities(&words, known, &mut taken);
     let mut dates: Option<DateRange> = None;
     for found in find_dates(&words, &taken, today, order) {
         taken[found.start..found.end].iter_mut().for_each(|word| *word = true);
@@ -82,19 +164,20 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known_e
 /// it with a capital: "Dan" finds "Dan Pham", "Linh" finds "Đặng Linh". A name made only
 /// of date words ("June", "Today") must be capitalised and not follow a date preposition:
 /// "with June" is a person, "in June" a month.
-fn match_entities(words: &[Word], known: &[String], taken: &mut [bool]) -> Vec<String> {
+fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> Vec<String> {
     let folded: Vec<&str> = words.iter().map(|word| word.folded.as_str()).collect();
+    // The names that can start somewhere in the question, in usage order.
+    let mut candidates: Vec<usize> =
+        folded.iter().filter_map(|word| known.by_first_word.get(*word)).flatten().copied().collect();
+    candidates.sort_unstable();
+    candidates.dedup();
     let mut found: Vec<(usize, &String)> = Vec::new();
-    let mut by_part: HashMap<String, Vec<&String>> = HashMap::new();
-    for name in known {
-        let parts = super::words::words(name);
-        if parts.is_empty() {
-            continue;
-        }
-        let datelike = parts.iter().all(|part| is_date_word(&part.folded));
-        let needle: Vec<&str> = parts.iter().map(|part| part.folded.as_str()).collect();
+    let mut whole: Vec<usize> = Vec::new();
+    for index in candidates {
+        let name = &known.names[index];
+        let needle: Vec<&str> = name.words.iter().map(String::as_str).collect();
         let fits = |at: usize| {
-            !datelike
+            !name.datelike
                 || (words[at].capitalised()
                     && !at.checked_sub(1).is_some_and(|before| DATE_PREPOSITIONS.contains(&folded[before])))
         };
@@ -102,28 +185,19 @@ fn match_entities(words: &[Word], known: &[String], taken: &mut [bool]) -> Vec<S
             folded.windows(needle.len()).enumerate().position(|(at, window)| window == needle.as_slice() && fits(at));
         if let Some(at) = position {
             taken[at..at + needle.len()].iter_mut().for_each(|word| *word = true);
-            found.push((at, name));
-            continue;
-        }
-        if parts.len() > 1 {
-            for part in &parts {
-                // Spelled as in the name: "Minh" is a name even where "minh" may be "mình".
-                let usable = part.folded.chars().count() >= 2
-                    && !is_stop_word(part, Script::Vietnamese, 0)
-                    && !is_date_word(&part.folded);
-                if usable {
-                    by_part.entry(part.folded.clone()).or_default().push(name);
-                }
-            }
+            found.push((at, &name.name));
+            whole.push(index);
         }
     }
     for (at, word) in words.iter().enumerate() {
         if !word.capitalised() {
             continue;
         }
-        if let Some(names) = by_part.get(&word.folded) {
+        if let Some(names) = known.by_part.get(&word.folded) {
             taken[at] = true;
-            found.extend(names.iter().map(|name| (at, *name)));
+            found.extend(
+                names.iter().filter(|index| !whole.contains(index)).map(|index| (at, &known.names[*index].name)),
+            );
         }
     }
     found.sort_by_key(|(at, _)| *at);

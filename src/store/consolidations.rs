@@ -1,7 +1,7 @@
 //! Consolidations (insights): saved together with marking their batch consolidated.
 
 use super::driver::SqlValue;
-use super::rows::{to_json, RowReader};
+use super::rows::{single, to_json, RowReader};
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::{Consolidation, ConsolidationId, MemoryId};
 
@@ -23,11 +23,13 @@ impl<D: SqlDriver> Store<D> {
             let mut reopened: Vec<&MemoryId> = Vec::new();
             for insight in insights {
                 validate(insight)?;
-                let mut complete = true;
+                let mut keys = Vec::with_capacity(insight.memory_ids.len());
                 for id in &insight.memory_ids {
-                    complete &= store.memory_exists(id)?;
+                    if let Some(key) = store.memory_key(id)? {
+                        keys.push(key);
+                    }
                 }
-                if !complete {
+                if keys.len() < insight.memory_ids.len() {
                     reopened.extend(&insight.memory_ids);
                     continue;
                 }
@@ -41,6 +43,13 @@ impl<D: SqlDriver> Store<D> {
                         insight.created_at.into(),
                     ],
                 )?;
+                let insight_key = single(store.query("SELECT last_insert_rowid()", &[])?)?.i64()?;
+                for key in keys {
+                    store.change(
+                        "INSERT OR IGNORE INTO insight_sources (memory_key, insight_key) VALUES (?, ?)",
+                        &[key.into(), insight_key.into()],
+                    )?;
+                }
                 stored += 1;
             }
             // A missing memory matches no row here.
@@ -72,11 +81,18 @@ impl<D: SqlDriver> Store<D> {
         &self,
         memory: &MemoryId,
     ) -> Result<Vec<(ConsolidationId, Vec<MemoryId>)>, StoreError> {
+        match self.memory_key(memory)? {
+            Some(key) => self.insights_of_key(key),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The insights citing the memory `key`, each with all the memories it cites, by id.
+    pub(super) fn insights_of_key(&self, key: i64) -> Result<Vec<(ConsolidationId, Vec<MemoryId>)>, StoreError> {
         let rows = self.query(
-            "SELECT c.id, c.memory_ids FROM consolidations AS c
-             WHERE EXISTS (SELECT 1 FROM json_each(c.memory_ids) AS cited WHERE cited.value = ?)
-             ORDER BY c.id",
-            &[memory.0.as_str().into()],
+            "SELECT c.id, c.memory_ids FROM insight_sources AS s JOIN consolidations AS c ON c.key = s.insight_key
+             WHERE s.memory_key = ? ORDER BY c.id",
+            &[key.into()],
         )?;
         rows.into_iter()
             .map(|row| {
@@ -84,6 +100,24 @@ impl<D: SqlDriver> Store<D> {
                 Ok((ConsolidationId(row.text()?), row.json()?))
             })
             .collect()
+    }
+
+    /// Deletes an insight and its links; must run in a transaction.
+    pub(super) fn delete_consolidation(&self, id: &ConsolidationId) -> Result<(), StoreError> {
+        let rows = self.query("SELECT key, memory_ids FROM consolidations WHERE id = ?", &[id.0.as_str().into()])?;
+        let Some(row) = rows.into_iter().next() else { return Ok(()) };
+        let mut row = RowReader::new(row);
+        let (insight_key, memory_ids): (i64, Vec<MemoryId>) = (row.i64()?, row.json()?);
+        for memory in &memory_ids {
+            if let Some(memory_key) = self.memory_key(memory)? {
+                self.change(
+                    "DELETE FROM insight_sources WHERE memory_key = ? AND insight_key = ?",
+                    &[memory_key.into(), insight_key.into()],
+                )?;
+            }
+        }
+        self.change("DELETE FROM consolidations WHERE key = ?", &[insight_key.into()])?;
+        Ok(())
     }
 }
 

@@ -7,9 +7,12 @@
 use serde::Serialize;
 use serde_json::json;
 
+use super::browse::MemoryQuery;
 use super::memories::MemoryFilter;
 use super::{open_from_bytes, schema, DriverError, NewJob, SearchTerm, SqlDriver, Store, StoreError};
+use crate::hash::sha256_hex;
 use crate::calendar::CalendarDate;
+use super::driver::SqlValue;
 use crate::domain::{
     Connection, Consolidation, ConsolidationId, Entity, JobKind, JobState, Memory, MemoryId, Position, Source,
     SourceKind, TokenUsage,
@@ -86,6 +89,11 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ("candidates by day fall back to the local creation day; by name, recent, important", candidates::<F>),
         ("insights over chosen memories, entity names and memory sizes", insights_names_sizes::<F>),
         ("an older database is indexed on upgrade and a disagreeing index is rebuilt", full_text_upgrade::<F>),
+        ("a note's memory keeps no text, a selection keeps its own, lists carry none", texts_kept::<F>),
+        ("entity names are stored once and go with the last memory naming them", shared_entities::<F>),
+        ("the browser pages by keyset and filters in SQL", browse_pages::<F>),
+        ("a version 4 store is upgraded with its memories, insights, sources and jobs", upgrade_from_version_4::<F>),
+        ("freed pages are handed back and the file shrinks", compaction::<F>),
     ];
     scenarios
         .into_iter()
@@ -116,7 +124,7 @@ fn memory(id: &str, path: &str, created_at: i64) -> Memory {
         source_path: path.to_owned(),
         source_kind: SourceKind::Note,
         position: Position { heading: Some("Meetings > Q3".into()), line_start: Some(3), line_end: Some(9) },
-        raw_text: format!("Raw text of {id}"),
+        raw_text: format!("Raw text of {id} about the lighthouse keeper"),
         summary: format!("Summary of {id}."),
         entities: vec![Entity { name: "Alice".into(), kind: "person".into() }],
         topics: vec!["budget".into()],
@@ -125,8 +133,22 @@ fn memory(id: &str, path: &str, created_at: i64) -> Memory {
         created_at,
         updated_at: created_at,
         consolidated: false,
-        content_hash: Some(format!("hash-{id}")),
+        content_hash: Some(content_hash(id)),
     }
+}
+
+/// A content hash as the store gives it back (the first 128 bits of a SHA-256).
+fn content_hash(text: &str) -> String {
+    sha256_hex(text.as_bytes())[..32].to_owned()
+}
+
+/// What a memory reads back as: a note's text stays in the vault.
+fn as_read(memory: &Memory) -> Memory {
+    let mut read = memory.clone();
+    if read.source_kind == SourceKind::Note {
+        read.raw_text.clear();
+    }
+    read
 }
 
 fn insight(id: &str, ids: &[&str], created_at: i64) -> Consolidation {
@@ -179,7 +201,7 @@ fn memory_round_trip<F: DriverFactory>(factory: &F) -> Outcome {
     stored.consolidated = true;
     store.insert_memory(&stored).map_err(text)?;
     let read = store.get_memory(&stored.id).map_err(text)?;
-    ensure_eq!(read, Some(stored.clone()));
+    ensure_eq!(read, Some(as_read(&stored)));
     let mut bare = memory("m2", "typed", 5);
     bare.source_kind = SourceKind::Text;
     bare.position = Position::default();
@@ -189,6 +211,9 @@ fn memory_round_trip<F: DriverFactory>(factory: &F) -> Outcome {
     store.insert_memory(&bare).map_err(text)?;
     ensure_eq!(store.get_memory(&bare.id).map_err(text)?, Some(bare));
     ensure_eq!(store.get_memory(&MemoryId("nope".into())).map_err(text)?, None);
+    // The full SHA-256 the engine computes finds the memory by its stored 128 bits.
+    let by_hash = store.find_memory_by_content("Daily/2026-02-01.md", SourceKind::Note, &sha256_hex(b"m1"));
+    ensure_eq!(by_hash.map_err(text)?.map(|memory| memory.id), Some(stored.id.clone()));
     Ok(())
 }
 
@@ -396,11 +421,10 @@ fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(next.key, "b.md".to_owned());
     ensure_eq!(store.claim_next_job(203).map_err(text)?, None);
     store.complete_job(first, 300).map_err(text)?;
-    ensure_eq!(store.get_job(first).map_err(text)?.map(|job| job.state), Some(JobState::Done));
+    // A finished job is gone: nothing needs it, and its payload may hold a selection's text.
+    ensure_eq!(store.get_job(first).map_err(text)?, None);
     ensure!(store.complete_job(first, 301).is_err(), "a done job completed twice");
     ensure_eq!(store.claim_next_job(302).map_err(text)?.map(|job| job.id), Some(waiting));
-    ensure_eq!(store.list_jobs(Some(JobState::Done)).map_err(text)?.len(), 1);
-    ensure_eq!(store.prune_done_jobs(301).map_err(text)?, 1);
     ensure_eq!(store.list_jobs(Some(JobState::Done)).map_err(text)?.len(), 0);
     Ok(())
 }
@@ -523,11 +547,13 @@ fn dirty_flag<F: DriverFactory>(factory: &F) -> Outcome {
     Ok(())
 }
 
+/// Damage shows when the file is opened (header, schema) or, at the latest, in the full
+/// check that the host runs after the start (every page).
 fn expect_corrupt<F: DriverFactory>(factory: &F, bytes: &[u8], what: &str) -> Outcome {
-    match open_from_bytes(bytes, |bytes| factory.load(bytes)) {
+    match open_from_bytes(bytes, |bytes| factory.load(bytes)).and_then(|store| store.check_integrity()) {
         Err(StoreError::Corrupt(_)) => Ok(()),
         Err(other) => Err(format!("{what}: expected corrupt, got {other}")),
-        Ok(_) => Err(format!("{what}: opened as a database")),
+        Ok(_) => Err(format!("{what}: opened and checked as a sound database")),
     }
 }
 
@@ -630,8 +656,14 @@ fn awkward_text<F: DriverFactory>(factory: &F) -> Outcome {
     odd.summary = "Robert'); DROP TABLE memories;-- said hello.".into();
     odd.topics = vec!["ngân sách".into(), "".into()];
     store.insert_memory(&odd).map_err(text)?;
-    ensure_eq!(store.get_memory(&odd.id).map_err(text)?, Some(odd.clone()));
-    ensure_eq!(reopen(factory, &store)?.get_memory(&odd.id).map_err(text)?, Some(odd));
+    ensure_eq!(store.get_memory(&odd.id).map_err(text)?, Some(as_read(&odd)));
+    ensure_eq!(reopen(factory, &store)?.get_memory(&odd.id).map_err(text)?, Some(as_read(&odd)));
+    let mut typed = odd.clone();
+    typed.id = MemoryId("typed 'one'".into());
+    typed.source_kind = SourceKind::Text;
+    typed.source_path = String::new();
+    store.insert_memory(&typed).map_err(text)?;
+    ensure_eq!(reopen(factory, &store)?.get_memory(&typed.id).map_err(text)?, Some(typed));
     Ok(())
 }
 
@@ -672,7 +704,7 @@ fn full_text_follows<F: DriverFactory>(factory: &F) -> Outcome {
             path: "a.md".into(),
             mtime: 1,
             size: 1,
-            sha256: "x".into(),
+            sha256: "0f".into(),
             updated_at: 1,
             skipped: None,
         })
@@ -681,13 +713,14 @@ fn full_text_follows<F: DriverFactory>(factory: &F) -> Outcome {
     let moved = store.search_memories(&[word("budget")], 10).map_err(text)?;
     ensure_eq!(moved.iter().map(|found| found.memory.source_path.as_str()).collect::<Vec<_>>(), vec!["Archive/a.md"]);
     ensure_eq!(moved[0].memory.raw_text, String::new());
-    // An edited summary is searched by its new words only.
-    store
-        .driver
-        .execute("UPDATE memories SET summary = 'Lunch about the hiring plan.' WHERE id = 'm1'", &[])
-        .map_err(|e| e.to_string())?;
-    ensure_eq!(found(&store, &[word("budget")])?, Vec::<String>::new());
+    // The path and the heading are searched too, as they are now.
+    ensure_eq!(found(&store, &[word("archive")])?, vec!["m1"]);
+    let heading = Position { heading: Some("Hiring plan".into()), line_start: Some(1), line_end: Some(2) };
+    store.update_memory_position(&lunch.id, &heading, 7).map_err(text)?;
     ensure_eq!(found(&store, &[word("hiring")])?, vec!["m1"]);
+    store.update_memory_position(&lunch.id, &Position::default(), 8).map_err(text)?;
+    ensure_eq!(found(&store, &[word("hiring")])?, Vec::<String>::new());
+    store.update_memory_position(&lunch.id, &heading, 9).map_err(text)?;
     // A note's new memories replace the old ones in the index too.
     store.replace_note_memories("Archive/a.md", &[said("m3", "Archive/a.md", 7, "Budget approved.")]).map_err(text)?;
     ensure_eq!(found(&store, &[word("hiring")])?, Vec::<String>::new());
@@ -714,6 +747,7 @@ fn full_text_ranks<F: DriverFactory>(factory: &F) -> Outcome {
     ];
     for (index, (id, summary)) in notes.iter().enumerate() {
         let mut memory = said(id, "n.md", index as i64, summary);
+        memory.position = Position::default();
         memory.entities.clear();
         memory.topics.clear();
         memory.raw_text = String::new();
@@ -773,19 +807,21 @@ fn candidates<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(between("2025-01-01", "2026-12-31", 0)?, vec!["older", "undated", "dated"]);
     let about = |names: &[&str]| -> Result<Vec<String>, String> {
         let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();
-        Ok(store.memories_about(&names, 0, 10).map_err(text)?.into_iter().map(|memory| memory.id.0).collect())
+        Ok(store.memories_about(&names, 10).map_err(text)?.into_iter().map(|memory| memory.id.0).collect())
     };
     ensure_eq!(about(&["Alice"])?, vec!["dated", "undated"]);
     ensure_eq!(about(&["BOB", "nobody"])?, vec!["older"]);
+    // Names compare without diacritics.
+    ensure_eq!(about(&["Álice"])?, vec!["dated", "undated"]);
     ensure_eq!(about(&[])?, Vec::<String>::new());
     let recent: Vec<String> =
-        store.recent_memories(0, 2).map_err(text)?.into_iter().map(|memory| memory.id.0).collect();
+        store.recent_memories(2).map_err(text)?.into_iter().map(|memory| memory.id.0).collect();
     ensure_eq!(recent, vec!["dated", "undated"]);
     let important: Vec<String> =
         store.important_memories(2).map_err(text)?.into_iter().map(|memory| memory.id.0).collect();
     ensure_eq!(important, vec!["older", "undated"]);
     ensure!(
-        store.recent_memories(0, 10).map_err(text)?.iter().all(|memory| memory.raw_text.is_empty()),
+        store.recent_memories(10).map_err(text)?.iter().all(|memory| memory.raw_text.is_empty()),
         "raw text read"
     );
     Ok(())
@@ -830,24 +866,216 @@ fn insights_names_sizes<F: DriverFactory>(factory: &F) -> Outcome {
 fn full_text_upgrade<F: DriverFactory>(factory: &F) -> Outcome {
     let load = |bytes: &[u8]| factory.load(bytes).map_err(|error| error.to_string());
     let v3 = Store::open_with(load(&[])?, &schema::MIGRATIONS[..3]).map_err(text)?;
-    v3.insert_memory(&said("m1", "a.md", 1, "Remember the lighthouse.")).map_err(text)?;
+    v3.driver
+        .execute(
+            "INSERT INTO memories (id, source_path, source_kind, raw_text, summary, importance, created_at, updated_at)
+             VALUES ('m1', 'a.md', 'note', 'The keeper painted it.', 'Remember the lighthouse.', 0.5, 1, 1)",
+            &[],
+        )
+        .map_err(|error| error.to_string())?;
     let upgraded = open_from_bytes(&v3.export().map_err(text)?, |bytes| factory.load(bytes)).map_err(text)?;
     ensure_eq!(found(&upgraded, &[word("lighthouse")])?, vec!["m1"]);
+    // A keyword of the old raw text.
+    ensure_eq!(found(&upgraded, &[word("painted")])?, vec!["m1"]);
     // An index that disagrees with the memories (here: a row for a memory that does not
-    // exist) is rebuilt at open, not taken for a damaged database.
+    // exist) is rebuilt by the full check, not taken for a damaged database.
     upgraded
         .driver
         .execute(
-            "INSERT INTO memories_fts (docid, summary, raw_text, entities, topics) VALUES (999, 'ghost', '', '[]', '[]')",
+            "INSERT INTO memories_fts (docid, summary, words, entities, topics, place) VALUES (999, 'ghost', '', '', '', '')",
             &[],
         )
         .map_err(|error| error.to_string())?;
     let drifted = upgraded.export().map_err(text)?;
     let repaired = open_from_bytes(&drifted, |bytes| factory.load(bytes)).map_err(text)?;
+    let checked = repaired.check_integrity().map_err(text)?;
+    ensure!(checked.repaired_index, "the drifted index was not rebuilt");
     ensure_eq!(found(&repaired, &[word("ghost")])?, Vec::<String>::new());
     ensure_eq!(found(&repaired, &[word("lighthouse")])?, vec!["m1"]);
     ensure!(repaired.is_dirty(), "the repaired index would not be saved");
-    let check = repaired.driver.query("PRAGMA quick_check", &[]).map_err(|error| error.to_string())?;
-    ensure_eq!(check[0][0].as_str(), Some("ok"));
+    ensure!(!repaired.check_integrity().map_err(text)?.repaired_index, "a sound index was rebuilt");
+    Ok(())
+}
+
+fn texts_kept<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let note = memory("m1", "a.md", 1);
+    let mut selection = memory("s1", "a.md", 2);
+    selection.source_kind = SourceKind::Selection;
+    selection.raw_text = "The exact words I selected.".into();
+    store.insert_memory(&note).map_err(text)?;
+    store.insert_memory(&selection).map_err(text)?;
+    ensure_eq!(store.get_memory(&note.id).map_err(text)?.map(|m| m.raw_text), Some(String::new()));
+    ensure_eq!(store.get_memory(&selection.id).map_err(text)?.map(|m| m.raw_text), Some(selection.raw_text.clone()));
+    // The note's own words are still searchable through its keywords; the selection's text whole.
+    ensure_eq!(found(&store, &[word("keeper")])?, vec!["m1"]);
+    ensure_eq!(found(&store, &[word("selected")])?, vec!["s1"]);
+    let listed = store.list_memories(&MemoryFilter::default()).map_err(text)?;
+    ensure!(listed.iter().all(|memory| memory.raw_text.is_empty()), "a list carried text");
+    let page = store.browse_memories(&MemoryQuery::default()).map_err(text)?;
+    ensure!(page.memories.iter().all(|memory| memory.raw_text.is_empty()), "a page carried text");
+    let by_id = store.get_memories(&[MemoryId("s1".into()), MemoryId("nope".into()), note.id.clone()]).map_err(text)?;
+    ensure_eq!(ids(&by_id), vec!["s1", "m1"]);
+    ensure!(by_id.iter().all(|memory| memory.raw_text.is_empty()), "get_memories carried text");
+    Ok(())
+}
+
+fn shared_entities<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    for index in 0..3 {
+        store.insert_memory(&memory(&format!("m{index}"), "a.md", index)).map_err(text)?;
+    }
+    let count = |sql: &str| -> Result<i64, String> {
+        let rows = store.driver.query(sql, &[]).map_err(|error| error.to_string())?;
+        rows.first().and_then(|row| row.first()).and_then(SqlValue::as_i64).ok_or_else(|| "no count".to_owned())
+    };
+    ensure_eq!(count("SELECT count(*) FROM entities")?, 1);
+    ensure_eq!(count("SELECT uses FROM entities")?, 3);
+    let before = store.names_version();
+    store.forget_memory(&MemoryId("m0".into())).map_err(text)?;
+    ensure!(store.names_version() != before, "forgetting a memory with names kept the names version");
+    ensure_eq!(count("SELECT uses FROM entities")?, 2);
+    store.remove_source("a.md").map_err(text)?;
+    ensure_eq!(store.status().map_err(text)?.memories, 0);
+    ensure_eq!(count("SELECT count(*) FROM entities")?, 0);
+    ensure_eq!(count("SELECT count(*) FROM memory_entities")?, 0);
+    ensure_eq!(count("SELECT count(*) FROM paths")?, 0);
+    ensure!(store.entity_names().map_err(text)?.is_empty(), "names of forgotten memories");
+    Ok(())
+}
+
+fn browse_pages<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    for index in 0..7 {
+        let mut item = memory(&format!("m{index}"), if index % 2 == 0 { "Work/a.md" } else { "Home/b.md" }, 100);
+        item.summary = format!("Memory number {index} about {}.", if index < 3 { "the garden" } else { "taxes" });
+        item.happened_on = Some(format!("2026-03-0{}", index + 1));
+        if index == 4 {
+            item.entities = vec![Entity { name: "Đặng Thùy Linh".into(), kind: "person".into() }];
+            item.topics = vec!["Ngân sách".into()];
+        }
+        store.insert_memory(&item).map_err(text)?;
+    }
+    // All created at the same time: the key breaks the tie, newest first, no row twice.
+    let mut seen = Vec::new();
+    let mut query = MemoryQuery { limit: 3, ..MemoryQuery::default() };
+    loop {
+        let page = store.browse_memories(&query).map_err(text)?;
+        ensure_eq!(page.total, 7);
+        ensure_eq!(page.matching, None);
+        seen.extend(page.memories.iter().map(|memory| memory.id.0.clone()));
+        match page.next {
+            Some(cursor) => query.before = Some(cursor),
+            None => break,
+        }
+    }
+    ensure_eq!(seen, vec!["m6", "m5", "m4", "m3", "m2", "m1", "m0"]);
+    let filtered = |query: MemoryQuery| -> Result<(Vec<String>, Option<u64>), String> {
+        let page = store.browse_memories(&query).map_err(text)?;
+        Ok((page.memories.into_iter().map(|memory| memory.id.0).collect(), page.matching))
+    };
+    let by = |text: &str| MemoryQuery { text: Some(text.into()), ..MemoryQuery::default() };
+    ensure_eq!(filtered(by("GARD num"))?, (vec!["m2".into(), "m1".into(), "m0".into()], Some(3)));
+    ensure_eq!(filtered(by("garden taxes"))?.0.len(), 0);
+    ensure_eq!(filtered(by("?!"))?.0.len(), 0);
+    ensure_eq!(filtered(MemoryQuery { source: Some("home/".into()), ..MemoryQuery::default() })?.0, vec!["m5", "m3", "m1"]);
+    ensure_eq!(filtered(MemoryQuery { entity: Some("thuy".into()), ..MemoryQuery::default() })?.0, vec!["m4"]);
+    ensure_eq!(filtered(MemoryQuery { topic: Some("ngân".into()), ..MemoryQuery::default() })?.0, vec!["m4"]);
+    ensure_eq!(filtered(MemoryQuery { source: Some("%".into()), ..MemoryQuery::default() })?.0.len(), 0);
+    let dates = MemoryQuery { from: Some("2026-03-02".into()), to: Some("2026-03-03".into()), ..MemoryQuery::default() };
+    ensure_eq!(filtered(dates)?, (vec!["m2".into(), "m1".into()], Some(2)));
+    let bad = MemoryQuery { from: Some("March".into()), ..MemoryQuery::default() };
+    ensure!(matches!(store.browse_memories(&bad), Err(StoreError::InvalidInput(_))), "a bad date was accepted");
+    // Insights page the same way.
+    let batch: Vec<MemoryId> = (0..3).map(|index| MemoryId(format!("m{index}"))).collect();
+    let insights: Vec<Consolidation> = (0..3).map(|index| insight(&format!("c{index}"), &["m0", "m1"], 50)).collect();
+    store.save_consolidation_batch(&batch, &insights).map_err(text)?;
+    let first = store.browse_insights(None, 2).map_err(text)?;
+    ensure_eq!((first.insights.len(), first.total), (2, 3));
+    let rest = store.browse_insights(first.next, 2).map_err(text)?;
+    ensure_eq!((rest.insights.len(), rest.next), (1, None));
+    let mut all: Vec<String> = first.insights.iter().chain(&rest.insights).map(|insight| insight.id.0.clone()).collect();
+    all.sort();
+    ensure_eq!(all, vec!["c0", "c1", "c2"]);
+    Ok(())
+}
+
+fn upgrade_from_version_4<F: DriverFactory>(factory: &F) -> Outcome {
+    let load = |bytes: &[u8]| factory.load(bytes).map_err(|error| error.to_string());
+    let v4 = Store::open_with(load(&[])?, &schema::MIGRATIONS[..4]).map_err(text)?;
+    let hash = sha256_hex(b"chunk");
+    v4.driver
+        .execute_batch(&format!(
+            "INSERT INTO memories (id, source_path, source_kind, heading, line_start, line_end, raw_text, summary,
+                entities, topics, importance, happened_on, created_at, updated_at, consolidated, content_hash) VALUES
+             ('m1', 'Daily/2026-02-01.md', 'note', 'Lunch', 2, 5, 'We ate pho by the lake.', 'Lunch with Alice.',
+              '[{{\"name\":\"Alice\",\"kind\":\"person\"}}]', '[\"food\"]', 0.7, '2026-02-01', 10, 11, 1, '{hash}'),
+             ('m2', 'Daily/2026-02-01.md', 'note', NULL, 6, 9, 'Paid the rent.', 'Rent paid.', '[]', '[]', 0.3, NULL,
+              12, 12, 1, NULL),
+             ('s1', 'Daily/2026-02-01.md', 'selection', NULL, NULL, NULL, 'Alice says hi.', 'Alice greeted.',
+              '[{{\"name\":\"Alice\",\"kind\":\"person\"}}]', '[]', 0.5, NULL, 13, 13, 0, NULL);
+             INSERT INTO consolidations (id, memory_ids, insight, connections, created_at) VALUES
+             ('c1', '[\"m1\",\"m2\"]', 'A busy first of February.', '[]', 20),
+             ('c2', '[\"m1\",\"gone\"]', 'Cites a memory that is gone.', '[]', 21);
+             INSERT INTO sources (path, mtime, size, sha256, updated_at, skipped) VALUES
+             ('Daily/2026-02-01.md', 5, 40, '{hash}', 6, NULL), ('big.md', 7, 9000000, '{hash}', 8, 'too large');
+             INSERT INTO jobs (kind, key, payload, state, attempts, next_run_at, created_at, updated_at) VALUES
+             ('ingest_source', 'note:x.md', '{{\"path\":\"x.md\"}}', 'queued', 0, 1, 1, 1),
+             ('ingest_source', 'note:y.md', '{{\"path\":\"y.md\"}}', 'done', 1, 1, 1, 1);"
+        ))
+        .map_err(|error| error.to_string())?;
+    let upgraded = open_from_bytes(&v4.export().map_err(text)?, |bytes| factory.load(bytes)).map_err(text)?;
+    ensure!(upgraded.is_dirty(), "the upgraded store would not be saved");
+    let status = upgraded.status().map_err(text)?;
+    ensure_eq!((status.memories, status.insights, status.queued), (3, 1, 1));
+    let m1 = upgraded.get_memory(&MemoryId("m1".into())).map_err(text)?.ok_or("m1 lost")?;
+    ensure_eq!(m1.entities, vec![Entity { name: "Alice".into(), kind: "person".into() }]);
+    ensure_eq!((m1.importance, m1.happened_on.as_deref(), m1.consolidated), (0.7, Some("2026-02-01"), true));
+    ensure_eq!(m1.position, Position { heading: Some("Lunch".into()), line_start: Some(2), line_end: Some(5) });
+    ensure_eq!(m1.content_hash, Some(hash[..32].to_owned()));
+    ensure_eq!(m1.raw_text, String::new());
+    let s1 = upgraded.get_memory(&MemoryId("s1".into())).map_err(text)?.ok_or("s1 lost")?;
+    ensure_eq!(s1.raw_text, "Alice says hi.".to_owned());
+    ensure_eq!(found(&upgraded, &[word("pho")])?, vec!["m1"]);
+    ensure_eq!(upgraded.memories_about(&["alice".into()], 10).map_err(text)?.len(), 2);
+    ensure_eq!(upgraded.insights_citing_any(&[MemoryId("m2".into())]).map_err(text)?.len(), 1);
+    ensure_eq!(upgraded.list_sources().map_err(text)?.len(), 2);
+    ensure_eq!(upgraded.get_source("big.md").map_err(text)?.and_then(|source| source.skipped), Some("too large".into()));
+    ensure_eq!(upgraded.list_jobs(None).map_err(text)?.len(), 1);
+    let tables = upgraded
+        .driver
+        .query("SELECT name FROM sqlite_master WHERE name LIKE 'legacy_%'", &[])
+        .map_err(|error| error.to_string())?;
+    ensure!(tables.is_empty(), "legacy tables left behind: {tables:?}");
+    ensure!(!upgraded.check_integrity().map_err(text)?.repaired_index, "the upgraded index disagreed");
+    // The orphan fix works across the upgrade.
+    let removal = upgraded.forget_memory(&MemoryId("m2".into())).map_err(text)?;
+    ensure_eq!(removal.consolidations, vec![ConsolidationId("c1".into())]);
+    ensure_eq!(removal.reopened, vec![MemoryId("m1".into())]);
+    Ok(())
+}
+
+fn compaction<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    for index in 0..400 {
+        let mut item = memory(&format!("m{index}"), &format!("n{index}.md"), index);
+        item.summary = format!("Memory {index}: {}", "a fairly long summary that fills pages. ".repeat(8));
+        store.insert_memory(&item).map_err(text)?;
+    }
+    for index in 0..380 {
+        store.remove_source(&format!("n{index}.md")).map_err(text)?;
+    }
+    let emptied = store.size_report().map_err(text)?;
+    store.export().map_err(text)?;
+    let compacted = store.compact().map_err(text)?;
+    ensure_eq!(compacted.bytes_before, emptied.bytes());
+    ensure!(compacted.bytes_after * 2 < compacted.bytes_before, "{compacted:?}");
+    ensure!(store.is_dirty(), "a compacted store would not be saved");
+    ensure_eq!(store.status().map_err(text)?.memories, 20);
+    ensure_eq!(reopen(factory, &store)?.size_report().map_err(text)?.pages, store.size_report().map_err(text)?.pages);
+    store.export().map_err(text)?;
+    let again = store.compact().map_err(text)?;
+    ensure_eq!(again.bytes_after, again.bytes_before);
+    ensure!(!store.is_dirty(), "compacting a compact store changed it");
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! A key (e.g. a note's path) has at most one queued and one running job, and a queued job
 //! is not claimed while its key is running, so a note is never processed twice at once.
 //! Asking again for work already waiting updates that job instead of adding a second one.
+//! A finished job is deleted; a failed one stays, visible with its reason.
 
 use super::driver::SqlValue;
 use super::rows::{single, to_json, RowReader};
@@ -77,12 +78,10 @@ impl<D: SqlDriver> Store<D> {
         })
     }
 
-    /// The running job finished its work.
-    pub fn complete_job(&self, id: i64, now: Millis) -> Result<(), StoreError> {
-        let changed = self.change(
-            "UPDATE jobs SET state = 'done', last_error = NULL, updated_at = ? WHERE id = ? AND state = 'running'",
-            &[now.into(), id.into()],
-        )?;
+    /// The running job finished its work: it is deleted, since nothing needs a done job (and
+    /// a remembered selection's payload holds its whole text).
+    pub fn complete_job(&self, id: i64, _now: Millis) -> Result<(), StoreError> {
+        let changed = self.change("DELETE FROM jobs WHERE id = ? AND state = 'running'", &[id.into()])?;
         if changed == 0 {
             return Err(StoreError::NotFound(format!("running job {id}")));
         }

@@ -1,8 +1,10 @@
 //! Memories: insert, read, list, replace a note's memories, forget — and the orphan fix.
 //!
-//! Removing a memory also removes every insight that cites it and marks the other
-//! memories those insights cited as unconsolidated, so their insights are made again
-//! instead of silently disappearing.
+//! A memory row points to its source (`paths`), links its entities (`entities`), and is
+//! entered in the full-text index when inserted and taken out before it changes or goes
+//! (`search_index`). Removing a memory also removes every insight that cites it and marks
+//! the other memories those insights cited as unconsolidated, so their insights are made
+//! again instead of silently disappearing.
 
 use std::collections::BTreeSet;
 
@@ -11,11 +13,35 @@ use serde::Serialize;
 use super::driver::SqlValue;
 use super::rows::{to_json, RowReader};
 use super::{SqlDriver, Store, StoreError};
-use crate::domain::{ConsolidationId, Memory, MemoryId, Position, SourceKind};
+use crate::calendar::CalendarDate;
+use crate::domain::{ConsolidationId, Entity, Memory, MemoryId, Position, SourceKind};
+use crate::hash::{hex, unhex};
 
-/// Every column of a memory, in the order `read_memory` reads them.
-pub(super) const COLUMNS: &str = "id, source_path, source_kind, heading, line_start, line_end, raw_text, summary, \
-     entities, topics, importance, happened_on, created_at, updated_at, consolidated, content_hash";
+/// The columns of a memory as `read_memory` reads them, with its text or without (lists and
+/// candidates never carry a selection's text).
+macro_rules! memory_select {
+    ($text:literal) => {
+        concat!(
+            "SELECT m.key, m.id, p.path, m.kind, m.heading, m.line_start, m.line_end, ",
+            $text,
+            ", m.summary, (SELECT group_concat(entity, char(30)) FROM
+               (SELECT e.kind || char(31) || e.name AS entity FROM memory_entities AS me
+                JOIN entities AS e ON e.id = me.entity_id WHERE me.memory_key = m.key ORDER BY me.position)),
+             m.topics, m.importance, m.day, m.dated, m.created_at, m.updated_at, m.consolidated, m.content_hash
+             FROM memories AS m JOIN paths AS p ON p.id = m.path_id"
+        )
+    };
+}
+
+/// A whole memory, its text included.
+pub(super) const SELECT_FULL: &str = memory_select!("coalesce(m.text, '')");
+/// A memory without its text: what lists and question candidates read.
+pub(super) const SELECT_CARD: &str = memory_select!("''");
+
+/// Importance is stored in thousandths: three decimals are more than the model gives.
+const IMPORTANCE_SCALE: f64 = 1_000.0;
+/// Bytes of a content hash kept: 128 bits tell unchanged text from changed text.
+pub const CONTENT_HASH_BYTES: usize = 16;
 
 /// Which memories to list.
 #[derive(Debug, Clone, Default)]
@@ -39,66 +65,108 @@ pub struct Removal {
 
 impl<D: SqlDriver> Store<D> {
     /// Stores a new memory. Its id must be new.
+    ///
+    /// A note's memory keeps only a few words of its text (the note is in the vault); a
+    /// selection or typed text keeps its text, which has no other home.
     pub fn insert_memory(&self, memory: &Memory) -> Result<(), StoreError> {
         validate(memory)?;
-        self.change(
-            &format!("INSERT INTO memories ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
-            &[
-                memory.id.0.as_str().into(),
-                memory.source_path.as_str().into(),
-                memory.source_kind.as_str().into(),
-                memory.position.heading.clone().into(),
-                memory.position.line_start.into(),
-                memory.position.line_end.into(),
-                memory.raw_text.as_str().into(),
-                memory.summary.as_str().into(),
-                to_json(&memory.entities),
-                to_json(&memory.topics),
-                memory.importance.into(),
-                memory.happened_on.clone().into(),
-                memory.created_at.into(),
-                memory.updated_at.into(),
-                memory.consolidated.into(),
-                memory.content_hash.clone().into(),
-            ],
-        )?;
-        Ok(())
+        let day = match memory.happened_on.as_deref() {
+            Some(date) => CalendarDate::parse(date)
+                .ok_or_else(|| StoreError::InvalidInput(format!("happened_on `{date}` is not YYYY-MM-DD")))?,
+            None => CalendarDate::at(memory.created_at, self.utc_offset_minutes.get()),
+        };
+        let content_hash = memory.content_hash.as_deref().map(stored_hash).transpose()?;
+        let (text, keywords) = match memory.source_kind {
+            SourceKind::Note => (None, super::search_index::keywords(memory)),
+            SourceKind::Selection | SourceKind::Text => (Some(memory.raw_text.clone()), None),
+        };
+        self.transaction(|store| {
+            let path_id = store.path_id(&memory.source_path)?;
+            store.change(
+                "INSERT INTO memories (id, path_id, kind, heading, line_start, line_end, summary, topics, text,
+                    keywords, importance, day, dated, created_at, updated_at, consolidated, content_hash)
+                 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                &[
+                    memory.id.0.as_str().into(),
+                    path_id.into(),
+                    kind_code(memory.source_kind).into(),
+                    memory.position.heading.clone().into(),
+                    memory.position.line_start.into(),
+                    memory.position.line_end.into(),
+                    memory.summary.as_str().into(),
+                    to_json(&memory.topics),
+                    text.into(),
+                    keywords.into(),
+                    ((memory.importance * IMPORTANCE_SCALE).round() as i64).into(),
+                    day.to_days().into(),
+                    memory.happened_on.is_some().into(),
+                    memory.created_at.into(),
+                    memory.updated_at.into(),
+                    memory.consolidated.into(),
+                    content_hash.map(SqlValue::Blob).unwrap_or(SqlValue::Null),
+                ],
+            )?;
+            let key = super::rows::single(store.query("SELECT last_insert_rowid()", &[])?)?.i64()?;
+            store.link_entities(key, &memory.entities)?;
+            store.index_memory(key)
+        })
     }
 
     pub fn get_memory(&self, id: &MemoryId) -> Result<Option<Memory>, StoreError> {
-        let rows = self.query(&format!("SELECT {COLUMNS} FROM memories WHERE id = ?"), &[id.0.as_str().into()])?;
+        let rows = self.query(&format!("{SELECT_FULL} WHERE m.id = ?"), &[id.0.as_str().into()])?;
         rows.into_iter().next().map(read_memory).transpose()
     }
 
-    /// Memories newest first.
+    /// The memories with these ids (without their text), in the order asked; unknown ids
+    /// are left out.
+    pub fn get_memories(&self, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self.query(
+            &format!("{SELECT_CARD} WHERE m.id IN (SELECT value FROM json_each(?1))"),
+            &[to_json(&ids)],
+        )?;
+        let mut found: std::collections::HashMap<String, Memory> = std::collections::HashMap::new();
+        for row in rows {
+            let memory = read_memory(row)?;
+            found.insert(memory.id.0.clone(), memory);
+        }
+        Ok(ids.iter().filter_map(|id| found.remove(&id.0)).collect())
+    }
+
+    /// Memories newest first (without their text).
     pub fn list_memories(&self, filter: &MemoryFilter) -> Result<Vec<Memory>, StoreError> {
         let limit = if filter.limit == 0 { -1 } else { i64::from(filter.limit) };
-        let rows = self.query(
-            &format!(
-                "SELECT {COLUMNS} FROM memories WHERE (?1 IS NULL OR source_path = ?1)
-                 ORDER BY created_at DESC, id LIMIT ?2 OFFSET ?3"
-            ),
-            &[filter.source_path.clone().into(), limit.into(), filter.offset.into()],
-        )?;
+        let rows = match &filter.source_path {
+            Some(path) => self.query(
+                &format!("{SELECT_CARD} WHERE p.path = ?1 ORDER BY m.created_at DESC, m.id LIMIT ?2 OFFSET ?3"),
+                &[path.as_str().into(), limit.into(), filter.offset.into()],
+            )?,
+            None => self.query(
+                &format!("{SELECT_CARD} ORDER BY m.created_at DESC, m.id LIMIT ?1 OFFSET ?2"),
+                &[limit.into(), filter.offset.into()],
+            )?,
+        };
         rows.into_iter().map(read_memory).collect()
     }
 
     /// The memories made from one source, in the order they appear in it.
     pub fn memories_of_source(&self, path: &str, kind: SourceKind) -> Result<Vec<Memory>, StoreError> {
+        let Some(path_id) = self.find_path_id(path)? else { return Ok(Vec::new()) };
         let rows = self.query(
             &format!(
-                "SELECT {COLUMNS} FROM memories WHERE source_path = ? AND source_kind = ?
-                 ORDER BY line_start, created_at, id"
+                "{SELECT_FULL} WHERE m.path_id = ? AND m.kind = ? ORDER BY m.line_start, m.created_at, m.id"
             ),
-            &[path.into(), kind.as_str().into()],
+            &[path_id.into(), kind_code(kind).into()],
         )?;
         rows.into_iter().map(read_memory).collect()
     }
 
-    /// The oldest memories no consolidation has looked at yet.
+    /// The oldest memories no consolidation has looked at yet (without their text).
     pub fn unconsolidated_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let rows = self.query(
-            &format!("SELECT {COLUMNS} FROM memories WHERE consolidated = 0 ORDER BY created_at, id LIMIT ?"),
+            &format!("{SELECT_CARD} WHERE m.consolidated = 0 ORDER BY m.created_at, m.id LIMIT ?"),
             &[limit.into()],
         )?;
         rows.into_iter().map(read_memory).collect()
@@ -112,7 +180,7 @@ impl<D: SqlDriver> Store<D> {
     /// Forgets one memory (the user asked to), with the orphan fix.
     pub fn forget_memory(&self, id: &MemoryId) -> Result<Removal, StoreError> {
         self.transaction(|store| {
-            if store.get_memory(id)?.is_none() {
+            if !store.memory_exists(id)? {
                 return Err(StoreError::NotFound(format!("memory {}", id.0)));
             }
             store.remove_memories(std::slice::from_ref(id))
@@ -124,9 +192,9 @@ impl<D: SqlDriver> Store<D> {
     /// inserted. Selections taken from the note are not touched.
     pub fn replace_note_memories(&self, path: &str, memories: &[Memory]) -> Result<Removal, StoreError> {
         self.transaction(|store| {
-            let old = store.memories_of_source(path, SourceKind::Note)?;
+            let old = store.memory_ids_of(path, SourceKind::Note)?;
             let new_ids: BTreeSet<&MemoryId> = memories.iter().map(|memory| &memory.id).collect();
-            let old_ids: BTreeSet<&MemoryId> = old.iter().map(|memory| &memory.id).collect();
+            let old_ids: BTreeSet<&MemoryId> = old.iter().collect();
             let gone: Vec<MemoryId> = old_ids.difference(&new_ids).map(|id| (*id).clone()).collect();
             let removal = store.remove_memories(&gone)?;
             for memory in memories.iter().filter(|memory| !old_ids.contains(&memory.id)) {
@@ -143,22 +211,37 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// Moves a memory to a new place in its note (text above it changed; no model call).
+    /// The heading is part of what the full-text index reads, so a changed heading is
+    /// indexed again.
     pub fn update_memory_position(&self, id: &MemoryId, position: &Position, now: i64) -> Result<(), StoreError> {
-        self.change(
-            "UPDATE memories SET heading = ?, line_start = ?, line_end = ?, updated_at = ?
-             WHERE id = ? AND (heading IS NOT ? OR line_start IS NOT ? OR line_end IS NOT ?)",
-            &[
-                position.heading.clone().into(),
-                position.line_start.into(),
-                position.line_end.into(),
-                now.into(),
-                id.0.as_str().into(),
-                position.heading.clone().into(),
-                position.line_start.into(),
-                position.line_end.into(),
-            ],
-        )?;
-        Ok(())
+        self.transaction(|store| {
+            let rows = store.query("SELECT key, heading FROM memories WHERE id = ?", &[id.0.as_str().into()])?;
+            let Some(row) = rows.into_iter().next() else { return Ok(()) };
+            let mut row = RowReader::new(row);
+            let (key, heading) = (row.i64()?, row.opt_text()?);
+            let heading_changed = heading != position.heading;
+            if heading_changed {
+                store.unindex_memory(key)?;
+            }
+            store.change(
+                "UPDATE memories SET heading = ?, line_start = ?, line_end = ?, updated_at = ?
+                 WHERE key = ? AND (heading IS NOT ? OR line_start IS NOT ? OR line_end IS NOT ?)",
+                &[
+                    position.heading.clone().into(),
+                    position.line_start.into(),
+                    position.line_end.into(),
+                    now.into(),
+                    key.into(),
+                    position.heading.clone().into(),
+                    position.line_start.into(),
+                    position.line_end.into(),
+                ],
+            )?;
+            if heading_changed {
+                store.index_memory(key)?;
+            }
+            Ok(())
+        })
     }
 
     /// The memory of `kind` from `path` made from text with this hash, if any.
@@ -168,17 +251,33 @@ impl<D: SqlDriver> Store<D> {
         kind: SourceKind,
         content_hash: &str,
     ) -> Result<Option<Memory>, StoreError> {
+        let Some(path_id) = self.find_path_id(path)? else { return Ok(None) };
+        let hash = stored_hash(content_hash)?;
         let rows = self.query(
-            &format!(
-                "SELECT {COLUMNS} FROM memories WHERE source_path = ? AND source_kind = ? AND content_hash = ? LIMIT 1"
-            ),
-            &[path.into(), kind.as_str().into(), content_hash.into()],
+            &format!("{SELECT_FULL} WHERE m.path_id = ? AND m.kind = ? AND m.content_hash = ? LIMIT 1"),
+            &[path_id.into(), kind_code(kind).into(), SqlValue::Blob(hash)],
         )?;
         rows.into_iter().next().map(read_memory).transpose()
     }
 
     pub fn memory_exists(&self, id: &MemoryId) -> Result<bool, StoreError> {
-        Ok(!self.query("SELECT 1 FROM memories WHERE id = ?", &[id.0.as_str().into()])?.is_empty())
+        Ok(self.memory_key(id)?.is_some())
+    }
+
+    /// The row key of a memory, which the index and the links use.
+    pub(super) fn memory_key(&self, id: &MemoryId) -> Result<Option<i64>, StoreError> {
+        let rows = self.query("SELECT key FROM memories WHERE id = ?", &[id.0.as_str().into()])?;
+        rows.into_iter().next().map(|row| RowReader::new(row).i64()).transpose()
+    }
+
+    /// The ids of the memories of `kind` from `path`.
+    fn memory_ids_of(&self, path: &str, kind: SourceKind) -> Result<Vec<MemoryId>, StoreError> {
+        let Some(path_id) = self.find_path_id(path)? else { return Ok(Vec::new()) };
+        let rows = self.query(
+            "SELECT id FROM memories WHERE path_id = ? AND kind = ? ORDER BY key",
+            &[path_id.into(), kind_code(kind).into()],
+        )?;
+        rows.into_iter().map(|row| Ok(MemoryId(RowReader::new(row).text()?))).collect()
     }
 
     /// Removes memories and applies the orphan fix; must run inside a transaction.
@@ -186,26 +285,71 @@ impl<D: SqlDriver> Store<D> {
         let removed: BTreeSet<&MemoryId> = ids.iter().collect();
         let mut consolidations = BTreeSet::new();
         let mut cited = BTreeSet::new();
+        let mut keys = Vec::with_capacity(ids.len());
         for id in ids {
-            for (consolidation, memory_ids) in self.consolidations_citing(id)? {
+            let Some(key) = self.memory_key(id)? else { continue };
+            keys.push(key);
+            for (consolidation, memory_ids) in self.insights_of_key(key)? {
                 cited.extend(memory_ids);
                 consolidations.insert(consolidation);
             }
         }
         for consolidation in &consolidations {
-            self.change("DELETE FROM consolidations WHERE id = ?", &[consolidation.0.as_str().into()])?;
+            self.delete_consolidation(consolidation)?;
         }
-        for id in ids {
-            self.change("DELETE FROM memories WHERE id = ?", &[id.0.as_str().into()])?;
+        let mut paths = BTreeSet::new();
+        for key in keys {
+            let rows = self.query("SELECT path_id FROM memories WHERE key = ?", &[key.into()])?;
+            if let Some(row) = rows.into_iter().next() {
+                paths.insert(RowReader::new(row).i64()?);
+            }
+            self.unindex_memory(key)?;
+            self.unlink_entities(key)?;
+            self.change("DELETE FROM memories WHERE key = ?", &[key.into()])?;
+        }
+        for path_id in paths {
+            self.drop_path_if_unused(path_id)?;
         }
         let mut reopened = Vec::new();
         for id in cited.iter().filter(|id| !removed.contains(id)) {
-            if self.change("UPDATE memories SET consolidated = 0 WHERE id = ?", &[id.0.as_str().into()])? > 0 {
+            if self.change("UPDATE memories SET consolidated = 0 WHERE id = ? AND consolidated = 1", &[id
+                .0
+                .as_str()
+                .into()])? > 0
+            {
                 reopened.push(id.clone());
             }
         }
         Ok(Removal { memories: ids.to_vec(), consolidations: consolidations.into_iter().collect(), reopened })
     }
+}
+
+/// How a source kind is stored: the small integers SQLite keeps in no bytes at all.
+pub(super) fn kind_code(kind: SourceKind) -> i64 {
+    match kind {
+        SourceKind::Note => 0,
+        SourceKind::Selection => 1,
+        SourceKind::Text => 2,
+    }
+}
+
+fn kind_from_code(code: i64) -> Result<SourceKind, StoreError> {
+    match code {
+        0 => Ok(SourceKind::Note),
+        1 => Ok(SourceKind::Selection),
+        2 => Ok(SourceKind::Text),
+        other => Err(StoreError::InvalidData(format!("unknown source kind {other}"))),
+    }
+}
+
+/// The stored form of a content hash: its first 128 bits. The hash is the hex the engine
+/// computes (SHA-256, 64 digits) or one read back from the store (32 digits).
+fn stored_hash(hash: &str) -> Result<Vec<u8>, StoreError> {
+    let bytes = unhex(hash).ok_or_else(|| StoreError::InvalidInput(format!("content hash `{hash}` is not hex")))?;
+    if bytes.len() < CONTENT_HASH_BYTES {
+        return Err(StoreError::InvalidInput(format!("content hash `{hash}` is too short")));
+    }
+    Ok(bytes[..CONTENT_HASH_BYTES].to_vec())
 }
 
 fn validate(memory: &Memory) -> Result<(), StoreError> {
@@ -218,30 +362,57 @@ fn validate(memory: &Memory) -> Result<(), StoreError> {
     if !(0.0..=1.0).contains(&memory.importance) {
         return Err(StoreError::InvalidInput(format!("importance {} is outside 0..1", memory.importance)));
     }
+    // Entities are read back joined by these separators.
+    let separators = |text: &str| text.contains(['\u{1e}', '\u{1f}']);
+    if memory.entities.iter().any(|entity| separators(&entity.name) || separators(&entity.kind)) {
+        return Err(StoreError::InvalidInput("an entity name holds a control character".into()));
+    }
     Ok(())
 }
 
+/// Reads a row of `SELECT_FULL` or `SELECT_CARD`.
 pub(super) fn read_memory(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
     let mut row = RowReader::new(row);
+    let _key = row.i64()?;
     let id = MemoryId(row.text()?);
     let source_path = row.text()?;
-    let kind = row.text()?;
-    let source_kind =
-        SourceKind::parse(&kind).ok_or_else(|| StoreError::InvalidData(format!("unknown source kind `{kind}`")))?;
+    let source_kind = kind_from_code(row.i64()?)?;
+    let position = Position { heading: row.opt_text()?, line_start: row.opt_u32()?, line_end: row.opt_u32()? };
+    let raw_text = row.text()?;
+    let summary = row.text()?;
+    let entities = read_entities(row.opt_text()?.as_deref().unwrap_or(""));
+    let topics = row.json()?;
+    let importance = row.i64()? as f64 / IMPORTANCE_SCALE;
+    let day = CalendarDate::from_days(row.i64()?);
+    let happened_on = row.bool()?.then(|| day.to_string());
     Ok(Memory {
         id,
         source_path,
         source_kind,
-        position: Position { heading: row.opt_text()?, line_start: row.opt_u32()?, line_end: row.opt_u32()? },
-        raw_text: row.text()?,
-        summary: row.text()?,
-        entities: row.json()?,
-        topics: row.json()?,
-        importance: row.f64()?,
-        happened_on: row.opt_text()?,
+        position,
+        raw_text,
+        summary,
+        entities,
+        topics,
+        importance,
+        happened_on,
         created_at: row.i64()?,
         updated_at: row.i64()?,
         consolidated: row.bool()?,
-        content_hash: row.opt_text()?,
+        content_hash: row.opt_blob()?.map(|bytes| hex(&bytes)),
     })
+}
+
+/// `kind␟name␞kind␟name`, as the memory columns read them.
+fn read_entities(joined: &str) -> Vec<Entity> {
+    if joined.is_empty() {
+        return Vec::new();
+    }
+    joined
+        .split('\u{1e}')
+        .map(|pair| match pair.split_once('\u{1f}') {
+            Some((kind, name)) => Entity { name: name.to_owned(), kind: kind.to_owned() },
+            None => Entity { name: pair.to_owned(), kind: String::new() },
+        })
+        .collect()
 }

@@ -6,19 +6,25 @@
 //! Operations live in one file per table; this file holds the handle, its errors and the
 //! transaction helper.
 
+mod browse;
 mod consolidations;
 pub mod contract;
 mod driver;
+mod entities;
 mod file_check;
 mod jobs;
+mod maintenance;
 mod memories;
 mod meta;
+mod paths;
 mod recall;
 mod rows;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod rusqlite_driver;
 pub mod schema;
+mod search_index;
 mod sources;
+mod upgrade;
 mod usage;
 
 use std::cell::Cell;
@@ -31,8 +37,12 @@ use crate::error::ErrorCode;
 pub use driver::{DriverError, Row, SqlDriver, SqlValue};
 pub use file_check::check_database_bytes;
 pub use jobs::NewJob;
-pub use memories::{MemoryFilter, Removal};
-pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm};
+pub use browse::{InsightPage, MemoryCursor, MemoryPage, MemoryQuery};
+pub use entities::NamesVersion;
+pub use maintenance::{Compaction, Integrity, SizeReport};
+pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
+pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};
+pub use search_index::{keywords, MAX_KEYWORDS};
 pub use usage::UsageRecord;
 
 /// What can go wrong in the store.
@@ -50,7 +60,7 @@ pub enum StoreError {
     Migration { to: u32, reason: String },
     /// A statement failed at run time (e.g. a constraint); the transaction was rolled back.
     #[error("memory database error: {0}")]
-    Sql(#[from] DriverError),
+    Sql(DriverError),
     /// A row holds something the code cannot read (e.g. broken JSON in `entities`).
     #[error("the memory database holds invalid data: {0}")]
     InvalidData(String),
@@ -76,12 +86,30 @@ impl ErrorCode for StoreError {
     }
 }
 
+/// SQLite's words when a page it reads is damaged: the database is corrupt, not the statement.
+const CORRUPTION_WORDS: [&str; 2] = ["database disk image is malformed", "file is not a database"];
+
+impl From<DriverError> for StoreError {
+    fn from(error: DriverError) -> Self {
+        let message = error.to_string();
+        if CORRUPTION_WORDS.iter().any(|words| message.contains(words)) {
+            StoreError::Corrupt(message)
+        } else {
+            StoreError::Sql(error)
+        }
+    }
+}
+
 /// An open memory store.
 pub struct Store<D: SqlDriver> {
     driver: D,
     /// Set by every change, cleared by `export`: tells the host whether a save is due.
     dirty: Cell<bool>,
     in_transaction: Cell<bool>,
+    /// Changes with the entity names, for caches of them (`names_version`).
+    names: entities::NamesCounter,
+    /// The user's offset from UTC, to give an undated memory the local day it was made.
+    utc_offset_minutes: Cell<i32>,
 }
 
 /// Opens the store held in the bytes of a database file (empty = a new store): checks the
@@ -104,18 +132,37 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// `open` with a given migration list; lets tests exercise upgrades.
+    ///
+    /// Opening reads only the header and the schema: a full check of every page
+    /// (`check_integrity`) would block the start for seconds on a large store, so the
+    /// caller runs it later, when nothing waits on it.
     pub fn open_with(driver: D, migrations: &[&str]) -> Result<Self, StoreError> {
         let found = schema::read_version(&driver).map_err(as_corrupt)?;
         if found > migrations.len() as u32 {
             return Err(StoreError::NewerSchema { found, supported: migrations.len() as u32 });
         }
-        let repaired = check_integrity(&driver)?;
         check_ours(&driver, found)?;
-        let store = Store { driver, dirty: Cell::new(repaired), in_transaction: Cell::new(false) };
+        let store = Store {
+            driver,
+            dirty: Cell::new(false),
+            in_transaction: Cell::new(false),
+            names: entities::NamesCounter::new(),
+            utc_offset_minutes: Cell::new(0),
+        };
+        if found == 0 {
+            store.set_up_new_file()?;
+        }
         if schema::migrate(&store.driver, migrations)? != found {
             store.dirty.set(true);
         }
+        store.finish_upgrade().map_err(as_corrupt)?;
         Ok(store)
+    }
+
+    /// The user's offset from UTC now: an undated memory inserted from now on belongs to
+    /// the local day it was made at this offset.
+    pub fn set_utc_offset(&self, minutes: i32) {
+        self.utc_offset_minutes.set(minutes);
     }
 
     /// Whether anything changed since the store was opened or last exported.
@@ -194,44 +241,6 @@ fn as_corrupt(error: StoreError) -> StoreError {
     match error {
         StoreError::Sql(inner) => StoreError::Corrupt(inner.to_string()),
         other => other,
-    }
-}
-
-/// `PRAGMA quick_check` reads every page once: damage shows now, not mid-ingest.
-///
-/// SQLite's check also compares the full-text index with the memories it was made from.
-/// That index is derived data: when it is the only thing that disagrees, it is rebuilt
-/// (and the store marked changed, so the repair is saved) instead of losing the database.
-/// Returns whether it was rebuilt.
-fn check_integrity<D: SqlDriver>(driver: &D) -> Result<bool, StoreError> {
-    let problems = integrity_problems(driver)?;
-    if problems.is_empty() {
-        return Ok(false);
-    }
-    let only_the_index = problems.iter().all(|problem| problem.contains(schema::FULL_TEXT_INDEX));
-    if !only_the_index {
-        return Err(StoreError::Corrupt(problems.join("; ")));
-    }
-    driver
-        .execute_batch(&format!("INSERT INTO {index} ({index}) VALUES ('rebuild')", index = schema::FULL_TEXT_INDEX))
-        .map_err(|error| StoreError::Corrupt(error.to_string()))?;
-    let left = integrity_problems(driver)?;
-    if left.is_empty() {
-        Ok(true)
-    } else {
-        Err(StoreError::Corrupt(left.join("; ")))
-    }
-}
-
-/// What `PRAGMA quick_check` found wrong; empty when it says "ok".
-fn integrity_problems<D: SqlDriver>(driver: &D) -> Result<Vec<String>, StoreError> {
-    let rows = driver.query("PRAGMA quick_check", &[]).map_err(|error| StoreError::Corrupt(error.to_string()))?;
-    let lines: Vec<String> =
-        rows.iter().filter_map(|row| row.first().and_then(SqlValue::as_str)).map(str::to_owned).collect();
-    match lines.first().map(String::as_str) {
-        Some("ok") => Ok(Vec::new()),
-        Some(_) => Ok(lines),
-        None => Err(StoreError::Corrupt("the integrity check gave no answer".into())),
     }
 }
 

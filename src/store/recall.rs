@@ -1,27 +1,33 @@
 //! Candidate memories for a question: by date, by entity, by full text (BM25), the most
 //! recent and the most important — the SQL behind `select`, written once for both drivers.
 //!
-//! Full-text search uses the FTS4 index of schema version 4. FTS4 has no ranking function,
+//! Every candidate query is an index range scan (`memories_by_day`, `memories_by_created`,
+//! `memories_by_importance`, the entity links, the full-text index), so its cost follows
+//! the number of candidates asked for, not the number of memories.
+//!
+//! Full-text search uses the FTS4 index of `search_index`. FTS4 has no ranking function,
 //! so the ranking happens here in Rust: `matchinfo(…, 'pcnalx')` hands back, per row, the
 //! counts Okapi BM25 needs (rows, average and actual column lengths, hits per phrase and
-//! column), and `bm25` turns them into a score. Only row ids and those counts are read for
-//! every match; whole memories are read only for the best `limit`.
+//! column), and `bm25` turns them into a score. The terms a question shares with a large
+//! share of the memories carry almost no weight but would make every question read
+//! thousands of rows, so the most common terms are left out (`fts4aux` tells how many
+//! memories each term is in) until the rest match at most `MAX_TEXT_MATCHES` memories;
+//! the rarest term is always kept. Only row ids and those counts are read for every
+//! match; memories are read only for the best `limit`.
 //!
-//! Candidates are read without their raw text (`raw_text` comes back empty): the prompt
-//! carries summaries, and for years of notes the raw text would be megabytes copied out of
-//! SQLite per question. `Store::get_memory` reads a memory whole.
+//! Candidates are read without their text (`raw_text` comes back empty): the prompt
+//! carries summaries.
 //!
-//! A memory's day is `happened_on` when the model found one, else the local date of
-//! `created_at` at the asker's UTC offset (what a daily note's memory falls back to). The
-//! fallback uses the offset at the time of the question, not the one at ingest: the store
-//! does not keep the latter, and a day's error at a time-zone border is harmless here.
+//! A memory's day is `happened_on` when the model found one, else the local date it was
+//! made (stored as `day` when it was made). For a question about a day, an undated memory
+//! counts by its creation time at the asker's offset, so "today" means the asker's today.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 
 use super::consolidations::{read_consolidation, COLUMNS as INSIGHT_COLUMNS};
-use super::memories::{read_memory, COLUMNS};
+use super::memories::{read_memory, SELECT_CARD};
 use super::rows::{single, to_json};
 use super::schema::FULL_TEXT_INDEX;
 use super::{SqlDriver, SqlValue, Store, StoreError};
@@ -30,19 +36,20 @@ use crate::domain::{Consolidation, Memory, MemoryId};
 
 const MILLIS_PER_DAY: i64 = 86_400_000;
 
-/// A memory's columns for a candidate: all but the raw text, read as "".
-fn candidate_columns() -> String {
-    COLUMNS.replacen("raw_text", "'' AS raw_text", 1)
-}
-
 /// BM25's term-frequency saturation and length normalisation, the usual values.
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// How much a hit counts in each indexed column (summary, raw text, entities, topics):
-/// the summary says what matters, entities and topics are chosen words, the raw text is
-/// long and repeats the summary.
-const COLUMN_WEIGHTS: [f64; 4] = [1.0, 0.5, 1.2, 0.8];
+/// How much a hit counts in each indexed column (summary, words, entities, topics, place):
+/// the summary says what matters (1.5: before version 5 the raw text repeated it, and the
+/// ranking was tuned with that weight), entities and topics are chosen words, the words of
+/// a note are its leftovers, and the place (path and heading) is a title shared by every
+/// memory of a note, so it only breaks ties (more, and one note's memories crowd out the
+/// rest: `npm run bench:recall` loses 0.01 at 4,000 tokens with 0.3).
+const COLUMN_WEIGHTS: [f64; 5] = [1.5, 0.5, 1.2, 0.8, 0.15];
+
+/// The full-text search scores at most this many matches (plus `limit` × 4) per question.
+pub const MAX_TEXT_MATCHES: usize = 3_000;
 
 /// Character counts summed over every memory: enough to tell that the memory lines cannot
 /// all fit a budget without reading them (`select` knows the line format, the store not).
@@ -70,13 +77,19 @@ pub struct ScoredMemory {
 }
 
 impl<D: SqlDriver> Store<D> {
-    /// Sizes of all memories, for deciding cheaply whether they might all fit a budget.
+    /// How many memories there are.
+    pub fn memory_count(&self) -> Result<u64, StoreError> {
+        single(self.query("SELECT count(*) FROM memories", &[])?)?.u64()
+    }
+
+    /// Sizes of all memories, for deciding whether they might all fit a budget. It reads
+    /// every memory: call it only when the count says they might.
     pub fn memory_sizes(&self) -> Result<MemorySizes, StoreError> {
         let rows = self.query(
             "SELECT count(*),
-                    coalesce(sum(length(id) + length(source_path) + coalesce(length(heading) + 1, 0)
-                                 + length(summary) + coalesce(length(happened_on), 7)), 0)
-             FROM memories",
+                    coalesce(sum(length(m.id) + length(p.path) + coalesce(length(m.heading) + 1, 0)
+                                 + length(m.summary) + (CASE m.dated WHEN 1 THEN 10 ELSE 7 END)), 0)
+             FROM memories AS m JOIN paths AS p ON p.id = m.path_id",
             &[],
         )?;
         let mut row = single(rows)?;
@@ -91,45 +104,37 @@ impl<D: SqlDriver> Store<D> {
         utc_offset_minutes: i32,
         limit: u32,
     ) -> Result<Vec<Memory>, StoreError> {
-        let columns = candidate_columns();
         let offset_ms = i64::from(utc_offset_minutes) * 60_000;
         let start = from.to_days() * MILLIS_PER_DAY - offset_ms;
         let end = (to.to_days() + 1) * MILLIS_PER_DAY - offset_ms;
         let rows = self.query(
             &format!(
-                "SELECT {columns} FROM memories WHERE happened_on BETWEEN ?1 AND ?2
-                 UNION ALL
-                 SELECT {columns} FROM memories WHERE happened_on IS NULL AND created_at >= ?3 AND created_at < ?4
-                 ORDER BY importance DESC, created_at DESC, id LIMIT ?5"
+                "{SELECT_CARD}
+                 WHERE (m.day BETWEEN ?1 AND ?2 AND m.dated = 1) OR (m.created_at >= ?3 AND m.created_at < ?4 AND m.dated = 0)
+                 ORDER BY m.importance DESC, m.created_at DESC, m.id LIMIT ?5"
             ),
-            &[from.to_string().into(), to.to_string().into(), start.into(), end.into(), limit.into()],
+            &[from.to_days().into(), to.to_days().into(), start.into(), end.into(), limit.into()],
         )?;
         rows.into_iter().map(read_memory).collect()
     }
 
-    /// Memories about any of `names` (entity names, compared without ASCII case), the
-    /// latest days first (without raw text): questions about people are mostly about the
-    /// recent past, and "the last time I saw …" needs the newest.
-    pub fn memories_about(
-        &self,
-        names: &[String],
-        utc_offset_minutes: i32,
-        limit: u32,
-    ) -> Result<Vec<Memory>, StoreError> {
-        let columns = candidate_columns();
+    /// Memories about any of `names` (entity names, compared without case or diacritics),
+    /// the latest days first (without raw text): questions about people are mostly about
+    /// the recent past, and "the last time I saw …" needs the newest.
+    pub fn memories_about(&self, names: &[String], limit: u32) -> Result<Vec<Memory>, StoreError> {
         if names.is_empty() {
             return Ok(Vec::new());
         }
+        let folded: Vec<String> = names.iter().map(|name| crate::words::fold(name.trim())).collect();
         let rows = self.query(
             &format!(
-                "SELECT {columns} FROM memories AS m
-                 WHERE EXISTS (SELECT 1 FROM json_each(m.entities) AS e
-                               WHERE lower(json_extract(e.value, '$.name'))
-                                     IN (SELECT lower(value) FROM json_each(?1)))
-                 ORDER BY coalesce(happened_on, date(created_at / 1000 + ?2, 'unixepoch')) DESC, created_at DESC, id
-                 LIMIT ?3"
+                "{SELECT_CARD}
+                 WHERE m.key IN (SELECT me.memory_key FROM entities AS e
+                                 JOIN memory_entities AS me ON me.entity_id = e.id
+                                 WHERE e.folded IN (SELECT value FROM json_each(?1)))
+                 ORDER BY m.day DESC, m.created_at DESC, m.key DESC LIMIT ?2"
             ),
-            &[to_json(&names), (i64::from(utc_offset_minutes) * 60).into(), limit.into()],
+            &[to_json(&folded), limit.into()],
         )?;
         rows.into_iter().map(read_memory).collect()
     }
@@ -137,13 +142,14 @@ impl<D: SqlDriver> Store<D> {
     /// Memories matching any of `terms`, best BM25 score first, at most `limit` (without
     /// raw text).
     pub fn search_memories(&self, terms: &[SearchTerm], limit: usize) -> Result<Vec<ScoredMemory>, StoreError> {
-        let Some(expression) = match_expression(terms) else { return Ok(Vec::new()) };
+        let terms = self.searchable_terms(terms, MAX_TEXT_MATCHES + limit * 4)?;
+        let Some(expression) = match_expression(&terms) else { return Ok(Vec::new()) };
         let rows = self.query(
             &format!(
                 "SELECT docid, matchinfo({FULL_TEXT_INDEX}, 'pcnalx') FROM {FULL_TEXT_INDEX}
-                 WHERE {FULL_TEXT_INDEX} MATCH ?1"
+                 WHERE {FULL_TEXT_INDEX} MATCH ?1 ORDER BY docid DESC LIMIT ?2"
             ),
-            &[expression.into()],
+            &[expression.into(), ((MAX_TEXT_MATCHES + limit * 4) as i64).into()],
         )?;
         let mut scored: Vec<(i64, f64)> = Vec::with_capacity(rows.len());
         for row in rows {
@@ -161,48 +167,80 @@ impl<D: SqlDriver> Store<D> {
         if scored.is_empty() {
             return Ok(Vec::new());
         }
-        let docids: Vec<i64> = scored.iter().map(|(docid, _)| *docid).collect();
-        let columns = candidate_columns();
-        let rows = self.query(
-            &format!("SELECT rowid, {columns} FROM memories WHERE rowid IN (SELECT value FROM json_each(?1))"),
-            &[to_json(&docids)],
-        )?;
-        let mut by_rowid: HashMap<i64, Memory> = HashMap::with_capacity(rows.len());
-        for mut row in rows {
-            if row.is_empty() {
-                continue;
-            }
-            let rowid = row.remove(0).as_i64();
+        let keys: Vec<i64> = scored.iter().map(|(key, _)| *key).collect();
+        let rows =
+            self.query(&format!("{SELECT_CARD} WHERE m.key IN (SELECT value FROM json_each(?1))"), &[to_json(&keys)])?;
+        let mut by_key: HashMap<i64, Memory> = HashMap::with_capacity(rows.len());
+        for row in rows {
+            let key = row.first().and_then(SqlValue::as_i64);
             let memory = read_memory(row)?;
-            if let Some(rowid) = rowid {
-                by_rowid.insert(rowid, memory);
+            if let Some(key) = key {
+                by_key.insert(key, memory);
             }
         }
         Ok(scored
             .into_iter()
-            .filter_map(|(docid, score)| by_rowid.remove(&docid).map(|memory| ScoredMemory { memory, score }))
+            .filter_map(|(key, score)| by_key.remove(&key).map(|memory| ScoredMemory { memory, score }))
             .collect())
     }
 
+    /// `terms` without the most common ones, so that the rest match at most about `cap`
+    /// memories; the rarest is always kept.
+    fn searchable_terms(&self, terms: &[SearchTerm], cap: usize) -> Result<Vec<SearchTerm>, StoreError> {
+        let mut counted: Vec<(u64, &SearchTerm)> = Vec::with_capacity(terms.len());
+        for term in terms {
+            counted.push((self.documents_with(term)?, term));
+        }
+        counted.sort_by_key(|(documents, _)| *documents);
+        let mut total = 0u64;
+        let mut kept = Vec::with_capacity(counted.len());
+        for (documents, term) in counted {
+            total += documents;
+            if kept.is_empty() || total <= cap as u64 {
+                kept.push(term.clone());
+            }
+        }
+        Ok(kept)
+    }
+
+    /// How many memories a term's rarest word is in (its prefix's words, for a prefix term).
+    fn documents_with(&self, term: &SearchTerm) -> Result<u64, StoreError> {
+        let words = search_words(&term.text);
+        let mut fewest: Option<u64> = None;
+        for (index, word) in words.iter().enumerate() {
+            let prefix = term.prefix && index + 1 == words.len();
+            let rows = if prefix {
+                let mut end = word.clone();
+                end.push(char::MAX);
+                self.query(
+                    "SELECT coalesce(sum(documents), 0) FROM memories_terms WHERE col = '*' AND term >= ?1 AND term < ?2",
+                    &[word.as_str().into(), end.into()],
+                )?
+            } else {
+                self.query(
+                    "SELECT coalesce(sum(documents), 0) FROM memories_terms WHERE col = '*' AND term = ?1",
+                    &[word.as_str().into()],
+                )?
+            };
+            let documents = single(rows)?.u64()?;
+            fewest = Some(fewest.map_or(documents, |fewest| fewest.min(documents)));
+        }
+        Ok(fewest.unwrap_or(0))
+    }
+
     /// The memories of the latest days, newest first (without raw text).
-    pub fn recent_memories(&self, utc_offset_minutes: i32, limit: u32) -> Result<Vec<Memory>, StoreError> {
-        let columns = candidate_columns();
+    pub fn recent_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let rows = self.query(
-            &format!(
-                "SELECT {columns} FROM memories
-                 ORDER BY coalesce(happened_on, date(created_at / 1000 + ?1, 'unixepoch')) DESC, created_at DESC, id
-                 LIMIT ?2"
-            ),
-            &[(i64::from(utc_offset_minutes) * 60).into(), limit.into()],
+            &format!("{SELECT_CARD} ORDER BY m.day DESC, m.created_at DESC, m.key DESC LIMIT ?1"),
+            &[limit.into()],
         )?;
         rows.into_iter().map(read_memory).collect()
     }
 
     /// The most important memories, newer first among equals (without raw text).
     pub fn important_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
-        let columns = candidate_columns();
         let rows = self.query(
-            &format!("SELECT {columns} FROM memories ORDER BY importance DESC, created_at DESC, id LIMIT ?1"),
+            &format!("{SELECT_CARD} ORDER BY m.importance DESC, m.created_at DESC, m.key DESC LIMIT ?1"),
             &[limit.into()],
         )?;
         rows.into_iter().map(read_memory).collect()
@@ -215,30 +253,21 @@ impl<D: SqlDriver> Store<D> {
         }
         let rows = self.query(
             &format!(
-                "SELECT {INSIGHT_COLUMNS} FROM consolidations AS c
-                 WHERE EXISTS (SELECT 1 FROM json_each(c.memory_ids) AS cited
-                               WHERE cited.value IN (SELECT value FROM json_each(?1)))
+                "SELECT {INSIGHT_COLUMNS} FROM consolidations
+                 WHERE key IN (SELECT s.insight_key FROM memories AS m
+                               JOIN insight_sources AS s ON s.memory_key = m.key
+                               WHERE m.id IN (SELECT value FROM json_each(?1)))
                  ORDER BY created_at DESC, id"
             ),
             &[to_json(&ids)],
         )?;
         rows.into_iter().map(read_consolidation).collect()
     }
+}
 
-    /// Every entity name the memories mention, once per spelling, most used first.
-    pub fn entity_names(&self) -> Result<Vec<String>, StoreError> {
-        let rows = self.query(
-            "SELECT json_extract(e.value, '$.name') AS name, count(*) AS uses
-             FROM memories AS m, json_each(m.entities) AS e
-             WHERE json_type(e.value, '$.name') = 'text'
-             GROUP BY name ORDER BY uses DESC, name",
-            &[],
-        )?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|row| row.into_iter().next().and_then(|v| v.as_str().map(str::to_owned)))
-            .collect())
-    }
+/// The words of a search term as the index holds them: lower case, letters and digits.
+fn search_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).map(|word| word.to_lowercase()).collect()
 }
 
 /// `"alice nguyen" OR "meet*"`: one quoted phrase per term, or `None` when no term has a

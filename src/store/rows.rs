@@ -70,6 +70,21 @@ impl RowReader {
         }
     }
 
+    pub fn opt_blob(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.next()? {
+            SqlValue::Null => Ok(None),
+            SqlValue::Blob(bytes) => Ok(Some(bytes)),
+            other => Err(self.invalid("a blob or null", &other)),
+        }
+    }
+
+    pub fn blob(&mut self) -> Result<Vec<u8>, StoreError> {
+        match self.next()? {
+            SqlValue::Blob(bytes) => Ok(bytes),
+            other => Err(self.invalid("a blob", &other)),
+        }
+    }
+
     pub fn f64(&mut self) -> Result<f64, StoreError> {
         let value = self.next()?;
         value.as_f64().ok_or_else(|| self.invalid("a number", &value))

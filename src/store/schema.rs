@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -140,12 +140,143 @@ END;
 INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
 "#;
 
+/// Version 5: a compact store for years of notes (the tables of versions 1–4 are read once
+/// by `upgrade::finish_version_5`, which then drops them).
+///
+/// - A memory of a note no longer keeps the note's text: the vault has it. Only selections
+///   and typed text, which have no other home, keep theirs (`text`); a note's memory keeps
+///   a few of the chunk's own words (`keywords`) for the full-text search.
+/// - Paths are stored once (`paths`), so a note's memories, its source record and a rename
+///   touch one row; entity names are stored once (`entities`) and linked per memory
+///   (`memory_entities`), which also makes "memories about Alice" an index lookup.
+/// - A memory's day (`day`, days since 1970-01-01: when it happened, else the local day it
+///   was made) and its importance (thousandths) are indexed columns, so the candidates of a
+///   question are index range scans, not passes over every memory.
+/// - Insights are linked to the memories they cite (`insight_sources`), so the orphan fix
+///   and "insights over these memories" are lookups instead of `json_each` over every insight.
+/// - Every table a full-text index or a link points into has an `INTEGER PRIMARY KEY`, so
+///   `VACUUM` (which renumbers implicit rowids) can run.
+/// - The full-text index reads its text from the view `memory_search` (external content):
+///   no text is stored twice. The store keeps it in step explicitly (`store::search_index`).
+/// - Done jobs are deleted when they finish.
+const V5: &str = r#"
+DROP TRIGGER memories_fts_before_delete;
+DROP TRIGGER memories_fts_before_update;
+DROP TRIGGER memories_fts_after_update;
+DROP TRIGGER memories_fts_after_insert;
+DROP TABLE memories_fts;
+DROP INDEX memories_by_source;
+DROP INDEX memories_unconsolidated;
+DROP INDEX memories_by_happened;
+DROP INDEX memories_by_created;
+DROP INDEX memories_by_content;
+DROP INDEX consolidations_by_created;
+ALTER TABLE memories RENAME TO legacy_memories;
+ALTER TABLE consolidations RENAME TO legacy_consolidations;
+ALTER TABLE sources RENAME TO legacy_sources;
+DELETE FROM jobs WHERE state = 'done';
+
+CREATE TABLE paths (
+    id   INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE sources (
+    path_id    INTEGER PRIMARY KEY REFERENCES paths (id),
+    mtime      INTEGER NOT NULL,
+    size       INTEGER NOT NULL,
+    sha256     BLOB NOT NULL,
+    updated_at INTEGER NOT NULL,
+    skipped    TEXT
+);
+
+CREATE TABLE memories (
+    key          INTEGER PRIMARY KEY,
+    id           TEXT NOT NULL UNIQUE,
+    path_id      INTEGER NOT NULL REFERENCES paths (id),
+    kind         INTEGER NOT NULL CHECK (kind IN (0, 1, 2)),
+    heading      TEXT,
+    line_start   INTEGER,
+    line_end     INTEGER,
+    summary      TEXT NOT NULL CHECK (length(summary) > 0),
+    topics       TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(topics)),
+    text         TEXT,
+    keywords     TEXT,
+    importance   INTEGER NOT NULL CHECK (importance BETWEEN 0 AND 1000),
+    day          INTEGER NOT NULL,
+    dated        INTEGER NOT NULL CHECK (dated IN (0, 1)),
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    consolidated INTEGER NOT NULL DEFAULT 0 CHECK (consolidated IN (0, 1)),
+    content_hash BLOB
+);
+CREATE INDEX memories_by_path ON memories (path_id);
+CREATE INDEX memories_by_day ON memories (day, created_at);
+CREATE INDEX memories_by_created ON memories (created_at);
+CREATE INDEX memories_by_importance ON memories (importance, created_at);
+CREATE INDEX memories_waiting ON memories (created_at) WHERE consolidated = 0;
+
+CREATE TABLE entities (
+    id     INTEGER PRIMARY KEY,
+    name   TEXT NOT NULL,
+    kind   TEXT NOT NULL,
+    folded TEXT NOT NULL,
+    uses   INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (name, kind)
+);
+CREATE INDEX entities_by_folded ON entities (folded);
+
+CREATE TABLE memory_entities (
+    memory_key INTEGER NOT NULL,
+    position   INTEGER NOT NULL,
+    entity_id  INTEGER NOT NULL,
+    PRIMARY KEY (memory_key, position)
+) WITHOUT ROWID;
+CREATE INDEX memory_entities_by_entity ON memory_entities (entity_id);
+
+CREATE TABLE consolidations (
+    key         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    memory_ids  TEXT NOT NULL CHECK (json_valid(memory_ids)),
+    insight     TEXT NOT NULL CHECK (length(insight) > 0),
+    connections TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(connections)),
+    created_at  INTEGER NOT NULL
+);
+CREATE INDEX consolidations_by_created ON consolidations (created_at);
+
+CREATE TABLE insight_sources (
+    memory_key  INTEGER NOT NULL,
+    insight_key INTEGER NOT NULL,
+    PRIMARY KEY (memory_key, insight_key)
+) WITHOUT ROWID;
+
+CREATE VIEW memory_search AS
+SELECT m.key AS rowid,
+       m.summary AS summary,
+       coalesce(m.text, m.keywords, '') AS words,
+       coalesce((SELECT group_concat(name, ' ') FROM
+                   (SELECT e.name AS name FROM memory_entities AS me JOIN entities AS e ON e.id = me.entity_id
+                    WHERE me.memory_key = m.key ORDER BY me.position)), '') AS entities,
+       m.topics AS topics,
+       p.path || coalesce(' ' || m.heading, '') AS place
+FROM memories AS m JOIN paths AS p ON p.id = m.path_id;
+
+CREATE VIRTUAL TABLE memories_fts USING fts4(
+    content="memory_search", summary, words, entities, topics, place,
+    tokenize=unicode61 "remove_diacritics=2"
+);
+CREATE VIRTUAL TABLE memories_terms USING fts4aux(memories_fts);
+"#;
+
 /// The full-text index of memories (version 4 on); derived from `memories`, rebuilt at will.
 pub const FULL_TEXT_INDEX: &str = "memories_fts";
 
 /// The tables every Memory Agent database has from version 1 on; used to tell ours from
 /// any other SQLite file.
 pub const TABLES: &[&str] = &["memories", "consolidations", "sources", "jobs", "meta"];
+
+/// The tables of versions 1–4 that version 5 reads once and drops (`upgrade`).
+pub const LEGACY_TABLES: &[&str] = &["legacy_memories", "legacy_consolidations", "legacy_sources"];
 
 /// The version this build writes.
 pub fn supported_version() -> u32 {

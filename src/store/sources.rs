@@ -5,40 +5,46 @@ use super::memories::Removal;
 use super::rows::RowReader;
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::{Source, SourceKind};
+use crate::hash::{hex, unhex};
 
-const COLUMNS: &str = "path, mtime, size, sha256, updated_at, skipped";
+/// A source's columns, in the order `read_source` reads them.
+const SELECT: &str = "SELECT p.path, s.mtime, s.size, s.sha256, s.updated_at, s.skipped
+     FROM sources AS s JOIN paths AS p ON p.id = s.path_id";
 
 impl<D: SqlDriver> Store<D> {
     /// Records (or updates) what was last remembered of a file.
     pub fn upsert_source(&self, source: &Source) -> Result<(), StoreError> {
         let size = i64::try_from(source.size)
             .map_err(|_| StoreError::InvalidInput(format!("size {} is too large", source.size)))?;
-        self.change(
-            &format!(
-                "INSERT INTO sources ({COLUMNS}) VALUES (?,?,?,?,?,?)
-                 ON CONFLICT (path) DO UPDATE SET mtime = excluded.mtime, size = excluded.size,
-                    sha256 = excluded.sha256, updated_at = excluded.updated_at, skipped = excluded.skipped"
-            ),
-            &[
-                source.path.as_str().into(),
-                source.mtime.into(),
-                size.into(),
-                source.sha256.as_str().into(),
-                source.updated_at.into(),
-                source.skipped.clone().into(),
-            ],
-        )?;
-        Ok(())
+        let sha256 = unhex(&source.sha256)
+            .ok_or_else(|| StoreError::InvalidInput(format!("sha256 `{}` is not hex", source.sha256)))?;
+        self.transaction(|store| {
+            let path_id = store.path_id(&source.path)?;
+            store.change(
+                "INSERT INTO sources (path_id, mtime, size, sha256, updated_at, skipped) VALUES (?,?,?,?,?,?)
+                 ON CONFLICT (path_id) DO UPDATE SET mtime = excluded.mtime, size = excluded.size,
+                    sha256 = excluded.sha256, updated_at = excluded.updated_at, skipped = excluded.skipped",
+                &[
+                    path_id.into(),
+                    source.mtime.into(),
+                    size.into(),
+                    SqlValue::Blob(sha256),
+                    source.updated_at.into(),
+                    source.skipped.clone().into(),
+                ],
+            )?;
+            Ok(())
+        })
     }
 
     pub fn get_source(&self, path: &str) -> Result<Option<Source>, StoreError> {
-        let rows = self.query(&format!("SELECT {COLUMNS} FROM sources WHERE path = ?"), &[path.into()])?;
+        let rows = self.query(&format!("{SELECT} WHERE p.path = ?"), &[path.into()])?;
         rows.into_iter().next().map(read_source).transpose()
     }
 
     /// Every known source, by path.
     pub fn list_sources(&self) -> Result<Vec<Source>, StoreError> {
-        let rows = self.query(&format!("SELECT {COLUMNS} FROM sources ORDER BY path"), &[])?;
+        let rows = self.query(&format!("{SELECT} ORDER BY p.path"), &[])?;
         rows.into_iter().map(read_source).collect()
     }
 
@@ -46,7 +52,7 @@ impl<D: SqlDriver> Store<D> {
     /// path: lets the host read thousands of sources in pages, yielding between them.
     pub fn list_sources_page(&self, after: Option<&str>, limit: u32) -> Result<Vec<Source>, StoreError> {
         let rows = self.query(
-            &format!("SELECT {COLUMNS} FROM sources WHERE (?1 IS NULL OR path > ?1) ORDER BY path LIMIT ?2"),
+            &format!("{SELECT} WHERE (?1 IS NULL OR p.path > ?1) ORDER BY p.path LIMIT ?2"),
             &[after.into(), limit.into()],
         )?;
         rows.into_iter().map(read_source).collect()
@@ -56,16 +62,19 @@ impl<D: SqlDriver> Store<D> {
     /// Selections and typed text taken from it stay: the user asked for those explicitly.
     pub fn remove_source(&self, path: &str) -> Result<Removal, StoreError> {
         self.transaction(|store| {
+            let Some(path_id) = store.find_path_id(path)? else { return Ok(Removal::default()) };
             let ids: Vec<_> =
                 store.memories_of_source(path, SourceKind::Note)?.into_iter().map(|memory| memory.id).collect();
             let removal = store.remove_memories(&ids)?;
-            store.change("DELETE FROM sources WHERE path = ?", &[path.into()])?;
+            store.change("DELETE FROM sources WHERE path_id = ?", &[path_id.into()])?;
+            store.drop_path_if_unused(path_id)?;
             Ok(removal)
         })
     }
 
     /// The file was renamed: its record and every memory taken from it move along, with
-    /// no model call. Whatever was recorded under the new path is replaced.
+    /// no model call. Whatever was recorded under the new path is replaced. The path is
+    /// part of what the full-text index reads, so the moved memories are indexed again.
     pub fn rename_source(&self, old_path: &str, new_path: &str, now: i64) -> Result<(), StoreError> {
         if old_path == new_path {
             return Ok(());
@@ -74,14 +83,37 @@ impl<D: SqlDriver> Store<D> {
             if store.get_source(new_path)?.is_some() {
                 store.remove_source(new_path)?;
             }
-            store.change(
-                "UPDATE sources SET path = ?, updated_at = ? WHERE path = ?",
-                &[new_path.into(), now.into(), old_path.into()],
-            )?;
-            store.change(
-                "UPDATE memories SET source_path = ?, updated_at = ? WHERE source_path = ?",
-                &[new_path.into(), now.into(), old_path.into()],
-            )?;
+            let Some(old_id) = store.find_path_id(old_path)? else { return Ok(()) };
+            let keys: Vec<i64> = store
+                .query("SELECT key FROM memories WHERE path_id = ?", &[old_id.into()])?
+                .into_iter()
+                .map(|row| RowReader::new(row).i64())
+                .collect::<Result<_, _>>()?;
+            for key in &keys {
+                store.unindex_memory(*key)?;
+            }
+            match store.find_path_id(new_path)? {
+                // Selections of a note once at the new path keep their id; ours join them.
+                Some(new_id) => {
+                    store.change(
+                        "UPDATE sources SET path_id = ?, updated_at = ? WHERE path_id = ?",
+                        &[new_id.into(), now.into(), old_id.into()],
+                    )?;
+                    store.change(
+                        "UPDATE memories SET path_id = ?, updated_at = ? WHERE path_id = ?",
+                        &[new_id.into(), now.into(), old_id.into()],
+                    )?;
+                    store.drop_path_if_unused(old_id)?;
+                }
+                None => {
+                    store.change("UPDATE paths SET path = ? WHERE id = ?", &[new_path.into(), old_id.into()])?;
+                    store.change("UPDATE sources SET updated_at = ? WHERE path_id = ?", &[now.into(), old_id.into()])?;
+                    store.change("UPDATE memories SET updated_at = ? WHERE path_id = ?", &[now.into(), old_id.into()])?;
+                }
+            }
+            for key in &keys {
+                store.index_memory(*key)?;
+            }
             Ok(())
         })
     }
@@ -93,7 +125,7 @@ fn read_source(row: Vec<SqlValue>) -> Result<Source, StoreError> {
         path: row.text()?,
         mtime: row.i64()?,
         size: row.u64()?,
-        sha256: row.text()?,
+        sha256: hex(&row.blob()?),
         updated_at: row.i64()?,
         skipped: row.opt_text()?,
     })

@@ -37,7 +37,7 @@ mod bench {
 
     use memory_agent::calendar::CalendarDate;
     use memory_agent::domain::Memory;
-    use memory_agent::select::{insight_line, line_cost, select_context, DateOrder, SelectionRequest};
+    use memory_agent::select::{insight_line, line_cost, select_context, DateOrder, NameCache, SelectionRequest};
     use memory_agent::store::rusqlite_driver::RusqliteDriver;
     use memory_agent::store::Store;
     use memory_agent::tokens::estimate_tokens;
@@ -98,6 +98,8 @@ mod bench {
             .map_err(|error| error.to_string())?;
         let by_recency = newest_first(&memories);
         let show_misses = args.iter().any(|arg| arg == "--misses");
+        // As the engine does: the names are prepared once and kept while they do not change.
+        let names = NameCache::new();
 
         let mut overall: BTreeMap<usize, Figures> = BTreeMap::new();
         let mut categories: BTreeMap<String, BTreeMap<usize, Figures>> = BTreeMap::new();
@@ -106,7 +108,7 @@ mod bench {
             #[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
             let started = std::time::Instant::now();
             for question in &questions {
-                let (recall, tokens, plan) = select_recall(&store, question, date_order, budget)?;
+                let (recall, tokens, plan) = select_recall(&store, &names, question, date_order, budget)?;
                 if show_misses && recall < 1.0 {
                     println!(
                         "miss at {budget}: {} {:?} recall {recall:.2} plan {plan}",
@@ -137,6 +139,7 @@ mod bench {
     /// plan, after checking the tokens independently against the budget.
     fn select_recall(
         store: &Store<RusqliteDriver>,
+        names: &NameCache,
         question: &Question,
         date_order: DateOrder,
         budget: usize,
@@ -147,6 +150,7 @@ mod bench {
             utc_offset_minutes: question.utc_offset_minutes,
             date_order,
             budget_tokens: budget,
+            names,
         };
         let selection =
             select_context(store, &request).map_err(|error| format!("question {}: {error}", question.id))?;

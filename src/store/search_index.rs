@@ -1,0 +1,132 @@
+//! The full-text index of memories (FTS4, external content): what it indexes, and keeping
+//! it in step with the rows it reads from.
+//!
+//! The index reads each memory's text from the view `memory_search` (schema version 5): the
+//! summary, the words (a selection's text, or a note chunk's keywords), the entity names,
+//! the topics and the place (path and heading). Nothing is stored twice. FTS4 removes a row
+//! by reading what it indexed from that view, so a memory leaves the index *before* any of
+//! those columns change or go, and enters it again after; the store does this explicitly
+//! (`index_memory`, `unindex_memory`) in the same transaction as the change.
+//!
+//! A note's own text stays in the vault. What the index needs of it are the words a
+//! question might use that the summary, entities, topics and headings do not already
+//! carry: `keywords` keeps the chunk's most frequent such words, a few dozen bytes.
+
+use std::collections::{HashMap, HashSet};
+
+use super::schema::FULL_TEXT_INDEX;
+use super::{SqlDriver, Store, StoreError};
+use crate::domain::Memory;
+use crate::words::{fold, is_stop_word, words, Script};
+
+/// At most this many words of a note chunk are kept for the full-text search.
+pub const MAX_KEYWORDS: usize = 16;
+
+impl<D: SqlDriver> Store<D> {
+    /// Enters the memory `key` in the full-text index (after it was inserted or changed).
+    pub(super) fn index_memory(&self, key: i64) -> Result<(), StoreError> {
+        self.change(
+            &format!(
+                "INSERT INTO {FULL_TEXT_INDEX} (docid, summary, words, entities, topics, place)
+                 SELECT rowid, summary, words, entities, topics, place FROM memory_search WHERE rowid = ?"
+            ),
+            &[key.into()],
+        )?;
+        Ok(())
+    }
+
+    /// Takes the memory `key` out of the full-text index (before it changes or goes).
+    pub(super) fn unindex_memory(&self, key: i64) -> Result<(), StoreError> {
+        self.change(&format!("DELETE FROM {FULL_TEXT_INDEX} WHERE docid = ?"), &[key.into()])?;
+        Ok(())
+    }
+
+    /// Rebuilds the whole index from the memories (it is derived data).
+    pub(super) fn rebuild_index(&self) -> Result<(), StoreError> {
+        self.driver
+            .execute_batch(&format!("INSERT INTO {FULL_TEXT_INDEX} ({FULL_TEXT_INDEX}) VALUES ('rebuild')"))?;
+        self.dirty.set(true);
+        Ok(())
+    }
+}
+
+/// The words of a note memory's text worth searching besides what its summary, entities,
+/// topics and place already say: content words (no stop words, numbers or one-letter
+/// words), most frequent first, then in order of appearance; `None` when there are none.
+pub fn keywords(memory: &Memory) -> Option<String> {
+    let mut known: HashSet<String> = HashSet::new();
+    let mut add_known = |text: &str| known.extend(words(text).into_iter().map(|word| word.folded));
+    add_known(&memory.summary);
+    add_known(&memory.source_path);
+    memory.position.heading.as_deref().map(&mut add_known);
+    memory.entities.iter().for_each(|entity| add_known(&entity.name));
+    memory.topics.iter().for_each(|topic| add_known(topic));
+    let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
+    for (position, word) in words(&memory.raw_text).into_iter().enumerate() {
+        let content = word.folded.chars().count() >= 2
+            && word.number().is_none()
+            && !word.folded.chars().all(|c| c.is_ascii_digit())
+            && !is_stop_word(&word, Script::Other, 0)
+            && !known.contains(&word.folded);
+        if content {
+            counts.entry(fold(&word.lower)).or_insert((0, position)).0 += 1;
+        }
+    }
+    let mut ranked: Vec<(String, (usize, usize))> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.1 .1.cmp(&b.1 .1)));
+    ranked.truncate(MAX_KEYWORDS);
+    (!ranked.is_empty()).then(|| ranked.into_iter().map(|(word, _)| word).collect::<Vec<_>>().join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Entity, MemoryId, Position, SourceKind};
+
+    fn note(text: &str, summary: &str) -> Memory {
+        Memory {
+            id: MemoryId("m".into()),
+            source_path: "Projects/Apollo.md".into(),
+            source_kind: SourceKind::Note,
+            position: Position { heading: Some("Kickoff".into()), line_start: None, line_end: None },
+            raw_text: text.into(),
+            summary: summary.into(),
+            entities: vec![Entity { name: "Alice Nguyen".into(), kind: "person".into() }],
+            topics: vec!["launch".into()],
+            importance: 0.5,
+            happened_on: None,
+            created_at: 0,
+            updated_at: 0,
+            consolidated: false,
+            content_hash: None,
+        }
+    }
+
+    #[test]
+    fn keywords_are_the_frequent_content_words_nothing_else_carries() {
+        let memory = note(
+            "# Kickoff\nAlice Nguyen and the telescope: the telescope mirror, the mirror coating, \
+             the launch in 2026 on pad 39. Thermal tests!",
+            "Alice planned the Apollo launch.",
+        );
+        let found = keywords(&memory).unwrap_or_default();
+        let found: Vec<&str> = found.split(' ').collect();
+        assert_eq!(&found[..2], &["telescope", "mirror"], "most frequent first: {found:?}");
+        for gone in ["kickoff", "alice", "nguyen", "the", "launch", "2026", "39", "apollo"] {
+            assert!(!found.contains(&gone), "{gone} is stop word, number or already indexed: {found:?}");
+        }
+        assert!(found.contains(&"coating") && found.contains(&"thermal"), "{found:?}");
+        assert!(found.len() <= MAX_KEYWORDS);
+    }
+
+    #[test]
+    fn keywords_are_capped_folded_and_absent_for_empty_text() {
+        let long: String = (0..100).map(|n| format!("word{} ", char::from(b'a' + (n % 26) as u8))).collect();
+        let long = format!("{long} Đặng Ngân");
+        let found = keywords(&note(&long, "S.")).unwrap_or_default();
+        assert_eq!(found.split(' ').count(), MAX_KEYWORDS);
+        assert!(keywords(&note("", "S.")).is_none());
+        assert!(keywords(&note("the and of 12 34", "S.")).is_none());
+        assert_eq!(keywords(&note("Đặng Ngân", "S.")).as_deref(), Some("dang ngan"));
+    }
+}
