@@ -4,7 +4,9 @@
 
 use memory_agent::calendar::CalendarDate;
 use memory_agent::domain::{Consolidation, ConsolidationId, Entity, Memory, MemoryId, Position, SourceKind};
-use memory_agent::select::{insight_line, line_cost, select_context, DateOrder, NameCache, Selection, SelectionRequest};
+use memory_agent::select::{
+    insight_line, line_cost, select_context, DateOrder, NameCache, Selection, SelectionRequest,
+};
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::Store;
 use memory_agent::tokens::estimate_tokens;

@@ -23,11 +23,11 @@ use super::dates::is_date_word;
 use super::lines::{insight_line, memory_line};
 use super::pack::{pack, Packed};
 use super::plan::{plan_query, DateOrder, NameCache, QueryPlan};
-use crate::words::{fold, is_stop_word, words, Script, Word};
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId};
 use crate::store::{MemoryFilter, MemorySizes, SearchTerm, SqlDriver, Store, StoreError};
 use crate::tokens::estimate_tokens;
+use crate::words::{fold, is_stop_word, words, Script, Word};
 
 /// Everything the selection needs besides the store.
 #[derive(Debug, Clone)]

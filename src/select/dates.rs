@@ -8,8 +8,8 @@
 //! Tuesday" the most recent Tuesday before today — people ask their memory about the past.
 
 use super::plan::DateOrder;
-use crate::words::Word;
 use crate::calendar::{days_in_month, CalendarDate};
+use crate::words::Word;
 
 /// First and last day, inclusive.
 pub type DateRange = (CalendarDate, CalendarDate);

@@ -14,9 +14,9 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::dates::{find_dates, is_date_word, DateRange, DATE_PREPOSITIONS};
-use crate::words::{is_stop_word, script, words, Script, Word};
 use crate::calendar::CalendarDate;
 use crate::store::{NamesVersion, SqlDriver, Store, StoreError};
+use crate::words::{is_stop_word, script, words, Script, Word};
 
 /// How the user writes numeric dates: `1/2/2026` is 1 February (`DayMonth`) or 2 January
 /// (`MonthDay`). ISO dates (`2026-02-01`) read the same either way.

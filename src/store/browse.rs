@@ -155,7 +155,8 @@ fn filters(query: &MemoryQuery) -> Result<(Vec<String>, Vec<SqlValue>), StoreErr
         params.push(value);
         params.len()
     };
-    let filled = |value: &Option<String>| value.as_deref().map(str::trim).filter(|value| !value.is_empty()).map(str::to_owned);
+    let filled =
+        |value: &Option<String>| value.as_deref().map(str::trim).filter(|value| !value.is_empty()).map(str::to_owned);
     if let Some(text) = filled(&query.text) {
         match all_words_expression(&text) {
             Some(expression) => {
@@ -206,7 +207,11 @@ fn all_words_expression(text: &str) -> Option<String> {
         .into_iter()
         .flat_map(|word| {
             // A word such as `1/2/2026` is several words to the index.
-            word.lower.split(|c: char| !c.is_alphanumeric()).filter(|part| !part.is_empty()).map(str::to_owned).collect::<Vec<_>>()
+            word.lower
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|part| !part.is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
         })
         .map(|word| format!("\"{word}*\""))
         .collect();

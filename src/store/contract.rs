@@ -8,15 +8,15 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::browse::MemoryQuery;
+use super::driver::SqlValue;
 use super::memories::MemoryFilter;
 use super::{open_from_bytes, schema, DriverError, NewJob, SearchTerm, SqlDriver, Store, StoreError};
-use crate::hash::sha256_hex;
 use crate::calendar::CalendarDate;
-use super::driver::SqlValue;
 use crate::domain::{
     Connection, Consolidation, ConsolidationId, Entity, JobKind, JobState, Memory, MemoryId, Position, Source,
     SourceKind, TokenUsage,
 };
+use crate::hash::sha256_hex;
 
 /// How the suite gets databases from a driver.
 pub trait DriverFactory {
@@ -814,16 +814,12 @@ fn candidates<F: DriverFactory>(factory: &F) -> Outcome {
     // Names compare without diacritics.
     ensure_eq!(about(&["Álice"])?, vec!["dated", "undated"]);
     ensure_eq!(about(&[])?, Vec::<String>::new());
-    let recent: Vec<String> =
-        store.recent_memories(2).map_err(text)?.into_iter().map(|memory| memory.id.0).collect();
+    let recent: Vec<String> = store.recent_memories(2).map_err(text)?.into_iter().map(|memory| memory.id.0).collect();
     ensure_eq!(recent, vec!["dated", "undated"]);
     let important: Vec<String> =
         store.important_memories(2).map_err(text)?.into_iter().map(|memory| memory.id.0).collect();
     ensure_eq!(important, vec!["older", "undated"]);
-    ensure!(
-        store.recent_memories(10).map_err(text)?.iter().all(|memory| memory.raw_text.is_empty()),
-        "raw text read"
-    );
+    ensure!(store.recent_memories(10).map_err(text)?.iter().all(|memory| memory.raw_text.is_empty()), "raw text read");
     Ok(())
 }
 
@@ -978,11 +974,15 @@ fn browse_pages<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(filtered(by("GARD num"))?, (vec!["m2".into(), "m1".into(), "m0".into()], Some(3)));
     ensure_eq!(filtered(by("garden taxes"))?.0.len(), 0);
     ensure_eq!(filtered(by("?!"))?.0.len(), 0);
-    ensure_eq!(filtered(MemoryQuery { source: Some("home/".into()), ..MemoryQuery::default() })?.0, vec!["m5", "m3", "m1"]);
+    ensure_eq!(
+        filtered(MemoryQuery { source: Some("home/".into()), ..MemoryQuery::default() })?.0,
+        vec!["m5", "m3", "m1"]
+    );
     ensure_eq!(filtered(MemoryQuery { entity: Some("thuy".into()), ..MemoryQuery::default() })?.0, vec!["m4"]);
     ensure_eq!(filtered(MemoryQuery { topic: Some("ngân".into()), ..MemoryQuery::default() })?.0, vec!["m4"]);
     ensure_eq!(filtered(MemoryQuery { source: Some("%".into()), ..MemoryQuery::default() })?.0.len(), 0);
-    let dates = MemoryQuery { from: Some("2026-03-02".into()), to: Some("2026-03-03".into()), ..MemoryQuery::default() };
+    let dates =
+        MemoryQuery { from: Some("2026-03-02".into()), to: Some("2026-03-03".into()), ..MemoryQuery::default() };
     ensure_eq!(filtered(dates)?, (vec!["m2".into(), "m1".into()], Some(2)));
     let bad = MemoryQuery { from: Some("March".into()), ..MemoryQuery::default() };
     ensure!(matches!(store.browse_memories(&bad), Err(StoreError::InvalidInput(_))), "a bad date was accepted");
@@ -994,7 +994,8 @@ fn browse_pages<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!((first.insights.len(), first.total), (2, 3));
     let rest = store.browse_insights(first.next, 2).map_err(text)?;
     ensure_eq!((rest.insights.len(), rest.next), (1, None));
-    let mut all: Vec<String> = first.insights.iter().chain(&rest.insights).map(|insight| insight.id.0.clone()).collect();
+    let mut all: Vec<String> =
+        first.insights.iter().chain(&rest.insights).map(|insight| insight.id.0.clone()).collect();
     all.sort();
     ensure_eq!(all, vec!["c0", "c1", "c2"]);
     Ok(())
@@ -1040,7 +1041,10 @@ fn upgrade_from_version_4<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(upgraded.memories_about(&["alice".into()], 10).map_err(text)?.len(), 2);
     ensure_eq!(upgraded.insights_citing_any(&[MemoryId("m2".into())]).map_err(text)?.len(), 1);
     ensure_eq!(upgraded.list_sources().map_err(text)?.len(), 2);
-    ensure_eq!(upgraded.get_source("big.md").map_err(text)?.and_then(|source| source.skipped), Some("too large".into()));
+    ensure_eq!(
+        upgraded.get_source("big.md").map_err(text)?.and_then(|source| source.skipped),
+        Some("too large".into())
+    );
     ensure_eq!(upgraded.list_jobs(None).map_err(text)?.len(), 1);
     let tables = upgraded
         .driver

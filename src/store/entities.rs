@@ -75,10 +75,8 @@ impl<D: SqlDriver> Store<D> {
 
     /// Every entity name the memories mention, once per spelling, most used first.
     pub fn entity_names(&self) -> Result<Vec<String>, StoreError> {
-        let rows = self.query(
-            "SELECT name FROM entities WHERE uses > 0 GROUP BY name ORDER BY sum(uses) DESC, name",
-            &[],
-        )?;
+        let rows =
+            self.query("SELECT name FROM entities WHERE uses > 0 GROUP BY name ORDER BY sum(uses) DESC, name", &[])?;
         rows.into_iter().map(|row| RowReader::new(row).text()).collect()
     }
 

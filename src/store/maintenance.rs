@@ -79,8 +79,13 @@ impl<D: SqlDriver> Store<D> {
 
     /// Pages in the file and how many are free.
     pub fn size_report(&self) -> Result<SizeReport, StoreError> {
-        let pragma = |name: &str| -> Result<u64, StoreError> { single(self.query(&format!("PRAGMA {name}"), &[])?)?.u64() };
-        Ok(SizeReport { page_size: pragma("page_size")?, pages: pragma("page_count")?, free_pages: pragma("freelist_count")? })
+        let pragma =
+            |name: &str| -> Result<u64, StoreError> { single(self.query(&format!("PRAGMA {name}"), &[])?)?.u64() };
+        Ok(SizeReport {
+            page_size: pragma("page_size")?,
+            pages: pragma("page_count")?,
+            free_pages: pragma("freelist_count")?,
+        })
     }
 
     /// Makes the file small again after deletions: merges the full-text index into one

@@ -123,10 +123,8 @@ impl<D: SqlDriver> Store<D> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = self.query(
-            &format!("{SELECT_CARD} WHERE m.id IN (SELECT value FROM json_each(?1))"),
-            &[to_json(&ids)],
-        )?;
+        let rows =
+            self.query(&format!("{SELECT_CARD} WHERE m.id IN (SELECT value FROM json_each(?1))"), &[to_json(&ids)])?;
         let mut found: std::collections::HashMap<String, Memory> = std::collections::HashMap::new();
         for row in rows {
             let memory = read_memory(row)?;
@@ -155,9 +153,7 @@ impl<D: SqlDriver> Store<D> {
     pub fn memories_of_source(&self, path: &str, kind: SourceKind) -> Result<Vec<Memory>, StoreError> {
         let Some(path_id) = self.find_path_id(path)? else { return Ok(Vec::new()) };
         let rows = self.query(
-            &format!(
-                "{SELECT_FULL} WHERE m.path_id = ? AND m.kind = ? ORDER BY m.line_start, m.created_at, m.id"
-            ),
+            &format!("{SELECT_FULL} WHERE m.path_id = ? AND m.kind = ? ORDER BY m.line_start, m.created_at, m.id"),
             &[path_id.into(), kind_code(kind).into()],
         )?;
         rows.into_iter().map(read_memory).collect()
@@ -312,10 +308,10 @@ impl<D: SqlDriver> Store<D> {
         }
         let mut reopened = Vec::new();
         for id in cited.iter().filter(|id| !removed.contains(id)) {
-            if self.change("UPDATE memories SET consolidated = 0 WHERE id = ? AND consolidated = 1", &[id
-                .0
-                .as_str()
-                .into()])? > 0
+            if self.change(
+                "UPDATE memories SET consolidated = 0 WHERE id = ? AND consolidated = 1",
+                &[id.0.as_str().into()],
+            )? > 0
             {
                 reopened.push(id.clone());
             }

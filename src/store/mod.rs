@@ -34,11 +34,11 @@ use thiserror::Error;
 use crate::domain::StoreStatus;
 use crate::error::ErrorCode;
 
+pub use browse::{InsightPage, MemoryCursor, MemoryPage, MemoryQuery};
 pub use driver::{DriverError, Row, SqlDriver, SqlValue};
+pub use entities::NamesVersion;
 pub use file_check::check_database_bytes;
 pub use jobs::NewJob;
-pub use browse::{InsightPage, MemoryCursor, MemoryPage, MemoryQuery};
-pub use entities::NamesVersion;
 pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
 pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};

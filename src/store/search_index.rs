@@ -43,8 +43,7 @@ impl<D: SqlDriver> Store<D> {
 
     /// Rebuilds the whole index from the memories (it is derived data).
     pub(super) fn rebuild_index(&self) -> Result<(), StoreError> {
-        self.driver
-            .execute_batch(&format!("INSERT INTO {FULL_TEXT_INDEX} ({FULL_TEXT_INDEX}) VALUES ('rebuild')"))?;
+        self.driver.execute_batch(&format!("INSERT INTO {FULL_TEXT_INDEX} ({FULL_TEXT_INDEX}) VALUES ('rebuild')"))?;
         self.dirty.set(true);
         Ok(())
     }

@@ -107,8 +107,10 @@ impl<D: SqlDriver> Store<D> {
                 }
                 None => {
                     store.change("UPDATE paths SET path = ? WHERE id = ?", &[new_path.into(), old_id.into()])?;
-                    store.change("UPDATE sources SET updated_at = ? WHERE path_id = ?", &[now.into(), old_id.into()])?;
-                    store.change("UPDATE memories SET updated_at = ? WHERE path_id = ?", &[now.into(), old_id.into()])?;
+                    store
+                        .change("UPDATE sources SET updated_at = ? WHERE path_id = ?", &[now.into(), old_id.into()])?;
+                    store
+                        .change("UPDATE memories SET updated_at = ? WHERE path_id = ?", &[now.into(), old_id.into()])?;
                 }
             }
             for key in &keys {

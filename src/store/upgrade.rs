@@ -83,7 +83,9 @@ impl<D: SqlDriver> Store<D> {
                 updated_at: row.i64()?,
                 consolidated: row.bool()?,
                 // Only a hash the engine made can tell unchanged text; anything else is dropped.
-                content_hash: row.opt_text()?.filter(|hash| crate::hash::unhex(hash).is_some_and(|bytes| bytes.len() >= 16)),
+                content_hash: row
+                    .opt_text()?
+                    .filter(|hash| crate::hash::unhex(hash).is_some_and(|bytes| bytes.len() >= 16)),
             };
             self.insert_memory(&memory)?;
         }
@@ -91,8 +93,10 @@ impl<D: SqlDriver> Store<D> {
     }
 
     fn copy_legacy_insights(&self) -> Result<(), StoreError> {
-        let rows = self
-            .query("SELECT id, memory_ids, insight, connections, created_at FROM legacy_consolidations ORDER BY rowid", &[])?;
+        let rows = self.query(
+            "SELECT id, memory_ids, insight, connections, created_at FROM legacy_consolidations ORDER BY rowid",
+            &[],
+        )?;
         for row in rows {
             let mut row = RowReader::new(row);
             let insight = Consolidation {
