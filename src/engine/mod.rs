@@ -76,6 +76,8 @@ pub struct Engine<D: SqlDriver> {
     current: RefCell<Option<String>>,
     /// The entity names of the store, prepared for planning questions.
     names: crate::select::NameCache,
+    /// Set once the store is closed: no job is started any more, whatever else happens.
+    shut_down: Cell<bool>,
 }
 
 impl<D: SqlDriver> Engine<D> {
@@ -93,6 +95,7 @@ impl<D: SqlDriver> Engine<D> {
             finished: Cell::new(0),
             current: RefCell::new(None),
             names: crate::select::NameCache::new(),
+            shut_down: Cell::new(false),
         })
     }
 
@@ -186,6 +189,62 @@ impl<D: SqlDriver> Engine<D> {
 
     pub fn list_memories(&self, filter: &MemoryFilter) -> Result<Vec<Memory>, StoreError> {
         self.store.list_memories(filter)
+    }
+
+    /// The store is being closed (unload, reload from disk): no new job starts from now on;
+    /// running jobs finish into a store nobody saves, and run again at the next start.
+    pub fn shut_down(&self) {
+        self.shut_down.set(true);
+    }
+
+    pub fn is_shut_down(&self) -> bool {
+        self.shut_down.get()
+    }
+
+    /// Queues several notes at once (a reconciliation); returns how many.
+    pub fn enqueue_notes(&self, paths: &[String], now: Millis) -> Result<usize, StoreError> {
+        self.store.transaction(|_| {
+            for path in paths {
+                self.enqueue_note(path, now)?;
+            }
+            Ok(paths.len())
+        })
+    }
+
+    /// Several notes were deleted (or left the scope): what went, together.
+    pub fn remove_notes(&self, paths: &[String]) -> Result<Removal, StoreError> {
+        self.store.transaction(|store| {
+            let mut total = Removal::default();
+            for path in paths {
+                let removal = store.remove_source(path)?;
+                total.memories.extend(removal.memories);
+                total.consolidations.extend(removal.consolidations);
+                total.reopened.extend(removal.reopened);
+            }
+            Ok(total)
+        })
+    }
+
+    /// What a question's prompt would carry, without asking the model (no cost).
+    pub fn recall(
+        &self,
+        question: &str,
+        today: crate::calendar::CalendarDate,
+        utc_offset_minutes: i32,
+        budget_tokens: Option<usize>,
+    ) -> Result<crate::select::Selection, StoreError> {
+        let settings = self.settings();
+        crate::select::select_context(
+            &self.store,
+            &crate::select::SelectionRequest {
+                question,
+                today,
+                utc_offset_minutes,
+                date_order: settings.date_order,
+                budget_tokens: budget_tokens.unwrap_or(settings.query_budget_tokens),
+                names: &self.names,
+            },
+        )
     }
 
     /// The user pauses work; running jobs finish, no new ones start.

@@ -101,7 +101,7 @@ impl<D: SqlDriver> Engine<D> {
 
     async fn worker<H: Host>(&self, host: &H) -> Result<RunReport, StoreError> {
         let mut report = RunReport::default();
-        while self.pause.borrow().is_none() {
+        while self.pause.borrow().is_none() && !self.shut_down.get() {
             let Some(job) = self.store.claim_next_job(host.now())? else { break };
             *self.current.borrow_mut() = Some(describe(&job));
             let outcome = self.run_job(host, &job).await;

@@ -139,6 +139,21 @@ impl<D: SqlDriver> Store<D> {
     }
 }
 
+impl<D: SqlDriver> Store<D> {
+    /// Every memory (with its text) and insight as one JSON document, for the user's export.
+    pub fn export_json(&self) -> Result<String, StoreError> {
+        #[derive(Serialize)]
+        struct Export {
+            memories: Vec<Memory>,
+            insights: Vec<Consolidation>,
+        }
+        let rows = self.query(&format!("{} ORDER BY m.created_at DESC, m.key DESC", super::memories::SELECT_FULL), &[])?;
+        let memories = rows.into_iter().map(read_memory).collect::<Result<Vec<_>, _>>()?;
+        let export = Export { memories, insights: self.list_consolidations(0, 0)? };
+        serde_json::to_string_pretty(&export).map_err(|error| StoreError::InvalidData(error.to_string()))
+    }
+}
+
 fn where_clause(filters: &[String]) -> String {
     if filters.is_empty() {
         String::new()

@@ -9,13 +9,23 @@ use super::StoreError;
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 const HEADER_LEN: usize = 100;
 
+/// The bytes of the header `check_database_header` reads.
+pub const DATABASE_HEADER_LEN: usize = HEADER_LEN;
+
 /// Checks that `bytes` look like a whole SQLite database file. Empty bytes pass: they mean
 /// "no database yet".
 pub fn check_database_bytes(bytes: &[u8]) -> Result<(), StoreError> {
-    if bytes.is_empty() {
+    check_database_header(&bytes[..bytes.len().min(HEADER_LEN)], bytes.len())
+}
+
+/// `check_database_bytes` from the file's first `DATABASE_HEADER_LEN` bytes and its length,
+/// so that a large file need not be copied to be checked.
+pub fn check_database_header(header: &[u8], file_len: usize) -> Result<(), StoreError> {
+    let bytes = header;
+    if file_len == 0 {
         return Ok(());
     }
-    if bytes.len() < HEADER_LEN || &bytes[..16] != MAGIC {
+    if file_len < HEADER_LEN || bytes.len() < HEADER_LEN || &bytes[..16] != MAGIC {
         return Err(StoreError::Corrupt("the file is not an SQLite database".into()));
     }
     let page_size = match u16::from_be_bytes([bytes[16], bytes[17]]) {
@@ -23,22 +33,17 @@ pub fn check_database_bytes(bytes: &[u8]) -> Result<(), StoreError> {
         size if size >= 512 && size.is_power_of_two() => usize::from(size),
         size => return Err(StoreError::Corrupt(format!("invalid page size {size}"))),
     };
-    if !bytes.len().is_multiple_of(page_size) {
+    if !file_len.is_multiple_of(page_size) {
         return Err(StoreError::Corrupt(format!(
-            "the file is {} bytes, not a whole number of {page_size}-byte pages (cut short?)",
-            bytes.len()
+            "the file is {file_len} bytes, not a whole number of {page_size}-byte pages (cut short?)"
         )));
     }
     let change_counter = read_u32(bytes, 24);
     let valid_for = read_u32(bytes, 92);
     let page_count = read_u32(bytes, 28) as usize;
     // The in-header size is only trustworthy when written by SQLite 3.7.0+ for this change.
-    if change_counter == valid_for && page_count > 0 && bytes.len() < page_count * page_size {
-        return Err(StoreError::Corrupt(format!(
-            "the file is cut short: {} of {} bytes",
-            bytes.len(),
-            page_count * page_size
-        )));
+    if change_counter == valid_for && page_count > 0 && file_len < page_count * page_size {
+        return Err(StoreError::Corrupt(format!("the file is cut short: {file_len} of {} bytes", page_count * page_size)));
     }
     Ok(())
 }

@@ -156,9 +156,15 @@ impl<D: SqlDriver> Store<D> {
 
     /// Jobs in `state` (all when `None`), oldest first.
     pub fn list_jobs(&self, state: Option<JobState>) -> Result<Vec<Job>, StoreError> {
+        self.list_jobs_limited(state, 0)
+    }
+
+    /// At most `limit` jobs in `state` (all when `None`; `limit` 0 = no limit), oldest first.
+    pub fn list_jobs_limited(&self, state: Option<JobState>, limit: u32) -> Result<Vec<Job>, StoreError> {
+        let limit = if limit == 0 { -1 } else { i64::from(limit) };
         let rows = self.query(
-            &format!("SELECT {COLUMNS} FROM jobs WHERE (?1 IS NULL OR state = ?1) ORDER BY id"),
-            &[state.map(JobState::as_str).into()],
+            &format!("SELECT {COLUMNS} FROM jobs WHERE (?1 IS NULL OR state = ?1) ORDER BY id LIMIT ?2"),
+            &[state.map(JobState::as_str).into(), limit.into()],
         )?;
         rows.into_iter().map(read_job).collect()
     }

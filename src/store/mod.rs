@@ -37,7 +37,7 @@ use crate::error::ErrorCode;
 pub use browse::{InsightPage, MemoryCursor, MemoryPage, MemoryQuery};
 pub use driver::{DriverError, Row, SqlDriver, SqlValue};
 pub use entities::NamesVersion;
-pub use file_check::check_database_bytes;
+pub use file_check::{check_database_bytes, check_database_header, DATABASE_HEADER_LEN};
 pub use jobs::NewJob;
 pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
@@ -119,8 +119,18 @@ pub fn open_from_bytes<D: SqlDriver>(
     bytes: &[u8],
     load: impl FnOnce(&[u8]) -> Result<D, DriverError>,
 ) -> Result<Store<D>, StoreError> {
-    check_database_bytes(bytes)?;
-    let driver = load(bytes).map_err(|error| StoreError::Corrupt(error.to_string()))?;
+    open_checked(&bytes[..bytes.len().min(DATABASE_HEADER_LEN)], bytes.len(), || load(bytes))
+}
+
+/// `open_from_bytes` for bytes the caller holds elsewhere (a JS array): checks the file's
+/// header and length, then lets `load` hand the bytes to the SQLite engine.
+pub fn open_checked<D: SqlDriver>(
+    header: &[u8],
+    file_len: usize,
+    load: impl FnOnce() -> Result<D, DriverError>,
+) -> Result<Store<D>, StoreError> {
+    check_database_header(header, file_len)?;
+    let driver = load().map_err(|error| StoreError::Corrupt(error.to_string()))?;
     Store::open(driver)
 }
 
@@ -172,9 +182,15 @@ impl<D: SqlDriver> Store<D> {
 
     /// The database as the bytes of an SQLite file; clears the dirty flag.
     pub fn export(&self) -> Result<Vec<u8>, StoreError> {
-        let bytes = self.driver.export()?;
+        self.export_with(SqlDriver::export)
+    }
+
+    /// `export` the driver's own way (the facade hands sql.js's bytes straight to the host,
+    /// without copying them through this module); clears the dirty flag when it succeeds.
+    pub fn export_with<T>(&self, export: impl FnOnce(&D) -> Result<T, DriverError>) -> Result<T, StoreError> {
+        let exported = export(&self.driver)?;
         self.dirty.set(false);
-        Ok(bytes)
+        Ok(exported)
     }
 
     /// Counts for the status bar.

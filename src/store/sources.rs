@@ -58,6 +58,16 @@ impl<D: SqlDriver> Store<D> {
         rows.into_iter().map(read_source).collect()
     }
 
+    /// Sources that are not remembered, with the reason (binary, too large…), by path: at
+    /// most `limit` of them, and how many there are.
+    pub fn skipped_sources(&self, limit: u32) -> Result<(Vec<Source>, u64), StoreError> {
+        let rows = self.query(&format!("{SELECT} WHERE s.skipped IS NOT NULL ORDER BY p.path LIMIT ?1"), &[limit.into()])?;
+        let sources = rows.into_iter().map(read_source).collect::<Result<Vec<_>, _>>()?;
+        let total =
+            super::rows::single(self.query("SELECT count(*) FROM sources WHERE skipped IS NOT NULL", &[])?)?.u64()?;
+        Ok((sources, total))
+    }
+
     /// The file is gone: forget its record and its note memories (with the orphan fix).
     /// Selections and typed text taken from it stay: the user asked for those explicitly.
     pub fn remove_source(&self, path: &str) -> Result<Removal, StoreError> {

@@ -14,7 +14,7 @@ mod types;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::Promise;
+use js_sys::{Promise, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -25,7 +25,7 @@ use crate::engine::{Engine, TextToRemember};
 use crate::error::ErrorCode;
 use crate::llm::estimate_cost_usd;
 use crate::store::contract::{self, DriverFactory};
-use crate::store::{open_from_bytes, schema, DriverError, MemoryFilter};
+use crate::store::{open_checked, schema, DriverError, MemoryCursor, MemoryFilter, MemoryQuery, DATABASE_HEADER_LEN};
 use dto::SettingsDto;
 use errors::{coded_error, to_js_error};
 use host::{JsHost, JsHostAdapter};
@@ -47,16 +47,20 @@ fn js<E: ErrorCode>(error: E) -> JsValue {
 #[wasm_bindgen]
 impl MemoryCore {
     /// Opens the store from the bytes of the database file (`undefined` or empty = new).
+    /// The bytes go to sql.js as they are, never copied into this module's memory; only the
+    /// header is read here, and the full check of every page is `checkIntegrity`, for later.
     /// Jobs left running by a session that ended mid-flight are queued again. `seed` makes
     /// the ids (pass a random number). Throws `store.corrupt` or `store.newer_schema`.
     pub fn open(
         sql_js: &JsSqlJs,
-        bytes: Option<Vec<u8>>,
+        bytes: Option<Uint8Array>,
         now_ms: f64,
         seed: Option<f64>,
     ) -> Result<MemoryCore, JsValue> {
-        let bytes = bytes.unwrap_or_default();
-        let store = open_from_bytes(&bytes, |bytes| SqlJsDriver::load(sql_js, bytes)).map_err(js)?;
+        let length = bytes.as_ref().map_or(0, |bytes| bytes.length() as usize);
+        let header = bytes.as_ref().map(|bytes| bytes.subarray(0, DATABASE_HEADER_LEN as u32).to_vec()).unwrap_or_default();
+        let store =
+            open_checked(&header, length, || SqlJsDriver::load_array(sql_js, bytes.as_ref())).map_err(js)?;
         let now = millis(now_ms)?;
         let seed = seed.map(|seed| seed.to_bits()).unwrap_or(now as u64);
         let engine = Engine::new(store, seed, now).map_err(js)?;
@@ -114,6 +118,12 @@ impl MemoryCore {
         })
     }
 
+    /// Closes the store for work: no job starts from now on (unload, reload from disk).
+    /// Call `free()` afterwards; work already running finishes into nothing.
+    pub fn close(&self) {
+        self.engine.shut_down();
+    }
+
     /// Queues a note to be (re)read; returns the job id.
     #[wasm_bindgen(js_name = enqueueNote)]
     pub fn enqueue_note(&self, path: &str) -> Result<f64, JsValue> {
@@ -129,6 +139,18 @@ impl MemoryCore {
         let text: TextToRemember = serde_wasm_bindgen::from_value(text)
             .map_err(|error| coded_error(&format!("Invalid text to remember: {error}"), "facade.invalid_argument"))?;
         self.engine.enqueue_text(&text, self.now()?).map(|id| id as f64).map_err(js)
+    }
+
+    /// Queues several notes at once; returns how many.
+    #[wasm_bindgen(js_name = enqueueNotes)]
+    pub fn enqueue_notes(&self, paths: Vec<String>) -> Result<f64, JsValue> {
+        self.engine.enqueue_notes(&paths, self.now()?).map(|count| count as f64).map_err(js)
+    }
+
+    /// Several notes were deleted (or left the scope): what went, together.
+    #[wasm_bindgen(js_name = removeNotes, unchecked_return_type = "Removal")]
+    pub fn remove_notes(&self, paths: Vec<String>) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.remove_notes(&paths).map_err(js)?)
     }
 
     /// A note was deleted: `{memories, consolidations, reopened}` removed or re-opened.
@@ -204,6 +226,81 @@ impl MemoryCore {
         to_js(&self.engine.list_memories(&filter).map_err(js)?)
     }
 
+    /// A page of the memory browser: `{text?, source?, entity?, topic?, from?, to?, before?, limit?}`.
+    #[wasm_bindgen(js_name = browseMemories, unchecked_return_type = "MemoryPage")]
+    pub fn browse_memories(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "MemoryQuery")] query: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let query: MemoryQuery = serde_wasm_bindgen::from_value(query)
+            .map_err(|error| coded_error(&format!("Invalid memory query: {error}"), "facade.invalid_argument"))?;
+        to_js(&self.engine.store().browse_memories(&query).map_err(js)?)
+    }
+
+    /// A page of insights, newest first, after `before` (from the previous page's `next`).
+    #[wasm_bindgen(js_name = browseInsights, unchecked_return_type = "InsightPage")]
+    pub fn browse_insights(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "MemoryCursor | null | undefined")] before: JsValue,
+        limit: Option<u32>,
+    ) -> Result<JsValue, JsValue> {
+        let before: Option<MemoryCursor> = serde_wasm_bindgen::from_value(before)
+            .map_err(|error| coded_error(&format!("Invalid cursor: {error}"), "facade.invalid_argument"))?;
+        to_js(&self.engine.store().browse_insights(before, limit.unwrap_or(0)).map_err(js)?)
+    }
+
+    /// The memories with these ids, in that order, without their text; unknown ids are left out.
+    #[wasm_bindgen(js_name = getMemories, unchecked_return_type = "Memory[]")]
+    pub fn get_memories(&self, ids: Vec<String>) -> Result<JsValue, JsValue> {
+        let ids: Vec<MemoryId> = ids.into_iter().map(MemoryId).collect();
+        to_js(&self.engine.store().get_memories(&ids).map_err(js)?)
+    }
+
+    /// One memory with its text (a selection's or typed text; a note's text is in the note).
+    #[wasm_bindgen(js_name = getMemory, unchecked_return_type = "Memory | null")]
+    pub fn get_memory(&self, id: String) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.store().get_memory(&MemoryId(id)).map_err(js)?)
+    }
+
+    /// Every memory and insight as a JSON document (Settings → Export).
+    #[wasm_bindgen(js_name = exportJson)]
+    pub fn export_json(&self) -> Result<String, JsValue> {
+        self.engine.store().export_json().map_err(js)
+    }
+
+    /// What the prompt of `question` would carry, without a model call: `Recall`.
+    #[wasm_bindgen(unchecked_return_type = "Recall")]
+    pub fn recall(&self, question: String, budget_tokens: Option<u32>) -> Result<JsValue, JsValue> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Recall {
+            plan: crate::select::QueryPlan,
+            memories: Vec<crate::domain::Memory>,
+            insights: Vec<crate::domain::Consolidation>,
+            tokens: usize,
+            reasons: Vec<(String, usize)>,
+            memories_total: usize,
+            insights_total: usize,
+        }
+        let now = self.now()?;
+        let offset = self.utc_offset();
+        let today = CalendarDate::at(now, offset);
+        let selection = self
+            .engine
+            .recall(&question, today, offset, budget_tokens.map(|budget| budget as usize))
+            .map_err(js)?;
+        let packed = selection.packed;
+        to_js(&Recall {
+            plan: selection.plan,
+            memories: packed.memories,
+            insights: packed.insights,
+            tokens: packed.tokens,
+            reasons: packed.reasons,
+            memories_total: selection.memories_total,
+            insights_total: selection.insights_total,
+        })
+    }
+
     /// Insights newest first.
     #[wasm_bindgen(js_name = listInsights, unchecked_return_type = "Insight[]")]
     pub fn list_insights(&self, limit: Option<u32>, offset: Option<u32>) -> Result<JsValue, JsValue> {
@@ -216,9 +313,9 @@ impl MemoryCore {
         to_js(&self.engine.forget_memory(&MemoryId(id)).map_err(js)?)
     }
 
-    /// Jobs in a state (`queued`, `running`, `done`, `failed`; all when omitted).
+    /// Jobs in a state (`queued`, `running`, `failed`; all when omitted), at most `limit`.
     #[wasm_bindgen(js_name = listJobs, unchecked_return_type = "Job[]")]
-    pub fn list_jobs(&self, state: Option<String>) -> Result<JsValue, JsValue> {
+    pub fn list_jobs(&self, state: Option<String>, limit: Option<u32>) -> Result<JsValue, JsValue> {
         let state = match state.as_deref() {
             None => None,
             Some(name) => Some(
@@ -226,7 +323,19 @@ impl MemoryCore {
                     .ok_or_else(|| coded_error(&format!("unknown job state {name}"), "facade.invalid_argument"))?,
             ),
         };
-        to_js(&self.engine.store().list_jobs(state).map_err(js)?)
+        to_js(&self.engine.store().list_jobs_limited(state, limit.unwrap_or(0)).map_err(js)?)
+    }
+
+    /// Files that are not remembered, with the reason: `{sources, total}` (at most `limit`).
+    #[wasm_bindgen(js_name = listSkipped, unchecked_return_type = "SkippedSources")]
+    pub fn list_skipped(&self, limit: u32) -> Result<JsValue, JsValue> {
+        #[derive(Serialize)]
+        struct Skipped {
+            sources: Vec<crate::domain::Source>,
+            total: u64,
+        }
+        let (sources, total) = self.engine.store().skipped_sources(limit).map_err(js)?;
+        to_js(&Skipped { sources, total })
     }
 
     /// Files the store knows, by path: `{path, mtime, size, sha256, skipped}` (for
@@ -276,14 +385,40 @@ impl MemoryCore {
         self.engine.store().is_dirty()
     }
 
-    /// The whole database as bytes, for writing to the file; clears the dirty flag.
-    #[wasm_bindgen(js_name = exportBytes)]
-    pub fn export_bytes(&self) -> Result<Vec<u8>, JsValue> {
-        self.engine.store().export().map_err(js)
+    /// The whole database as the bytes of a file, straight from sql.js (never copied through
+    /// this module's memory), for writing to the file; clears the dirty flag.
+    #[wasm_bindgen(js_name = exportDatabase)]
+    pub fn export_database(&self) -> Result<Uint8Array, JsValue> {
+        self.engine.store().export_with(SqlJsDriver::export_array).map_err(js)
+    }
+
+    /// The full check of every page (`PRAGMA quick_check`), for when nothing waits on it:
+    /// `{repairedIndex}`; damage throws `store.corrupt`.
+    #[wasm_bindgen(js_name = checkIntegrity, unchecked_return_type = "Integrity")]
+    pub fn check_integrity(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.store().check_integrity().map_err(js)?)
+    }
+
+    /// Merges the full-text index and hands free pages back: `{bytesBefore, bytesAfter}`.
+    pub fn compact(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.store().compact().map_err(js)?)
+    }
+
+    /// Pages of the file: `{pageSize, pages, freePages}`.
+    #[wasm_bindgen(js_name = sizeReport, unchecked_return_type = "SizeReport")]
+    pub fn size_report(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.store().size_report().map_err(js)?)
     }
 
     fn host(&self) -> Result<Rc<JsHostAdapter>, JsValue> {
         self.host.borrow().clone().ok_or_else(|| coded_error("attachHost was not called", "facade.no_host"))
+    }
+
+    fn utc_offset(&self) -> i32 {
+        match self.host.borrow().as_ref() {
+            Some(host) => crate::engine::Host::utc_offset_minutes(host.as_ref()),
+            None => -(js_sys::Date::new_0().get_timezone_offset() as i32),
+        }
     }
 
     fn now(&self) -> Result<Millis, JsValue> {

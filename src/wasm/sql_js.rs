@@ -50,14 +50,30 @@ pub struct SqlJsDriver {
 impl SqlJsDriver {
     /// Loads the bytes of a database file into a new sql.js database (empty = new).
     pub fn load(sql_js: &JsSqlJs, bytes: &[u8]) -> Result<Self, DriverError> {
+        let bytes = (!bytes.is_empty()).then(|| Uint8Array::from(bytes));
+        Self::load_array(sql_js, bytes.as_ref())
+    }
+
+    /// Loads a database file's bytes, handed over as a JS array, without copying them into
+    /// this module's memory (sql.js copies them once, into its own file system).
+    pub fn load_array(sql_js: &JsSqlJs, bytes: Option<&Uint8Array>) -> Result<Self, DriverError> {
         let class = sql_js.database_class();
         if !class.is_function() {
             return Err(DriverError::Sql("the value given as sql.js has no Database class".into()));
         }
-        let arguments = if bytes.is_empty() { Array::new() } else { Array::of1(&Uint8Array::from(bytes)) };
+        let arguments = match bytes {
+            Some(bytes) if bytes.length() > 0 => Array::of1(bytes),
+            _ => Array::new(),
+        };
         let database = Reflect::construct(class.unchecked_ref::<js_sys::Function>(), &arguments)
             .map_err(|error| DriverError::NotADatabase(message(&error)))?;
         Ok(SqlJsDriver { database: database.unchecked_into() })
+    }
+
+    /// The database as the bytes of a file, as sql.js hands them out: one copy, never through
+    /// this module's memory (which would grow by the database's size and never shrink).
+    pub fn export_array(&self) -> Result<Uint8Array, DriverError> {
+        self.database.export().map_err(sql_error)
     }
 
     /// Runs `sql` with `params` and hands each step's row to `each`, freeing the statement

@@ -44,6 +44,22 @@ export interface UsageReport {
 export interface ConnectionCheck { modelId: string; region: string; latencyMs: number }
 export interface Progress { finished: number; queued: number; running: number; failed: number; current: string | null; paused: string | null }
 export interface SelfCheckResult { name: string; ok: boolean; error?: string }
+export interface MemoryCursor { createdAt: number; key: number }
+export interface MemoryQuery {
+  text?: string | null; source?: string | null; entity?: string | null; topic?: string | null;
+  from?: string | null; to?: string | null; before?: MemoryCursor | null; limit?: number;
+}
+export interface MemoryPage { memories: Memory[]; next: MemoryCursor | null; matching: number | null; total: number }
+export interface InsightPage { insights: Insight[]; next: MemoryCursor | null; total: number }
+export interface Integrity { repairedIndex: boolean }
+export interface Compaction { bytesBefore: number; bytesAfter: number }
+export interface SizeReport { pageSize: number; pages: number; freePages: number }
+export interface SkippedSources { sources: Source[]; total: number }
+export interface QueryPlan { dates: [string, string] | null; entities: string[]; keywords: string[]; wantsLatest: boolean }
+export interface Recall {
+  plan: QueryPlan; memories: Memory[]; insights: Insight[]; tokens: number; reasons: Array<[string, number]>;
+  memoriesTotal: number; insightsTotal: number;
+}
 export interface TextToRemember {
   text: string; sourcePath?: string; kind: "selection" | "text"; heading?: string | null;
   lineStart?: number | null; noteDate?: string | null;
