@@ -31,8 +31,8 @@ export default defineConfig([
 		},
 	},
 	{
-		// The core wrapper and the storage layer stay testable without Obsidian: types only.
-		files: ["plugin/core/**/*.ts", "plugin/storage/**/*.ts"],
+		// The core client, the storage layer and the worker stay testable without Obsidian: types only.
+		files: ["plugin/core/**/*.ts", "plugin/storage/**/*.ts", "plugin/worker/**/*.ts"],
 		rules: {
 			"@typescript-eslint/no-restricted-imports": [
 				"error",
@@ -41,7 +41,7 @@ export default defineConfig([
 						...OBSIDIAN_RESTRICTED,
 						{
 							name: "obsidian",
-							message: "plugin/core and plugin/storage may import only types from 'obsidian'; pass behaviour in through a port.",
+							message: "plugin/core, plugin/storage and plugin/worker may import only types from 'obsidian'; pass behaviour in through a port.",
 							allowTypeImports: true,
 						},
 					],

@@ -1,7 +1,8 @@
 // Memory Agent's entry point: wires settings, the core runtime, commands and views.
 
 import { Notice, Plugin, normalizePath, requestUrl } from "obsidian";
-import { createCoreHost } from "./host/core-host";
+import { createHostHandlers } from "./host/core-host";
+import type { WorkerPlatform } from "./core/start-worker";
 import { MemoryRuntime } from "./memory-runtime";
 import { type MemoryAgentSettings, settingsFromData, settingsToData } from "./settings";
 import type { PluginContext } from "./plugin-context";
@@ -29,12 +30,12 @@ export default class MemoryAgentPlugin extends Plugin {
 			statusBar,
 			notify: (message) => new Notice(message, 10_000),
 			timers,
-			host: createCoreHost({
-				requestUrl,
-				vault: this.app.vault,
-				timers,
-				onProgress: () => runtime.showStatus(),
-			}),
+			host: createHostHandlers({ requestUrl, vault: this.app.vault }),
+			platform: {
+				Worker: window.Worker as unknown as WorkerPlatform["Worker"],
+				createObjectURL: (blob) => URL.createObjectURL(blob),
+				revokeObjectURL: (url) => URL.revokeObjectURL(url),
+			},
 			settings: () => this.settings,
 			secrets: this.app.secretStorage,
 		});
@@ -61,13 +62,14 @@ export default class MemoryAgentPlugin extends Plugin {
 	}
 
 	override onunload(): void {
-		// Obsidian does not await unload: this starts the final write, which then completes.
+		// Obsidian does not await unload: this stops new work, starts the final write (which
+		// then completes) and ends the worker.
 		void this.runtime?.stop();
 	}
 
 	private async saveSettings(settings: MemoryAgentSettings): Promise<void> {
 		this.settings = settings;
 		await this.saveData(settingsToData(settings, this.app.vault.configDir));
-		this.runtime?.applySettings();
+		await this.runtime?.applySettings();
 	}
 }

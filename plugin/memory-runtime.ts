@@ -1,9 +1,11 @@
-// Starts the core lazily, opens the store, hands it the host and settings, runs its work,
-// and reports its state to the status bar and notices.
+// Starts the core in its Web Worker lazily, opens the store, hands it the settings, runs its
+// work, and reports its state to the status bar and notices. The main thread keeps only the
+// host side: requestUrl, vault reads, the database file, notices and the UI.
 
+import { CoreClient, type HostHandlers } from "./core/core-client";
 import { errorMessage } from "./core/core-error";
-import { loadCore } from "./core/load-core";
-import type { CoreHost, MemoryCoreApi, MemoryStore, RunReport, StoreStatus } from "./core/memory-core-api";
+import { type CoreInfo, type MemoryStore, type RunReport, type StoreStatus, memoryStore } from "./core/memory-core-api";
+import { type WorkerPlatform, startCoreWorker } from "./core/start-worker";
 import { WorkRunner } from "./engine/work-runner";
 import { type MemoryAgentSettings, type SecretReader, connectionSettings, engineSettings } from "./settings";
 import { DatabaseFile, type DatabaseFilePort } from "./storage/database-file";
@@ -18,41 +20,47 @@ export interface MemoryRuntimeDeps {
 	statusBar: StatusBar;
 	notify: (message: string) => void;
 	timers: TimerPort;
-	/** The host object for the core (HTTP, clock, vault reads, progress). */
-	host: CoreHost;
+	/** What the main thread does for the core: HTTP and vault reads. */
+	host: HostHandlers;
+	/** How to start a Web Worker from the inlined script. */
+	platform: WorkerPlatform;
 	settings: () => MemoryAgentSettings;
 	secrets: SecretReader;
-	/** Called once the store is open and configured (and after a reload from disk). */
-	onReady?: (store: MemoryStore) => void;
 }
 
 type State =
 	| { kind: "idle" }
 	| { kind: "starting" }
-	| { kind: "ready"; session: StoreSession }
+	| { kind: "ready"; session: StoreSession; store: MemoryStore }
 	| { kind: "unavailable"; reason: string }
 	| { kind: "stopped" };
+
+/** After a run that finished this many jobs, free pages are handed back. */
+const COMPACT_AFTER_JOBS = 200;
 
 export class MemoryRuntime {
 	private state: State = { kind: "idle" };
 	private started: Promise<void> | undefined;
-	private api: MemoryCoreApi | undefined;
+	private client: CoreClient | undefined;
+	private info: CoreInfo | undefined;
+	private lastStatus: StoreStatus | undefined;
 	/** Why the connection is not configured (missing secrets), shown when work needs it. */
 	private connectionProblem: string | null = null;
 	private lastPauseNotice: string | null = null;
+	private jobsSinceCompaction = 0;
 	private readonly readyListeners = new Set<(store: MemoryStore) => void>();
+	private readonly statusListeners = new Set<(status: StoreStatus) => void>();
 	readonly runner: WorkRunner;
 
 	constructor(private readonly deps: MemoryRuntimeDeps) {
 		this.runner = new WorkRunner({
 			store: () => this.store(),
-			requestSave: () => this.changed(),
-			onReport: (report) => this.reported(report),
+			onReport: (report) => void this.reported(report),
 			onError: (error) => deps.notify(`Memory Agent: ${errorMessage(error)}`),
 		});
 	}
 
-	/** Loads the WebAssembly and opens the store; never rejects (failures show in the status bar). */
+	/** Starts the worker and opens the store; never rejects (failures show in the status bar). */
 	start(): Promise<void> {
 		// Obsidian may still call the layout-ready callback after the plugin was unloaded.
 		if (this.isStopped()) return Promise.resolve();
@@ -60,17 +68,28 @@ export class MemoryRuntime {
 		return this.started;
 	}
 
-	/** Saves unsaved changes and releases the store; safe to call before `start` finished. */
+	/**
+	 * Unload: no new job starts, what is done is written, and the worker ends — whatever
+	 * it was doing. Safe to call before `start` finished.
+	 */
 	async stop(): Promise<void> {
 		const previous = this.state;
 		this.state = { kind: "stopped" };
 		this.runner.stop();
-		if (previous.kind === "ready") await previous.session.close();
+		try {
+			if (previous.kind === "ready") {
+				await previous.store.pause().catch(() => undefined);
+				await previous.session.close();
+			}
+		} finally {
+			this.client?.terminate();
+			this.client = undefined;
+		}
 	}
 
 	/** The open store, or undefined while starting, unavailable or stopped. */
 	store(): MemoryStore | undefined {
-		return this.state.kind === "ready" ? this.state.session.current : undefined;
+		return this.state.kind === "ready" ? this.state.store : undefined;
 	}
 
 	/**
@@ -82,14 +101,25 @@ export class MemoryRuntime {
 		return () => this.readyListeners.delete(listener);
 	}
 
+	/** Calls `listener` with every new status of the store; returns the unsubscribe function. */
+	onStatus(listener: (status: StoreStatus) => void): () => void {
+		this.statusListeners.add(listener);
+		return () => this.statusListeners.delete(listener);
+	}
+
 	/** The status bar item, for parts that add to what it shows. */
 	get statusBar(): StatusBar {
 		return this.deps.statusBar;
 	}
 
 	/** The loaded core's static parts (regions, default model), once started. */
-	core(): MemoryCoreApi | undefined {
-		return this.api;
+	core(): CoreInfo | undefined {
+		return this.info;
+	}
+
+	/** The store's latest counts, as last reported (undefined before the first). */
+	status(): StoreStatus | undefined {
+		return this.state.kind === "ready" ? this.lastStatus : undefined;
 	}
 
 	/** Why model calls cannot work yet, or null. */
@@ -104,22 +134,31 @@ export class MemoryRuntime {
 		this.showStatus();
 	}
 
-	/** Settings changed: hand them to the core now (no restart needed). */
-	applySettings(): void {
-		const store = this.store();
-		if (store !== undefined) this.configure(store);
+	/** Writes what is unsaved now (before a pause, after a settings change). */
+	async flush(): Promise<void> {
+		if (this.state.kind === "ready") await this.state.session.flush();
 	}
 
+	/** Settings changed: hand them to the core now (no restart needed), and save. */
+	async applySettings(): Promise<void> {
+		if (this.state.kind !== "ready") return;
+		await this.configure();
+		await this.flush();
+	}
+
+	/** Asks the store for its counts and shows them. */
 	showStatus(): void {
-		const store = this.store();
-		if (store !== undefined) this.deps.statusBar.showStatus(store.status());
+		void this.store()
+			?.status()
+			.then((status) => this.statusReported(status))
+			.catch(() => undefined);
 	}
 
 	/** The text of the "Show memory status" notice. */
 	describe(): string {
 		switch (this.state.kind) {
 			case "ready":
-				return statusNoticeText(this.state.session.status(), this.deps.databasePath);
+				return this.lastStatus === undefined ? "Memory Agent is ready." : statusNoticeText(this.lastStatus, this.deps.databasePath);
 			case "unavailable":
 				return `Memory Agent is unavailable: ${this.state.reason}`;
 			case "stopped":
@@ -133,39 +172,42 @@ export class MemoryRuntime {
 		const { deps } = this;
 		this.state = { kind: "starting" };
 		try {
-			const core = await loadCore();
-			this.api = core;
+			const started = startCoreWorker(deps.platform);
+			const client = new CoreClient(started.worker, deps.host);
+			this.client = client;
+			client.on("status", (status) => this.statusReported(status));
+			this.info = await client.call("start");
+			started.release();
+			const store = memoryStore(client);
 			const session = await StoreSession.open({
-				core,
+				client,
 				file: new DatabaseFile(deps.adapter, deps.databasePath),
 				timers: deps.timers,
 				now: () => new Date(),
 				notify: deps.notify,
-				onStatus: (status: StoreStatus) => deps.statusBar.showStatus(status),
+				onStatus: (status: StoreStatus) => this.statusReported(status),
 				onUnavailable: (reason) => this.fail(reason),
-				onOpened: (store) => this.prepare(store),
+				onOpened: () => this.prepare(store),
 			});
-			// stop() may have run while the core was loading.
+			// stop() may have run while the core was starting.
 			if (this.isStopped()) {
 				await session.close();
 				return;
 			}
-			this.state = { kind: "ready", session };
-			deps.onReady?.(session.current);
-			this.announceReady(session.current);
+			this.state = { kind: "ready", session, store };
+			this.announceReady(store);
 			this.runner.kick();
 		} catch (error) {
+			if (this.isStopped()) return;
 			if (error instanceof StoreUnavailableError) deps.notify(error.message);
 			else deps.notify(`Memory Agent could not start: ${errorMessage(error)}`);
 			this.fail(errorMessage(error));
 		}
 	}
 
-	/** A store was opened: give it the host and the settings. */
-	private prepare(store: MemoryStore): void {
-		store.attachHost(this.deps.host);
-		this.configure(store);
-		// A reload from disk replaces the store of a running session.
+	/** A store was opened: give it the settings; a reload from disk also re-announces it. */
+	private async prepare(store: MemoryStore): Promise<void> {
+		await this.configure();
 		if (this.state.kind === "ready") this.announceReady(store);
 	}
 
@@ -173,29 +215,41 @@ export class MemoryRuntime {
 		for (const listener of this.readyListeners) listener(store);
 	}
 
-	private configure(store: MemoryStore): void {
+	private async configure(): Promise<void> {
+		const client = this.client;
+		if (client === undefined) return;
 		const settings = this.deps.settings();
 		const connection = connectionSettings(settings, this.deps.secrets);
 		this.connectionProblem = typeof connection === "string" ? connection : null;
 		try {
-			store.configure({ engine: engineSettings(settings), connection: typeof connection === "string" ? null : connection });
+			await client.call("configure", { engine: engineSettings(settings), connection: typeof connection === "string" ? null : connection });
 		} catch (error) {
 			// A malformed connection (e.g. a region typo) is reported; the store stays usable.
 			this.connectionProblem = errorMessage(error);
-			try {
-				store.configure({ connection: null });
-			} catch {
-				// Nothing more to fall back to; the problem is shown where the connection is needed.
-			}
+			await client.call("configure", { connection: null }).catch(() => undefined);
 		}
 	}
 
-	private reported(report: RunReport): void {
-		this.showStatus();
+	private statusReported(status: StoreStatus): void {
+		if (this.isStopped()) return;
+		this.lastStatus = status;
+		this.deps.statusBar.showStatus(status);
+		for (const listener of this.statusListeners) listener(status);
+	}
+
+	private async reported(report: RunReport): Promise<void> {
+		const status = await this.store()?.status().catch(() => undefined);
+		if (status === undefined) return;
+		this.statusReported(status);
 		// Tell the user once per reason the engine paused itself (bad keys, no model access…).
-		const selfPaused = report.paused !== null && this.store()?.status().pausedByUser === false;
+		const selfPaused = report.paused !== null && !status.pausedByUser;
 		if (selfPaused && report.paused !== this.lastPauseNotice) this.deps.notify(`Memory Agent paused: ${report.paused}`);
 		this.lastPauseNotice = selfPaused ? report.paused : null;
+		this.jobsSinceCompaction += report.done + report.skipped + report.failed;
+		if (this.jobsSinceCompaction >= COMPACT_AFTER_JOBS && this.state.kind === "ready") {
+			this.jobsSinceCompaction = 0;
+			void this.state.session.compact().catch(() => undefined);
+		}
 	}
 
 	private isStopped(): boolean {

@@ -1,4 +1,5 @@
-// `npm run build`: Rust → WebAssembly → type-check → main.js with both .wasm files inlined.
+// `npm run build`: Rust → WebAssembly → type-check → main.js with the core's worker inlined
+// (both .wasm files inside it, gzip-compressed).
 //
 // Flags: --skip-wasm (reuse build/pkg), --dev (no minification, inline source map),
 // --wasm-opt=Os|Oz|O3|none (or env MEMORY_AGENT_WASM_OPT): binaryen's wasm-opt on our .wasm.
@@ -18,6 +19,8 @@ import {
 } from "./lib/wasm-toolchain.mjs";
 
 const PKG_DIR = path.join(ROOT, "build", "pkg");
+/** The test build: the same crate with the store contract suite inside (`storeSelfCheck`). */
+const SELF_CHECK_DIR = path.join(ROOT, "build", "pkg-self-check");
 const CORE_WASM = path.join(PKG_DIR, "memory_agent_bg.wasm");
 const SQL_WASM = path.join(ROOT, "node_modules", "sql.js", "dist", "sql-wasm-browser.wasm");
 const MAIN_JS = path.join(ROOT, "main.js");
@@ -37,6 +40,20 @@ function buildWasm() {
 	runWasmBindgen(wasm, PKG_DIR);
 	const level = option("wasm-opt") ?? process.env.MEMORY_AGENT_WASM_OPT ?? DEFAULT_WASM_OPT;
 	if (level !== "none") runWasmOpt(CORE_WASM, level);
+	buildSelfCheck();
+}
+
+/**
+ * The contract suite's build for tests/wasm: it checks what the SQL does, not how fast, so it
+ * is compiled quickly (no LTO, little optimisation) in a target folder of its own.
+ */
+function buildSelfCheck() {
+	const wasm = cargoBuildWasm({
+		features: ["self-check"],
+		targetDir: path.join(ROOT, "target", "self-check"),
+		env: { CARGO_PROFILE_RELEASE_LTO: "false", CARGO_PROFILE_RELEASE_OPT_LEVEL: "1", CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "16" },
+	});
+	runWasmBindgen(wasm, SELF_CHECK_DIR);
 }
 
 function typeCheck() {
@@ -44,24 +61,29 @@ function typeCheck() {
 	runNodeScript("node_modules/typescript/bin/tsc", ["--noEmit", "-p", "tests/tsconfig.json"]);
 }
 
-/** The bundle must use sql.js's browser build, which has no Node code paths at all. */
-function checkInputs(metafile) {
-	const inputs = Object.keys(metafile.inputs);
-	if (!inputs.some((input) => input.endsWith("sql.js/dist/sql-wasm-browser.js"))) {
-		throw new Error("main.js does not contain sql.js's browser build");
+/**
+ * The worker must use sql.js's browser build, which has no Node code paths at all, and
+ * main.js (the main thread) must hold no WebAssembly and no sql.js of its own.
+ */
+function checkInputs({ main, worker }) {
+	const workerInputs = Object.keys(worker.inputs);
+	if (!workerInputs.some((input) => input.endsWith("sql.js/dist/sql-wasm-browser.js"))) {
+		throw new Error("the worker does not contain sql.js's browser build");
 	}
-	const nodeOnly = inputs.filter((input) => input.endsWith("sql.js/dist/sql-wasm.js"));
-	if (nodeOnly.length > 0) throw new Error("main.js contains sql.js's Node build");
+	if (workerInputs.some((input) => input.endsWith("sql.js/dist/sql-wasm.js"))) throw new Error("the worker contains sql.js's Node build");
+	const mainOnly = Object.keys(main.inputs).filter((input) => input.includes("sql.js/") || input.includes("memory_agent"));
+	if (mainOnly.length > 0) throw new Error(`main.js loads the core on the main thread: ${mainOnly.join(", ")}`);
 }
 
-function printSizes() {
+function printSizes(workerBytes) {
 	const main = fileSizes(MAIN_JS);
 	const core = fileSizes(CORE_WASM);
 	const sql = fileSizes(SQL_WASM);
 	console.log("\nSizes:");
 	console.log(`  main.js                ${main.raw} bytes (${formatBytes(main.raw)}, gzip ${formatBytes(main.gzip)})`);
+	console.log(`    of which the worker  ${workerBytes} bytes (${formatBytes(workerBytes)}; both .wasm inside, gzip + base64)`);
 	console.log(`  memory_agent_bg.wasm   ${core.raw} bytes (${formatBytes(core.raw)}), gzip ${core.gzip} bytes (${formatBytes(core.gzip)})`);
-	console.log(`  sql-wasm.wasm          ${sql.raw} bytes (${formatBytes(sql.raw)})`);
+	console.log(`  sql-wasm.wasm          ${sql.raw} bytes (${formatBytes(sql.raw)}), gzip ${sql.gzip} bytes (${formatBytes(sql.gzip)})`);
 }
 
 async function main() {
@@ -71,9 +93,9 @@ async function main() {
 		buildWasm();
 	}
 	typeCheck();
-	const metafile = await bundlePlugin({ production: !flag("dev") });
-	checkInputs(metafile);
-	printSizes();
+	const bundled = await bundlePlugin({ production: !flag("dev") });
+	checkInputs(bundled);
+	printSizes(bundled.workerBytes);
 }
 
 main().catch((error) => {

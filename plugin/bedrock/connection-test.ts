@@ -10,7 +10,7 @@ import { redactSecrets } from "./redact";
 /** What the test needs from the runtime. */
 export interface ConnectionTestPort {
 	/** Hands the current settings and secret values to the core. */
-	applySettings(): void;
+	applySettings(): Promise<void>;
 	store(): { testConnection(): Promise<ConnectionCheck> } | undefined;
 	/** Why the core has no connection (e.g. a malformed setting it rejected), or null. */
 	connectionIssue(): string | null;
@@ -37,7 +37,7 @@ export async function runConnectionTest(
 	const store = runtime.store();
 	if (store === undefined) return { ok: false, text: "Memory Agent is still starting. Test again in a moment." };
 	// Re-read the secrets: a key just pasted into secret storage keeps its name, so nothing else applied it.
-	runtime.applySettings();
+	await runtime.applySettings();
 	const issue = runtime.connectionIssue();
 	if (issue !== null) return { ok: false, code: "llm.config", text: hide(connectionErrorText("llm.config", issue, facts)) };
 

@@ -34,7 +34,7 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 		editorCheckCallback: (checking, editor, info) => {
 			const file = info.file;
 			if (file === null || editor.getSelection().trim() === "") return false;
-			if (!checking) actions.rememberSelection(editor, file);
+			if (!checking) void actions.rememberSelection(editor, file);
 			return true;
 		},
 	});
@@ -44,14 +44,14 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 		checkCallback: (checking) => {
 			const file = app.workspace.getActiveFile();
 			if (file === null) return false;
-			if (!checking) actions.rememberNote(file);
+			if (!checking) void actions.rememberNote(file);
 			return true;
 		},
 	});
 	plugin.addCommand({
 		id: COMMAND_IDS.rememberText,
 		name: "Remember…",
-		callback: () => new RememberTextModal(app, (text) => actions.rememberTyped(text)).open(),
+		callback: () => new RememberTextModal(app, (text) => void actions.rememberTyped(text)).open(),
 	});
 	plugin.addCommand({ id: COMMAND_IDS.askMemory, name: "Ask memory", callback: () => deps.openAskView() });
 	plugin.addCommand({ id: COMMAND_IDS.consolidateNow, name: "Consolidate now", callback: () => actions.consolidate() });
@@ -65,7 +65,7 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 				item
 					.setTitle("Remember selection")
 					.setIcon("brain")
-					.onClick(() => actions.rememberSelection(editor, file)),
+					.onClick(() => void actions.rememberSelection(editor, file)),
 			);
 		}),
 	);
@@ -76,7 +76,7 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 				item
 					.setTitle("Remember note now")
 					.setIcon("brain")
-					.onClick(() => actions.rememberNote(file)),
+					.onClick(() => void actions.rememberNote(file)),
 			);
 		}),
 	);
@@ -86,7 +86,7 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 class MemoryActions {
 	constructor(private readonly deps: CommandDeps) {}
 
-	rememberSelection(editor: Editor, file: TFile): void {
+	rememberSelection(editor: Editor, file: TFile): Promise<void> {
 		const lineStart = editor.getCursor("from").line;
 		const text: TextToRemember = {
 			text: editor.getSelection(),
@@ -96,19 +96,19 @@ class MemoryActions {
 			lineStart,
 			noteDate: dailyNoteDate(file.basename),
 		};
-		this.queue((store) => store.rememberText(text), "Remembering the selection…");
+		return this.queue((store) => store.rememberText(text), "Remembering the selection…");
 	}
 
-	rememberNote(file: TFile): void {
-		this.queue((store) => store.enqueueNote(file.path), `Remembering ${file.basename}…`);
+	rememberNote(file: TFile): Promise<void> {
+		return this.queue((store) => store.enqueueNote(file.path), `Remembering ${file.basename}…`);
 	}
 
-	rememberTyped(text: string): void {
-		this.queue((store) => store.rememberText({ text, kind: "text" }), "Remembering what you typed…");
+	rememberTyped(text: string): Promise<void> {
+		return this.queue((store) => store.rememberText({ text, kind: "text" }), "Remembering what you typed…");
 	}
 
-	consolidate(): void {
-		this.queue((store) => store.consolidateNow(), "Looking for connections between memories…");
+	consolidate(): Promise<void> {
+		return this.queue((store) => store.consolidateNow(), "Looking for connections between memories…");
 	}
 
 	/** The note's headings from Obsidian's cache, or read from the editor when the cache has none yet. */
@@ -120,7 +120,7 @@ class MemoryActions {
 		return scanHeadings(editor.lineCount(), (line) => editor.getLine(line));
 	}
 
-	private queue(work: (store: MemoryStore) => unknown, done: string): void {
+	private async queue(work: (store: MemoryStore) => Promise<unknown>, done: string): Promise<void> {
 		const { memory } = this.deps;
 		const store = memory.store();
 		if (store === undefined) {
@@ -128,7 +128,7 @@ class MemoryActions {
 			return;
 		}
 		try {
-			work(store);
+			await work(store);
 		} catch (error) {
 			new Notice(`Memory Agent: ${errorMessage(error)}`);
 			return;

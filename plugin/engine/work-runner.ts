@@ -1,14 +1,13 @@
 // Runs the core's due work whenever something was queued, and now and then for retries and
-// the daily consolidation; saves after every run. One run at a time; a kick during a run
-// makes it go round once more.
+// the daily consolidation. One run at a time; a kick during a run makes it go round once
+// more. Saving is not the runner's job: the core's worker reports every change, and the
+// store session writes (with checkpoints during long runs).
 
 import type { MemoryStore, RunReport } from "../core/memory-core-api";
 
 export interface WorkRunnerDeps {
 	/** The open store, or undefined while none is open. */
 	store: () => MemoryStore | undefined;
-	/** A run changed the store: schedule a save. */
-	requestSave: () => void;
 	onReport: (report: RunReport) => void;
 	onError: (error: unknown) => void;
 }
@@ -48,11 +47,9 @@ export class WorkRunner {
 			if (store === undefined || this.stopped) return;
 			try {
 				const report = await store.runDueWork();
-				this.deps.requestSave();
-				this.deps.onReport(report);
+				if (!this.stopped) this.deps.onReport(report);
 			} catch (error) {
-				this.deps.requestSave();
-				this.deps.onError(error);
+				if (!this.stopped) this.deps.onError(error);
 				return;
 			}
 		} while (this.again && !this.stopped);

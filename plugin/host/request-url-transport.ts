@@ -1,7 +1,7 @@
 // Carries the core's HTTP requests over Obsidian's requestUrl: no CORS limits, works on mobile.
 
 import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
-import type { CoreHost } from "../core/memory-core-api";
+import type { HostRequest, HostResponse } from "../core/memory-core-api";
 
 /** Obsidian's `requestUrl`, injected so the headless host and tests can supply their own. */
 export type RequestUrlFn = (request: RequestUrlParam) => Promise<RequestUrlResponse>;
@@ -10,7 +10,7 @@ export type RequestUrlFn = (request: RequestUrlParam) => Promise<RequestUrlRespo
 const OFFLINE = /ERR_INTERNET_DISCONNECTED|ERR_NAME_NOT_RESOLVED|ERR_NETWORK_CHANGED|ENOTFOUND|EAI_AGAIN|ENETUNREACH|getaddrinfo/i;
 
 /** The core's `send`: every status comes back (`throw: false`); only a failed connection rejects. */
-export function requestUrlSend(requestUrl: RequestUrlFn): CoreHost["send"] {
+export function requestUrlSend(requestUrl: RequestUrlFn): (request: HostRequest) => Promise<HostResponse> {
 	return async (request) => {
 		try {
 			const response = await requestUrl({

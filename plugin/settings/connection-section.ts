@@ -10,7 +10,7 @@ export interface ConnectionSectionDeps {
 	/** For the secret pickers and for reading secrets (only to check that they exist). */
 	app: App;
 	form: SettingsForm;
-	runtime: ConnectionTestPort & { core(): { bedrockRegions(): string[] } | undefined };
+	runtime: ConnectionTestPort & { core(): { bedrockRegions: string[] } | undefined };
 	/** Draws the whole tab again (the fields depend on the authentication method). */
 	redisplay(): void;
 }
@@ -52,7 +52,7 @@ export function renderConnectionSection(containerEl: HTMLElement, deps: Connecti
 	const region = new Setting(containerEl).setName("Region").setDesc("The AWS region whose Bedrock endpoint is called.");
 	const saveRegion = saveChoice(region, form);
 	region.addDropdown((dropdown) => {
-		for (const name of regionChoices(deps.runtime.core()?.bedrockRegions(), form.current.region)) dropdown.addOption(name, name);
+		for (const name of regionChoices(deps.runtime.core()?.bedrockRegions, form.current.region)) dropdown.addOption(name, name);
 		dropdown.setValue(form.current.region).onChange((value) => saveRegion({ region: value }));
 	});
 

@@ -1,11 +1,8 @@
 // Writes every memory and insight to a JSON file at the vault root (Settings → Storage → Export).
 
-import type { Insight, Memory } from "../core/memory-core-api";
-
-/** The store's lists (all items when called without a limit). */
+/** The store's export: every memory and insight as JSON, made in the core's worker. */
 export interface ExportSource {
-	listMemories(): Memory[];
-	listInsights(): Insight[];
+	exportJson(): Promise<string>;
 }
 
 /** The vault calls the export needs. */
@@ -23,7 +20,7 @@ export function exportFileName(now: Date, copy = 1): string {
 
 /** Writes the export and returns its vault path; an earlier export of the same day is kept. */
 export async function exportMemories(source: ExportSource, vault: ExportVault, now: Date): Promise<string> {
-	const data = JSON.stringify({ memories: source.listMemories(), insights: source.listInsights() }, null, 2);
+	const data = await source.exportJson();
 	let copy = 1;
 	while (vault.getAbstractFileByPath(exportFileName(now, copy)) !== null) copy++;
 	const path = exportFileName(now, copy);

@@ -1,7 +1,10 @@
-// Keeps one open store in step with its database file: opening, recovery, debounced saves.
+// Keeps the store in the core's worker in step with its database file: opening, recovery,
+// debounced saves with checkpoints during long work, the full check after the start, and
+// reloading when another program replaced the file.
 
 import { ErrorCode, errorCode, errorMessage } from "../core/core-error";
-import type { MemoryCoreApi, MemoryStore, StoreStatus } from "../core/memory-core-api";
+import type { CoreClient } from "../core/core-client";
+import type { StoreStatus } from "../core/memory-core-api";
 import type { DatabaseFile } from "./database-file";
 import { SaveScheduler, type TimerPort } from "./save-scheduler";
 
@@ -14,7 +17,8 @@ export class StoreUnavailableError extends Error {
 }
 
 export interface StoreSessionDeps {
-	core: MemoryCoreApi;
+	/** The core's worker; the session makes the lifecycle calls (open, export, check, close). */
+	client: CoreClient;
 	file: DatabaseFile;
 	timers: TimerPort;
 	now: () => Date;
@@ -25,70 +29,91 @@ export interface StoreSessionDeps {
 	/** Called when the store stopped being usable after it had opened. */
 	onUnavailable: (message: string) => void;
 	/** Called with each store opened (the first, and one reloaded from disk), before use. */
-	onOpened?: (store: MemoryStore) => void;
+	onOpened?: () => Promise<void> | void;
 	saveDelayMs?: number;
+	/** Checkpoints during long work (defaults: 30 s, 50 jobs). */
+	maxWaitMs?: number;
+	maxJobs?: number;
+	/** The full check of every page runs this long after the start, when nothing waits on it. */
+	checkDelayMs?: number;
 }
+
+/** The full check waits this long after the start, so it never delays the first work. */
+export const DEFAULT_CHECK_DELAY_MS = 20_000;
 
 export class StoreSession {
 	private readonly scheduler: SaveScheduler;
 	private closed = false;
+	/** The worker reported changes that no write has taken yet. */
+	private changes = false;
+	private checkTimer: unknown;
+	private readonly unsubscribe: Array<() => void> = [];
 
 	private constructor(
 		private readonly deps: StoreSessionDeps,
-		private store: MemoryStore,
 		/** True while the file on disk does not hold this store yet (new or moved-aside). */
 		private unsaved: boolean,
 	) {
 		this.scheduler = new SaveScheduler({
 			write: () => this.write(),
-			isDirty: () => !this.closed && (this.unsaved || this.store.isDirty()),
+			isDirty: () => !this.closed && (this.unsaved || this.changes),
 			onError: (error) => deps.notify(`Memory Agent could not save its database: ${errorMessage(error)}`),
 			timers: deps.timers,
 			delayMs: deps.saveDelayMs,
+			maxWaitMs: deps.maxWaitMs,
+			maxJobs: deps.maxJobs,
 		});
+		this.unsubscribe.push(
+			deps.client.on("changed", () => this.requestSave()),
+			deps.client.on("progress", () => {
+				this.changes = true;
+				this.scheduler.jobFinished();
+			}),
+		);
 	}
 
 	/**
-	 * Loads the file (repairing an interrupted save) and opens it. A corrupt file is moved
-	 * aside and replaced by a new store; a file from a newer Memory Agent is left untouched
-	 * and StoreUnavailableError is thrown.
+	 * Loads the file (repairing an interrupted save) and opens it in the worker. A corrupt file
+	 * is moved aside and replaced by a new store; a file from a newer Memory Agent is left
+	 * untouched and StoreUnavailableError is thrown.
 	 */
 	static async open(deps: StoreSessionDeps): Promise<StoreSession> {
 		const opened = await openFromDisk(deps);
-		const session = new StoreSession(deps, opened.store, opened.unsaved);
-		deps.onOpened?.(opened.store);
+		const session = new StoreSession(deps, opened.unsaved);
+		await deps.onOpened?.();
 		if (opened.unsaved) session.requestSave();
-		deps.onStatus(session.status());
+		deps.onStatus(opened.status);
+		session.scheduleCheck();
 		return session;
-	}
-
-	status(): StoreStatus {
-		return this.store.status();
-	}
-
-	/** The open store; replaced when the file is reloaded from disk. */
-	get current(): MemoryStore {
-		return this.store;
 	}
 
 	/** Schedules a debounced write of the current state. */
 	requestSave(): void {
+		this.changes = true;
 		this.scheduler.requestSave();
 	}
 
-	/** Writes any unsaved change now. */
+	/** Writes any unsaved change now (before a pause, a settings change, unload). */
 	flush(): Promise<void> {
 		return this.scheduler.flush();
 	}
 
-	/** Flushes, then releases the store. */
+	/** Flushes, then releases the store in the worker. */
 	async close(): Promise<void> {
+		this.cancelCheck();
 		await this.scheduler.flush();
 		this.scheduler.dispose();
-		if (!this.closed) {
-			this.closed = true;
-			this.store.free();
-		}
+		for (const unsubscribe of this.unsubscribe) unsubscribe();
+		if (this.closed) return;
+		this.closed = true;
+		await this.deps.client.call("close").catch(() => undefined);
+	}
+
+	/** Hands free pages back (after large deletions or a long first ingest). */
+	async compact(): Promise<void> {
+		if (this.closed) return;
+		const result = await this.deps.client.call("compact");
+		if (result.bytesAfter !== result.bytesBefore) this.requestSave();
 	}
 
 	private async write(): Promise<void> {
@@ -96,12 +121,14 @@ export class StoreSession {
 			await this.reloadFromDisk();
 			return;
 		}
-		const bytes = this.store.exportBytes();
+		this.changes = false;
+		const bytes = await this.deps.client.call("exportDatabase", this.unsaved);
+		if (bytes === null) return;
 		try {
 			await this.deps.file.save(bytes);
 			this.unsaved = false;
 		} catch (error) {
-			// exportBytes() cleared the dirty flag; remember that the disk is behind.
+			// The export cleared the worker's dirty flag; remember that the disk is behind.
 			this.unsaved = true;
 			throw error;
 		}
@@ -115,32 +142,68 @@ export class StoreSession {
 		} catch (error) {
 			this.closed = true;
 			this.scheduler.dispose();
-			this.store.free();
+			this.cancelCheck();
 			this.deps.onUnavailable(errorMessage(error));
 			throw error;
 		}
-		this.store.free();
-		this.store = opened.store;
 		this.unsaved = opened.unsaved;
-		this.deps.onOpened?.(opened.store);
+		this.changes = false;
+		await this.deps.onOpened?.();
 		this.deps.notify(
 			`The memory database ${this.deps.file.path} was changed on disk, probably by a sync tool. ` +
 				"Memory Agent loaded the new version instead of overwriting it.",
 		);
-		this.deps.onStatus(this.status());
+		this.deps.onStatus(opened.status);
+		this.scheduleCheck();
+	}
+
+	/** The full check of every page, once the start is over; damage is handled like a corrupt file. */
+	private scheduleCheck(): void {
+		this.cancelCheck();
+		this.checkTimer = this.deps.timers.setTimeout(() => {
+			this.checkTimer = undefined;
+			void this.checkNow();
+		}, this.deps.checkDelayMs ?? DEFAULT_CHECK_DELAY_MS);
+	}
+
+	private cancelCheck(): void {
+		if (this.checkTimer !== undefined) this.deps.timers.clearTimeout(this.checkTimer);
+		this.checkTimer = undefined;
+	}
+
+	private async checkNow(): Promise<void> {
+		if (this.closed) return;
+		try {
+			const integrity = await this.deps.client.call("checkIntegrity");
+			if (integrity.repairedIndex) this.requestSave();
+			await this.compact();
+		} catch (error) {
+			if (this.closed || errorCode(error) !== ErrorCode.storeCorrupt) return;
+			const movedTo = await this.deps.file.moveAside(this.deps.now());
+			const status = await this.deps.client.call("open", null, this.deps.now().getTime());
+			this.unsaved = true;
+			await this.deps.onOpened?.();
+			this.requestSave();
+			this.deps.notify(
+				`Memory Agent found damage in its database, so it started a new, empty one. ` +
+					`The old file was kept, unchanged, as ${movedTo}.`,
+			);
+			this.deps.onStatus(status);
+		}
 	}
 }
 
 interface OpenedStore {
-	store: MemoryStore;
+	status: StoreStatus;
 	unsaved: boolean;
 }
 
 async function openFromDisk(deps: StoreSessionDeps): Promise<OpenedStore> {
-	const { core, file } = deps;
+	const { client, file } = deps;
 	const bytes = await file.load();
 	try {
-		return { store: core.open(bytes, deps.now().getTime()), unsaved: bytes === undefined };
+		const status = await client.call("open", bytes ?? null, deps.now().getTime());
+		return { status, unsaved: bytes === undefined };
 	} catch (error) {
 		const code = errorCode(error);
 		if (code === ErrorCode.storeNewerSchema) {
@@ -155,6 +218,6 @@ async function openFromDisk(deps: StoreSessionDeps): Promise<OpenedStore> {
 			`Memory Agent could not read its database, so it started a new, empty one. ` +
 				`The old file was kept, unchanged, as ${movedTo}.`,
 		);
-		return { store: core.open(undefined, deps.now().getTime()), unsaved: true };
+		return { status: await client.call("open", null, deps.now().getTime()), unsaved: true };
 	}
 }

@@ -115,7 +115,7 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 		plugin.registerEvent(
 			app.vault.on("delete", (file) => {
 				if (file instanceof TFile) sync.fileDeleted(file.path);
-				else if (file instanceof TFolder) sync.folderDeleted(file.path);
+				else if (file instanceof TFolder) void sync.folderDeleted(file.path);
 			}),
 		);
 		// A renamed folder is reported file by file; renaming its sources here too would do it twice.
@@ -153,17 +153,19 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 	plugin.addCommand({
 		id: "toggle-pause",
 		name: "Pause or resume remembering",
-		callback: () => {
+		callback: async () => {
 			const store = runtime.store();
 			if (store === undefined) {
 				new Notice(runtime.describe(), 10_000);
 				return;
 			}
-			if (store.status().paused === null) {
-				store.pause();
+			if ((await store.status()).paused === null) {
+				await store.pause();
+				// What was done so far is written now, not at the next change.
+				await runtime.flush();
 				new Notice("Memory Agent is paused. Notes are still queued and are remembered when you resume.");
 			} else {
-				store.resume();
+				await store.resume();
 				new Notice("Memory Agent resumed.");
 			}
 			runtime.changed();
@@ -173,13 +175,13 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 	plugin.addCommand({
 		id: "retry-failed",
 		name: "Retry failed notes",
-		callback: () => {
+		callback: async () => {
 			const store = runtime.store();
 			if (store === undefined) {
 				new Notice(runtime.describe(), 10_000);
 				return;
 			}
-			const retried = store.retryFailed();
+			const retried = await store.retryFailed();
 			new Notice(retried === 0 ? "Nothing has failed." : `Memory Agent is retrying ${retried.toLocaleString()} failed notes.`);
 			runtime.changed();
 			runtime.runner.kick();

@@ -35,9 +35,27 @@ export async function forEachInSlices<T>(items: readonly T[], each: (item: T) =>
 	}
 }
 
-/** Sources read per page: a page takes a few milliseconds in the core, the whole table of a
- * 10,000-note vault would take over 50 ms in one block. */
+/** Sources read per page: one message of a reasonable size, and the event loop turns between pages. */
 export const SOURCE_PAGE_SIZE = 1000;
+
+/** Notes sent to the store per call when thousands are queued or removed at once. */
+export const NOTE_BATCH_SIZE = 500;
+
+/**
+ * Sends `items` to the store in batches, one call each, waiting for each; `store` is asked
+ * again for every batch (the store can be replaced or go away meanwhile, which stops it).
+ */
+export async function inBatches<T>(
+	store: () => MemoryStore | undefined,
+	items: readonly T[],
+	send: (store: MemoryStore, batch: T[]) => Promise<unknown>,
+): Promise<void> {
+	for (let at = 0; at < items.length; at += NOTE_BATCH_SIZE) {
+		const current = store();
+		if (current === undefined) return;
+		await send(current, items.slice(at, at + NOTE_BATCH_SIZE));
+	}
+}
 
 /**
  * Every source of the store, read a page at a time with a yield between pages. `store` is
@@ -50,7 +68,7 @@ export async function listSourcesInPages(store: () => MemoryStore | undefined): 
 		const current = store();
 		if (current === undefined) return undefined;
 		const last = sources[sources.length - 1];
-		const page = current.listSources(last === undefined ? null : last.path, SOURCE_PAGE_SIZE);
+		const page = await current.listSources(last === undefined ? null : last.path, SOURCE_PAGE_SIZE);
 		// Copied out of the core's array, which a later page does not keep alive.
 		for (const source of page) sources.push(source);
 		if (page.length < SOURCE_PAGE_SIZE) return sources;

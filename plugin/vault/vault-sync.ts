@@ -7,7 +7,7 @@ import { type BulkEstimate, estimateBulk, topFolder } from "./bulk-estimate";
 import { type CachedNoteMetadata, metadataFromCache, metadataFromText } from "./note-metadata";
 import { NoteScope, type ScopeRules } from "./note-scope";
 import { QuietDelay, type QuietTimers } from "./quiet-delay";
-import { forEachInSlices, listSourcesInPages, nextTurn, SliceClock } from "./slices";
+import { forEachInSlices, inBatches, listSourcesInPages, nextTurn } from "./slices";
 
 /** A vault file as the sync sees it. */
 export interface SyncFile {
@@ -108,10 +108,11 @@ export class VaultSync {
 		return this.coverage;
 	}
 
-	/** Recounts now (for the status view, which lists the sources anyway); does not notify listeners. */
-	coverageNow(): Coverage | null {
-		const store = this.deps.runtime.store();
-		if (store !== undefined) this.updateCoverage(store.listSources(), false);
+
+	/** Recounts now (for the status view); does not notify listeners. */
+	async coverageNow(): Promise<Coverage | null> {
+		const sources = await listSourcesInPages(() => this.deps.runtime.store());
+		if (sources !== undefined) this.updateCoverage(sources, false);
 		return this.coverage;
 	}
 
@@ -163,17 +164,15 @@ export class VaultSync {
 		const store = this.deps.runtime.store();
 		// While the store is starting, the start's reconciliation removes it.
 		if (store === undefined) return;
-		store.removeNote(path);
-		this.deps.runtime.changed();
-		this.scheduleCoverage();
+		this.settle(store.removeNote(path));
 	}
 
 	/** A folder was deleted: every note under it goes (Obsidian may also report each file). */
-	folderDeleted(folder: string): void {
-		const store = this.deps.runtime.store();
-		if (this.stopped || store === undefined) return;
+	async folderDeleted(folder: string): Promise<void> {
+		if (this.stopped) return;
 		const prefix = `${folder}/`;
-		for (const source of store.listSources()) {
+		const sources = await listSourcesInPages(() => this.deps.runtime.store());
+		for (const source of sources ?? []) {
 			if (source.path.startsWith(prefix)) this.fileDeleted(source.path);
 		}
 	}
@@ -195,9 +194,18 @@ export class VaultSync {
 		const store = this.deps.runtime.store();
 		if (store === undefined) return;
 		// The memories follow the note; the content did not change, so no model call.
-		store.renameNote(oldPath, newPath);
-		this.deps.runtime.changed();
-		this.scheduleCoverage();
+		this.settle(store.renameNote(oldPath, newPath));
+	}
+
+	/** A change sent to the store: once it is done, the counts are refreshed; a failure is said. */
+	private settle(change: Promise<unknown>): void {
+		change.then(
+			() => {
+				this.deps.runtime.changed();
+				this.scheduleCoverage();
+			},
+			(error: unknown) => this.deps.notify(`Memory Agent: ${error instanceof Error ? error.message : String(error)}`),
+		);
 	}
 
 	/** Number of notes waiting for their quiet delay. */
@@ -219,15 +227,11 @@ export class VaultSync {
 		if (excluded !== null) {
 			this.contentExcluded.set(path, excluded);
 			// Remembered before it got the tag or property: forget it now.
-			current.removeNote(path);
-			this.deps.runtime.changed();
+			this.settle(current.removeNote(path));
 		} else {
 			this.contentExcluded.delete(path);
-			current.enqueueNote(path);
-			this.deps.runtime.changed();
-			this.deps.runtime.kick();
+			this.settle(current.enqueueNote(path).then(() => this.deps.runtime.kick()));
 		}
-		this.scheduleCoverage();
 	}
 
 	/**
@@ -311,7 +315,7 @@ export class VaultSync {
 				queue = mode === "rebuild" ? toQueue.filter((file) => !changedSet.has(file)) : [];
 				cancelled = true;
 			} else if (choice.kind === "pause") {
-				this.deps.runtime.store()?.pause();
+				await this.deps.runtime.store()?.pause();
 			} else if (choice.folders !== undefined) {
 				const folders = choice.folders;
 				queue = toQueue.filter((file) => folders.has(topFolder(file.path)));
@@ -319,29 +323,18 @@ export class VaultSync {
 		}
 
 		if (this.stopped || this.deps.runtime.store() === undefined) return null;
-		await this.inSlices(removals, (target, path) => void target.removeNote(path));
-		await this.inSlices(recheckSkipped, (target, path) => void target.removeNote(path));
-		await this.inSlices(queue, (target, file) => void target.enqueueNote(file.path));
+		const current = () => (this.stopped ? undefined : this.deps.runtime.store());
+		await inBatches(current, [...removals, ...recheckSkipped], (target, paths) => target.removeNotes(paths));
+		await inBatches(current, queue.map((file) => file.path), (target, paths) => target.enqueueNotes(paths));
 		const after = this.deps.runtime.store();
 		if (this.stopped || after === undefined) return null;
-		if (mode === "rebuild") after.retryFailed();
+		if (mode === "rebuild") await after.retryFailed();
 		this.scopePaths = new Set(inScope.keys());
 		if (removals.length > 0 || queue.length > 0 || mode === "rebuild") this.deps.runtime.changed();
 		if (queue.length > 0 || mode === "rebuild") this.deps.runtime.kick();
 		const recounted = await listSourcesInPages(() => this.deps.runtime.store());
 		if (recounted !== undefined) this.updateCoverage(recounted);
 		return { inScope: inScope.size - this.contentExcluded.size, queued: queue.length, removed: removals.length, excluded: this.contentExcluded.size, cancelled };
-	}
-
-	/** Applies `each` to the current store in slices; stops when the store goes away. */
-	private async inSlices<T>(items: readonly T[], each: (store: MemoryStore, item: T) => void): Promise<void> {
-		const clock = new SliceClock();
-		for (const item of items) {
-			await clock.tick();
-			const store = this.deps.runtime.store();
-			if (this.stopped || store === undefined) return;
-			each(store, item);
-		}
 	}
 
 	private updateCoverage(sources: readonly Source[], notify = true): void {

@@ -6,7 +6,7 @@ import type { Citation, Memory, QueryAnswer } from "../core/memory-core-api";
 import { type SourcePlace, answerWithWikiLinks, citationKey, numberCitations, splitCitations } from "./citations";
 import { consideredText } from "./considered-text";
 import { type ErrorAdvice, adviceFor, connectionAdvice } from "./error-advice";
-import { loadAllMemories, placeOf } from "./memory-index";
+import { placeOf } from "./memory-place";
 import type { MemoryPort } from "./memory-port";
 import { openSource } from "./open-source";
 
@@ -26,8 +26,8 @@ export class AskMemoryView extends ItemView {
 	private busy = false;
 	/** Citations of every answer in this session, so an earlier answer's insight can still expand. */
 	private readonly sessionCitations: Citation[] = [];
-	/** Memories by id, loaded when an insight's memories or a copy need them; reset per answer. */
-	private memoriesById: Map<string, Memory> | undefined;
+	/** Memories by id, asked for when an insight's memories or a copy need them. */
+	private readonly memoriesById = new Map<string, Memory>();
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -118,11 +118,11 @@ export class AskMemoryView extends ItemView {
 		const { memory } = this.deps;
 		const store = memory.store();
 		if (store === undefined) throw new NotReadyError({ title: memory.describe(), detail: "", next: "retry" });
-		if (store.status().memories > 0) {
+		if ((await store.status()).memories > 0) {
 			const issue = memory.connectionIssue();
 			if (issue !== null) throw new NotReadyError(connectionAdvice(issue));
 		}
-		this.memoriesById = undefined;
+		this.memoriesById.clear();
 		const answer = await store.ask(question);
 		// Asking records usage: save it with the next debounced write.
 		memory.changed();
@@ -204,7 +204,7 @@ export class AskMemoryView extends ItemView {
 		connected.addClass("memory-agent-hidden");
 		toggle.addEventListener("click", (event) => {
 			event.preventDefault();
-			this.toggleInsight(item);
+			void this.toggleInsight(item);
 		});
 	}
 
@@ -225,10 +225,10 @@ export class AskMemoryView extends ItemView {
 			return;
 		}
 		const item = answerEl.querySelector<HTMLElement>(`.memory-agent-source[data-citation="${citationKey(citation.kind, citation.id)}"]`);
-		if (item !== null) this.toggleInsight(item, true);
+		if (item !== null) await this.toggleInsight(item, true);
 	}
 
-	private toggleInsight(item: HTMLElement, open?: boolean): void {
+	private async toggleInsight(item: HTMLElement, open?: boolean): Promise<void> {
 		const connected = item.querySelector<HTMLElement>(".memory-agent-connected");
 		const key = item.getAttribute("data-citation") ?? "";
 		if (connected === null) return;
@@ -240,7 +240,8 @@ export class AskMemoryView extends ItemView {
 		}
 		if (connected.childElementCount === 0) {
 			const ids = this.citationOf(key)?.memoryIds ?? [];
-			const memories = this.memories();
+			const memories = await this.memories(ids);
+			if (connected.childElementCount > 0) return;
 			for (const id of ids) {
 				const row = connected.createEl("li", { cls: "memory-agent-connected-memory" });
 				const found = memories.get(id);
@@ -258,17 +259,19 @@ export class AskMemoryView extends ItemView {
 		return this.sessionCitations.find((citation) => citation.kind === kind && citation.id === id);
 	}
 
-	private memories(): Map<string, Memory> {
-		if (this.memoriesById === undefined) {
-			const store = this.deps.memory.store();
-			this.memoriesById = new Map(store === undefined ? [] : loadAllMemories(store).map((memory) => [memory.id, memory]));
+	/** The memories with these ids (only those still stored), asked for once each. */
+	private async memories(ids: readonly string[]): Promise<Map<string, Memory>> {
+		const missing = ids.filter((id) => !this.memoriesById.has(id));
+		const store = this.deps.memory.store();
+		if (missing.length > 0 && store !== undefined) {
+			for (const found of await store.getMemories([...new Set(missing)])) this.memoriesById.set(found.id, found);
 		}
 		return this.memoriesById;
 	}
 
 	private async copy(answer: QueryAnswer, button: HTMLElement): Promise<void> {
-		const needsLookup = answer.citations.some((citation) => citation.kind === "consolidation");
-		const memories = needsLookup ? this.memories() : new Map<string, Memory>();
+		const insightSources = answer.citations.filter((citation) => citation.kind === "consolidation").flatMap((citation) => citation.memoryIds);
+		const memories = insightSources.length > 0 ? await this.memories(insightSources) : new Map<string, Memory>();
 		const text = answerWithWikiLinks(answer.answer, answer.citations, (id) => {
 			const found = memories.get(id);
 			return found === undefined ? undefined : placeOf(found);

@@ -1,20 +1,20 @@
-// The memory browser: every memory newest first, filtered by text, source, entity, topic and
-// dates, shown 50 at a time; each can be opened at its source or forgotten; a tab lists insights.
+// The memory browser: memories newest first, filtered by text, source, entity, topic and dates
+// in the core, shown 50 at a time (each page asked for when wanted, so 50 or 50,000 memories
+// open alike); each can be opened at its source or forgotten; a tab lists insights.
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { errorMessage } from "../core/core-error";
-import type { Insight, Memory } from "../core/memory-core-api";
+import type { Insight, Memory, MemoryCursor, MemoryQuery, MemoryStore } from "../core/memory-core-api";
 import { ConfirmModal } from "../modals/confirm-modal";
-import { EMPTY_FILTER, type MemoryFilter, matchesFilter, memoryDate } from "./memory-filter";
-import { loadAllMemories, placeOf } from "./memory-index";
+import { EMPTY_FILTER, type MemoryFilter, memoryDate, queryOf } from "./memory-filter";
+import { placeOf } from "./memory-place";
 import type { MemoryPort } from "./memory-port";
 import { openSource } from "./open-source";
 
 export const MEMORY_BROWSER_VIEW_TYPE = "memory-agent-browser";
 
-/** Rows rendered at a time; "Show more" adds the next page. */
+/** Rows asked for at a time; "Show more" asks for the next page. */
 export const BROWSER_PAGE_SIZE = 50;
-const INSIGHT_PAGE = 200;
 
 export interface MemoryBrowserDeps {
 	memory: MemoryPort;
@@ -22,13 +22,25 @@ export interface MemoryBrowserDeps {
 
 type Tab = "memories" | "insights";
 
+/** What the list shows of one tab: the pages loaded so far and where the next starts. */
+interface Loaded<T> {
+	items: T[];
+	next: MemoryCursor | null;
+	/** How many there are in all (for memories: that pass the filters). */
+	count: number;
+	/** All memories, filtered or not. */
+	total: number;
+}
+
 export class MemoryBrowserView extends ItemView {
-	private memories: Memory[] = [];
-	private memoriesById = new Map<string, Memory>();
-	private insights: Insight[] = [];
 	private filter: MemoryFilter = { ...EMPTY_FILTER };
-	private shown = BROWSER_PAGE_SIZE;
 	private tab: Tab = "memories";
+	private memories: Loaded<Memory> | undefined;
+	private insights: Loaded<Insight> | undefined;
+	/** The memories the shown insights cite, by id. */
+	private readonly cited = new Map<string, Memory>();
+	/** Bumped by every reload, so an answer that arrives late is dropped. */
+	private generation = 0;
 	private summaryEl!: HTMLElement;
 	private filtersEl!: HTMLElement;
 	private listEl!: HTMLElement;
@@ -66,41 +78,71 @@ export class MemoryBrowserView extends ItemView {
 			this.tabButtons.set(tab, button);
 		}
 		this.summaryEl = header.createDiv({ cls: "memory-agent-browser-summary" });
-		header.createEl("button", { cls: "memory-agent-refresh", text: "Refresh" }).addEventListener("click", () => this.reload());
+		header.createEl("button", { cls: "memory-agent-refresh", text: "Refresh" }).addEventListener("click", () => void this.reload());
 		this.filtersEl = root.createDiv({ cls: "memory-agent-filters" });
 		this.buildFilters(this.filtersEl);
 		this.listEl = root.createDiv({ cls: "memory-agent-browser-list" });
-		this.reload();
+		void this.reload();
 	}
 
 	override async onClose(): Promise<void> {
 		this.contentEl.empty();
 	}
 
-	/** Reads the memories and insights again from the store and renders them. */
-	reload(): void {
+	/** Asks the store for the first page of the open tab again, and renders it. */
+	async reload(): Promise<void> {
+		const generation = ++this.generation;
 		const store = this.deps.memory.store();
 		if (store === undefined) {
-			this.memories = [];
-			this.insights = [];
-			this.memoriesById.clear();
+			this.memories = undefined;
+			this.insights = undefined;
 			this.render(this.deps.memory.describe());
 			return;
 		}
-		this.memories = loadAllMemories(store);
-		this.memoriesById = new Map(this.memories.map((memory) => [memory.id, memory]));
-		this.insights = [];
-		for (let offset = 0; ; offset += INSIGHT_PAGE) {
-			const page = store.listInsights(INSIGHT_PAGE, offset);
-			this.insights.push(...page);
-			if (page.length < INSIGHT_PAGE) break;
+		try {
+			if (this.tab === "memories") {
+				const page = await store.browseMemories(this.query(null));
+				if (generation !== this.generation) return;
+				this.memories = { items: page.memories, next: page.next, count: page.matching ?? page.total, total: page.total };
+			} else {
+				const page = await store.browseInsights(null, BROWSER_PAGE_SIZE);
+				const cited = await store.getMemories(unique(page.insights.flatMap((insight) => insight.memory_ids)));
+				if (generation !== this.generation) return;
+				this.cited.clear();
+				for (const memory of cited) this.cited.set(memory.id, memory);
+				this.insights = { items: page.insights, next: page.next, count: page.total, total: page.total };
+			}
+		} catch (error) {
+			if (generation === this.generation) this.render(`Memory Agent: ${errorMessage(error)}`);
+			return;
+		}
+		this.render();
+	}
+
+	private query(before: MemoryCursor | null): MemoryQuery {
+		return { ...queryOf(this.filter), before, limit: BROWSER_PAGE_SIZE };
+	}
+
+	/** Appends the next page of the open tab. */
+	private async showMore(store: MemoryStore): Promise<void> {
+		const generation = this.generation;
+		if (this.tab === "memories" && this.memories?.next != null) {
+			const page = await store.browseMemories(this.query(this.memories.next));
+			if (generation !== this.generation || this.memories === undefined) return;
+			this.memories = { ...this.memories, items: [...this.memories.items, ...page.memories], next: page.next };
+		} else if (this.tab === "insights" && this.insights?.next != null) {
+			const page = await store.browseInsights(this.insights.next, BROWSER_PAGE_SIZE);
+			const cited = await store.getMemories(unique(page.insights.flatMap((insight) => insight.memory_ids)));
+			if (generation !== this.generation || this.insights === undefined) return;
+			for (const memory of cited) this.cited.set(memory.id, memory);
+			this.insights = { ...this.insights, items: [...this.insights.items, ...page.insights], next: page.next };
 		}
 		this.render();
 	}
 
 	private showTab(tab: Tab): void {
 		this.tab = tab;
-		this.render();
+		void this.reload();
 	}
 
 	private buildFilters(container: HTMLElement): void {
@@ -110,8 +152,7 @@ export class MemoryBrowserView extends ItemView {
 			const input = wrap.createEl("input", { type, attr: { "data-filter": key, "aria-label": label } });
 			input.addEventListener("input", () => {
 				this.filter = { ...this.filter, [key]: input.value };
-				this.shown = BROWSER_PAGE_SIZE;
-				this.render();
+				void this.reload();
 			});
 		};
 		field("text", "Search", "search", "is-wide");
@@ -139,29 +180,30 @@ export class MemoryBrowserView extends ItemView {
 	}
 
 	private renderMemories(): void {
-		const matching = this.memories.filter((memory) => matchesFilter(memory, this.filter));
-		const total = this.memories.length;
+		const loaded = this.memories;
+		if (loaded === undefined) return;
+		const { count, total } = loaded;
 		this.summaryEl.setText(
-			matching.length === total ? `${total.toLocaleString()} ${total === 1 ? "memory" : "memories"}` : `${matching.length.toLocaleString()} of ${total.toLocaleString()} memories`,
+			count === total ? `${total.toLocaleString()} ${total === 1 ? "memory" : "memories"}` : `${count.toLocaleString()} of ${total.toLocaleString()} memories`,
 		);
-		if (matching.length === 0) {
+		if (loaded.items.length === 0) {
 			this.listEl.createDiv({
 				cls: "memory-agent-empty",
 				text: total === 0 ? "No memories yet. Use “Remember selection” or “Remember current note now” to add some." : "No memory matches these filters.",
 			});
 			return;
 		}
-		for (const memory of matching.slice(0, this.shown)) this.renderMemory(memory);
-		if (matching.length > this.shown) {
-			const more = this.listEl.createEl("button", {
-				cls: "memory-agent-show-more",
-				text: `Show more (${(matching.length - this.shown).toLocaleString()} left)`,
-			});
-			more.addEventListener("click", () => {
-				this.shown += BROWSER_PAGE_SIZE;
-				this.render();
-			});
-		}
+		for (const memory of loaded.items) this.renderMemory(memory);
+		this.moreButton(loaded);
+	}
+
+	/** "Show more", while the store has more than is shown. */
+	private moreButton(loaded: Loaded<unknown>): void {
+		const store = this.deps.memory.store();
+		if (loaded.next === null || store === undefined) return;
+		const left = Math.max(loaded.count - loaded.items.length, 0);
+		const more = this.listEl.createEl("button", { cls: "memory-agent-show-more", text: `Show more (${left.toLocaleString()} left)` });
+		more.addEventListener("click", () => void this.showMore(store));
 	}
 
 	private renderMemory(memory: Memory): void {
@@ -187,19 +229,21 @@ export class MemoryBrowserView extends ItemView {
 	}
 
 	private renderInsights(): void {
-		const count = this.insights.length;
+		const loaded = this.insights;
+		if (loaded === undefined) return;
+		const count = loaded.total;
 		this.summaryEl.setText(`${count.toLocaleString()} ${count === 1 ? "insight" : "insights"}`);
 		if (count === 0) {
 			this.listEl.createDiv({ cls: "memory-agent-empty", text: "No insights yet. They appear once memories are consolidated (the “Consolidate now” command)." });
 			return;
 		}
-		for (const insight of this.insights) {
+		for (const insight of loaded.items) {
 			const card = this.listEl.createDiv({ cls: "memory-agent-insight", attr: { "data-insight-id": insight.id } });
 			card.createDiv({ cls: "memory-agent-memory-summary", text: insight.insight });
 			const list = card.createEl("ul", { cls: "memory-agent-insight-sources" });
 			for (const id of insight.memory_ids) {
 				const item = list.createEl("li");
-				const memory = this.memoriesById.get(id);
+				const memory = this.cited.get(id);
 				if (memory === undefined) {
 					item.createSpan({ cls: "memory-agent-source-where", text: "A memory that is no longer stored" });
 					continue;
@@ -212,6 +256,7 @@ export class MemoryBrowserView extends ItemView {
 				item.createSpan({ cls: "memory-agent-source-where", text: memory.source_path === "" ? "typed text" : memory.source_path });
 			}
 		}
+		this.moreButton(loaded);
 	}
 
 	private confirmForget(memory: Memory): void {
@@ -219,11 +264,11 @@ export class MemoryBrowserView extends ItemView {
 			title: "Forget this memory?",
 			message: `“${memory.summary}” will be removed from memory, with any insight built on it (insights are made again from the memories that remain). The note itself is not changed.`,
 			confirmLabel: "Forget",
-			onConfirm: () => this.forget(memory.id),
+			onConfirm: () => void this.forget(memory.id),
 		}).open();
 	}
 
-	private forget(id: string): void {
+	private async forget(id: string): Promise<void> {
 		const { memory } = this.deps;
 		const store = memory.store();
 		if (store === undefined) {
@@ -231,7 +276,7 @@ export class MemoryBrowserView extends ItemView {
 			return;
 		}
 		try {
-			const removal = store.forgetMemory(id);
+			const removal = await store.forgetMemory(id);
 			memory.changed();
 			memory.kick();
 			const insights = removal.consolidations.length;
@@ -239,6 +284,10 @@ export class MemoryBrowserView extends ItemView {
 		} catch (error) {
 			new Notice(`Memory Agent: ${errorMessage(error)}`);
 		}
-		this.reload();
+		await this.reload();
 	}
+}
+
+function unique(ids: string[]): string[] {
+	return [...new Set(ids)];
 }

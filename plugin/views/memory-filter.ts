@@ -1,10 +1,10 @@
-// Which memories the memory browser shows: a filter by text, source, entity, topic and dates
-// (no Obsidian imports: unit-testable).
+// Which memories the memory browser shows: a filter by text, source, entity, topic and dates,
+// which the core applies (no Obsidian imports: unit-testable).
 
-import type { Memory } from "../core/memory-core-api";
+import type { Memory, MemoryQuery } from "../core/memory-core-api";
 
 export interface MemoryFilter {
-	/** Words that must all appear in the summary, raw text, entities or topics. */
+	/** Words that must all be found (as words or word starts) in what a memory says. */
 	text: string;
 	/** Part of the source note's path. */
 	source: string;
@@ -25,27 +25,15 @@ export function memoryDate(memory: Memory): string {
 	return `${made.getFullYear()}-${pad(made.getMonth() + 1)}-${pad(made.getDate())}`;
 }
 
-const fold = (value: string) => value.toLocaleLowerCase().normalize("NFC");
-
-/** True when `memory` passes every part of `filter` that is filled in. */
-export function matchesFilter(memory: Memory, filter: MemoryFilter): boolean {
-	const source = fold(filter.source.trim());
-	if (source !== "" && !fold(memory.source_path).includes(source)) return false;
-	const entity = fold(filter.entity.trim());
-	if (entity !== "" && !memory.entities.some((item) => fold(item.name).includes(entity))) return false;
-	const topic = fold(filter.topic.trim());
-	if (topic !== "" && !memory.topics.some((item) => fold(item).includes(topic))) return false;
-	if (filter.from !== "" || filter.to !== "") {
-		const date = memoryDate(memory);
-		if (filter.from !== "" && date < filter.from) return false;
-		if (filter.to !== "" && date > filter.to) return false;
-	}
-	const words = fold(filter.text).split(/\s+/).filter((word) => word !== "");
-	if (words.length > 0) {
-		const haystack = fold(
-			[memory.summary, memory.raw_text, memory.source_path, ...memory.entities.map((item) => item.name), ...memory.topics].join("\n"),
-		);
-		if (!words.every((word) => haystack.includes(word))) return false;
-	}
-	return true;
+/** The core's query for the filled-in parts of `filter`. */
+export function queryOf(filter: MemoryFilter): MemoryQuery {
+	const filled = (value: string) => (value.trim() === "" ? null : value.trim());
+	return {
+		text: filled(filter.text),
+		source: filled(filter.source),
+		entity: filled(filter.entity),
+		topic: filled(filter.topic),
+		from: filled(filter.from),
+		to: filled(filter.to),
+	};
 }

@@ -31,7 +31,7 @@ export function registerInterface(plugin: Plugin, context: PluginContext): void 
 		},
 		openMemoryBrowser: async () => {
 			const view = await revealView(app.workspace, MEMORY_BROWSER_VIEW_TYPE, "tab");
-			if (view instanceof MemoryBrowserView) view.reload();
+			if (view instanceof MemoryBrowserView) await view.reload();
 		},
 	});
 }

@@ -16,7 +16,8 @@ export interface StatusViewPort {
 	/** Why there is no store (starting, unavailable). */
 	describe(): string;
 	databasePath(): string;
-	coverage(): NoteCoverage | null;
+	/** Remembered notes out of the notes in scope, counted now; null before the first reconciliation. */
+	coverage(): Promise<NoteCoverage | null>;
 	/** Notes left out because of their properties or tags, with the reason. */
 	excludedByContent(): ReadonlyMap<string, string>;
 	/** Calls `listener` when the counts change; returns the unsubscribe function. */
@@ -41,6 +42,7 @@ function jobPath(job: { key: string; payload: unknown }): string {
 
 export class StatusView extends ItemView {
 	private unsubscribe: (() => void) | undefined;
+	private generation = 0;
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -59,8 +61,8 @@ export class StatusView extends ItemView {
 	}
 
 	override async onOpen(): Promise<void> {
-		this.unsubscribe = this.port.onChange(() => this.render());
-		this.render();
+		this.unsubscribe = this.port.onChange(() => void this.render());
+		await this.render();
 	}
 
 	override async onClose(): Promise<void> {
@@ -68,19 +70,22 @@ export class StatusView extends ItemView {
 		this.unsubscribe = undefined;
 	}
 
-	render(): void {
+	/** Asks the store for what the view shows, then draws it (a newer render wins). */
+	async render(): Promise<void> {
+		const generation = ++this.generation;
+		const store = this.port.store();
+		const shown = store === undefined ? undefined : await this.read(store).catch(() => undefined);
+		if (generation !== this.generation) return;
 		const root = this.contentEl;
 		root.empty();
 		root.addClass("memory-agent-status-view");
 		root.createEl("h4", { text: "Memory status" });
-		const store = this.port.store();
-		if (store === undefined) {
+		if (store === undefined || shown === undefined) {
 			root.createEl("p", { text: this.port.describe() });
 			return;
 		}
-		const status = store.status();
+		const { status, usage, queued, failed, skipped, coverage } = shown;
 		const summary = root.createDiv({ cls: "memory-agent-status-summary" });
-		const coverage = this.port.coverage();
 		summary.createEl("p", {
 			text:
 				coverage === null
@@ -92,8 +97,6 @@ export class StatusView extends ItemView {
 		});
 		if (status.current !== null) summary.createEl("p", { text: `Working on ${status.current}` });
 		if (status.paused !== null) summary.createEl("p", { cls: "memory-agent-status-paused", text: `Paused: ${status.paused}` });
-		const today = localDay(new Date());
-		const usage = store.usage(today, today);
 		const tokens = usage.total.inputTokens + usage.total.outputTokens + usage.total.cacheReadTokens + usage.total.cacheWriteTokens;
 		summary.createEl("p", {
 			text: `Today: ${tokens.toLocaleString()} tokens in ${usage.calls.toLocaleString()} model calls, about $${usage.estimatedCostUsd.toFixed(2)} (an estimate).`,
@@ -105,27 +108,43 @@ export class StatusView extends ItemView {
 		this.button(buttons, "Pause", status.pausedByUser, () => store.pause());
 		this.button(buttons, "Resume", status.paused === null, () => store.resume());
 
-		this.list(root, "Queued", store.listJobs("queued").map((job) => ({ path: jobPath(job) })));
-		this.list(root, "Failed", store.listJobs("failed").map((job) => ({ path: jobPath(job), reason: job.last_error ?? "Unknown error" })));
-		const skipped = store.listSources().filter((source) => source.skipped !== null);
-		this.list(root, "Skipped", skipped.map((source) => ({ path: source.path, reason: source.skipped ?? "" })));
-		this.list(root, "Left out by your settings", [...this.port.excludedByContent()].map(([path, reason]) => ({ path, reason })));
+		this.list(root, "Queued", status.queued, queued.map((job) => ({ path: jobPath(job) })));
+		this.list(root, "Failed", status.failed, failed.map((job) => ({ path: jobPath(job), reason: job.last_error ?? "Unknown error" })));
+		this.list(root, "Skipped", skipped.total, skipped.sources.map((source) => ({ path: source.path, reason: source.skipped ?? "" })));
+		const excluded = [...this.port.excludedByContent()].map(([path, reason]) => ({ path, reason }));
+		this.list(root, "Left out by your settings", excluded.length, excluded);
 	}
 
-	private button(parent: HTMLElement, text: string, disabled: boolean, action: () => unknown): void {
+	/** Everything one render shows, asked for at once; each list at most `LIST_LIMIT` long. */
+	private async read(store: MemoryStore) {
+		const today = localDay(new Date());
+		const [status, usage, queued, failed, skipped, coverage] = await Promise.all([
+			store.status(),
+			store.usage(today, today),
+			store.listJobs("queued", LIST_LIMIT),
+			store.listJobs("failed", LIST_LIMIT),
+			store.listSkipped(LIST_LIMIT),
+			this.port.coverage(),
+		]);
+		return { status, usage, queued, failed, skipped, coverage };
+	}
+
+	private button(parent: HTMLElement, text: string, disabled: boolean, action: () => Promise<unknown>): void {
 		const button = parent.createEl("button", { text });
 		button.disabled = disabled;
 		button.addEventListener("click", () => {
-			action();
-			this.port.changed();
-			this.render();
+			void action().then(() => {
+				this.port.changed();
+				return this.render();
+			});
 		});
 	}
 
-	private list(parent: HTMLElement, title: string, rows: Array<{ path: string; reason?: string }>): void {
+	/** A titled list of at most `LIST_LIMIT` rows out of `total`. */
+	private list(parent: HTMLElement, title: string, total: number, rows: Array<{ path: string; reason?: string }>): void {
 		const section = parent.createDiv({ cls: "memory-agent-status-section" });
 		section.dataset.section = title;
-		section.createEl("h5", { text: `${title} (${rows.length.toLocaleString()})` });
+		section.createEl("h5", { text: `${title} (${total.toLocaleString()})` });
 		if (rows.length === 0) return;
 		const list = section.createEl("ul");
 		for (const row of rows.slice(0, LIST_LIMIT)) {
@@ -133,6 +152,7 @@ export class StatusView extends ItemView {
 			item.createSpan({ cls: "memory-agent-status-path", text: row.path });
 			if (row.reason !== undefined) item.createSpan({ cls: "memory-agent-status-reason", text: ` — ${row.reason}` });
 		}
-		if (rows.length > LIST_LIMIT) section.createEl("p", { cls: "memory-agent-status-muted", text: `…and ${(rows.length - LIST_LIMIT).toLocaleString()} more.` });
+		const more = total - Math.min(rows.length, LIST_LIMIT);
+		if (more > 0) section.createEl("p", { cls: "memory-agent-status-muted", text: `…and ${more.toLocaleString()} more.` });
 	}
 }

@@ -1,4 +1,6 @@
-// Bundles plugin/main.ts into main.js the way Obsidian loads plugins (CommonJS, obsidian external).
+// Bundles the plugin the way Obsidian loads it: main.js (CommonJS, obsidian external), with the
+// core's Web Worker bundled on its own — both WebAssembly modules inlined in it — and embedded
+// in main.js as a string (`inline-worker:`), started from a Blob URL at run time.
 
 import { builtinModules } from "node:module";
 import path from "node:path";
@@ -16,29 +18,76 @@ const EXTERNAL = [
 	...builtinModules.map((name) => `node:${name}`),
 ];
 
-/** Builds main.js; returns esbuild's metafile so callers can check what went in. */
-export async function bundlePlugin({ production = true, outfile = path.join(ROOT, "main.js") } = {}) {
-	const result = await esbuild.build({
+const WORKER_PREFIX = "inline-worker:";
+
+/** What both bundles share. */
+function common(production) {
+	return {
 		absWorkingDir: ROOT,
-		entryPoints: [path.join(ROOT, "plugin", "main.ts")],
-		outfile,
 		bundle: true,
-		format: "cjs",
 		platform: "browser",
 		target: "es2020",
-		external: EXTERNAL,
-		plugins: [inlineWasmPlugin()],
 		// The web-target glue only reads import.meta.url when given no bytes, which never happens.
-		define: { "import.meta.url": JSON.stringify("app://memory-agent/main.js") },
+		define: { "import.meta.url": JSON.stringify("app://memory-agent/worker.js") },
 		logLevel: "warning",
-		sourcemap: production ? false : "inline",
-		// The inlined .wasm modules would otherwise appear a second time in the source map.
-		sourcesContent: false,
 		treeShaking: true,
 		minify: production,
 		legalComments: "eof",
 		metafile: true,
+	};
+}
+
+/** The worker's script: an IIFE with no imports at all (it runs from a Blob URL). */
+async function bundleWorker(entry, production) {
+	const result = await esbuild.build({
+		...common(production),
+		entryPoints: [entry],
+		format: "iife",
+		write: false,
+		outfile: "worker.js",
+		plugins: [inlineWasmPlugin()],
+		sourcemap: production ? false : "inline",
+		sourcesContent: false,
+	});
+	if (result.warnings.length > 0) throw new Error(`esbuild reported ${result.warnings.length} warning(s) in the worker`);
+	return { code: result.outputFiles[0].text, metafile: result.metafile };
+}
+
+/** esbuild plugin: `import source from "inline-worker:<entry>"` is the bundled worker script. */
+function inlineWorkerPlugin(production, bundles) {
+	return {
+		name: "inline-worker",
+		setup(build) {
+			build.onResolve({ filter: /^inline-worker:/ }, (args) => ({
+				path: path.resolve(args.resolveDir, args.path.slice(WORKER_PREFIX.length)),
+				namespace: "inline-worker",
+			}));
+			build.onLoad({ filter: /.*/, namespace: "inline-worker" }, async (args) => {
+				const worker = await bundleWorker(args.path, production);
+				bundles.push(worker);
+				return { contents: `export default ${JSON.stringify(worker.code)};`, loader: "js" };
+			});
+		},
+	};
+}
+
+/**
+ * Builds main.js; returns esbuild's metafiles (main's and the worker's) so callers can check
+ * what went in, and the worker script's size.
+ */
+export async function bundlePlugin({ production = true, outfile = path.join(ROOT, "main.js") } = {}) {
+	const workers = [];
+	const result = await esbuild.build({
+		...common(production),
+		entryPoints: [path.join(ROOT, "plugin", "main.ts")],
+		outfile,
+		format: "cjs",
+		external: EXTERNAL,
+		plugins: [inlineWorkerPlugin(production, workers)],
+		sourcemap: production ? false : "inline",
+		sourcesContent: false,
 	});
 	if (result.warnings.length > 0) throw new Error(`esbuild reported ${result.warnings.length} warning(s)`);
-	return result.metafile;
+	if (workers.length !== 1) throw new Error(`main.js embeds ${workers.length} worker scripts, expected 1`);
+	return { main: result.metafile, worker: workers[0].metafile, workerBytes: Buffer.byteLength(workers[0].code) };
 }

@@ -1,11 +1,18 @@
-// esbuild plugin: `import load from "inline-wasm:<path>"` embeds a .wasm file as base64 in the bundle.
+// esbuild plugin: `import load from "inline-wasm:<path>"` embeds a .wasm file, gzip-compressed,
+// as base64 in the bundle (the worker inflates it with the platform's DecompressionStream).
 
 import fs from "node:fs/promises";
 import path from "node:path";
+import zlib from "node:zlib";
 import { ROOT } from "./run.mjs";
 
 const PREFIX = "inline-wasm:";
-const DECODER = path.join(ROOT, "plugin", "core", "base64.ts");
+const DECODER = path.join(ROOT, "plugin", "worker", "base64.ts");
+
+/** The gzip the build embeds: the strongest level (it runs once per build). */
+export function compressWasm(bytes) {
+	return zlib.gzipSync(bytes, { level: 9 });
+}
 
 /**
  * The imported module's default export is a function that decodes the embedded bytes when
@@ -29,7 +36,7 @@ export function inlineWasmPlugin() {
 				return { path: resolved, namespace: "inline-wasm" };
 			});
 			build.onLoad({ filter: /.*/, namespace: "inline-wasm" }, async (args) => {
-				const bytes = await fs.readFile(args.path);
+				const bytes = compressWasm(await fs.readFile(args.path));
 				const contents = [
 					`import { decodeBase64 } from ${JSON.stringify(DECODER)};`,
 					`const BASE64 = ${JSON.stringify(bytes.toString("base64"))};`,

@@ -62,9 +62,10 @@ export function ensureWasmBindgen() {
  * `cargo build --release` for the wasm target. `env` can override cargo settings (e.g.
  * CARGO_PROFILE_RELEASE_OPT_LEVEL); `targetDir` keeps differently optimised builds apart.
  */
-export function cargoBuildWasm({ env = {}, targetDir } = {}) {
+export function cargoBuildWasm({ env = {}, targetDir, features = [] } = {}) {
 	const args = ["build", "--release", "--target", WASM_TARGET, "--lib"];
 	if (targetDir) args.push("--target-dir", targetDir);
+	if (features.length > 0) args.push("--features", features.join(","));
 	run("cargo", args, { env: { ...process.env, ...env } });
 	return path.join(targetDir ?? path.join(ROOT, "target"), WASM_TARGET, "release", CRATE_WASM_NAME);
 }

@@ -8,6 +8,7 @@
 
 mod browse;
 mod consolidations;
+#[cfg(any(not(target_arch = "wasm32"), feature = "self-check"))]
 pub mod contract;
 mod driver;
 mod entities;

@@ -24,8 +24,7 @@ use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
 use crate::engine::{Engine, TextToRemember};
 use crate::error::ErrorCode;
 use crate::llm::estimate_cost_usd;
-use crate::store::contract::{self, DriverFactory};
-use crate::store::{open_checked, schema, DriverError, MemoryCursor, MemoryFilter, MemoryQuery, DATABASE_HEADER_LEN};
+use crate::store::{open_checked, schema, MemoryCursor, MemoryFilter, MemoryQuery, DATABASE_HEADER_LEN};
 use dto::SettingsDto;
 use errors::{coded_error, to_js_error};
 use host::{JsHost, JsHostAdapter};
@@ -453,19 +452,23 @@ pub fn default_model_id() -> String {
     crate::llm::DEFAULT_MODEL_ID.to_owned()
 }
 
-/// Runs the store contract suite on fresh sql.js databases: `[{name, ok, error?}]`.
+/// Runs the store contract suite on fresh sql.js databases: `[{name, ok, error?}]`. Only in
+/// the test build (`--features self-check`).
+#[cfg(feature = "self-check")]
 #[wasm_bindgen(js_name = storeSelfCheck, unchecked_return_type = "SelfCheckResult[]")]
 pub fn store_self_check(sql_js: &JsSqlJs) -> Result<JsValue, JsValue> {
-    to_js(&contract::run_all(&SqlJsFactory { sql_js }))
+    to_js(&crate::store::contract::run_all(&SqlJsFactory { sql_js }))
 }
 
+#[cfg(feature = "self-check")]
 struct SqlJsFactory<'a> {
     sql_js: &'a JsSqlJs,
 }
 
-impl DriverFactory for SqlJsFactory<'_> {
+#[cfg(feature = "self-check")]
+impl crate::store::contract::DriverFactory for SqlJsFactory<'_> {
     type Driver = SqlJsDriver;
-    fn load(&self, bytes: &[u8]) -> Result<SqlJsDriver, DriverError> {
+    fn load(&self, bytes: &[u8]) -> Result<SqlJsDriver, crate::store::DriverError> {
         SqlJsDriver::load(self.sql_js, bytes)
     }
 }

@@ -49,6 +49,7 @@ pub struct SqlJsDriver {
 
 impl SqlJsDriver {
     /// Loads the bytes of a database file into a new sql.js database (empty = new).
+    #[cfg(feature = "self-check")]
     pub fn load(sql_js: &JsSqlJs, bytes: &[u8]) -> Result<Self, DriverError> {
         let bytes = (!bytes.is_empty()).then(|| Uint8Array::from(bytes));
         Self::load_array(sql_js, bytes.as_ref())

@@ -119,6 +119,8 @@ test("a question typed and sent with Enter is answered with citation links that 
 	if ((await insight.count()) > 0) {
 		await insight.click();
 		const connected = answer.locator(".memory-agent-source.is-consolidation .memory-agent-connected .memory-agent-source-link");
+		// The connected memories are asked of the core's worker when the insight opens.
+		await connected.nth(1).waitFor();
 		assert.equal(await connected.count(), 2);
 		assert.equal(await connected.first().isVisible(), true);
 	}
@@ -165,6 +167,7 @@ test("a memory is forgotten after confirmation and leaves the browser", { skip }
 
 	// Filtering by a person narrows the list as one types.
 	await page.locator('input[data-filter="entity"]').fill("sintra");
+	await page.waitForFunction(() => document.querySelectorAll(".memory-agent-browser .memory-agent-memory").length === 1);
 	assert.equal(await cards.count(), 1);
 	await page.close();
 });

@@ -17,6 +17,7 @@ import { createUiClasses } from "./ui";
 import { createViewClasses } from "./views";
 import { loadMainJs } from "./vm-loader";
 import { HostVault } from "./vault";
+import { HostWorkers } from "./worker";
 import { HostWorkspace } from "./workspace";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -42,6 +43,8 @@ export class Host {
 	readonly commands = new Map<string, Command>();
 	readonly settingTabs: PluginSettingTab[] = [];
 	readonly timers = new HostTimers();
+	/** The Web Workers the plugin started (the core runs in one). */
+	readonly workers = new HostWorkers();
 	readonly secretStorage = new HostSecretStorage();
 	readonly adapter: HostDataAdapter;
 	readonly vault: HostVault;
@@ -170,10 +173,10 @@ export class Host {
 		await command.callback();
 	}
 
-	/** Polls `predicate` until it holds. */
-	async waitFor(predicate: () => boolean, { timeoutMs = 15_000, message }: WaitOptions = {}): Promise<void> {
+	/** Polls `predicate` (which may ask the core, and so be async) until it holds. */
+	async waitFor(predicate: () => boolean | Promise<boolean>, { timeoutMs = 15_000, message }: WaitOptions = {}): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
-		while (!predicate()) {
+		while (!(await predicate())) {
 			if (Date.now() > deadline) {
 				throw new Error(`Timed out: ${message ?? "condition"} (status bar: "${this.statusBarText()}", notices: ${JSON.stringify(this.notices)})`);
 			}
@@ -196,7 +199,7 @@ export class Host {
 		for (let quietRounds = 0; quietRounds < 3; ) {
 			await this.adapter.idle();
 			await new Promise((resolve) => setImmediate(resolve));
-			if (this.adapter.busy || this.timers.dueWithin(20)) {
+			if (this.adapter.busy || this.workers.busy || this.timers.dueWithin(20)) {
 				quietRounds = 0;
 				await new Promise((resolve) => setTimeout(resolve, 5));
 			} else {
@@ -209,6 +212,7 @@ export class Host {
 	async stop(): Promise<void> {
 		if (this.plugin) await this.unloadPlugin();
 		this.timers.clearAll();
+		await this.workers.terminateAll();
 		await this.dom.close();
 		if (this.ownsVault) await fs.rm(this.vaultDir, { recursive: true, force: true });
 	}
@@ -226,6 +230,8 @@ export class Host {
 			TextEncoder,
 			TextDecoder,
 			URL,
+			Blob,
+			Worker: this.workers.constructorForRealm,
 			performance,
 			crypto: webcrypto,
 			navigator: window.navigator,

@@ -21,7 +21,7 @@ export function loadMainJs(
 	requireModule: (id: string) => unknown,
 	filename = "main.js",
 ): LoadedMain {
-	const context = vm.createContext({ ...globals }, { name: filename, codeGeneration: { strings: false, wasm: true } });
+	const context = vm.createContext({ ...globals }, { name: filename, codeGeneration: { strings: false, wasm: false } });
 	vm.runInContext("globalThis.window = globalThis; globalThis.self = globalThis;", context);
 	const wrapper = vm.runInContext(`(function (require, module, exports) {${code}\n})`, context, { filename }) as (
 		require: (id: string) => unknown,

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
-import { decodeBase64 } from "../../plugin/core/base64";
+import { decodeBase64 } from "../../plugin/worker/base64";
 
 test("decodes what Node encodes, for every length around the 3-byte groups", () => {
 	for (let size = 0; size < 70; size++) {

@@ -59,7 +59,7 @@ test("a selection is remembered with its heading, first line and the daily note'
 	const run = editorCommand(host, "remember-selection");
 	// No metadata cache entry: the headings are read from the editor's lines.
 	assert.equal(run(false, HostEditor.selecting(journal, "Remember the passport."), "Journal/2026-02-01.md"), true);
-	assert.equal(host.notices.at(-1), "Remembering the selection…");
+	await host.waitFor(() => host.notices.at(-1) === "Remembering the selection…", { message: `the notice ${"Remembering the selection…"}` });
 	const card = await waitForCard(host, /Bring the passport to Lisbon\./);
 	assert.match(card.querySelector(".memory-agent-memory-source")?.textContent ?? "", /^Journal\/2026-02-01\.md › Sunday > Packing$/);
 	// The selection's own request (the vault sync may read the whole note as well).
@@ -101,13 +101,13 @@ test("the editor and file menus offer to remember the selection and the note", a
 	host.workspace.trigger("editor-menu", menu, HostEditor.selecting(text, "We fly to Lisbon with Ana on 14 March."), info);
 	assert.ok(menu.item("Remember selection"));
 	menu.item("Remember selection")!.click();
-	assert.equal(host.notices.at(-1), "Remembering the selection…");
+	await host.waitFor(() => host.notices.at(-1) === "Remembering the selection…", { message: `the notice ${"Remembering the selection…"}` });
 
 	const fileMenu = new Menu();
 	host.workspace.trigger("file-menu", fileMenu, host.vault.getFileByPath(IDEA.path), "file-explorer-context-menu");
 	assert.ok(fileMenu.item("Remember note now"));
 	fileMenu.item("Remember note now")!.click();
-	assert.equal(host.notices.at(-1), "Remembering Idea…");
+	await host.waitFor(() => host.notices.at(-1) === "Remembering Idea…", { message: `the notice ${"Remembering Idea…"}` });
 	const card = await waitForCard(host, /Bring the passport/);
 	assert.match(card.querySelector(".memory-agent-memory-source")?.textContent ?? "", /^Inbox\/Idea\.md › Idea$/);
 });
@@ -121,7 +121,7 @@ test("'Remember…' opens a dialog; what is typed there becomes a memory without
 	modal.querySelector<HTMLTextAreaElement>("textarea")!.value = "Remember the passport for the trip.";
 	modal.querySelector<HTMLButtonElement>("button.mod-cta")!.click();
 	assert.equal(host.dom.document.querySelector(".modal-container"), null, "the dialog closed");
-	assert.equal(host.notices.at(-1), "Remembering what you typed…");
+	await host.waitFor(() => host.notices.at(-1) === "Remembering what you typed…", { message: `the notice ${"Remembering what you typed…"}` });
 	const card = await waitForCard(host, /Bring the passport/);
 	assert.equal(card.querySelector(".memory-agent-memory-source")?.textContent, "Typed text");
 	assert.equal(card.querySelector(".memory-agent-open-source"), null, "typed text has no note to open");
@@ -134,7 +134,7 @@ test("'Remember current note now' needs an open note", async () => {
 	host.workspace.setActiveFile(null);
 	assert.equal(host.commands.get("memory-agent:remember-current-note")?.checkCallback?.(true), false);
 	await rememberNotes(host, [IDEA.path]);
-	assert.equal(host.notices.at(-1), "Remembering Idea…");
+	await host.waitFor(() => host.notices.at(-1) === "Remembering Idea…", { message: `the notice ${"Remembering Idea…"}` });
 	await waitForCard(host, /Bring the passport/);
 });
 

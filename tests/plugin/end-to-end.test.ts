@@ -6,7 +6,7 @@ import { afterEach, test } from "node:test";
 import type { RecordedRequest, Reply } from "../fake-bedrock/index";
 import { asRecord, requestedToolName } from "../fake-bedrock/replies";
 import type { Host } from "../host/host";
-import { startAnsweringFake, startVaultHost, storeOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
+import { allMemories, startAnsweringFake, startVaultHost, statusOf, storeOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 
 let host: Host | undefined;
 let closeFake: (() => Promise<void>) | undefined;
@@ -70,7 +70,7 @@ test("a small vault is remembered, consolidated, and a question that needs two n
 	const { host } = await start(0);
 	await waitForIdle(host, "the vault to be remembered and consolidated");
 	const store = storeOf(host);
-	const status = store.status();
+	const status = await store.status();
 	assert.equal(status.memories, Object.keys(NOTES).length);
 	assert.equal(status.insights, 1, "five or more new memories were consolidated");
 	const answer = await store.ask("What did Alice and Bob say about the Q3 budget?");
@@ -87,15 +87,15 @@ test("with 30% of model calls failing at random, every note still ends up rememb
 	// The client retries each call up to five times with backoff, so the work completes
 	// despite the faults; wait for it (real time: the backoffs are short).
 	await host.waitFor(
-		() => {
-			const status = storeOf(host).status();
+		async () => {
+			const status = await statusOf(host);
 			return status.queued === 0 && status.running === 0 && status.memories === Object.keys(NOTES).length;
 		},
 		{ timeoutMs: 90_000, message: "every note to be remembered despite the faults" },
 	);
-	assert.equal(storeOf(host).status().failed, 0);
+	assert.equal((await statusOf(host)).failed, 0);
 	assert.ok(fake.requests.some((request) => request.injected), "faults were injected");
-	const memories = storeOf(host).listMemories(null, 1000, 0);
+	const memories = await allMemories(host);
 	const perNote = new Map<string, number>();
 	for (const memory of memories) perNote.set(memory.source_path, (perNote.get(memory.source_path) ?? 0) + 1);
 	assert.deepEqual([...perNote.keys()].sort(), Object.keys(NOTES).sort());

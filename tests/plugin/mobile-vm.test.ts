@@ -7,8 +7,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { test } from "node:test";
 import vm from "node:vm";
+import { resolveObjectURL } from "node:buffer";
 import { REPO_ROOT } from "../host/host";
 import { loadMainJs } from "../host/vm-loader";
+import { HostWorkers } from "../host/worker";
 
 /** The few element helpers the status bar uses, on a plain object. */
 function stubElement() {
@@ -118,6 +120,9 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 	};
 
 	// What a browser offers; nothing from Node (no process, Buffer, require, global, setImmediate).
+	// Web Workers and Blob URLs are a WebView's too: the core runs in one (its own realm is
+	// checked by the next test).
+	const workers = new HostWorkers();
 	const loaded = loadMainJs(
 		code,
 		{
@@ -130,6 +135,9 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 			TextDecoder,
 			console,
 			crypto: webcrypto,
+			Blob,
+			URL,
+			Worker: workers.constructorForRealm,
 		},
 		(id) => (id === "obsidian" ? obsidian : undefined),
 	);
@@ -166,4 +174,92 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 	assert.ok(saved, "unload wrote the database");
 	assert.equal(new TextDecoder().decode(saved.subarray(0, 15)), "SQLite format 3");
 	for (const handle of intervals) clearInterval(handle);
+	await workers.terminateAll();
 });
+
+test("the core's worker runs in a realm without any Node built-in, from the script main.js embeds", async () => {
+	const code = await fs.readFile(path.join(REPO_ROOT, "main.js"), "utf8");
+	// main.js puts the worker's script in a Blob and starts a Worker on its URL: catch that script.
+	let script: Promise<string> | undefined;
+	class CatchingWorker {
+		onmessage = null;
+		constructor(url: string) {
+			script = resolveObjectURL(url)?.text();
+		}
+		postMessage() {}
+		terminate() {}
+	}
+	const loaded = loadMainJs(code, { setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask, TextEncoder, TextDecoder, console, crypto: webcrypto, Blob, URL, Worker: CatchingWorker }, (id) =>
+		id === "obsidian" ? minimalObsidian() : undefined,
+	);
+	const plugin = new (loaded.PluginClass as unknown as new (app: unknown, manifest: unknown) => { onload(): Promise<void> })(minimalApp(), { id: "memory-agent", dir: ".obsidian/plugins/memory-agent" });
+	await plugin.onload();
+	layoutReadyCallback?.();
+	const deadline = Date.now() + 10_000;
+	while (script === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+	assert.ok(script, "main.js started a worker");
+	const source = await script;
+
+	// A worker's global scope as a browser makes it: Web APIs only.
+	const posted: unknown[] = [];
+	const scope = vm.createContext(
+		{ setTimeout, clearTimeout, queueMicrotask, TextEncoder, TextDecoder, console, crypto: webcrypto, Blob, Response, DecompressionStream, WebAssembly, postMessage: (message: unknown) => posted.push(message) },
+		{ codeGeneration: { strings: false, wasm: true } },
+	);
+	vm.runInContext("globalThis.self = globalThis;", scope);
+	vm.runInContext(source, scope, { filename: "worker.js" });
+	assert.deepEqual(
+		[...(vm.runInContext("[typeof process, typeof Buffer, typeof require, typeof global, typeof setImmediate, typeof module]", scope) as string[])],
+		["undefined", "undefined", "undefined", "undefined", "undefined", "undefined"],
+	);
+	const onmessage = vm.runInContext("self.onmessage", scope) as (event: { data: unknown }) => void;
+	onmessage({ data: { kind: "call", id: 1, method: "start", args: [] } });
+	onmessage({ data: { kind: "call", id: 2, method: "open", args: [null, Date.now()] } });
+	while (posted.length < 2 && Date.now() < deadline + 20_000) await new Promise((r) => setTimeout(r, 20));
+	const results = posted.filter((message) => (message as { kind: string }).kind === "result") as Array<{ id: number; ok: boolean; value: Record<string, unknown> }>;
+	const started = results.find((result) => result.id === 1);
+	assert.equal(started?.ok, true, JSON.stringify(started));
+	assert.ok(Array.isArray(started?.value.bedrockRegions) && (started.value.bedrockRegions as unknown[]).includes("us-east-1"));
+	const opened = results.find((result) => result.id === 2);
+	assert.equal(opened?.ok, true, JSON.stringify(opened));
+	assert.equal(opened?.value.memories, 0, "a new store opened inside the bare worker");
+});
+
+let layoutReadyCallback: (() => void) | undefined;
+
+/** The least of `obsidian` main.js needs to load and start the core. */
+function minimalObsidian() {
+	class Plugin {
+		app: unknown;
+		constructor(app: unknown) {
+			this.app = app;
+		}
+		addStatusBarItem() {
+			return stubElement();
+		}
+		addCommand() {}
+		addSettingTab() {}
+		addRibbonIcon() {}
+		registerView() {}
+		registerEvent() {}
+		registerInterval(handle: number) {
+			return handle;
+		}
+		register() {}
+		async loadData() {
+			return null;
+		}
+		async saveData() {}
+	}
+	const base = class {};
+	return { Plugin, Notice: base, PluginSettingTab: base, Setting: base, normalizePath: (p: string) => p, requestUrl: () => Promise.reject(new Error("offline")), ItemView: base, Modal: base, TFile: base, TFolder: base };
+}
+
+function minimalApp() {
+	return {
+		vault: { configDir: ".obsidian", adapter: memoryAdapter(), getFileByPath: () => null, getFiles: () => [], getMarkdownFiles: () => [], on: () => ({}) },
+		workspace: { onLayoutReady: (cb: () => void) => (layoutReadyCallback = cb), on: () => ({}), getLeavesOfType: () => [] },
+		secretStorage: { getSecret: () => null, setSecret: () => undefined, listSecrets: () => [] },
+		metadataCache: { getFileCache: () => null, on: () => ({}) },
+	};
+}

@@ -122,3 +122,35 @@ test("after dispose, requests are ignored", async () => {
 	assert.equal(state.writes, 0);
 	assert.equal(timers.pending, 0);
 });
+
+test("changes that never pause are written at least every 30 seconds", async () => {
+	const timers = new FakeTimers();
+	let writes = 0;
+	const scheduler = new SaveScheduler({ timers, now: () => timers.now, isDirty: () => true, onError: () => {}, write: async () => void writes++ });
+	// A change every second for two minutes: the quiet time never comes.
+	for (let second = 1; second <= 120; second++) {
+		scheduler.requestSave();
+		timers.advance(1000);
+		await drain();
+	}
+	assert.ok(writes >= 4, `at least one write per 30 s of changes, got ${writes} in 120 s`);
+	assert.ok(writes <= 5, `not one per change: ${writes}`);
+});
+
+test("every 50 finished jobs are written at once, whatever the quiet time", async () => {
+	const timers = new FakeTimers();
+	let writes = 0;
+	const scheduler = new SaveScheduler({ timers, now: () => timers.now, delayMs: 2000, isDirty: () => true, onError: () => {}, write: async () => void writes++ });
+	for (let job = 1; job <= 49; job++) {
+		scheduler.jobFinished();
+		timers.advance(100);
+	}
+	await drain();
+	assert.equal(writes, 0, "49 jobs a tenth of a second apart wait for the debounce");
+	scheduler.jobFinished();
+	await drain();
+	assert.equal(writes, 1, "the 50th writes at once");
+	for (let job = 1; job <= 50; job++) scheduler.jobFinished();
+	await drain();
+	assert.equal(writes, 2, "and the next 50 again");
+});

@@ -8,7 +8,7 @@ import { StoreSession, type StoreSessionDeps, StoreUnavailableError } from "../.
 import { loadFacade } from "../support/facade";
 import { FakeTimers, drain } from "../support/fake-timers";
 import { MemoryPort } from "../support/memory-port";
-import { emptyDatabase, nodeCore } from "../support/node-core";
+import { emptyDatabase, inProcessCore } from "../support/node-core";
 import { withMemories } from "../support/sqlite-fixtures";
 
 const DB = "config/plugins/memory-agent/memory.db";
@@ -20,7 +20,7 @@ async function setup(port = new MemoryPort()) {
 	const statuses: StoreStatus[] = [];
 	const unavailable: string[] = [];
 	const deps: StoreSessionDeps = {
-		core: await nodeCore(),
+		client: await inProcessCore(),
 		file: new DatabaseFile(port, DB),
 		timers,
 		now: () => NOW,
@@ -47,7 +47,7 @@ test("a new store is written to a new file after the save delay", async () => {
 	await drain();
 	assert.ok(port.files.has(DB), "written after the delay");
 	const { facade, SQL } = await loadFacade();
-	const reopened = facade.MemoryCore.open(SQL, port.files.get(DB)?.bytes, Date.now());
+	const reopened = facade.MemoryCore.open(SQL, port.files.get(DB)?.bytes.slice(), Date.now());
 	assert.equal(reopened.status().schemaVersion, facade.supportedSchemaVersion());
 	reopened.free();
 	await session.close();
@@ -58,7 +58,7 @@ test("an existing database is opened with its counts", async () => {
 	const { statuses, deps } = await setup(await portWith(withMemories(SQL, await emptyDatabase(), 3)));
 	const session = await StoreSession.open(deps);
 	assert.equal(statuses.at(-1)?.memories, 3);
-	assert.equal(session.status().memories, 3);
+	assert.equal((await deps.client.call("status")).memories, 3);
 	await session.close();
 });
 
@@ -106,7 +106,7 @@ test("a database that appears on disk before our first write is loaded, not over
 
 	await session.flush();
 	assert.deepEqual(port.files.get(DB)?.bytes, synced, "the synced file was not overwritten");
-	assert.equal(session.status().memories, 4, "the synced version was loaded");
+	assert.equal((await deps.client.call("status")).memories, 4, "the synced version was loaded");
 	assert.equal(statuses.at(-1)?.memories, 4);
 	assert.ok(notices.some((n) => /changed on disk/.test(n)), `notices: ${JSON.stringify(notices)}`);
 	await session.close();
@@ -121,5 +121,27 @@ test("a failed write is shown and retried by the next flush", async () => {
 	assert.ok(notices.some((n) => /could not save/.test(n)), `notices: ${JSON.stringify(notices)}`);
 	await session.flush();
 	assert.ok(port.files.has(DB), "the retry wrote the file");
+	await session.close();
+});
+
+test("damage the open did not see is found by the full check later, and handled like a corrupt file", async () => {
+	const { SQL } = await loadFacade();
+	const sound = withMemories(SQL, await emptyDatabase(), 300);
+	const damaged = sound.slice();
+	const pageSize = (damaged[16]! << 8) | damaged[17]!;
+	damaged.fill(0xa5, pageSize * 3, pageSize * 4);
+	const { port, timers, notices, statuses, deps } = await setup(await portWith(damaged));
+	const session = await StoreSession.open({ ...deps, checkDelayMs: 5_000 });
+	assert.equal(notices.length, 0, "the open reads only the header and the schema");
+	timers.advance(5_000);
+	await drain();
+	await deps.client.call("status");
+	await drain();
+	const aside = `${DB}.corrupt-20261130T071400Z`;
+	assert.deepEqual(port.files.get(aside)?.bytes, damaged, "the damaged file is kept as it was");
+	assert.match(notices.at(-1) ?? "", /found damage in its database/);
+	assert.equal(statuses.at(-1)?.memories, 0, "a new, empty store took its place");
+	await session.flush();
+	assert.ok(port.files.has(DB), "and it was saved");
 	await session.close();
 });

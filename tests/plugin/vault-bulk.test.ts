@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import type { FakeBedrock } from "../fake-bedrock/index";
 import type { Host } from "../host/host";
-import { ingestRequests, rememberedPaths, startAnsweringFake, startVaultHost, storeOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
+import { ingestRequests, rememberedPaths, startAnsweringFake, startVaultHost, statusOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 
 let host: Host | undefined;
 let fake: FakeBedrock | undefined;
@@ -59,7 +59,7 @@ test("the dialog shows the count, tokens and an estimated cost; Cancel queues no
 	const pause = [...view.querySelectorAll("button")].find((button) => button.textContent === "Pause");
 	assert.ok(pause);
 	pause.click();
-	assert.equal(storeOf(host).status().pausedByUser, true);
+	assert.equal((await statusOf(host)).pausedByUser, true);
 	await host.waitFor(() => host.statusBarText() === "Memory: 0/4 notes · paused");
 });
 
@@ -82,7 +82,7 @@ test("Pause queues the notes with the engine paused", async () => {
 	click(dialog, "Pause");
 	await host.settle();
 	await host.waitFor(() => /paused/.test(host.statusBarText()), { message: "paused" });
-	assert.equal(storeOf(host).status().queued >= 4, true);
+	assert.equal((await statusOf(host)).queued >= 4, true);
 	assert.equal(ingestRequests(fake).length, 0);
 	await host.runCommand("toggle-pause");
 	await waitForIdle(host);
@@ -101,5 +101,5 @@ test("Only some folders… queues the chosen top-level folders", async () => {
 	click(dialog, "Start with these folders");
 	await waitForIdle(host);
 	assert.equal(ingestRequests(fake).length, 2);
-	assert.deepEqual(rememberedPaths(host), ["Work/a.md", "Work/b.md"]);
+	assert.deepEqual(await rememberedPaths(host), ["Work/a.md", "Work/b.md"]);
 });

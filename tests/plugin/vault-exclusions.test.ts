@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import type { FakeBedrock } from "../fake-bedrock/index";
 import type { Host } from "../host/host";
-import { ingestRequests, rememberedPaths, startAnsweringFake, startVaultHost, storeOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
+import { ingestRequests, rememberedPaths, sourcesOf, startAnsweringFake, startVaultHost, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 
 let host: Host | undefined;
 let fake: FakeBedrock | undefined;
@@ -46,7 +46,7 @@ test("every exclusion kind keeps the note's text off the wire", async () => {
 
 	assert.ok(fake.bodiesText().includes("SAFE-INCLUDED"), "the included note was sent (the check below can fail)");
 	assert.deepEqual(fake.bodiesText().match(/LEAK-[A-Z-]+/g) ?? [], [], "no excluded text in any request");
-	assert.deepEqual(rememberedPaths(host), ["included.md"]);
+	assert.deepEqual(await rememberedPaths(host), ["included.md"]);
 	assert.equal(
 		host.adapter.calls.filter((call) => call.args[0] === "tagged-cached.md").length,
 		0,
@@ -59,17 +59,17 @@ test("every exclusion kind keeps the note's text off the wire", async () => {
 	assert.ok(included);
 	await host.vault.modify(included, "LEAK-LATE-TAG now #confidential.\n");
 	await waitForIdle(host, "the tagged edit");
-	assert.deepEqual(rememberedPaths(host), [], "the note's memories are forgotten");
+	assert.deepEqual(await rememberedPaths(host), [], "the note's memories are forgotten");
 	await host.vault.create("moving.md", "SAFE-MOVING a note that moves.\n");
 	await waitForIdle(host, "the new note");
-	assert.deepEqual(rememberedPaths(host), ["moving.md"]);
+	assert.deepEqual(await rememberedPaths(host), ["moving.md"]);
 	await host.vault.rename(host.vault.getFileByPath("moving.md")!, "Private/moving.md");
 	await waitForIdle(host, "the move into an excluded folder");
-	assert.deepEqual(rememberedPaths(host), [], "moving into an excluded folder forgets it");
+	assert.deepEqual(await rememberedPaths(host), [], "moving into an excluded folder forgets it");
 	const before = ingestRequests(fake).length;
 	await host.vault.rename(host.vault.getFileByPath("Private/diary.md")!, "diary.md");
 	await waitForIdle(host, "the move out of an excluded folder");
-	assert.deepEqual(rememberedPaths(host), ["diary.md"], "moving out of an excluded folder remembers it");
+	assert.deepEqual(await rememberedPaths(host), ["diary.md"], "moving out of an excluded folder remembers it");
 	assert.equal(ingestRequests(fake).length, before + 1);
 	assert.deepEqual(fake.bodiesText().match(/LEAK-(?!FOLDER)[A-Z-]+/g) ?? [], [], "still nothing excluded was sent");
 });
@@ -91,9 +91,9 @@ test("binary, empty, 20 MB and non-UTF-8 files are skipped with a reason shown i
 	await host.waitForCore();
 	await waitForIdle(host);
 
-	assert.deepEqual(rememberedPaths(host), ["also-good.md", "good.md"], "the rest of the vault was remembered");
+	assert.deepEqual(await rememberedPaths(host), ["also-good.md", "good.md"], "the rest of the vault was remembered");
 	assert.equal(ingestRequests(fake).length, 2, "no model call for the odd files");
-	const skipped = Object.fromEntries([...storeOf(host).listSources()].filter((source) => source.skipped !== null).map((source) => [source.path, source.skipped]));
+	const skipped = Object.fromEntries((await sourcesOf(host)).filter((source) => source.skipped !== null).map((source) => [source.path, source.skipped]));
 	assert.deepEqual(Object.keys(skipped).sort(), ["empty.md", "huge.md", "image.md", "latin1.md"]);
 
 	await host.runCommand("show-memory-status");

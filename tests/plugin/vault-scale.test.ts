@@ -7,7 +7,7 @@ import type { FakeBedrock } from "../fake-bedrock/index";
 import type { Host } from "../host/host";
 import { writeDatabase } from "../support/plugin-fixtures";
 import { databaseKnowingNotes, generateNotes } from "../support/prepared-vault";
-import { startAnsweringFake, startVaultHost, storeOf, waitForIdle, writeSettings } from "../support/vault-host";
+import { startAnsweringFake, startVaultHost, statusOf, waitForIdle, writeSettings } from "../support/vault-host";
 
 const NOTES = 10_000;
 
@@ -34,7 +34,7 @@ test("reconciling an unchanged 10,000-note vault makes no model call and reads n
 	assert.equal(fake.requests.length, 0, "no model call at all");
 	const noteReads = host.adapter.calls.filter((call) => (call.method === "read" || call.method === "readBinary") && call.args[0]?.endsWith(".md"));
 	assert.equal(noteReads.length, 0, "no note was read");
-	assert.equal(storeOf(host).status().queued, 0, "nothing was queued");
+	assert.equal((await statusOf(host)).queued, 0, "nothing was queued");
 	assert.equal(host.dom.document.querySelector(".modal-container"), null, "no bulk dialog for an unchanged vault");
 
 	// One edit among the ten thousand costs exactly one read and one call.

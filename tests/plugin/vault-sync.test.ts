@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import { afterEach, test } from "node:test";
 import type { FakeBedrock } from "../fake-bedrock/index";
 import type { Host } from "../host/host";
-import { ingestRequests, rememberedPaths, replyByTool, startAnsweringFake, startVaultHost, storeOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
+import { ingestRequests, memoriesOf, rememberedPaths, replyByTool, sourcesOf, startAnsweringFake, startVaultHost, statusOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 
 let host: Host | undefined;
 let fake: FakeBedrock | undefined;
@@ -34,7 +34,7 @@ async function start(notes: Record<string, string>, settings: Record<string, unk
 test("the first start remembers every note; a restart of an unchanged vault reads nothing and calls nothing", async () => {
 	const { host, fake } = await start({ "trip.md": TWO_SECTIONS, "Work/plan.md": "# Plan\n\nShip the sync.\n", "todo.md": "Buy milk.\n" });
 	assert.equal(ingestRequests(fake).length, 4, "one call per chunk: 2 + 1 + 1");
-	assert.deepEqual(rememberedPaths(host), ["Work/plan.md", "todo.md", "trip.md"]);
+	assert.deepEqual(await rememberedPaths(host), ["Work/plan.md", "todo.md", "trip.md"]);
 	await host.waitFor(() => host.statusBarText() === "Memory: 3/3 notes", { message: "the coverage in the status bar" });
 
 	await host.unloadPlugin();
@@ -57,7 +57,7 @@ test("create, edit, rename and delete while running: one call per changed chunk,
 	await host.vault.create("Ideas/new.md", "# Idea\n\nA garden on the roof.\n");
 	await waitForIdle(host, "the new note");
 	assert.equal(ingestRequests(fake).length, 3, "the new note: one call");
-	assert.deepEqual(rememberedPaths(host), ["Ideas/new.md", "trip.md"]);
+	assert.deepEqual(await rememberedPaths(host), ["Ideas/new.md", "trip.md"]);
 
 	const trip = host.vault.getFileByPath("trip.md");
 	assert.ok(trip);
@@ -65,22 +65,22 @@ test("create, edit, rename and delete while running: one call per changed chunk,
 	await waitForIdle(host, "the edit");
 	assert.equal(ingestRequests(fake).length, 4, "only the changed section is sent again");
 	assert.ok(ingestRequests(fake).at(-1)?.body.includes("the best we ever had"));
-	assert.equal(storeOf(host).listMemories("trip.md", 100, 0).length, 2);
+	assert.equal((await memoriesOf(host, "trip.md")).length, 2);
 
 	const idea = host.vault.getFileByPath("Ideas/new.md");
 	assert.ok(idea);
-	const ideaMemories = storeOf(host).listMemories("Ideas/new.md", 100, 0).map((memory) => memory.id);
+	const ideaMemories = (await memoriesOf(host, "Ideas/new.md")).map((memory) => memory.id);
 	await host.vault.rename(idea, "Ideas/roof-garden.md");
 	await waitForIdle(host, "the rename");
 	assert.equal(ingestRequests(fake).length, 4, "a rename makes no model call");
-	assert.deepEqual([...storeOf(host).listMemories("Ideas/roof-garden.md", 100, 0).map((memory) => memory.id)], [...ideaMemories], "the memories moved");
-	assert.deepEqual(rememberedPaths(host), ["Ideas/roof-garden.md", "trip.md"]);
+	assert.deepEqual([...(await memoriesOf(host, "Ideas/roof-garden.md")).map((memory) => memory.id)], [...ideaMemories], "the memories moved");
+	assert.deepEqual(await rememberedPaths(host), ["Ideas/roof-garden.md", "trip.md"]);
 
 	await host.vault.delete(host.vault.getFileByPath("trip.md")!);
 	await waitForIdle(host, "the delete");
 	assert.equal(ingestRequests(fake).length, 4, "a delete makes no model call");
-	assert.deepEqual(rememberedPaths(host), ["Ideas/roof-garden.md"]);
-	assert.deepEqual([...storeOf(host).listSources().map((source) => source.path)], ["Ideas/roof-garden.md"]);
+	assert.deepEqual(await rememberedPaths(host), ["Ideas/roof-garden.md"]);
+	assert.deepEqual((await sourcesOf(host)).map((source) => source.path), ["Ideas/roof-garden.md"]);
 	await host.waitFor(() => host.statusBarText() === "Memory: 1/1 note", { message: "the status bar to follow" });
 });
 
@@ -117,8 +117,8 @@ test("notes edited, added and deleted while the plugin was closed are caught up 
 	assert.equal(calls.length, 2, "one for the changed section of trip.md, one for added.md; none for keep.md");
 	assert.ok(calls.some((call) => call.body.includes("April")));
 	assert.ok(calls.every((call) => !call.body.includes("Unchanged note")));
-	assert.deepEqual(rememberedPaths(host), ["added.md", "keep.md", "trip.md"]);
-	assert.deepEqual([...storeOf(host).listSources().map((source) => source.path)].sort(), ["added.md", "keep.md", "trip.md"]);
+	assert.deepEqual(await rememberedPaths(host), ["added.md", "keep.md", "trip.md"]);
+	assert.deepEqual((await sourcesOf(host)).map((source) => source.path).sort(), ["added.md", "keep.md", "trip.md"]);
 	// (The at-start consolidation may fail here: the core refuses to save a batch whose memory was
 	// removed while the model was answering — a core race reported separately — hence no "failed" check.)
 	await host.waitFor(() => host.statusBarText().startsWith("Memory: 3/3 notes"));
@@ -138,13 +138,13 @@ test("pause, resume and retry commands; the status bar says paused and failed", 
 	// A request Bedrock refuses for good (not a throttle, not a settings problem): the note fails and says so.
 	fake.respond = () => ({ status: { code: 400, type: "ValidationException", message: "Input is too long for requested model." } });
 	await host.vault.create("c.md", "Third.\n");
-	await host.waitFor(() => storeOf(host).status().failed === 1, { message: "the failure" });
+	await host.waitFor(async () => (await statusOf(host)).failed === 1, { message: "the failure" });
 	await host.waitFor(() => host.statusBarText() === "Memory: 2/3 notes · 1 failed", { message: "failed in the status bar" });
-	assert.deepEqual(rememberedPaths(host), ["a.md", "b.md"]);
+	assert.deepEqual(await rememberedPaths(host), ["a.md", "b.md"]);
 	fake.respond = replyByTool;
 	await host.runCommand("retry-failed");
 	await waitForIdle(host, "the retry");
-	assert.deepEqual(rememberedPaths(host), ["a.md", "b.md", "c.md"]);
+	assert.deepEqual(await rememberedPaths(host), ["a.md", "b.md", "c.md"]);
 	await host.waitFor(() => host.statusBarText() === "Memory: 3/3 notes", { message: "nothing failed any more" });
 	for (const name of ["toggle-pause", "retry-failed", "rebuild-memory", "show-memory-status"]) {
 		const command = host.commands.get(`memory-agent:${name}`);

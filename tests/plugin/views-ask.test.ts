@@ -13,7 +13,8 @@ afterEach(async () => {
 });
 
 test("a question asked with Enter is answered, citations become numbered links to the notes", async () => {
-	ui = await startUiHost();
+	// No insight yet: the fake model cites every insight listed, and this test counts memories.
+	ui = await startUiHost({ settings: { dailyConsolidation: false } });
 	const { host, fake } = ui;
 	await rememberNotes(host);
 	await waitForMemories(host, 3);

@@ -22,11 +22,13 @@ function browser(host: Host): HTMLElement {
 	return root;
 }
 
-function typeFilter(host: Host, key: string, value: string): void {
+/** Types into a filter and waits until the core has answered and the list is drawn again. */
+async function typeFilter(host: Host, key: string, value: string): Promise<void> {
 	const input = browser(host).querySelector<HTMLInputElement>(`input[data-filter="${key}"]`);
 	assert.ok(input, `a ${key} filter`);
 	input.value = value;
 	input.dispatchEvent(new host.dom.window.Event("input") as unknown as Event);
+	await host.settle();
 }
 
 const summaries = (host: Host) => [...browser(host).querySelectorAll(".memory-agent-memory .memory-agent-memory-summary")].map((el) => el.textContent);
@@ -44,26 +46,26 @@ test("memories are listed with their details and can be filtered by text, note, 
 	assert.deepEqual([...lisbon.querySelectorAll(".memory-agent-chip")].map((chip) => chip.textContent), ["Ana", "Lisbon", "#travel"]);
 	assert.equal(browser(host).querySelector(".memory-agent-browser-summary")?.textContent, "3 memories");
 
-	typeFilter(host, "text", "lisbon ana");
+	await typeFilter(host, "text", "lisbon ana");
 	assert.equal(summaries(host).length, 2);
 	assert.equal(browser(host).querySelector(".memory-agent-browser-summary")?.textContent, "2 of 3 memories");
-	typeFilter(host, "text", "");
-	typeFilter(host, "entity", "marco");
+	await typeFilter(host, "text", "");
+	await typeFilter(host, "entity", "marco");
 	assert.deepEqual(summaries(host), ["The Q3 marketing budget is 40k euros, approved by Marco."]);
-	typeFilter(host, "entity", "");
-	typeFilter(host, "topic", "travel");
+	await typeFilter(host, "entity", "");
+	await typeFilter(host, "topic", "travel");
 	assert.equal(summaries(host).length, 2);
-	typeFilter(host, "source", "journal/");
+	await typeFilter(host, "source", "journal/");
 	assert.deepEqual(summaries(host), ["Ana wants to visit Sintra during the Lisbon trip."]);
-	typeFilter(host, "source", "");
-	typeFilter(host, "from", "2026-03-01");
+	await typeFilter(host, "source", "");
+	await typeFilter(host, "from", "2026-03-01");
 	assert.deepEqual(summaries(host), ["Flying to Lisbon with Ana on 14 March; the hotel is in Alfama for four nights."]);
-	typeFilter(host, "to", "2026-03-13");
+	await typeFilter(host, "to", "2026-03-13");
 	assert.equal(browser(host).querySelector(".memory-agent-empty")?.textContent, "No memory matches these filters.");
 
-	typeFilter(host, "from", "");
-	typeFilter(host, "to", "");
-	typeFilter(host, "topic", "");
+	await typeFilter(host, "from", "");
+	await typeFilter(host, "to", "");
+	await typeFilter(host, "topic", "");
 	const open = browser(host).querySelector<HTMLElement>('.memory-agent-memory .memory-agent-open-source');
 	assert.ok(open);
 	open.click();
@@ -105,11 +107,13 @@ test("Forget asks first, then removes the memory and the insight built on it", a
 	const again = (await browserCards(host)).find((element) => element.querySelector(".memory-agent-memory-summary")?.textContent === cited)!;
 	again.querySelector<HTMLButtonElement>(".memory-agent-forget")!.click();
 	dialog()!.querySelector<HTMLButtonElement>(".memory-agent-confirm")!.click();
-	assert.equal(host.notices.at(-1), "Forgot the memory and 1 insight built on it.");
+	await host.waitFor(() => host.notices.at(-1) === "Forgot the memory and 1 insight built on it.", { message: "the forget notice" });
+	await host.settle();
 	const left = [...browser(host).querySelectorAll(".memory-agent-memory .memory-agent-memory-summary")].map((el) => el.textContent);
 	assert.equal(left.length, 2);
 	assert.ok(!left.includes(cited));
 	insightTab().click();
+	await host.settle();
 	assert.equal(browser(host).querySelectorAll(".memory-agent-insight").length, 0);
 });
 
@@ -124,7 +128,10 @@ test("thousands of memories are shown 50 at a time, newest first", async () => {
 	const more = browser(bare).querySelector<HTMLButtonElement>(".memory-agent-show-more");
 	assert.equal(more?.textContent, `Show more (${(1_184).toLocaleString()} left)`);
 	more!.click();
+	await bare.settle();
 	assert.equal(browser(bare).querySelectorAll(".memory-agent-memory").length, 100);
+	// Each page is asked of the core when it is wanted: the browser never holds them all.
+	assert.equal(browser(bare).querySelector(".memory-agent-show-more")?.textContent, `Show more (${(1_134).toLocaleString()} left)`);
 	// Planted memories are made at 1_700_000_000_000 + n: the last planted is the newest.
 	assert.equal(cards[0]!.getAttribute("data-memory-id"), "test-1233");
 });

@@ -3,11 +3,11 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Citation, Memory } from "../../plugin/core/memory-core-api";
+import type { Citation } from "../../plugin/core/memory-core-api";
 import { answerWithWikiLinks, linkText, numberCitations, splitCitations } from "../../plugin/views/citations";
 import { consideredText } from "../../plugin/views/considered-text";
 import { adviceFor } from "../../plugin/views/error-advice";
-import { EMPTY_FILTER, matchesFilter } from "../../plugin/views/memory-filter";
+import { EMPTY_FILTER, queryOf } from "../../plugin/views/memory-filter";
 
 const memoryCitation = (id: string, sourcePath: string, heading: string | null, lineStart: number | null = 0): Citation => ({
 	kind: "memory",
@@ -72,32 +72,15 @@ test("errors become advice with the next step", () => {
 	assert.deepEqual(adviceFor(new Error("plain")), { title: "Something went wrong.", detail: "plain", next: "none" });
 });
 
-test("the memory filter matches every filled-in part", () => {
-	const memory: Memory = {
-		id: "m1",
-		source_path: "Trips/Lisbon.md",
-		source_kind: "note",
-		position: { heading: "Lisbon trip", line_start: 3, line_end: 6 },
-		raw_text: "We fly to Lisbon with Ana.",
-		summary: "Flying to Lisbon with Ana on 14 March.",
-		entities: [{ name: "Ana", kind: "person" }],
-		topics: ["travel"],
-		importance: 0.8,
-		happened_on: "2026-03-14",
-		created_at: 0,
-		updated_at: 0,
-		consolidated: false,
-		content_hash: null,
-	};
-	const matches = (filter: Partial<typeof EMPTY_FILTER>) => matchesFilter(memory, { ...EMPTY_FILTER, ...filter });
-	assert.equal(matches({}), true);
-	assert.equal(matches({ text: "ANA lisbon" }), true);
-	assert.equal(matches({ text: "ana paris" }), false);
-	assert.equal(matches({ source: "trips/" }), true);
-	assert.equal(matches({ entity: "an" }), true);
-	assert.equal(matches({ entity: "marco" }), false);
-	assert.equal(matches({ topic: "work" }), false);
-	assert.equal(matches({ from: "2026-03-14", to: "2026-03-14" }), true);
-	assert.equal(matches({ from: "2026-03-15" }), false);
-	assert.equal(matches({ to: "2026-03-13" }), false);
+test("the memory filter becomes the core's query, with only what is filled in", () => {
+	// The filter is the core's query: only what is filled in, trimmed.
+	assert.deepEqual(queryOf({ ...EMPTY_FILTER, text: "  ANA lisbon ", to: "2026-03-13" }), {
+		text: "ANA lisbon",
+		source: null,
+		entity: null,
+		topic: null,
+		from: null,
+		to: "2026-03-13",
+	});
+	assert.deepEqual(queryOf(EMPTY_FILTER), { text: null, source: null, entity: null, topic: null, from: null, to: null });
 });

@@ -2,6 +2,7 @@
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import initSqlJs, { type SqlJsStatic } from "sql.js";
 import initCore, * as facade from "../../build/pkg/memory_agent.js";
 import { REPO_ROOT } from "../host/host";
@@ -18,4 +19,12 @@ export function loadFacade(): Promise<{ facade: Facade; SQL: SqlJsStatic }> {
 		return { facade, SQL: await initSqlJs() };
 	})();
 	return loading;
+}
+
+/** The test build of the facade, which also carries the store contract suite (`storeSelfCheck`). */
+export async function loadSelfCheckFacade(): Promise<{ storeSelfCheck(sql: SqlJsStatic): unknown; SQL: SqlJsStatic }> {
+	const glue = path.join(REPO_ROOT, "build", "pkg-self-check", "memory_agent.js");
+	const module = (await import(pathToFileURL(glue).href)) as { default: (input: { module_or_path: Buffer }) => Promise<unknown>; storeSelfCheck(sql: SqlJsStatic): unknown };
+	await module.default({ module_or_path: await readFile(path.join(REPO_ROOT, "build", "pkg-self-check", "memory_agent_bg.wasm")) });
+	return { storeSelfCheck: module.storeSelfCheck, SQL: await initSqlJs() };
 }

@@ -65,8 +65,8 @@ export async function rememberAll(vaultDir: string, paths: readonly string[]): P
 		});
 		for (const notePath of paths) core.enqueueNote(notePath);
 		const report = await core.runDueWork();
-		if (report.failed > 0 || core.listSources().length !== paths.length) throw new Error(`preparing the database failed: ${JSON.stringify(report)}`);
-		return core.exportBytes();
+		if (report.failed > 0 || core.listSources(undefined, 100_000).length !== paths.length) throw new Error(`preparing the database failed: ${JSON.stringify(report)}`);
+		return core.exportDatabase();
 	} finally {
 		core.free();
 	}
@@ -80,17 +80,21 @@ export async function rememberAll(vaultDir: string, paths: readonly string[]): P
 export async function databaseKnowingNotes(vaultDir: string, paths: readonly string[]): Promise<Uint8Array> {
 	const { facade, SQL } = await loadFacade();
 	const empty = facade.MemoryCore.open(SQL, undefined, Date.now(), 1);
-	const db = new SQL.Database(empty.exportBytes());
+	const db = new SQL.Database(empty.exportDatabase());
 	empty.free();
 	try {
 		const now = Date.now();
 		db.run("BEGIN");
-		const insert = db.prepare("INSERT INTO sources (path, mtime, size, sha256, updated_at) VALUES (?, ?, ?, ?, ?)");
+		// The schema's own layout: a path once in `paths`, the record in `sources` by its id.
+		const addPath = db.prepare("INSERT INTO paths (path) VALUES (?)");
+		const insert = db.prepare("INSERT INTO sources (path_id, mtime, size, sha256, updated_at) VALUES (last_insert_rowid(), ?, ?, ?, ?)");
 		for (const notePath of paths) {
 			const file = path.join(vaultDir, notePath);
 			const [bytes, stat] = await Promise.all([fs.readFile(file), fs.stat(file)]);
-			insert.run([notePath, Math.trunc(stat.mtimeMs), stat.size, createHash("sha256").update(bytes).digest("hex"), now]);
+			addPath.run([notePath]);
+			insert.run([Math.trunc(stat.mtimeMs), stat.size, createHash("sha256").update(bytes).digest(), now]);
 		}
+		addPath.free();
 		insert.free();
 		db.run("COMMIT");
 		return db.export();

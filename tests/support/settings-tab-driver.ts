@@ -27,6 +27,8 @@ export function accelerateTimers(host: Host, factor = 100): void {
 	Object.defineProperty(host.timers, "setTimeout", {
 		value: (callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]) => original(callback, Math.ceil(ms / factor), ...args),
 	});
+	// The core's own timers (retry backoff, timeouts) run in its worker.
+	host.workers.timeScale = factor;
 }
 
 export class SettingsTabDriver {

@@ -66,11 +66,24 @@ export function plantRows(db: Database, table: string, count: number, offset = 0
 	}
 }
 
-/** `bytes` (a Memory Agent database) with `count` more memories, as a new file's bytes. */
+/**
+ * `bytes` (a Memory Agent database of the current schema) with `count` more memories of one
+ * note, `test-<n>`, made at 1_700_000_000_000 + n; the full-text index is rebuilt over them.
+ */
 export function withMemories(SQL: SqlJsStatic, bytes: Uint8Array, count: number, offset = 0): Uint8Array {
 	const db = new SQL.Database(bytes);
 	try {
-		plantRows(db, "memories", count, offset);
+		db.run("INSERT OR IGNORE INTO paths (path) VALUES ('planted.md')");
+		const pathId = Number(db.exec("SELECT id FROM paths WHERE path = 'planted.md'")[0]?.values[0]?.[0]);
+		for (let i = 0; i < count; i++) {
+			const n = offset + i;
+			db.run(
+				`INSERT INTO memories (id, path_id, kind, summary, topics, importance, day, dated, created_at, updated_at)
+				 VALUES (?, ?, 0, ?, '[]', 500, 19675, 0, ?, ?)`,
+				[`test-${n}`, pathId, `planted by a test (summary ${n})`, 1_700_000_000_000 + n, 1_700_000_000_000 + n],
+			);
+		}
+		db.run("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')");
 		return db.export();
 	} finally {
 		db.close();

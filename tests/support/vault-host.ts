@@ -3,7 +3,7 @@
 
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { MemoryStore } from "../../plugin/core/memory-core-api";
+import type { Memory, MemoryCursor, MemoryStore, Source, StoreStatus } from "../../plugin/core/memory-core-api";
 import { type FakeBedrock, type RecordedRequest, type Reply, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { asRecord, requestedToolName } from "../fake-bedrock/replies";
 import { type Host, startHost } from "../host/host";
@@ -67,19 +67,27 @@ export async function startVaultHost(): Promise<Host> {
 	return startHost();
 }
 
-/** The plugin's open store (the real core inside the built main.js). */
+/** The plugin's open store (the real core in its worker, started by the built main.js). */
 export function storeOf(host: Host): MemoryStore {
-	const plugin = host.plugin as unknown as { runtime?: { store(): MemoryStore | undefined } } | undefined;
-	const store = plugin?.runtime?.store();
+	const store = openStore(host);
 	if (store === undefined) throw new Error("The plugin's store is not open");
 	return store;
 }
 
+function openStore(host: Host): MemoryStore | undefined {
+	const plugin = host.plugin as unknown as { runtime?: { store(): MemoryStore | undefined } } | undefined;
+	return plugin?.runtime?.store();
+}
+
+/** The store's counts now. */
+export function statusOf(host: Host): Promise<StoreStatus> {
+	return storeOf(host).status();
+}
+
 /** Waits until no note waits for its quiet delay, nothing is queued or running, and the counts were shown. */
 export async function waitForIdle(host: Host, message = "the work to finish"): Promise<void> {
-	const idle = () => {
-		const plugin = host.plugin as unknown as { runtime?: { store(): MemoryStore | undefined } } | undefined;
-		const status = plugin?.runtime?.store()?.status();
+	const idle = async () => {
+		const status = await openStore(host)?.status().catch(() => undefined);
 		return status !== undefined && status.queued === 0 && status.running === 0 && !host.timers.dueWithin(600);
 	};
 	await host.waitFor(idle, { message, timeoutMs: 20_000 });
@@ -87,13 +95,36 @@ export async function waitForIdle(host: Host, message = "the work to finish"): P
 	await host.waitFor(idle, { message, timeoutMs: 20_000 });
 }
 
+/** Every memory of the store, newest first, read a page at a time as the browser does. */
+export async function allMemories(host: Host): Promise<Memory[]> {
+	const store = storeOf(host);
+	const memories: Memory[] = [];
+	let before: MemoryCursor | null = null;
+	for (;;) {
+		const page = await store.browseMemories({ before, limit: 500 });
+		memories.push(...page.memories);
+		if (page.next === null) return memories;
+		before = page.next;
+	}
+}
+
 /** Paths of the notes with memories, sorted. */
-export function rememberedPaths(host: Host): string[] {
-	return [...new Set(storeOf(host).listMemories(null, 100_000, 0).map((memory) => memory.source_path))].sort();
+export async function rememberedPaths(host: Host): Promise<string[]> {
+	return [...new Set((await allMemories(host)).map((memory) => memory.source_path))].sort();
+}
+
+/** Every source record of the store, by path. */
+export function sourcesOf(host: Host): Promise<Source[]> {
+	return storeOf(host).listSources(null, 100_000);
 }
 
 /** The status bar item's tooltip (the counts of memories, insights and queued jobs). */
 export function statusBarLabel(host: Host): string {
 	const items = host.statusBarEl.querySelectorAll(".plugin-memory-agent");
 	return items[items.length - 1]?.getAttribute("aria-label") ?? "";
+}
+
+/** The memories of one note (or selection source), newest first. */
+export async function memoriesOf(host: Host, path: string): Promise<Memory[]> {
+	return (await allMemories(host)).filter((memory) => memory.source_path === path);
 }

@@ -21,7 +21,7 @@ function openError(facade: Facade, SQL: SqlJsStatic, bytes: Uint8Array): Error &
 
 function emptyStoreBytes(facade: Facade, SQL: SqlJsStatic): Uint8Array {
 	const core = facade.MemoryCore.open(SQL, undefined, NOW);
-	const bytes = core.exportBytes();
+	const bytes = core.exportDatabase();
 	core.free();
 	return bytes;
 }

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadFacade } from "../support/facade";
-import { columnsOf, plantRows, tableNames, userVersion, withMemories } from "../support/sqlite-fixtures";
+import { columnsOf, tableNames, userVersion, withMemories } from "../support/sqlite-fixtures";
 
 const NOW = Date.UTC(2026, 10, 30, 7, 14);
 const TABLES = ["memories", "consolidations", "sources", "jobs", "meta"];
@@ -26,7 +26,7 @@ test("a new store is empty and exports a database that reopens with the same sta
 		failed: 0,
 		schemaVersion: facade.supportedSchemaVersion(),
 	});
-	const bytes = core.exportBytes();
+	const bytes = core.exportDatabase();
 	assert.ok(bytes instanceof Uint8Array && bytes.length > 0);
 	assert.equal(core.isDirty(), false, "exportBytes clears the dirty flag");
 	core.free();
@@ -47,7 +47,7 @@ test("empty bytes open as a new store", async () => {
 test("plain sql.js sees the schema version and our tables in the exported file", async () => {
 	const { facade, SQL } = await loadFacade();
 	const core = facade.MemoryCore.open(SQL, undefined, NOW);
-	const db = new SQL.Database(core.exportBytes());
+	const db = new SQL.Database(core.exportDatabase());
 	core.free();
 	try {
 		assert.equal(userVersion(db), facade.supportedSchemaVersion());
@@ -62,18 +62,17 @@ test("plain sql.js sees the schema version and our tables in the exported file",
 test("a memory inserted with plain sql.js is counted after reopening", async () => {
 	const { facade, SQL } = await loadFacade();
 	const core = facade.MemoryCore.open(SQL, undefined, NOW);
-	const db = new SQL.Database(core.exportBytes());
-	core.free();
+	const db = new SQL.Database(core.exportDatabase());
 	const columns = columnsOf(db, "memories").map((c) => c.name);
-	assert.ok(columns.length > 1, `memories has columns (${columns.join(", ")})`);
-	plantRows(db, "memories", 1);
-	const planted = db.export();
 	db.close();
+	assert.ok(columns.length > 1, `memories has columns (${columns.join(", ")})`);
+	const planted = withMemories(SQL, core.exportDatabase(), 1);
+	core.free();
 
 	const reopened = facade.MemoryCore.open(SQL, planted, NOW);
 	assert.equal(reopened.status().memories, 1);
 	// And the row survives the next export.
-	const again = facade.MemoryCore.open(SQL, reopened.exportBytes(), NOW);
+	const again = facade.MemoryCore.open(SQL, reopened.exportDatabase(), NOW);
 	assert.equal(again.status().memories, 1);
 	reopened.free();
 	again.free();
@@ -82,7 +81,7 @@ test("a memory inserted with plain sql.js is counted after reopening", async () 
 test("many planted memories are all counted", async () => {
 	const { facade, SQL } = await loadFacade();
 	const core = facade.MemoryCore.open(SQL, undefined, NOW);
-	const bytes = withMemories(SQL, core.exportBytes(), 250);
+	const bytes = withMemories(SQL, core.exportDatabase(), 250);
 	core.free();
 	const reopened = facade.MemoryCore.open(SQL, bytes, NOW);
 	assert.equal(reopened.status().memories, 250);

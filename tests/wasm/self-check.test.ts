@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadFacade } from "../support/facade";
+import { loadFacade, loadSelfCheckFacade } from "../support/facade";
 
 interface CheckResult {
 	name: string;
@@ -11,8 +11,8 @@ interface CheckResult {
 }
 
 test("storeSelfCheck passes every scenario against real sql.js", async () => {
-	const { facade, SQL } = await loadFacade();
-	const results = facade.storeSelfCheck(SQL) as CheckResult[];
+	const { storeSelfCheck, SQL } = await loadSelfCheckFacade();
+	const results = storeSelfCheck(SQL) as CheckResult[];
 	assert.ok(Array.isArray(results), "storeSelfCheck returns an array");
 	assert.ok(results.length > 5, `expected more than a handful of scenarios, got ${results.length}`);
 	const names = results.map((r) => r.name);
@@ -33,4 +33,9 @@ test("supportedSchemaVersion is a positive integer", async () => {
 	const { facade } = await loadFacade();
 	const version = facade.supportedSchemaVersion();
 	assert.ok(Number.isInteger(version) && version >= 1, `got ${version}`);
+});
+
+test("the plugin's build leaves the contract suite out", async () => {
+	const { facade } = await loadFacade();
+	assert.equal((facade as Record<string, unknown>).storeSelfCheck, undefined);
 });

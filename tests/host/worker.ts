@@ -1,0 +1,131 @@
+// Web Workers for the headless host: the plugin's `new Worker(blobUrl)` runs the very script
+// it put in the Blob, in a real Node worker thread, behind the Web Worker API.
+
+import { resolveObjectURL } from "node:buffer";
+import { Worker as ThreadWorker } from "node:worker_threads";
+
+/** Calls that wait on the model or the network: `settle()` does not wait for them. */
+const LONG_CALLS = new Set(["runDueWork", "ask", "testConnection"]);
+
+/** Every worker the host's plugin started, so tests can look at them and the host can wait for them. */
+export class HostWorkers {
+	readonly started: HostWorker[] = [];
+	/** Timers in the worker run this many times faster (tests of retries and backoff). */
+	timeScale = 1;
+
+	/** The `Worker` constructor of the plugin's realm. */
+	get constructorForRealm(): new (url: string, options?: { name?: string }) => HostWorker {
+		// eslint-disable-next-line @typescript-eslint/no-this-alias
+		const workers = this;
+		return class extends HostWorker {
+			constructor(url: string, options?: { name?: string }) {
+				super(url, workers.timeScale, options?.name);
+				workers.started.push(this);
+			}
+		};
+	}
+
+	/** True while a short call to a worker, or a vault read for one, is unanswered. */
+	get busy(): boolean {
+		return this.started.some((worker) => worker.busy);
+	}
+
+	/** Ends every worker still running. */
+	async terminateAll(): Promise<void> {
+		await Promise.all(this.started.map((worker) => worker.terminated()));
+	}
+}
+
+/** The script that turns a Node worker thread into a Web Worker's global scope. */
+function prelude(timeScale: number): string {
+	return `
+const { parentPort } = require("node:worker_threads");
+globalThis.self = globalThis;
+const __timeScale = ${JSON.stringify(timeScale)};
+if (__timeScale !== 1) {
+	const realSetTimeout = globalThis.setTimeout;
+	globalThis.setTimeout = (callback, ms, ...args) => realSetTimeout(callback, Math.ceil((ms ?? 0) / __timeScale), ...args);
+}
+globalThis.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);
+parentPort.on("message", (data) => {
+	if (typeof globalThis.onmessage === "function") globalThis.onmessage({ data });
+});
+`;
+}
+
+export class HostWorker {
+	onmessage: ((event: { data: unknown }) => void) | null = null;
+	onerror: ((event: { message?: string }) => void) | null = null;
+	readonly name: string | undefined;
+	/** Messages posted before the thread was up. */
+	private queue: Array<{ message: unknown; transfer: Transferable[] }> = [];
+	private thread: ThreadWorker | undefined;
+	private ended = false;
+	private readonly shortCalls = new Set<number>();
+	private readonly fileReads = new Set<number>();
+	private readonly exit: Promise<void>;
+	private markExited!: () => void;
+	/** Every message the plugin sent, by kind and method, for tests. */
+	readonly sent: Array<{ kind: string; method?: string }> = [];
+
+	constructor(url: string, timeScale: number, name?: string) {
+		this.name = name;
+		this.exit = new Promise((resolve) => (this.markExited = resolve));
+		const blob = resolveObjectURL(url);
+		if (blob === undefined) throw new Error(`No Blob behind ${url}: it was revoked before the worker read it`);
+		void blob.text().then((code) => this.begin(prelude(timeScale) + code));
+	}
+
+	postMessage(message: unknown, transfer: Transferable[] = []): void {
+		if (this.ended) return;
+		const { kind, id, method } = message as { kind: string; id: number; method?: string };
+		this.sent.push({ kind, method });
+		if (kind === "call" && method !== undefined && !LONG_CALLS.has(method)) this.shortCalls.add(id);
+		if (kind === "reply") this.fileReads.delete(id);
+		if (this.thread === undefined) this.queue.push({ message, transfer });
+		else this.thread.postMessage(message, transfer as never);
+	}
+
+	terminate(): void {
+		if (this.ended) return;
+		this.ended = true;
+		this.shortCalls.clear();
+		this.fileReads.clear();
+		if (this.thread === undefined) this.markExited();
+		else void this.thread.terminate();
+	}
+
+	/** True while a short call (not a model call) or a vault read for the worker is unanswered. */
+	get busy(): boolean {
+		return !this.ended && (this.thread === undefined || this.shortCalls.size > 0 || this.fileReads.size > 0);
+	}
+
+	get isTerminated(): boolean {
+		return this.ended;
+	}
+
+	/** Ends the worker (if not yet) and resolves once its thread is gone. */
+	terminated(): Promise<void> {
+		this.terminate();
+		return this.exit;
+	}
+
+	private begin(code: string): void {
+		if (this.ended) {
+			this.markExited();
+			return;
+		}
+		const thread = new ThreadWorker(code, { eval: true, name: this.name });
+		this.thread = thread;
+		thread.on("message", (data: unknown) => {
+			const { kind, id, method } = data as { kind: string; id: number; method?: string };
+			if (kind === "result") this.shortCalls.delete(id);
+			if (kind === "host" && method === "readFile") this.fileReads.add(id);
+			if (!this.ended) this.onmessage?.({ data });
+		});
+		thread.on("error", (error: Error) => this.onerror?.({ message: error.message }));
+		thread.on("exit", () => this.markExited());
+		for (const { message, transfer } of this.queue) thread.postMessage(message, transfer as never);
+		this.queue = [];
+	}
+}
