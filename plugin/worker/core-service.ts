@@ -15,6 +15,8 @@ export interface CoreServiceDeps {
 	emit<E extends CoreEvent>(event: E, data: CoreEvents[E]): void;
 	/** 53 random bits for the core's ids (the core has no randomness of its own). */
 	randomSeed(): number;
+	/** The worker's own timer (the core's sleeps, and pacing the status reports). */
+	setTimeout(callback: () => void, ms: number): unknown;
 }
 
 /** Calls that may change the store: the main thread hears `changed` and the new status after them. */
@@ -46,7 +48,7 @@ export class CoreService {
 	private loading: Promise<LoadedCore> | undefined;
 	private loaded: LoadedCore | undefined;
 	private store: MemoryCore | undefined;
-	private statusTimer: number | undefined;
+	private statusTimer: unknown;
 
 	constructor(private readonly deps: CoreServiceDeps) {}
 
@@ -125,7 +127,7 @@ export class CoreService {
 		return {
 			send: (request) => this.deps.callHost("send", [request]),
 			readFile: (path) => this.deps.callHost("readFile", [path]),
-			sleep: (ms) => new Promise((resolve) => self.setTimeout(resolve, ms)),
+			sleep: (ms) => new Promise((resolve) => this.deps.setTimeout(resolve, ms)),
 			now: () => Date.now(),
 			// Date's offset is minutes *behind* UTC; the core wants minutes ahead.
 			utcOffsetMinutes: () => -new Date().getTimezoneOffset(),
@@ -142,7 +144,7 @@ export class CoreService {
 		if (store === undefined) return;
 		if (store.isDirty()) this.deps.emit("changed", null);
 		if (this.statusTimer !== undefined) return;
-		this.statusTimer = self.setTimeout(() => {
+		this.statusTimer = this.deps.setTimeout(() => {
 			this.statusTimer = undefined;
 			if (this.store !== undefined) this.deps.emit("status", this.store.status());
 		}, STATUS_INTERVAL_MS);

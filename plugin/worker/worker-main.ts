@@ -24,6 +24,7 @@ const service = new CoreService({
 		}) as never,
 	emit: (event, data) => post({ kind: "event", event, data }),
 	randomSeed,
+	setTimeout: (callback, ms) => self.setTimeout(callback, ms),
 });
 
 port.onmessage = (event) => {

@@ -112,7 +112,8 @@ test("the copy button copies the answer with citations as wiki links", async () 
 });
 
 test("rejected keys are explained with a button that opens the settings tab", async () => {
-	ui = await startUiHost();
+	// No consolidation: the scripted refusal is for the question, not for a consolidation meanwhile.
+	ui = await startUiHost({ settings: { dailyConsolidation: false } });
 	const { host, fake } = ui;
 	await rememberNotes(host);
 	await waitForMemories(host, 3);

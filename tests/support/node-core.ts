@@ -25,6 +25,7 @@ export async function inProcessCore(host: Partial<HostHandlers> = {}): Promise<C
 			}) as never,
 		emit: (event, data) => toMain?.({ kind: "event", event, data }, []),
 		randomSeed: () => Math.floor(Math.random() * 2 ** 52),
+		setTimeout: (callback, ms) => setTimeout(callback, ms),
 	});
 	const worker = {
 		onmessage: null as ((event: { data: unknown }) => void) | null,
