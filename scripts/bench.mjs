@@ -1,9 +1,14 @@
-// `npm run bench`: the vault sync on a generated vault (default 10,000 notes) with the real core
-// in Node: reconciling an unchanged vault (total, and the longest block between yields to the
-// event loop), the first reconciliation (queue + read + hash + store, instant model answers),
-// and SHA-256 throughput of the core's WebAssembly next to Node's crypto on the same bytes.
+// `npm run bench`: two benchmarks, each printing tables.
+//  1. The store at scale (scripts/bench/scale.ts): 1k, 10k and 50k memories made through the
+//     real ingest path of the built main.js with its core in a worker — file size and its split,
+//     open, save, selection, the memory browser, the main thread's longest block — and
+//     main.js's size and cold start.
+//  2. The vault sync on a generated vault (default 10,000 notes) with the real core: reconciling
+//     an unchanged vault (total, and the longest block between yields to the event loop), the
+//     first reconciliation (queue + read + hash + store, instant model answers), and SHA-256
+//     throughput of the core's WebAssembly next to Node's crypto on the same bytes.
 //
-// Usage: npm run bench [-- --notes=10000]
+// Usage: npm run bench [-- --only=scale|sync] [--sizes=1000,10000,50000] [--notes=10000]
 
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
@@ -16,6 +21,13 @@ register();
 
 const notesArg = process.argv.slice(2).find((arg) => arg.startsWith("--notes="));
 const NOTES = notesArg ? Number(notesArg.slice("--notes=".length)) : 10_000;
+const only = process.argv.slice(2).find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+
+if (only === undefined || only === "scale") {
+	const { runScaleBench } = await import("./bench/scale.ts");
+	await runScaleBench();
+}
+if (only === "scale") process.exit(0);
 
 // The sync yields with window.setTimeout(…, 0); this probe measures the work between yields.
 const probe = { last: 0, longest: 0, yields: 0 };
@@ -37,10 +49,19 @@ globalThis.window.setTimeout = (callback, ms) => {
 };
 
 const { loadFacade } = await import("../tests/support/facade.ts");
+const { inProcessCore } = await import("../tests/support/node-core.ts");
+const { memoryStore } = await import("../plugin/core/memory-core-api.ts");
 const { generateNotes, rememberAll } = await import("../tests/support/prepared-vault.ts");
 const { VaultSync } = await import("../plugin/vault/vault-sync.ts");
 
-const { facade, SQL } = await loadFacade();
+const { facade } = await loadFacade();
+
+/** The core as the plugin sees it (asynchronous calls), over the worker's service in this process. */
+async function openCore(bytes) {
+	const client = await inProcessCore();
+	await client.call("open", bytes ?? null, Date.now());
+	return { client, store: memoryStore(client) };
+}
 const vaultDir = await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-bench-"));
 
 function table(title, rows) {
@@ -65,7 +86,7 @@ async function syncOver(core, paths) {
 			},
 			metadata: () => null,
 		},
-		runtime: { store: () => core, kick: () => undefined, changed: () => undefined },
+		runtime: { store: () => core.store, kick: () => undefined, changed: () => undefined },
 		timers: { setTimeout: (cb, delay) => setTimeout(cb, delay), clearTimeout: (h) => clearTimeout(h) },
 		rules: () => ({ configDir: ".obsidian", databasePath: ".obsidian/plugins/memory-agent/memory.db", includePlainText: false, excludedFolders: [], excludedPatterns: [], excludedTags: [], ignoreFilters: [] }),
 		quietDelayMs: () => 0,
@@ -94,29 +115,29 @@ try {
 	const generated = performance.now() - started;
 
 	// First reconciliation: the sync queues every note; the core reads, hashes and stores them.
-	const firstCore = facade.MemoryCore.open(SQL, undefined, Date.now(), 7);
+	const firstCore = await openCore();
 	const first = await syncOver(firstCore, paths);
 	const queueing = await measured(() => first.sync.reconcile("start"));
-	firstCore.free();
+	firstCore.client.terminate();
 	started = performance.now();
 	const bytes = await rememberAll(vaultDir, paths);
 	const ingest = performance.now() - started;
 
 	// Unchanged vault: the same notes against the database the first run left.
-	const core = facade.MemoryCore.open(SQL, bytes, Date.now(), 8);
+	const core = await openCore(bytes);
 	const second = await syncOver(core, paths);
 	const unchanged = await measured(() => second.sync.reconcile("start"));
 	started = performance.now();
-	const sources = core.listSources().length;
+	const sources = (await core.store.listSources(null, 100_000)).length;
 	const listing = performance.now() - started;
-	core.free();
+	core.client.terminate();
 
 	table(`Vault: ${NOTES.toLocaleString()} notes (generated in ${ms(generated)})`, [
 		["first reconciliation: compare and queue", `${ms(queueing.total)}  (longest block ${ms(queueing.longest)}, ${queueing.yields} yields, ${queueing.result?.queued} queued)`],
 		["first reconciliation: core reads, hashes, stores (instant model)", `${ms(ingest)}  (${(ingest / NOTES).toFixed(2)} ms a note)`],
 		["unchanged vault: reconciliation", `${ms(unchanged.total)}  (longest block ${ms(unchanged.longest)}, ${unchanged.yields} yields)`],
 		["unchanged vault: queued / notes read", `${unchanged.result?.queued} / ${second.reads.count}`],
-		[`listSources() of ${sources.toLocaleString()} (status bar recount)`, ms(listing)],
+		[`listSources() of ${sources.toLocaleString()} (status bar recount; in the worker)`, ms(listing)],
 	]);
 
 	// SHA-256: the same bytes through the core's WebAssembly and through Node's crypto.

@@ -99,8 +99,14 @@ export function compactTimestamp(date: Date): string {
 	return date.toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "");
 }
 
-/** The exact bytes as a standalone ArrayBuffer (a view may share a larger buffer). */
+/**
+ * The exact bytes as an ArrayBuffer: the array's own buffer when it covers all of it (as an
+ * export from the worker does — tens of megabytes are not copied on the main thread), else a
+ * copy (a view may share a larger buffer).
+ */
 function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+	const buffer = bytes.buffer as ArrayBuffer;
+	if (bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) return buffer;
 	const copy = new Uint8Array(bytes.byteLength);
 	copy.set(bytes);
 	return copy.buffer;

@@ -278,8 +278,13 @@ fn search_terms(plan: &QueryPlan) -> Vec<SearchTerm> {
             }
         }
     }
+    // Keywords first, then names: a bounded expression whatever the question says.
+    terms.truncate(MAX_SEARCH_TERMS);
     terms
 }
+
+/// At most this many words and names go into one full-text search.
+const MAX_SEARCH_TERMS: usize = 32;
 
 /// A light English stemmer: enough for plurals and -ing/-ed forms to meet in a prefix
 /// search. Other scripts and short words are searched as they are.

@@ -47,6 +47,13 @@ const MAX_KEYWORDS: usize = 16;
 /// Only the first words of a question are planned, which bounds the work of matching
 /// every known name against it.
 const MAX_WORDS: usize = 400;
+/// At most this many names are taken from a question: every name costs a candidate pool and
+/// a pass over the candidates, and a first name shared by hundreds of entities ("Alice") must
+/// not turn one question into hundreds.
+pub const MAX_NAMES: usize = 8;
+/// One capitalised word of the question stands for at most this many longer names (the most
+/// mentioned ones): "Dan" finds "Dan Pham", not every Dan of the vault.
+const MAX_NAMES_PER_PART: usize = 3;
 
 /// The entity names of the store, prepared for matching against questions: looked up by
 /// the words of the question, so planning costs the same with 50 names or 50,000.
@@ -196,7 +203,11 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> Vec
         if let Some(names) = known.by_part.get(&word.folded) {
             taken[at] = true;
             found.extend(
-                names.iter().filter(|index| !whole.contains(index)).map(|index| (at, &known.names[*index].name)),
+                names
+                    .iter()
+                    .filter(|index| !whole.contains(index))
+                    .take(MAX_NAMES_PER_PART)
+                    .map(|index| (at, &known.names[*index].name)),
             );
         }
     }
@@ -207,6 +218,7 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> Vec
             names.push(name.clone());
         }
     }
+    names.truncate(MAX_NAMES);
     names
 }
 

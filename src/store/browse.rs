@@ -13,11 +13,10 @@ use crate::calendar::CalendarDate;
 use crate::domain::{Consolidation, Memory};
 use crate::words::fold;
 
-/// Where a page ends: the next page starts after this memory (or insight).
+/// Where a page ends: the next page starts after this memory (or insight), newest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MemoryCursor {
-    pub created_at: i64,
     pub key: i64,
 }
 
@@ -75,12 +74,12 @@ impl<D: SqlDriver> Store<D> {
         let (filters, mut params) = filters(query)?;
         let mut page_filters = filters.clone();
         if let Some(cursor) = query.before {
-            page_filters.push(format!("(m.created_at, m.key) < (?{}, ?{})", params.len() + 1, params.len() + 2));
-            params.extend([cursor.created_at.into(), cursor.key.into()]);
+            page_filters.push(format!("m.key < ?{}", params.len() + 1));
+            params.push(cursor.key.into());
         }
         let filtered = !filters.is_empty();
         let sql = format!(
-            "{SELECT_CARD} {where_clause} ORDER BY m.created_at DESC, m.key DESC LIMIT {fetch}",
+            "{SELECT_CARD} {where_clause} ORDER BY m.key DESC LIMIT {fetch}",
             where_clause = where_clause(&page_filters),
             fetch = limit + 1
         );
@@ -92,7 +91,7 @@ impl<D: SqlDriver> Store<D> {
         for row in rows {
             let key = row.first().and_then(SqlValue::as_i64);
             let memory = read_memory(row)?;
-            last = key.map(|key| MemoryCursor { created_at: memory.created_at, key });
+            last = key.map(|key| MemoryCursor { key });
             memories.push(memory);
         }
         let total = self.memory_count()?;
@@ -114,13 +113,13 @@ impl<D: SqlDriver> Store<D> {
     pub fn browse_insights(&self, before: Option<MemoryCursor>, limit: u32) -> Result<InsightPage, StoreError> {
         let limit = if limit == 0 { DEFAULT_PAGE } else { limit.min(MAX_PAGE) };
         let (condition, params): (&str, Vec<SqlValue>) = match before {
-            Some(cursor) => ("WHERE (created_at, key) < (?1, ?2)", vec![cursor.created_at.into(), cursor.key.into()]),
+            Some(cursor) => ("WHERE key < ?1", vec![cursor.key.into()]),
             None => ("", Vec::new()),
         };
         let rows = self.query(
             &format!(
                 "SELECT key, {INSIGHT_COLUMNS} FROM consolidations {condition}
-                 ORDER BY created_at DESC, key DESC LIMIT {}",
+                 ORDER BY key DESC LIMIT {}",
                 limit + 1
             ),
             &params,
@@ -131,7 +130,7 @@ impl<D: SqlDriver> Store<D> {
         for mut row in rows.into_iter().take(limit as usize) {
             let key = RowReader::new(vec![row.remove(0)]).i64()?;
             let insight = read_consolidation(row)?;
-            last = Some(MemoryCursor { created_at: insight.created_at, key });
+            last = Some(MemoryCursor { key });
             insights.push(insight);
         }
         let total = single(self.query("SELECT count(*) FROM consolidations", &[])?)?.u64()?;
@@ -147,7 +146,7 @@ impl<D: SqlDriver> Store<D> {
             memories: Vec<Memory>,
             insights: Vec<Consolidation>,
         }
-        let rows = self.query(&format!("{} ORDER BY m.created_at DESC, m.key DESC", super::memories::SELECT_FULL), &[])?;
+        let rows = self.query(&format!("{} ORDER BY m.key DESC", super::memories::SELECT_FULL), &[])?;
         let memories = rows.into_iter().map(read_memory).collect::<Result<Vec<_>, _>>()?;
         let export = Export { memories, insights: self.list_consolidations(0, 0)? };
         serde_json::to_string_pretty(&export).map_err(|error| StoreError::InvalidData(error.to_string()))

@@ -70,7 +70,7 @@ impl<D: SqlDriver> Store<D> {
     pub fn list_consolidations(&self, limit: u32, offset: u32) -> Result<Vec<Consolidation>, StoreError> {
         let limit = if limit == 0 { -1 } else { i64::from(limit) };
         let rows = self.query(
-            &format!("SELECT {COLUMNS} FROM consolidations ORDER BY created_at DESC, id LIMIT ? OFFSET ?"),
+            &format!("SELECT {COLUMNS} FROM consolidations ORDER BY key DESC LIMIT ? OFFSET ?"),
             &[limit.into(), offset.into()],
         )?;
         rows.into_iter().map(read_consolidation).collect()

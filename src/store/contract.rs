@@ -137,9 +137,9 @@ fn memory(id: &str, path: &str, created_at: i64) -> Memory {
     }
 }
 
-/// A content hash as the store gives it back (the first 128 bits of a SHA-256).
+/// A content hash as the store gives it back (the first bits of a SHA-256).
 fn content_hash(text: &str) -> String {
-    sha256_hex(text.as_bytes())[..32].to_owned()
+    sha256_hex(text.as_bytes())[..2 * super::memories::CONTENT_HASH_BYTES].to_owned()
 }
 
 /// What a memory reads back as: a note's text stays in the vault.
@@ -1033,7 +1033,7 @@ fn upgrade_from_version_4<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(m1.entities, vec![Entity { name: "Alice".into(), kind: "person".into() }]);
     ensure_eq!((m1.importance, m1.happened_on.as_deref(), m1.consolidated), (0.7, Some("2026-02-01"), true));
     ensure_eq!(m1.position, Position { heading: Some("Lunch".into()), line_start: Some(2), line_end: Some(5) });
-    ensure_eq!(m1.content_hash, Some(hash[..32].to_owned()));
+    ensure_eq!(m1.content_hash, Some(hash[..2 * super::memories::CONTENT_HASH_BYTES].to_owned()));
     ensure_eq!(m1.raw_text, String::new());
     let s1 = upgraded.get_memory(&MemoryId("s1".into())).map_err(text)?.ok_or("s1 lost")?;
     ensure_eq!(s1.raw_text, "Alice says hi.".to_owned());

@@ -41,34 +41,46 @@ impl NamesCounter {
 }
 
 impl<D: SqlDriver> Store<D> {
-    /// Links `entities` to the memory `memory_key`, in order; must run in a transaction.
-    pub(super) fn link_entities(&self, memory_key: i64, entities: &[Entity]) -> Result<(), StoreError> {
-        for (position, entity) in entities.iter().enumerate() {
+    /// Links `entities` to the memory `memory_key`; returns the ids to list in the memory's row,
+    /// in order (`None` when there are none). Must run in a transaction.
+    pub(super) fn link_entities(&self, memory_key: i64, entities: &[Entity]) -> Result<Option<String>, StoreError> {
+        if entities.is_empty() {
+            return Ok(None);
+        }
+        let mut ids = Vec::with_capacity(entities.len());
+        for entity in entities {
             let id = self.entity_id(entity)?;
-            self.change(
-                "INSERT INTO memory_entities (memory_key, position, entity_id) VALUES (?, ?, ?)",
-                &[memory_key.into(), (position as i64).into(), id.into()],
-            )?;
-            self.change("UPDATE entities SET uses = uses + 1 WHERE id = ?", &[id.into()])?;
+            if !ids.contains(&id) {
+                self.change(
+                    "INSERT INTO memory_entities (entity_id, memory_key) VALUES (?, ?)",
+                    &[id.into(), memory_key.into()],
+                )?;
+                self.change("UPDATE entities SET uses = uses + 1 WHERE id = ?", &[id.into()])?;
+            }
+            ids.push(id);
         }
-        if !entities.is_empty() {
-            self.names.bump();
-        }
-        Ok(())
+        self.names.bump();
+        Ok(Some(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into())))
     }
 
-    /// Unlinks the memory's entities; a name no memory mentions any more goes.
-    pub(super) fn unlink_entities(&self, memory_key: i64) -> Result<(), StoreError> {
-        let rows = self.query("SELECT entity_id FROM memory_entities WHERE memory_key = ?", &[memory_key.into()])?;
-        if rows.is_empty() {
-            return Ok(());
+    /// Unlinks the memory's entities (`entity_ids` as its row lists them); a name no memory
+    /// mentions any more goes.
+    pub(super) fn unlink_entities(&self, memory_key: i64, entity_ids: Option<&str>) -> Result<(), StoreError> {
+        let Some(listed) = entity_ids else { return Ok(()) };
+        let mut ids: Vec<i64> = serde_json::from_str(listed)
+            .map_err(|error| StoreError::InvalidData(format!("entity ids of memory {memory_key}: {error}")))?;
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            let unlinked = self.change(
+                "DELETE FROM memory_entities WHERE entity_id = ? AND memory_key = ?",
+                &[id.into(), memory_key.into()],
+            )?;
+            if unlinked > 0 {
+                self.change("UPDATE entities SET uses = uses - 1 WHERE id = ?", &[id.into()])?;
+                self.change("DELETE FROM entities WHERE id = ? AND uses <= 0", &[id.into()])?;
+            }
         }
-        for row in rows {
-            let id = RowReader::new(row).i64()?;
-            self.change("UPDATE entities SET uses = uses - 1 WHERE id = ?", &[id.into()])?;
-            self.change("DELETE FROM entities WHERE id = ? AND uses <= 0", &[id.into()])?;
-        }
-        self.change("DELETE FROM memory_entities WHERE memory_key = ?", &[memory_key.into()])?;
         self.names.bump();
         Ok(())
     }

@@ -24,9 +24,8 @@ macro_rules! memory_select {
         concat!(
             "SELECT m.key, m.id, p.path, m.kind, m.heading, m.line_start, m.line_end, ",
             $text,
-            ", m.summary, (SELECT group_concat(entity, char(30)) FROM
-               (SELECT e.kind || char(31) || e.name AS entity FROM memory_entities AS me
-                JOIN entities AS e ON e.id = me.entity_id WHERE me.memory_key = m.key ORDER BY me.position)),
+            ", m.summary, (SELECT group_concat(e.kind || char(31) || e.name, char(30))
+               FROM json_each(m.entity_ids) AS listed JOIN entities AS e ON e.id = listed.value),
              m.topics, m.importance, m.day, m.dated, m.created_at, m.updated_at, m.consolidated, m.content_hash
              FROM memories AS m JOIN paths AS p ON p.id = m.path_id"
         )
@@ -40,8 +39,10 @@ pub(super) const SELECT_CARD: &str = memory_select!("''");
 
 /// Importance is stored in thousandths: three decimals are more than the model gives.
 const IMPORTANCE_SCALE: f64 = 1_000.0;
-/// Bytes of a content hash kept: 128 bits tell unchanged text from changed text.
-pub const CONTENT_HASH_BYTES: usize = 16;
+/// Bytes of a content hash kept: 64 bits tell unchanged text from changed text within one
+/// note (the only place hashes are compared) with a chance of a mix-up far below one in a
+/// trillion.
+pub const CONTENT_HASH_BYTES: usize = 8;
 
 /// Which memories to list.
 #[derive(Debug, Clone, Default)]
@@ -107,7 +108,9 @@ impl<D: SqlDriver> Store<D> {
                 ],
             )?;
             let key = super::rows::single(store.query("SELECT last_insert_rowid()", &[])?)?.i64()?;
-            store.link_entities(key, &memory.entities)?;
+            if let Some(entity_ids) = store.link_entities(key, &memory.entities)? {
+                store.change("UPDATE memories SET entity_ids = ? WHERE key = ?", &[entity_ids.into(), key.into()])?;
+            }
             store.index_memory(key)
         })
     }
@@ -133,16 +136,16 @@ impl<D: SqlDriver> Store<D> {
         Ok(ids.iter().filter_map(|id| found.remove(&id.0)).collect())
     }
 
-    /// Memories newest first (without their text).
+    /// Memories newest first — in the order they were made — (without their text).
     pub fn list_memories(&self, filter: &MemoryFilter) -> Result<Vec<Memory>, StoreError> {
         let limit = if filter.limit == 0 { -1 } else { i64::from(filter.limit) };
         let rows = match &filter.source_path {
             Some(path) => self.query(
-                &format!("{SELECT_CARD} WHERE p.path = ?1 ORDER BY m.created_at DESC, m.id LIMIT ?2 OFFSET ?3"),
+                &format!("{SELECT_CARD} WHERE p.path = ?1 ORDER BY m.key DESC LIMIT ?2 OFFSET ?3"),
                 &[path.as_str().into(), limit.into(), filter.offset.into()],
             )?,
             None => self.query(
-                &format!("{SELECT_CARD} ORDER BY m.created_at DESC, m.id LIMIT ?1 OFFSET ?2"),
+                &format!("{SELECT_CARD} ORDER BY m.key DESC LIMIT ?1 OFFSET ?2"),
                 &[limit.into(), filter.offset.into()],
             )?,
         };
@@ -153,7 +156,7 @@ impl<D: SqlDriver> Store<D> {
     pub fn memories_of_source(&self, path: &str, kind: SourceKind) -> Result<Vec<Memory>, StoreError> {
         let Some(path_id) = self.find_path_id(path)? else { return Ok(Vec::new()) };
         let rows = self.query(
-            &format!("{SELECT_FULL} WHERE m.path_id = ? AND m.kind = ? ORDER BY m.line_start, m.created_at, m.id"),
+            &format!("{SELECT_FULL} WHERE m.path_id = ? AND m.kind = ? ORDER BY m.line_start, m.key"),
             &[path_id.into(), kind_code(kind).into()],
         )?;
         rows.into_iter().map(read_memory).collect()
@@ -162,7 +165,7 @@ impl<D: SqlDriver> Store<D> {
     /// The oldest memories no consolidation has looked at yet (without their text).
     pub fn unconsolidated_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let rows = self.query(
-            &format!("{SELECT_CARD} WHERE m.consolidated = 0 ORDER BY m.created_at, m.id LIMIT ?"),
+            &format!("{SELECT_CARD} WHERE m.consolidated = 0 ORDER BY m.key LIMIT ?"),
             &[limit.into()],
         )?;
         rows.into_iter().map(read_memory).collect()
@@ -295,12 +298,13 @@ impl<D: SqlDriver> Store<D> {
         }
         let mut paths = BTreeSet::new();
         for key in keys {
-            let rows = self.query("SELECT path_id FROM memories WHERE key = ?", &[key.into()])?;
-            if let Some(row) = rows.into_iter().next() {
-                paths.insert(RowReader::new(row).i64()?);
-            }
+            let rows = self.query("SELECT path_id, entity_ids FROM memories WHERE key = ?", &[key.into()])?;
+            let Some(row) = rows.into_iter().next() else { continue };
+            let mut row = RowReader::new(row);
+            paths.insert(row.i64()?);
+            let entity_ids = row.opt_text()?;
             self.unindex_memory(key)?;
-            self.unlink_entities(key)?;
+            self.unlink_entities(key, entity_ids.as_deref())?;
             self.change("DELETE FROM memories WHERE key = ?", &[key.into()])?;
         }
         for path_id in paths {

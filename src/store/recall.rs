@@ -1,9 +1,10 @@
 //! Candidate memories for a question: by date, by entity, by full text (BM25), the most
 //! recent and the most important — the SQL behind `select`, written once for both drivers.
 //!
-//! Every candidate query is an index range scan (`memories_by_day`, `memories_by_created`,
-//! `memories_by_importance`, the entity links, the full-text index), so its cost follows
-//! the number of candidates asked for, not the number of memories.
+//! Every candidate query is an index range scan (`memories_by_day`, `memories_by_importance`,
+//! the entity links, the full-text index), so its cost follows the number of candidates asked
+//! for, not the number of memories. Ties go newest first, by `key` (the order memories were
+//! made in).
 //!
 //! Full-text search uses the FTS4 index of `search_index`. FTS4 has no ranking function,
 //! so the ranking happens here in Rust: `matchinfo(…, 'pcnalx')` hands back, per row, the
@@ -107,11 +108,15 @@ impl<D: SqlDriver> Store<D> {
         let offset_ms = i64::from(utc_offset_minutes) * 60_000;
         let start = from.to_days() * MILLIS_PER_DAY - offset_ms;
         let end = (to.to_days() + 1) * MILLIS_PER_DAY - offset_ms;
+        // An undated memory's stored day is its local day at the offset it was made at; a day
+        // either side covers any offset, and its creation time decides at the asker's offset.
         let rows = self.query(
             &format!(
                 "{SELECT_CARD}
-                 WHERE (m.day BETWEEN ?1 AND ?2 AND m.dated = 1) OR (m.created_at >= ?3 AND m.created_at < ?4 AND m.dated = 0)
-                 ORDER BY m.importance DESC, m.created_at DESC, m.id LIMIT ?5"
+                 WHERE m.day BETWEEN ?1 - 1 AND ?2 + 1
+                   AND ((m.dated = 1 AND m.day BETWEEN ?1 AND ?2)
+                        OR (m.dated = 0 AND m.created_at >= ?3 AND m.created_at < ?4))
+                 ORDER BY m.importance DESC, m.key DESC LIMIT ?5"
             ),
             &[from.to_days().into(), to.to_days().into(), start.into(), end.into(), limit.into()],
         )?;
@@ -132,7 +137,7 @@ impl<D: SqlDriver> Store<D> {
                  WHERE m.key IN (SELECT me.memory_key FROM entities AS e
                                  JOIN memory_entities AS me ON me.entity_id = e.id
                                  WHERE e.folded IN (SELECT value FROM json_each(?1)))
-                 ORDER BY m.day DESC, m.created_at DESC, m.key DESC LIMIT ?2"
+                 ORDER BY m.day DESC, m.key DESC LIMIT ?2"
             ),
             &[to_json(&folded), limit.into()],
         )?;
@@ -231,7 +236,7 @@ impl<D: SqlDriver> Store<D> {
     /// The memories of the latest days, newest first (without raw text).
     pub fn recent_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let rows = self.query(
-            &format!("{SELECT_CARD} ORDER BY m.day DESC, m.created_at DESC, m.key DESC LIMIT ?1"),
+            &format!("{SELECT_CARD} ORDER BY m.day DESC, m.key DESC LIMIT ?1"),
             &[limit.into()],
         )?;
         rows.into_iter().map(read_memory).collect()
@@ -240,7 +245,7 @@ impl<D: SqlDriver> Store<D> {
     /// The most important memories, newer first among equals (without raw text).
     pub fn important_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let rows = self.query(
-            &format!("{SELECT_CARD} ORDER BY m.importance DESC, m.created_at DESC, m.key DESC LIMIT ?1"),
+            &format!("{SELECT_CARD} ORDER BY m.importance DESC, m.key DESC LIMIT ?1"),
             &[limit.into()],
         )?;
         rows.into_iter().map(read_memory).collect()
@@ -257,7 +262,7 @@ impl<D: SqlDriver> Store<D> {
                  WHERE key IN (SELECT s.insight_key FROM memories AS m
                                JOIN insight_sources AS s ON s.memory_key = m.key
                                WHERE m.id IN (SELECT value FROM json_each(?1)))
-                 ORDER BY created_at DESC, id"
+                 ORDER BY key DESC"
             ),
             &[to_json(&ids)],
         )?;

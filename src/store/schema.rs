@@ -147,11 +147,12 @@ INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
 ///   and typed text, which have no other home, keep theirs (`text`); a note's memory keeps
 ///   a few of the chunk's own words (`keywords`) for the full-text search.
 /// - Paths are stored once (`paths`), so a note's memories, its source record and a rename
-///   touch one row; entity names are stored once (`entities`) and linked per memory
-///   (`memory_entities`), which also makes "memories about Alice" an index lookup.
+///   touch one row; entity names are stored once (`entities`): a memory lists their ids in
+///   order (`entity_ids`), and `memory_entities` makes "memories about Alice" an index lookup.
 /// - A memory's day (`day`, days since 1970-01-01: when it happened, else the local day it
 ///   was made) and its importance (thousandths) are indexed columns, so the candidates of a
-///   question are index range scans, not passes over every memory.
+///   question are index range scans, not passes over every memory. Ties and "newest first"
+///   go by `key`, the order memories were made in: no index on the creation time is needed.
 /// - Insights are linked to the memories they cite (`insight_sources`), so the orphan fix
 ///   and "insights over these memories" are lookups instead of `json_each` over every insight.
 /// - Every table a full-text index or a link points into has an `INTEGER PRIMARY KEY`, so
@@ -200,6 +201,7 @@ CREATE TABLE memories (
     line_end     INTEGER,
     summary      TEXT NOT NULL CHECK (length(summary) > 0),
     topics       TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(topics)),
+    entity_ids   TEXT CHECK (entity_ids IS NULL OR json_valid(entity_ids)),
     text         TEXT,
     keywords     TEXT,
     importance   INTEGER NOT NULL CHECK (importance BETWEEN 0 AND 1000),
@@ -211,10 +213,9 @@ CREATE TABLE memories (
     content_hash BLOB
 );
 CREATE INDEX memories_by_path ON memories (path_id);
-CREATE INDEX memories_by_day ON memories (day, created_at);
-CREATE INDEX memories_by_created ON memories (created_at);
-CREATE INDEX memories_by_importance ON memories (importance, created_at);
-CREATE INDEX memories_waiting ON memories (created_at) WHERE consolidated = 0;
+CREATE INDEX memories_by_day ON memories (day);
+CREATE INDEX memories_by_importance ON memories (importance);
+CREATE INDEX memories_waiting ON memories (key) WHERE consolidated = 0;
 
 CREATE TABLE entities (
     id     INTEGER PRIMARY KEY,
@@ -227,12 +228,10 @@ CREATE TABLE entities (
 CREATE INDEX entities_by_folded ON entities (folded);
 
 CREATE TABLE memory_entities (
-    memory_key INTEGER NOT NULL,
-    position   INTEGER NOT NULL,
     entity_id  INTEGER NOT NULL,
-    PRIMARY KEY (memory_key, position)
+    memory_key INTEGER NOT NULL,
+    PRIMARY KEY (entity_id, memory_key)
 ) WITHOUT ROWID;
-CREATE INDEX memory_entities_by_entity ON memory_entities (entity_id);
 
 CREATE TABLE consolidations (
     key         INTEGER PRIMARY KEY,
@@ -242,7 +241,6 @@ CREATE TABLE consolidations (
     connections TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(connections)),
     created_at  INTEGER NOT NULL
 );
-CREATE INDEX consolidations_by_created ON consolidations (created_at);
 
 CREATE TABLE insight_sources (
     memory_key  INTEGER NOT NULL,
@@ -254,9 +252,8 @@ CREATE VIEW memory_search AS
 SELECT m.key AS rowid,
        m.summary AS summary,
        coalesce(m.text, m.keywords, '') AS words,
-       coalesce((SELECT group_concat(name, ' ') FROM
-                   (SELECT e.name AS name FROM memory_entities AS me JOIN entities AS e ON e.id = me.entity_id
-                    WHERE me.memory_key = m.key ORDER BY me.position)), '') AS entities,
+       coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
+                 JOIN entities AS e ON e.id = listed.value), '') AS entities,
        m.topics AS topics,
        p.path || coalesce(' ' || m.heading, '') AS place
 FROM memories AS m JOIN paths AS p ON p.id = m.path_id;

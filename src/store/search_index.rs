@@ -20,7 +20,7 @@ use crate::domain::Memory;
 use crate::words::{fold, is_stop_word, words, Script};
 
 /// At most this many words of a note chunk are kept for the full-text search.
-pub const MAX_KEYWORDS: usize = 16;
+pub const MAX_KEYWORDS: usize = 10;
 
 impl<D: SqlDriver> Store<D> {
     /// Enters the memory `key` in the full-text index (after it was inserted or changed).

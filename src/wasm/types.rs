@@ -44,7 +44,7 @@ export interface UsageReport {
 export interface ConnectionCheck { modelId: string; region: string; latencyMs: number }
 export interface Progress { finished: number; queued: number; running: number; failed: number; current: string | null; paused: string | null }
 export interface SelfCheckResult { name: string; ok: boolean; error?: string }
-export interface MemoryCursor { createdAt: number; key: number }
+export interface MemoryCursor { key: number }
 export interface MemoryQuery {
   text?: string | null; source?: string | null; entity?: string | null; topic?: string | null;
   from?: string | null; to?: string | null; before?: MemoryCursor | null; limit?: number;

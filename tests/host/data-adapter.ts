@@ -108,8 +108,8 @@ export class HostDataAdapter implements Pick<DataAdapter, HostAdapterMethods> {
 	writeBinary(normalizedPath: string, data: ArrayBuffer, _options?: DataWriteOptions): Promise<void> {
 		return this.track("writeBinary", [normalizedPath], async () => {
 			await this.requireParent(normalizedPath);
-			// `data` may come from another realm: copy through a view, which works across realms.
-			await fs.writeFile(this.full(normalizedPath), Buffer.from(new Uint8Array(data)));
+			// A view, not a copy (as Obsidian's desktop adapter); Node takes an ArrayBuffer of any realm.
+			await fs.writeFile(this.full(normalizedPath), Buffer.from(data));
 		});
 	}
 

@@ -1,0 +1,323 @@
+// The store at 1k, 10k and 50k memories, made through the real ingest path: the built main.js
+// in the headless host, its core in a real Web Worker (a Node worker thread), notes read from a
+// real folder, every model call over HTTP to the fake Bedrock in another process (so answering
+// costs this process nothing). What it prints, for each size:
+//   - the database file: bytes, bytes per memory, split into text, indexes and the rest;
+//   - opening it (a restart), saving it, choosing memories for varied questions (16K and 150K
+//     budgets, median and worst), the memory browser's first screen;
+//   - the longest block of the main thread (the event loop's longest delay) in each of those
+//     and during the ingest itself; and main.js's size and cold start.
+// Usage: node scripts/bench.mjs --scale [--sizes=1000,10000,50000]
+
+import { spawn } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
+import initSqlJs from "sql.js";
+import type { MemoryStore, StoreStatus } from "../../plugin/core/memory-core-api";
+import { DatabaseFile } from "../../plugin/storage/database-file";
+import { TEST_CREDENTIALS } from "../../tests/fake-bedrock/index";
+import { type Host, REPO_ROOT, startHost } from "../../tests/host/host";
+import { sentRequests } from "../../tests/host/request-url";
+import { realNotes, writeNotes } from "./corpus";
+
+interface Runtime {
+	store(): MemoryStore | undefined;
+	client?: { call(method: string, ...args: unknown[]): Promise<unknown> };
+}
+
+const sizes = (process.argv.find((arg) => arg.startsWith("--sizes="))?.slice("--sizes=".length) ?? "1000,10000,50000").split(",").map(Number);
+
+/** The main thread's longest stall while `run` runs (the event loop's longest delay, ms). */
+async function blocking<T>(run: () => Promise<T>): Promise<{ value: T; ms: number; longest: number }> {
+	const histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 1 });
+	histogram.enable();
+	const started = performance.now();
+	const value = await run();
+	const ms = performance.now() - started;
+	histogram.disable();
+	// The monitor's timer fires every millisecond; its delay beyond that is time the loop was blocked.
+	return { value, ms, longest: Math.max(0, histogram.max / 1e6 - 1) };
+}
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`);
+const kb = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(0)} KB`);
+
+async function startModel(): Promise<{ url: string; stop(): void }> {
+	const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "scripts", "bench", "model-server.ts")], { stdio: ["ignore", "pipe", "inherit"] });
+	const url = await new Promise<string>((resolve, reject) => {
+		child.stdout.once("data", (chunk: Buffer) => resolve((JSON.parse(chunk.toString()) as { url: string }).url));
+		child.once("exit", (code) => reject(new Error(`the model server exited (${code})`)));
+	});
+	return { url, stop: () => child.kill("SIGTERM") };
+}
+
+function runtimeOf(host: Host): Runtime {
+	return (host.plugin as unknown as { runtime: Runtime }).runtime;
+}
+
+async function statusOf(host: Host): Promise<StoreStatus | undefined> {
+	return runtimeOf(host).store()?.status().catch(() => undefined);
+}
+
+/** Waits until the start's reconciliation is over and nothing is queued or running (twice in a row). */
+async function waitForIngest(host: Host): Promise<StoreStatus> {
+	let idleTimes = 0;
+	for (;;) {
+		await new Promise((resolve) => setTimeout(resolve, 250));
+		sentRequests.length = 0;
+		const status = await statusOf(host);
+		const reconciling = /checking/.test(host.statusBarText());
+		if (status === undefined || reconciling || status.queued > 0 || status.running > 0) {
+			idleTimes = 0;
+			continue;
+		}
+		if (++idleTimes === 2) return status;
+	}
+}
+
+/** Questions of the kinds people ask: names, projects, dates, "the latest", commands. */
+const QUESTIONS = [
+	"What did Alice Nguyen say about the budget?",
+	"When is the Apollo launch?",
+	"Summarise my latest meeting with Bob Tran",
+	"What happened on 2019-03-04?",
+	"What did I do last week?",
+	"Who is working on the Cedar roadmap?",
+	"What do I know about Lisbon?",
+	"Which meetings were about hiring?",
+	"How do I create a tar archive?",
+	"How can I list the files in a directory sorted by size?",
+	"What is the command to find text in files recursively?",
+	"How do I change the owner of a file?",
+	"What did Priya Kim recommend?",
+	"Where does Minh Pham live?",
+	"What was decided about the Delta security review?",
+	"When does the lease in Porto start?",
+	"Wie kann ich ein Verzeichnis komprimieren?",
+	"ファイルをコピーするには?",
+	"如何查看磁盘使用情况?",
+	"What did Grace Okafor and Omar Haddad discuss?",
+	"What are the next steps for Kestrel?",
+	"How did the team lunch in Hanoi go?",
+	"What is the risk on the Meridian pricing?",
+	"Any notes about the passport renewal?",
+];
+
+interface StageFigures {
+	memories: number;
+	notes: number;
+	markdownBytes: number;
+	dbBytes: number;
+	split: { text: number; index: number; rest: number; free: number };
+	pageSizes: Record<number, number>;
+	ingest: { ms: number; longest: number; perNote: number };
+	open: { ms: number; longest: number };
+	save: { ms: number; longest: number };
+	select16: { median: number; worst: number; longest: number };
+	select150: { median: number; worst: number; longest: number };
+	browser: { ms: number; longest: number; filteredMs: number };
+	ask: { ms: number; longest: number };
+	rssMb: number;
+}
+
+/** The file rewritten with each page size: what the choice of `maintenance::PAGE_SIZE` rests on. */
+async function pageSizes(bytes: Uint8Array): Promise<Record<number, number>> {
+	const SQL = await initSqlJs();
+	const sizes: Record<number, number> = {};
+	for (const size of [1024, 2048, 4096, 8192]) {
+		const db = new SQL.Database(bytes);
+		try {
+			db.run(`PRAGMA page_size = ${size}; VACUUM;`);
+			sizes[size] = Number(db.exec("PRAGMA page_count")[0]?.values[0]?.[0]) * size;
+		} finally {
+			db.close();
+		}
+	}
+	return sizes;
+}
+
+/** How much of the file is text, how much is indexes, how much the rest (pages, row headers, ids). */
+async function splitOf(bytes: Uint8Array): Promise<{ text: number; index: number; rest: number; free: number }> {
+	const SQL = await initSqlJs();
+	const db = new SQL.Database(bytes);
+	try {
+		const value = (sql: string) => Number(db.exec(sql)[0]?.values[0]?.[0] ?? 0);
+		const free = value("PRAGMA freelist_count") * value("PRAGMA page_size");
+		const text =
+			value(`SELECT coalesce(sum(length(CAST(summary AS BLOB)) + length(CAST(topics AS BLOB)) + coalesce(length(CAST(text AS BLOB)), 0)
+			         + coalesce(length(CAST(keywords AS BLOB)), 0) + coalesce(length(CAST(heading AS BLOB)), 0)), 0) FROM memories`) +
+			value("SELECT coalesce(sum(length(CAST(insight AS BLOB)) + length(CAST(connections AS BLOB))), 0) FROM consolidations") +
+			value("SELECT coalesce(sum(length(CAST(path AS BLOB))), 0) FROM paths") +
+			value("SELECT coalesce(sum(length(CAST(name AS BLOB)) + length(CAST(kind AS BLOB))), 0) FROM entities");
+		const pages = value("PRAGMA page_count") * value("PRAGMA page_size");
+		// Drop every index (the full-text one and SQLite's), then see how much smaller the file gets.
+		const indexes = db.exec("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")[0]?.values.map((row) => String(row[0])) ?? [];
+		db.run("DROP TABLE memories_terms; DROP TABLE memories_fts;");
+		for (const name of indexes) db.run(`DROP INDEX "${name}"`);
+		db.run("VACUUM");
+		const withoutIndexes = value("PRAGMA page_count") * value("PRAGMA page_size");
+		const index = pages - withoutIndexes;
+		return { text, index, rest: Math.max(0, pages - index - text), free };
+	} finally {
+		db.close();
+	}
+}
+
+async function measureStage(host: Host, notes: number, markdownBytes: number, ingest: StageFigures["ingest"]): Promise<StageFigures> {
+	const runtime = runtimeOf(host);
+	const store = runtime.store()!;
+	const status = (await store.status())!;
+	const dbPath = `${host.pluginDir}/memory.db`;
+
+	// Save: the export in the worker, the bytes transferred, the crash-safe write.
+	const client = runtime.client!;
+	const save = await blocking(async () => {
+		const bytes = (await client.call("exportDatabase", true)) as Uint8Array;
+		await new DatabaseFile(host.adapter, dbPath).save(bytes);
+		return bytes.byteLength;
+	});
+
+	// Choosing memories for each question, in the worker (no model call).
+	const select = async (budget: number) => {
+		const times: number[] = [];
+		const run = await blocking(async () => {
+			for (const question of QUESTIONS) {
+				const started = performance.now();
+				await store.recall(question, budget);
+				times.push(performance.now() - started);
+			}
+		});
+		return { median: median(times), worst: Math.max(...times), longest: run.longest };
+	};
+	await store.recall(QUESTIONS[0]!, 16_000); // the names index is prepared once per change
+	const select16 = await select(16_000);
+	const select150 = await select(150_000);
+
+	// The memory browser's first screen, drawn; then the page for a word typed into its search.
+	const browser = await blocking(() => host.runCommand("open-memory-browser"));
+	const filterStarted = performance.now();
+	await store.browseMemories({ text: "budget", limit: 50 });
+	const filteredMs = performance.now() - filterStarted;
+
+	// One question through the whole path (selection, prompt, the model over HTTP, citations).
+	const ask = await blocking(() => store.ask("What did Alice Nguyen say about the Apollo budget?"));
+
+	// A restart: the final save at unload, then opening the file (header and schema only).
+	await host.unloadPlugin();
+	const dbBytes = (await fs.stat(host.diskPath(dbPath))).size;
+	const onDisk = new Uint8Array(await fs.readFile(host.diskPath(dbPath)));
+	const split = await splitOf(onDisk);
+	const sizesByPage = await pageSizes(onDisk);
+	const open = await blocking(async () => {
+		await host.loadPlugin();
+		await host.waitFor(async () => (await statusOf(host))?.memories === status.memories, { timeoutMs: 120_000, message: "the store to open" });
+	});
+	return {
+		memories: status.memories,
+		notes,
+		markdownBytes,
+		dbBytes,
+		split,
+		pageSizes: sizesByPage,
+		ingest,
+		open: { ms: open.ms, longest: open.longest },
+		save: { ms: save.ms, longest: save.longest },
+		select16,
+		select150,
+		browser: { ms: browser.ms, longest: browser.longest, filteredMs },
+		ask: { ms: ask.ms, longest: ask.longest },
+		rssMb: process.memoryUsage().rss / 1024 / 1024,
+	};
+}
+
+export async function runScaleBench(): Promise<void> {
+	const work = await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-scale-"));
+	const vaultDir = path.join(work, "vault");
+	await fs.mkdir(vaultDir, { recursive: true });
+	const model = await startModel();
+	const host = await startHost({ vaultDir });
+	try {
+		const real = await realNotes(work);
+		host.secretStorage.setSecret("bench-key-id", TEST_CREDENTIALS.accessKeyId);
+		host.secretStorage.setSecret("bench-secret", TEST_CREDENTIALS.secretAccessKey);
+		await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });
+		await fs.writeFile(
+			host.diskPath(`${host.pluginDir}/data.json`),
+			JSON.stringify({
+				endpoint: model.url,
+				region: "us-east-1",
+				accessKeyIdSecret: "bench-key-id",
+				secretAccessKeySecret: "bench-secret",
+				quietDelaySeconds: 0,
+				bulkConfirmThreshold: 1_000_000,
+				dailyConsolidation: false,
+				parallelJobs: 4,
+			}),
+		);
+
+		// Cold start: main.js loaded, layout ready, the worker and both WebAssembly modules up, a new store open.
+		const mainJs = (await fs.stat(path.join(REPO_ROOT, "main.js"))).size;
+		host.vault.indexFiles();
+		const cold = await blocking(async () => {
+			await host.loadPlugin();
+			await host.waitFor(async () => (await statusOf(host)) !== undefined, { timeoutMs: 60_000, message: "the core to start" });
+		});
+		console.log(`\nmain.js: ${kb(mainJs)} (${mainJs.toLocaleString()} bytes); cold start to an open store ${fmt(cold.ms)}, longest main-thread block ${fmt(cold.longest)}`);
+
+		const figures: StageFigures[] = [];
+		let written = 0;
+		let markdownBytes = 0;
+		for (const target of sizes) {
+			markdownBytes += await writeNotes(vaultDir, real, written, target);
+			const added = target - written;
+			written = target;
+			host.vault.indexFiles();
+			// A restart finds the new notes (the start's reconciliation) and remembers them.
+			await host.unloadPlugin();
+			const ingest = await blocking(async () => {
+				await host.loadPlugin();
+				return waitForIngest(host);
+			});
+			const perNote = ingest.ms / added;
+			console.log(`  ${target.toLocaleString()} notes: ingested ${added.toLocaleString()} in ${fmt(ingest.ms)} (${perNote.toFixed(1)} ms a note), ${ingest.value.memories.toLocaleString()} memories, ${ingest.value.insights.toLocaleString()} insights`);
+			figures.push(await measureStage(host, target, markdownBytes, { ms: ingest.ms, longest: ingest.longest, perNote }));
+		}
+		printTables(figures);
+	} finally {
+		await host.stop().catch(() => undefined);
+		model.stop();
+		await fs.rm(work, { recursive: true, force: true });
+	}
+}
+
+function printTables(figures: StageFigures[]): void {
+	const header = ["", ...figures.map((stage) => `${stage.memories.toLocaleString()} memories`)];
+	const rows: string[][] = [
+		["notes (Markdown)", ...figures.map((stage) => `${stage.notes.toLocaleString()} (${kb(stage.markdownBytes)})`)],
+		["memory.db", ...figures.map((stage) => `${kb(stage.dbBytes)} (${((100 * stage.dbBytes) / stage.markdownBytes).toFixed(0)}% of the Markdown)`)],
+		["bytes per memory", ...figures.map((stage) => Math.round(stage.dbBytes / stage.memories).toLocaleString())],
+		["  text / index / rest (of it free)", ...figures.map((stage) => `${[stage.split.text, stage.split.index, stage.split.rest].map((part) => Math.round(part / stage.memories)).join(" / ")} (${Math.round(stage.split.free / stage.memories)})`)],
+		["  rewritten with 1/2/4/8 KiB pages", ...figures.map((stage) => Object.values(stage.pageSizes).map((bytes) => Math.round(bytes / stage.memories)).join(" / "))],
+		["ingest (ms a note; longest block)", ...figures.map((stage) => `${stage.ingest.perNote.toFixed(1)}; ${fmt(stage.ingest.longest)}`)],
+		["open at start (longest block)", ...figures.map((stage) => `${fmt(stage.open.ms)} (${fmt(stage.open.longest)})`)],
+		["save (longest block)", ...figures.map((stage) => `${fmt(stage.save.ms)} (${fmt(stage.save.longest)})`)],
+		["select 16K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select16.median)} / ${fmt(stage.select16.worst)} (${fmt(stage.select16.longest)})`)],
+		["select 150K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select150.median)} / ${fmt(stage.select150.worst)} (${fmt(stage.select150.longest)})`)],
+		["browser first screen (block); filtered", ...figures.map((stage) => `${fmt(stage.browser.ms)} (${fmt(stage.browser.longest)}); ${fmt(stage.browser.filteredMs)}`)],
+		["a question, end to end (block)", ...figures.map((stage) => `${fmt(stage.ask.ms)} (${fmt(stage.ask.longest)})`)],
+		["process RSS", ...figures.map((stage) => `${stage.rssMb.toFixed(0)} MB`)],
+	];
+	const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => (row[column] ?? "").length)));
+	const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join("  ");
+	console.log(`\nThe store at scale (built main.js, core in a worker; "block" = the main thread's longest stall)`);
+	console.log(`  ${line(header)}`);
+	for (const row of rows) console.log(`  ${line(row)}`);
+	console.log(JSON.stringify({ scale: figures }));
+}
