@@ -5,7 +5,8 @@
 // the output as is and after binaryen's wasm-opt at the matching level (-Os/-Oz/-O3; with
 // --all, every wasm-opt level for every opt-level). Speed is the median of several runs of a
 // fixed workload through the facade in a fresh Node process (sha256Hex over 16 MiB, and
-// storeSelfCheck repeated). Results also go to build/measure/results.json.
+// storeSelfCheck repeated — so these builds carry the contract suite, `--features self-check`,
+// and are larger than the plugin's by its size). Results also go to build/measure/results.json.
 
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -42,6 +43,7 @@ function main() {
 	const rows = [];
 	for (const level of LEVELS) {
 		const wasm = cargoBuildWasm({
+			features: ["self-check"],
 			env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: level },
 			targetDir: path.join(ROOT, "target", "measure", `opt-${level}`),
 		});

@@ -36,8 +36,34 @@ impl Word {
 /// two digits stay inside one (`1/2/2026`, `2026-02-01`); a possessive `'s` is dropped
 /// ("Alice's" → "alice").
 pub fn words(text: &str) -> Vec<Word> {
-    let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
+    split_words(text, |text| out.push(word(text)));
+    out
+}
+
+/// A word as the selection compares it with names, made with one allocation instead of
+/// `Word`'s three (candidates' summaries are split by the thousand per question).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoldedWord {
+    /// Lower case without diacritics.
+    pub folded: String,
+    /// Written with a capital first letter.
+    pub capitalised: bool,
+}
+
+/// `words`, folded only.
+pub fn folded_words(text: &str) -> Vec<FoldedWord> {
+    let mut out = Vec::new();
+    split_words(text, |text| {
+        let capitalised = text.chars().next().is_some_and(char::is_uppercase);
+        out.push(FoldedWord { folded: fold(&text), capitalised });
+    });
+    out
+}
+
+/// The splitting of `words`: calls `each` with every word's text, in order.
+fn split_words(text: &str, mut each: impl FnMut(String)) {
+    let chars: Vec<char> = text.chars().collect();
     let mut index = 0;
     while index < chars.len() {
         if !chars[index].is_alphanumeric() {
@@ -58,7 +84,7 @@ pub fn words(text: &str) -> Vec<Word> {
             }
         }
         let text: String = chars[start..index].iter().collect();
-        out.push(word(text));
+        each(text);
         // "Alice's", "Alice’s": the possessive is not a word of its own.
         if matches!(chars.get(index), Some('\'' | '’'))
             && matches!(chars.get(index + 1), Some('s' | 'S'))
@@ -67,7 +93,6 @@ pub fn words(text: &str) -> Vec<Word> {
             index += 2;
         }
     }
-    out
 }
 
 fn word(text: String) -> Word {

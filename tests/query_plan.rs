@@ -176,7 +176,26 @@ const NAMES_AND_KEYWORDS: &[NameCase] = &[
     // Without diacritics "an" (án) is also the English article: it goes, "du" stays.
     ("duc noi gi ve du an", &["Đức"], &["Đức"], &["du"], false),
     ("What is the wifi password at the cabin?", &["Alice"], &[], &["wifi", "password", "cabin"], false),
+    // Names that are also stop words (commands of a vault of man pages, an app) need a capital.
+    ("What did I do last week?", &["do", "last", "in"], &[], &[], false),
+    ("Which notes mention Last and Do?", &["do", "last", "which"], &["last", "do"], &["notes", "mention"], false),
 ];
+
+#[test]
+fn a_common_first_name_stands_for_a_few_names_and_a_question_takes_at_most_eight() {
+    let many: Vec<String> = (0..300).map(|n| format!("Alice Surname{n}")).collect();
+    let known: Vec<&str> = many.iter().map(String::as_str).collect();
+    let planned = plan("What did Alice say?", DateOrder::DayMonth, &known);
+    assert_eq!(
+        planned.entities,
+        vec!["Alice Surname0", "Alice Surname1", "Alice Surname2"],
+        "the most mentioned three"
+    );
+    let crowd: Vec<String> = (0..20).map(|n| format!("Person{n}")).collect();
+    let known: Vec<&str> = crowd.iter().map(String::as_str).collect();
+    let question = crowd.join(" and ");
+    assert_eq!(plan(&question, DateOrder::DayMonth, &known).entities.len(), 8);
+}
 
 #[test]
 fn names_keywords_and_latest() {

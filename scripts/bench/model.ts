@@ -43,8 +43,9 @@ function entitiesOf(note: string): Array<{ name: string; kind: string }> {
 	const found = new Map<string, string>();
 	for (const match of note.matchAll(/\b(\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)+)\b/gu)) found.set(match[1]!, "person");
 	for (const match of note.matchAll(/\[\[([^\]|]+)/g)) found.set(match[1]!, "thing");
+	// A short title is what the note is about (a tldr page's command); a sentence-like one is not a name.
 	const heading = /^# (.+)$/m.exec(note)?.[1];
-	if (heading !== undefined && heading.length < 40) found.set(heading, "thing");
+	if (heading !== undefined && heading.split(/\s+/).length <= 3 && !/\d/.test(heading)) found.set(heading, "thing");
 	return [...found]
 		.map(([name, kind]) => [name.trim(), kind] as const)
 		.filter(([name]) => name.length > 0 && name.length <= 60)

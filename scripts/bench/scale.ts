@@ -7,7 +7,7 @@
 //     budgets, median and worst), the memory browser's first screen;
 //   - the longest block of the main thread (the event loop's longest delay) in each of those
 //     and during the ingest itself; and main.js's size and cold start.
-// Usage: node scripts/bench.mjs --scale [--sizes=1000,10000,50000]
+// Usage: npm run bench -- --only=scale [--sizes=1000,10000,50000] [--keep=DIR]
 
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
@@ -28,6 +28,8 @@ interface Runtime {
 }
 
 const sizes = (process.argv.find((arg) => arg.startsWith("--sizes="))?.slice("--sizes=".length) ?? "1000,10000,50000").split(",").map(Number);
+/** `--keep=DIR` copies each size's database file there (memory-<n>.db), for profiling. */
+const keepDir = process.argv.find((arg) => arg.startsWith("--keep="))?.slice("--keep=".length);
 
 /** The main thread's longest stall while `run` runs (the event loop's longest delay, ms). */
 async function blocking<T>(run: () => Promise<T>): Promise<{ value: T; ms: number; longest: number }> {
@@ -213,6 +215,7 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 	await host.unloadPlugin();
 	const dbBytes = (await fs.stat(host.diskPath(dbPath))).size;
 	const onDisk = new Uint8Array(await fs.readFile(host.diskPath(dbPath)));
+	if (keepDir !== undefined) await fs.writeFile(path.join(keepDir, `memory-${status.memories}.db`), onDisk);
 	const split = await splitOf(onDisk);
 	const sizesByPage = await pageSizes(onDisk);
 	const open = await blocking(async () => {

@@ -27,7 +27,7 @@ use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId};
 use crate::store::{MemoryFilter, MemorySizes, SearchTerm, SqlDriver, Store, StoreError};
 use crate::tokens::estimate_tokens;
-use crate::words::{fold, is_stop_word, words, Script, Word};
+use crate::words::{fold, folded_words, is_stop_word, words, FoldedWord, Script};
 
 /// Everything the selection needs besides the store.
 #[derive(Debug, Clone)]
@@ -213,11 +213,19 @@ fn gather_and_pack<D: SqlDriver>(
     let names: Vec<Name> = plan.entities.iter().map(|name| Name::new(name)).collect();
     for candidate in &mut candidates {
         candidate.in_dates = plan.dates.is_some_and(|(from, to)| (from..=to).contains(&candidate.day));
-        let summary = words(&candidate.memory.summary);
+        if names.is_empty() {
+            continue;
+        }
+        let listed: Vec<String> = candidate.memory.entities.iter().map(|entity| fold(&entity.name)).collect();
+        // The summary is split into words only when a name it does not list may be in it.
+        let folded_summary = fold(&candidate.memory.summary);
+        let mut summary: Option<Vec<FoldedWord>> = None;
         let about: Vec<usize> = (0..names.len())
             .filter(|&at| {
-                candidate.memory.entities.iter().any(|entity| fold(&entity.name) == names[at].folded)
-                    || names[at].mentioned_in(&summary)
+                listed.contains(&names[at].folded)
+                    || (names[at].may_be_in(&folded_summary)
+                        && names[at]
+                            .mentioned_in(summary.get_or_insert_with(|| folded_words(&candidate.memory.summary))))
             })
             .collect();
         candidate.entity = about.first().copied();
@@ -256,12 +264,18 @@ impl Name {
         Name { folded: fold(name), words: name_words.into_iter().map(|word| word.folded).collect(), parts }
     }
 
-    fn mentioned_in(&self, text: &[Word]) -> bool {
+    /// False when `folded` (a folded text) cannot mention the name: none of its words is in it.
+    fn may_be_in(&self, folded: &str) -> bool {
+        self.words.first().is_some_and(|first| folded.contains(first.as_str()))
+            || self.parts.iter().any(|part| folded.contains(part.as_str()))
+    }
+
+    fn mentioned_in(&self, text: &[FoldedWord]) -> bool {
         if self.words.is_empty() {
             return false;
         }
         let whole = text.windows(self.words.len()).any(|window| window.iter().map(|word| &word.folded).eq(&self.words));
-        whole || text.iter().any(|word| word.capitalised() && self.parts.contains(&word.folded))
+        whole || text.iter().any(|word| word.capitalised && self.parts.contains(&word.folded))
     }
 }
 
@@ -376,6 +390,10 @@ fn fill<D: SqlDriver>(
     // In rank order: the tail is the least relevant.
     let mut chosen: Vec<Candidate> = Vec::new();
     for candidate in ranked {
+        // No line is shorter than this: the rest cannot fit.
+        if budget - packed.tokens < MIN_LINE_TOKENS as usize {
+            break;
+        }
         let cost = line_cost(&candidate.memory);
         if packed.tokens + cost <= budget {
             packed.tokens += cost;
@@ -485,14 +503,14 @@ mod tests {
     #[test]
     fn a_name_is_mentioned_whole_or_by_a_capitalised_part() {
         let name = Name::new("Frank Miller");
-        assert!(name.mentioned_in(&words("Coffee with Frank at noon.")));
-        assert!(name.mentioned_in(&words("frank miller called")));
-        assert!(!name.mentioned_in(&words("to be frank, no")), "a lower-case part is just a word");
-        assert!(!name.mentioned_in(&words("Frankly, no")));
+        assert!(name.mentioned_in(&folded_words("Coffee with Frank at noon.")));
+        assert!(name.mentioned_in(&folded_words("frank miller called")));
+        assert!(!name.mentioned_in(&folded_words("to be frank, no")), "a lower-case part is just a word");
+        assert!(!name.mentioned_in(&folded_words("Frankly, no")));
         let linh = Name::new("Đặng Thùy Linh");
-        assert!(linh.mentioned_in(&words("Họp với Linh về ngân sách")));
+        assert!(linh.mentioned_in(&folded_words("Họp với Linh về ngân sách")));
         assert!(Name::new("Alice").parts.is_empty(), "a one-word name matches whole only");
-        assert!(Name::new("Alice").mentioned_in(&words("Alice's daughter")));
+        assert!(Name::new("Alice").mentioned_in(&folded_words("Alice's daughter")));
     }
 
     #[test]

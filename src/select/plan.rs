@@ -75,6 +75,9 @@ struct KnownName {
     words: Vec<String>,
     /// Made only of date words ("June", "Today"): matched only where it cannot be a date.
     datelike: bool,
+    /// One word that is also a stop word ("Do", "In", "Last", "Who"): matched only where it is
+    /// written with a capital, not at the start of the question.
+    common: bool,
 }
 
 impl KnownNames {
@@ -102,6 +105,7 @@ impl KnownNames {
             known.names.push(KnownName {
                 name: name.clone(),
                 datelike: parts.iter().all(|part| is_date_word(&part.folded)),
+                common: parts.len() == 1 && is_stop_word(&parts[0], Script::Other, 0),
                 words: parts.into_iter().map(|part| part.folded).collect(),
             });
         }
@@ -170,7 +174,9 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
 /// nguyen", "Alice's"). One word of a longer name also matches when the question writes
 /// it with a capital: "Dan" finds "Dan Pham", "Linh" finds "Đặng Linh". A name made only
 /// of date words ("June", "Today") must be capitalised and not follow a date preposition:
-/// "with June" is a person, "in June" a month.
+/// "with June" is a person, "in June" a month. A one-word name that is also a stop word
+/// (a command called `do` or `which`, an app called "Last") must be capitalised and not open
+/// the question: in "What did I do last week?" neither word is a name.
 fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> Vec<String> {
     let folded: Vec<&str> = words.iter().map(|word| word.folded.as_str()).collect();
     // The names that can start somewhere in the question, in usage order.
@@ -184,9 +190,10 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> Vec
         let name = &known.names[index];
         let needle: Vec<&str> = name.words.iter().map(String::as_str).collect();
         let fits = |at: usize| {
-            !name.datelike
+            let dated = !name.datelike
                 || (words[at].capitalised()
-                    && !at.checked_sub(1).is_some_and(|before| DATE_PREPOSITIONS.contains(&folded[before])))
+                    && !at.checked_sub(1).is_some_and(|before| DATE_PREPOSITIONS.contains(&folded[before])));
+            dated && (!name.common || (at > 0 && words[at].capitalised()))
         };
         let position =
             folded.windows(needle.len()).enumerate().position(|(at, window)| window == needle.as_slice() && fits(at));

@@ -43,7 +43,10 @@ pub fn check_database_header(header: &[u8], file_len: usize) -> Result<(), Store
     let page_count = read_u32(bytes, 28) as usize;
     // The in-header size is only trustworthy when written by SQLite 3.7.0+ for this change.
     if change_counter == valid_for && page_count > 0 && file_len < page_count * page_size {
-        return Err(StoreError::Corrupt(format!("the file is cut short: {file_len} of {} bytes", page_count * page_size)));
+        return Err(StoreError::Corrupt(format!(
+            "the file is cut short: {file_len} of {} bytes",
+            page_count * page_size
+        )));
     }
     Ok(())
 }

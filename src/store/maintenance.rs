@@ -13,6 +13,11 @@ use super::{schema, SqlDriver, SqlValue, Store, StoreError};
 /// The page size of new database files.
 pub const PAGE_SIZE: u32 = 4_096;
 
+/// SQLite's page cache, in KiB (its default is 2 MiB): a question reads pages of several
+/// indexes, and re-reading them from the in-memory file and parsing them again made the
+/// first of each kind of question twice as slow as the next (`npm run bench`).
+pub const PAGE_CACHE_KIB: u32 = 32 * 1024;
+
 /// Free pages are handed back once they are this share of the file (and at least 16).
 const FREE_SHARE_TO_RECLAIM: f64 = 0.10;
 

@@ -34,8 +34,16 @@ macro_rules! memory_select {
 
 /// A whole memory, its text included.
 pub(super) const SELECT_FULL: &str = memory_select!("coalesce(m.text, '')");
-/// A memory without its text: what lists and question candidates read.
+/// A memory without its text: what lists read.
 pub(super) const SELECT_CARD: &str = memory_select!("''");
+
+/// What a question's candidates need — the fields of the prompt's line and of the ranking —
+/// read by the thousand per question, so nothing else (`read_candidate`).
+pub(super) const SELECT_CANDIDATE: &str = "SELECT m.key, m.id, p.path, m.kind, m.heading, m.summary,
+     (SELECT group_concat(e.kind || char(31) || e.name, char(30))
+      FROM json_each(m.entity_ids) AS listed JOIN entities AS e ON e.id = listed.value),
+     m.topics, m.importance, m.day, m.dated, m.created_at
+     FROM memories AS m JOIN paths AS p ON p.id = m.path_id";
 
 /// Importance is stored in thousandths: three decimals are more than the model gives.
 const IMPORTANCE_SCALE: f64 = 1_000.0;
@@ -164,10 +172,8 @@ impl<D: SqlDriver> Store<D> {
 
     /// The oldest memories no consolidation has looked at yet (without their text).
     pub fn unconsolidated_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
-        let rows = self.query(
-            &format!("{SELECT_CARD} WHERE m.consolidated = 0 ORDER BY m.key LIMIT ?"),
-            &[limit.into()],
-        )?;
+        let rows =
+            self.query(&format!("{SELECT_CARD} WHERE m.consolidated = 0 ORDER BY m.key LIMIT ?"), &[limit.into()])?;
         rows.into_iter().map(read_memory).collect()
     }
 
@@ -400,6 +406,41 @@ pub(super) fn read_memory(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
         updated_at: row.i64()?,
         consolidated: row.bool()?,
         content_hash: row.opt_blob()?.map(|bytes| hex(&bytes)),
+    })
+}
+
+/// Reads a row of `SELECT_CANDIDATE`: a memory for the prompt, without its text, lines,
+/// hash or bookkeeping (`line_start`/`line_end` None, `updated_at` = `created_at`, not
+/// consolidated); citations look memories up whole by id.
+pub(super) fn read_candidate(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
+    let mut row = RowReader::new(row);
+    let _key = row.i64()?;
+    let id = MemoryId(row.text()?);
+    let source_path = row.text()?;
+    let source_kind = kind_from_code(row.i64()?)?;
+    let heading = row.opt_text()?;
+    let summary = row.text()?;
+    let entities = read_entities(row.opt_text()?.as_deref().unwrap_or(""));
+    let topics = row.json()?;
+    let importance = row.i64()? as f64 / IMPORTANCE_SCALE;
+    let day = CalendarDate::from_days(row.i64()?);
+    let happened_on = row.bool()?.then(|| day.to_string());
+    let created_at = row.i64()?;
+    Ok(Memory {
+        id,
+        source_path,
+        source_kind,
+        position: Position { heading, line_start: None, line_end: None },
+        raw_text: String::new(),
+        summary,
+        entities,
+        topics,
+        importance,
+        happened_on,
+        created_at,
+        updated_at: created_at,
+        consolidated: false,
+        content_hash: None,
     })
 }
 

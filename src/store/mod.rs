@@ -167,6 +167,7 @@ impl<D: SqlDriver> Store<D> {
             store.dirty.set(true);
         }
         store.finish_upgrade().map_err(as_corrupt)?;
+        store.driver.execute_batch(&format!("PRAGMA cache_size = -{}", maintenance::PAGE_CACHE_KIB))?;
         Ok(store)
     }
 

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::consolidations::{read_consolidation, COLUMNS as INSIGHT_COLUMNS};
-use super::memories::{read_memory, SELECT_CARD};
+use super::memories::{read_candidate, SELECT_CANDIDATE};
 use super::rows::{single, to_json};
 use super::schema::FULL_TEXT_INDEX;
 use super::{SqlDriver, SqlValue, Store, StoreError};
@@ -49,8 +49,8 @@ const B: f64 = 0.75;
 /// rest: `npm run bench:recall` loses 0.01 at 4,000 tokens with 0.3).
 const COLUMN_WEIGHTS: [f64; 5] = [1.5, 0.5, 1.2, 0.8, 0.15];
 
-/// The full-text search scores at most this many matches (plus `limit` × 4) per question.
-pub const MAX_TEXT_MATCHES: usize = 3_000;
+/// The full-text search scores about this many matches per question (at least twice `limit`).
+pub const MAX_TEXT_MATCHES: usize = 1_200;
 
 /// Character counts summed over every memory: enough to tell that the memory lines cannot
 /// all fit a budget without reading them (`select` knows the line format, the store not).
@@ -112,7 +112,7 @@ impl<D: SqlDriver> Store<D> {
         // either side covers any offset, and its creation time decides at the asker's offset.
         let rows = self.query(
             &format!(
-                "{SELECT_CARD}
+                "{SELECT_CANDIDATE}
                  WHERE m.day BETWEEN ?1 - 1 AND ?2 + 1
                    AND ((m.dated = 1 AND m.day BETWEEN ?1 AND ?2)
                         OR (m.dated = 0 AND m.created_at >= ?3 AND m.created_at < ?4))
@@ -120,7 +120,7 @@ impl<D: SqlDriver> Store<D> {
             ),
             &[from.to_days().into(), to.to_days().into(), start.into(), end.into(), limit.into()],
         )?;
-        rows.into_iter().map(read_memory).collect()
+        rows.into_iter().map(read_candidate).collect()
     }
 
     /// Memories about any of `names` (entity names, compared without case or diacritics),
@@ -133,7 +133,7 @@ impl<D: SqlDriver> Store<D> {
         let folded: Vec<String> = names.iter().map(|name| crate::words::fold(name.trim())).collect();
         let rows = self.query(
             &format!(
-                "{SELECT_CARD}
+                "{SELECT_CANDIDATE}
                  WHERE m.key IN (SELECT me.memory_key FROM entities AS e
                                  JOIN memory_entities AS me ON me.entity_id = e.id
                                  WHERE e.folded IN (SELECT value FROM json_each(?1)))
@@ -141,20 +141,21 @@ impl<D: SqlDriver> Store<D> {
             ),
             &[to_json(&folded), limit.into()],
         )?;
-        rows.into_iter().map(read_memory).collect()
+        rows.into_iter().map(read_candidate).collect()
     }
 
     /// Memories matching any of `terms`, best BM25 score first, at most `limit` (without
     /// raw text).
     pub fn search_memories(&self, terms: &[SearchTerm], limit: usize) -> Result<Vec<ScoredMemory>, StoreError> {
-        let terms = self.searchable_terms(terms, MAX_TEXT_MATCHES + limit * 4)?;
+        let cap = MAX_TEXT_MATCHES.max(limit * 2);
+        let terms = self.searchable_terms(terms, cap)?;
         let Some(expression) = match_expression(&terms) else { return Ok(Vec::new()) };
         let rows = self.query(
             &format!(
                 "SELECT docid, matchinfo({FULL_TEXT_INDEX}, 'pcnalx') FROM {FULL_TEXT_INDEX}
                  WHERE {FULL_TEXT_INDEX} MATCH ?1 ORDER BY docid DESC LIMIT ?2"
             ),
-            &[expression.into(), ((MAX_TEXT_MATCHES + limit * 4) as i64).into()],
+            &[expression.into(), (cap as i64).into()],
         )?;
         let mut scored: Vec<(i64, f64)> = Vec::with_capacity(rows.len());
         for row in rows {
@@ -173,12 +174,14 @@ impl<D: SqlDriver> Store<D> {
             return Ok(Vec::new());
         }
         let keys: Vec<i64> = scored.iter().map(|(key, _)| *key).collect();
-        let rows =
-            self.query(&format!("{SELECT_CARD} WHERE m.key IN (SELECT value FROM json_each(?1))"), &[to_json(&keys)])?;
+        let rows = self.query(
+            &format!("{SELECT_CANDIDATE} WHERE m.key IN (SELECT value FROM json_each(?1))"),
+            &[to_json(&keys)],
+        )?;
         let mut by_key: HashMap<i64, Memory> = HashMap::with_capacity(rows.len());
         for row in rows {
             let key = row.first().and_then(SqlValue::as_i64);
-            let memory = read_memory(row)?;
+            let memory = read_candidate(row)?;
             if let Some(key) = key {
                 by_key.insert(key, memory);
             }
@@ -235,20 +238,16 @@ impl<D: SqlDriver> Store<D> {
 
     /// The memories of the latest days, newest first (without raw text).
     pub fn recent_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
-        let rows = self.query(
-            &format!("{SELECT_CARD} ORDER BY m.day DESC, m.key DESC LIMIT ?1"),
-            &[limit.into()],
-        )?;
-        rows.into_iter().map(read_memory).collect()
+        let rows =
+            self.query(&format!("{SELECT_CANDIDATE} ORDER BY m.day DESC, m.key DESC LIMIT ?1"), &[limit.into()])?;
+        rows.into_iter().map(read_candidate).collect()
     }
 
     /// The most important memories, newer first among equals (without raw text).
     pub fn important_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
-        let rows = self.query(
-            &format!("{SELECT_CARD} ORDER BY m.importance DESC, m.key DESC LIMIT ?1"),
-            &[limit.into()],
-        )?;
-        rows.into_iter().map(read_memory).collect()
+        let rows = self
+            .query(&format!("{SELECT_CANDIDATE} ORDER BY m.importance DESC, m.key DESC LIMIT ?1"), &[limit.into()])?;
+        rows.into_iter().map(read_candidate).collect()
     }
 
     /// Insights citing at least one of `ids`, newest first.

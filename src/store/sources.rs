@@ -61,7 +61,8 @@ impl<D: SqlDriver> Store<D> {
     /// Sources that are not remembered, with the reason (binary, too large…), by path: at
     /// most `limit` of them, and how many there are.
     pub fn skipped_sources(&self, limit: u32) -> Result<(Vec<Source>, u64), StoreError> {
-        let rows = self.query(&format!("{SELECT} WHERE s.skipped IS NOT NULL ORDER BY p.path LIMIT ?1"), &[limit.into()])?;
+        let rows =
+            self.query(&format!("{SELECT} WHERE s.skipped IS NOT NULL ORDER BY p.path LIMIT ?1"), &[limit.into()])?;
         let sources = rows.into_iter().map(read_source).collect::<Result<Vec<_>, _>>()?;
         let total =
             super::rows::single(self.query("SELECT count(*) FROM sources WHERE skipped IS NOT NULL", &[])?)?.u64()?;

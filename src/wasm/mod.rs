@@ -57,9 +57,9 @@ impl MemoryCore {
         seed: Option<f64>,
     ) -> Result<MemoryCore, JsValue> {
         let length = bytes.as_ref().map_or(0, |bytes| bytes.length() as usize);
-        let header = bytes.as_ref().map(|bytes| bytes.subarray(0, DATABASE_HEADER_LEN as u32).to_vec()).unwrap_or_default();
-        let store =
-            open_checked(&header, length, || SqlJsDriver::load_array(sql_js, bytes.as_ref())).map_err(js)?;
+        let header =
+            bytes.as_ref().map(|bytes| bytes.subarray(0, DATABASE_HEADER_LEN as u32).to_vec()).unwrap_or_default();
+        let store = open_checked(&header, length, || SqlJsDriver::load_array(sql_js, bytes.as_ref())).map_err(js)?;
         let now = millis(now_ms)?;
         let seed = seed.map(|seed| seed.to_bits()).unwrap_or(now as u64);
         let engine = Engine::new(store, seed, now).map_err(js)?;
@@ -284,10 +284,8 @@ impl MemoryCore {
         let now = self.now()?;
         let offset = self.utc_offset();
         let today = CalendarDate::at(now, offset);
-        let selection = self
-            .engine
-            .recall(&question, today, offset, budget_tokens.map(|budget| budget as usize))
-            .map_err(js)?;
+        let selection =
+            self.engine.recall(&question, today, offset, budget_tokens.map(|budget| budget as usize)).map_err(js)?;
         let packed = selection.packed;
         to_js(&Recall {
             plan: selection.plan,
