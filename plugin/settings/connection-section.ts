@@ -23,7 +23,7 @@ export function renderConnectionSection(containerEl: HTMLElement, deps: Connecti
 
 	const auth = new Setting(containerEl)
 		.setName("Authentication")
-		.setDesc("Sign in with AWS access keys (signed requests) or with a Bedrock API key. The keys stay in Obsidian's secret storage; only the secret names are kept in the plugin's settings.");
+		.setDesc("Sign in with access keys (signed requests) or with an API key. The keys stay in Obsidian's secret storage; only the secret names are kept in the plugin's settings.");
 	const saveAuth = saveChoice(auth, form);
 	auth.addDropdown((dropdown) =>
 		dropdown
@@ -49,7 +49,7 @@ export function renderConnectionSection(containerEl: HTMLElement, deps: Connecti
 		);
 	}
 
-	const region = new Setting(containerEl).setName("Region").setDesc("The AWS region whose Bedrock endpoint is called.");
+	const region = new Setting(containerEl).setName("Region").setDesc("The region whose endpoint is called: where your account may use the model.");
 	const saveRegion = saveChoice(region, form);
 	region.addDropdown((dropdown) => {
 		for (const name of regionChoices(deps.runtime.core()?.bedrockRegions, form.current.region)) dropdown.addOption(name, name);
@@ -73,7 +73,7 @@ export function renderConnectionSection(containerEl: HTMLElement, deps: Connecti
 
 	const endpoint = new Setting(containerEl)
 		.setName("Advanced: endpoint")
-		.setDesc("Replaces the AWS endpoint, for example with a VPC endpoint. Leave empty to use AWS's own endpoint for the region.");
+		.setDesc("Replaces the service's endpoint, for example with a private endpoint in your network. Leave empty to use the standard endpoint of the region.");
 	addValidatedField(endpoint, form, {
 		text: form.current.endpoint,
 		placeholder: "https://",

@@ -33,7 +33,7 @@ export function renderRememberSection(containerEl: HTMLElement, form: SettingsFo
 		"quietDelaySeconds",
 		"A changed note is read once it has not changed for this long, so a note is not read after every keystroke.",
 	);
-	addNumberField(new Setting(containerEl).setName("Size limit (KB)"), form, "maxNoteSizeKb", "Larger files are skipped.");
+	addNumberField(new Setting(containerEl).setName("Size limit (kilobytes)"), form, "maxNoteSizeKb", "Larger files are skipped.");
 	addNumberField(
 		new Setting(containerEl).setName("Bulk confirmation (notes)"),
 		form,

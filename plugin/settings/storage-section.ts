@@ -48,7 +48,7 @@ export function renderStorageSection(containerEl: HTMLElement, deps: StorageSect
 			button.setButtonText("Rebuild").onClick(() => {
 				const commands = (app as unknown as { commands?: CommandRunner }).commands;
 				if (commands?.executeCommandById(REBUILD_COMMAND_ID) !== true) {
-					new Notice("Memory Agent: rebuilding is not available yet. Restart Obsidian and try again.");
+					new Notice("Rebuilding is not available yet. Restart Obsidian and try again.");
 				}
 			}),
 		);
@@ -60,7 +60,7 @@ export function renderStorageSection(containerEl: HTMLElement, deps: StorageSect
 			button.setButtonText("Export").onClick(async () => {
 				const store = deps.store();
 				if (store === undefined) {
-					new Notice("Memory Agent is still starting. Export again in a moment.");
+					new Notice("The memory is still starting. Export again in a moment.");
 					return;
 				}
 				button.setDisabled(true);

@@ -133,7 +133,7 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 			// Rebuild re-checks every note: each is read and hashed again (unchanged text costs
 			// no model call), skipped notes are decided again under today's settings, notes no
 			// longer in the vault or in scope are forgotten, and failed notes are retried.
-			new Notice("Memory Agent is re-checking every note. Only changed text is sent to the model.", 5_000);
+			new Notice("Re-checking every note. Only changed text is sent to the model.", 5_000);
 			const report = await sync.reconcile("rebuild");
 			if (report === null) return;
 			new Notice(
@@ -163,10 +163,10 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 				await store.pause();
 				// What was done so far is written now, not at the next change.
 				await runtime.flush();
-				new Notice("Memory Agent is paused. Notes are still queued and are remembered when you resume.");
+				new Notice("Remembering is paused. Notes stay queued and are remembered when you resume.");
 			} else {
 				await store.resume();
-				new Notice("Memory Agent resumed.");
+				new Notice("Remembering resumed.");
 			}
 			runtime.changed();
 			runtime.runner.kick();

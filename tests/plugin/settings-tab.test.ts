@@ -49,7 +49,7 @@ test("the tab is grouped under headings, in order", async () => {
 		"Excluded patterns",
 		"Excluded tags",
 		"Quiet delay (seconds)",
-		"Size limit (KB)",
+		"Size limit (kilobytes)",
 		"Bulk confirmation (notes)",
 		"Include plain-text files",
 		"Threshold",
@@ -84,7 +84,7 @@ const FIELD_CASES: FieldCase[] = [
 	{ name: "Excluded patterns", invalid: [["**/[draft", /\[ has no matching \]/], ["{a,b", /\{ has no matching \}/]], valid: "**/drafts/**\n*.excalidraw.md", saved: ["excludedPatterns", ["**/drafts/**", "*.excalidraw.md"]] },
 	{ name: "Excluded tags", invalid: [["#two words", /not a tag/], ["#2024", /at least one letter/]], valid: "#private\nwork/secret", saved: ["excludedTags", ["private", "work/secret"]] },
 	{ name: "Quiet delay (seconds)", invalid: [["", /missing/], ["soon", /must be a number/], ["2.5", /whole number/], ["-1", /between 0 and 3,600/]], valid: "90", saved: ["quietDelaySeconds", 90] },
-	{ name: "Size limit (KB)", invalid: [["0", /between 1 and 102,400/]], valid: "512", saved: ["maxNoteSizeKb", 512] },
+	{ name: "Size limit (kilobytes)", invalid: [["0", /between 1 and 102,400/]], valid: "512", saved: ["maxNoteSizeKb", 512] },
 	{ name: "Bulk confirmation (notes)", invalid: [["many", /must be a number/]], valid: "50", saved: ["bulkConfirmThreshold", 50] },
 	{ name: "Threshold", invalid: [["1", /between 2 and 10,000/]], valid: "12", saved: ["consolidationThreshold", 12] },
 	{ name: "Batch size", invalid: [["500", /between 2 and 200/]], valid: "20", saved: ["consolidationBatchSize", 20] },
@@ -209,7 +209,7 @@ test("Rebuild runs the rebuild command, or says it is not available", async () =
 	assert.equal(runs, 1);
 	host!.commands.delete(id);
 	tab.button("Rebuild").click();
-	assert.match(host!.notices.at(-1) ?? "", /rebuilding is not available/);
+	assert.match(host!.notices.at(-1) ?? "", /Rebuilding is not available/);
 	if (registered) host!.commands.set(id, registered);
 });
 
