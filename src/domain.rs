@@ -118,7 +118,8 @@ pub struct Source {
     pub path: String,
     pub mtime: Millis,
     pub size: u64,
-    /// Lower-case hex SHA-256 of the content that was remembered.
+    /// The first 16 bytes of the remembered content's SHA-256, lower-case hex
+    /// (`hash::file_digest_hex`).
     pub sha256: String,
     pub updated_at: Millis,
     /// Why the file is not remembered (binary, too large, `memory: false`, …), if it is not.

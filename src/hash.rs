@@ -8,6 +8,15 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// Bytes of a file's SHA-256 the store keeps: 128 bits tell a changed file from an unchanged
+/// one as surely as 256, in half the space of every source row.
+pub const FILE_DIGEST_BYTES: usize = 16;
+
+/// A file's digest as sources keep it: the first `FILE_DIGEST_BYTES` of its SHA-256, hex.
+pub fn file_digest_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes)[..FILE_DIGEST_BYTES])
+}
+
 /// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 2);

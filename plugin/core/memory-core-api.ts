@@ -47,6 +47,7 @@ const STORE_METHODS = [
 	"listJobs",
 	"listSources",
 	"listSkipped",
+	"rememberedNotes",
 	"usage",
 	"recall",
 	"exportJson",

@@ -131,6 +131,8 @@ export class StoreSession {
 			// The export cleared the worker's dirty flag; remember that the disk is behind.
 			this.unsaved = true;
 			throw error;
+		} finally {
+			void this.deps.client.call("returnBytes", bytes).catch(() => undefined);
 		}
 	}
 

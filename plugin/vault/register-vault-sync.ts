@@ -22,11 +22,12 @@ function userIgnoreFilters(app: App): string[] {
 function vaultPort(app: App): SyncVaultPort {
 	const noteFile = (path: string): TFile | null => app.vault.getFileByPath(path);
 	return {
-		files: () =>
-			app.vault
-				.getFiles()
-				.filter((file) => file.extension === "md" || file.extension === "txt")
-				.map((file) => ({ path: file.path, mtime: file.stat.mtime, size: file.stat.size })),
+		// A generator: the reconciliation's slices make each record, not one pass over the whole vault.
+		files: function* () {
+			for (const file of app.vault.getFiles()) {
+				if (file.extension === "md" || file.extension === "txt") yield { path: file.path, mtime: file.stat.mtime, size: file.stat.size };
+			}
+		},
 		file: (path) => {
 			const file = noteFile(path);
 			return file === null ? null : { path: file.path, mtime: file.stat.mtime, size: file.stat.size };

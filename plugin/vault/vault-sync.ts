@@ -18,8 +18,8 @@ export interface SyncFile {
 
 /** The vault, narrowed to what the sync needs (Obsidian's Vault and MetadataCache in the plugin). */
 export interface SyncVaultPort {
-	/** Every file that could be a note (Markdown and plain text). */
-	files(): SyncFile[];
+	/** Every file that could be a note (Markdown and plain text), made as it is iterated (in slices). */
+	files(): Iterable<SyncFile>;
 	file(path: string): SyncFile | null;
 	/** Reads a note on this device, for the tag check; never sent anywhere. */
 	readText(path: string): Promise<string | null>;
@@ -74,7 +74,7 @@ export interface ReconcileReport {
 
 export type ReconcileMode = "start" | "rebuild";
 
-// A recount lists every source (about 70 ms for 10,000 notes, see `npm run bench`): not more than every 2 s.
+// A recount is one count in the core; during a long ingest, not more than every 2 s.
 const COVERAGE_DELAY_MS = 2_000;
 
 export class VaultSync {
@@ -111,8 +111,7 @@ export class VaultSync {
 
 	/** Recounts now (for the status view); does not notify listeners. */
 	async coverageNow(): Promise<Coverage | null> {
-		const sources = await listSourcesInPages(() => this.deps.runtime.store());
-		if (sources !== undefined) this.updateCoverage(sources, false);
+		await this.recount(false);
 		return this.coverage;
 	}
 
@@ -132,9 +131,7 @@ export class VaultSync {
 		if (this.coverageTimer !== undefined || this.stopped || this.scopePaths === undefined) return;
 		this.coverageTimer = this.deps.timers.setTimeout(() => {
 			this.coverageTimer = undefined;
-			void listSourcesInPages(() => this.deps.runtime.store()).then((sources) => {
-				if (sources !== undefined && !this.stopped) this.updateCoverage(sources);
-			});
+			void this.recount(true);
 		}, COVERAGE_DELAY_MS);
 	}
 
@@ -332,21 +329,25 @@ export class VaultSync {
 		this.scopePaths = new Set(inScope.keys());
 		if (removals.length > 0 || queue.length > 0 || mode === "rebuild") this.deps.runtime.changed();
 		if (queue.length > 0 || mode === "rebuild") this.deps.runtime.kick();
-		const recounted = await listSourcesInPages(() => this.deps.runtime.store());
-		if (recounted !== undefined) this.updateCoverage(recounted);
+		await this.recount(true);
 		return { inScope: inScope.size - this.contentExcluded.size, queued: queue.length, removed: removals.length, excluded: this.contentExcluded.size, cancelled };
 	}
 
-	private updateCoverage(sources: readonly Source[], notify = true): void {
+	/**
+	 * Counts the remembered notes in the core (the main thread never lists every source to
+	 * count them). The store holds only notes in scope: the reconciliation and the vault
+	 * events remove the others, so its count is the coverage (capped while a removal is on its way).
+	 */
+	private async recount(notify: boolean): Promise<void> {
+		const store = this.deps.runtime.store();
+		if (store === undefined || this.scopePaths === undefined) return;
+		const remembered = await store.rememberedNotes().catch(() => undefined);
 		const scopePaths = this.scopePaths;
-		if (scopePaths === undefined) return;
-		let remembered = 0;
-		for (const source of sources) {
-			if (source.skipped === null && scopePaths.has(source.path) && !this.contentExcluded.has(source.path)) remembered++;
-		}
+		if (remembered === undefined || this.stopped || scopePaths === undefined) return;
 		let excludedInScope = 0;
 		for (const path of this.contentExcluded.keys()) if (scopePaths.has(path)) excludedInScope++;
-		this.coverage = { remembered, inScope: scopePaths.size - excludedInScope };
+		const inScope = scopePaths.size - excludedInScope;
+		this.coverage = { remembered: Math.min(remembered, inScope), inScope };
 		if (notify) for (const listener of this.listeners) listener();
 	}
 

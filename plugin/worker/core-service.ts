@@ -41,8 +41,8 @@ const CHANGING: ReadonlySet<CoreMethod> = new Set<CoreMethod>([
 	"compact",
 ]);
 
-/** Statuses pushed during long work are at most this often (each costs a few counts). */
-const STATUS_INTERVAL_MS = 100;
+/** Statuses pushed during long work are at most this often (each costs a few counts here and a redraw there). */
+const STATUS_INTERVAL_MS = 250;
 
 export class CoreService {
 	private loading: Promise<LoadedCore> | undefined;
@@ -72,6 +72,8 @@ export class CoreService {
 				const store = this.current();
 				return args[0] === true || store.isDirty() ? store.exportDatabase() : null;
 			}
+			case "returnBytes":
+				return undefined;
 			case "configure":
 				return this.current().configure(args[0] as CoreSettings);
 			case "browseMemories":

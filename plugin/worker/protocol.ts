@@ -57,6 +57,7 @@ export interface CoreMethods {
 	listJobs(state: "queued" | "running" | "failed" | null, limit: number): Job[];
 	listSources(after: string | null, limit: number): Source[];
 	listSkipped(limit: number): SkippedSources;
+	rememberedNotes(): number;
 	usage(from: string, to: string): UsageReport;
 	recall(question: string, budgetTokens: number | null): Recall;
 	exportJson(): string;
@@ -79,6 +80,12 @@ export interface CoreMethods {
 
 	/** The database file's bytes when anything changed since the last export (or `force`), else null. */
 	exportDatabase(force: boolean): Uint8Array | null;
+	/**
+	 * Gives exported bytes back once they are written (transferred, not copied), so that the
+	 * worker frees them: a database's worth of memory left to the main thread's collector
+	 * costs it a full collection at every checkpoint.
+	 */
+	returnBytes(bytes: Uint8Array): void;
 	checkIntegrity(): Integrity;
 	compact(): Compaction;
 	sizeReport(): SizeReport;
@@ -158,9 +165,10 @@ export function isBytes(value: unknown): value is Uint8Array {
 	return Object.prototype.toString.call(value) === "[object Uint8Array]";
 }
 
-/** The buffers worth transferring in a value (bytes, or `{ bytes }`): ones a byte array owns whole. */
+/** The buffers worth transferring in a value (bytes, `{ bytes }` or `{ body }`): ones a byte array owns whole. */
 export function transferablesOf(value: unknown): Transferable[] {
-	const bytes = isBytes(value) ? value : (value as { bytes?: unknown } | null)?.bytes;
+	const fields = value as { bytes?: unknown; body?: unknown } | null;
+	const bytes = isBytes(value) ? value : isBytes(fields?.bytes) ? fields.bytes : fields?.body;
 	if (!isBytes(bytes)) return [];
 	const buffer = bytes.buffer;
 	const whole = Object.prototype.toString.call(buffer) === "[object ArrayBuffer]" && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;

@@ -20,7 +20,7 @@ const service = new CoreService({
 		new Promise((resolve, reject) => {
 			const id = nextHostId++;
 			pendingHost.set(id, { resolve, reject });
-			post({ kind: "host", id, method, args });
+			post({ kind: "host", id, method, args }, args.flatMap(transferablesOf));
 		}) as never,
 	emit: (event, data) => post({ kind: "event", event, data }),
 	randomSeed,

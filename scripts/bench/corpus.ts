@@ -105,3 +105,49 @@ export async function writeNotes(vaultDir: string, real: { root: string; paths: 
 	}
 	return bytes;
 }
+
+/**
+ * The real notes gathered into larger ones, about `targetBytes` each (Obsidian's help vault,
+ * which the store's size target is set against, has 6,249 notes in 32 MB: about 5 KB a
+ * note): the pages of each folder in order, each page one section of its note. Returns how
+ * many notes and Markdown bytes were written into `vaultDir`.
+ */
+export async function writeGatheredNotes(vaultDir: string, real: { root: string; paths: string[] }, targetBytes = 5_120): Promise<{ notes: number; bytes: number }> {
+	const byFolder = new Map<string, string[]>();
+	for (const source of real.paths) {
+		const folder = path.dirname(source);
+		byFolder.set(folder, [...(byFolder.get(folder) ?? []), source]);
+	}
+	let notes = 0;
+	let bytes = 0;
+	const write = async (folder: string, sections: string[], first: string, last: string) => {
+		const text = `# ${folder}: ${first} to ${last}\n\n${sections.join("\n")}`;
+		const target = path.join(vaultDir, "gathered", folder, `${first} to ${last}.md`);
+		await fs.mkdir(path.dirname(target), { recursive: true });
+		await fs.writeFile(target, text);
+		notes++;
+		bytes += Buffer.byteLength(text);
+	};
+	for (const [folder, pages] of byFolder) {
+		let sections: string[] = [];
+		let size = 0;
+		let first = "";
+		let last = "";
+		for (const page of pages) {
+			// A page's title becomes its section's heading, one level down.
+			const text = (await fs.readFile(path.join(real.root, page), "utf8")).replace(/^# /m, "## ");
+			const name = path.basename(page, ".md");
+			if (sections.length === 0) first = name;
+			sections.push(text);
+			last = name;
+			size += Buffer.byteLength(text);
+			if (size >= targetBytes) {
+				await write(folder, sections, first, last);
+				sections = [];
+				size = 0;
+			}
+		}
+		if (sections.length > 0) await write(folder, sections, first, last);
+	}
+	return { notes, bytes };
+}

@@ -16,7 +16,7 @@ use crate::agents::query::{answer, QueryAnswer, QueryInput};
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{Consolidation, ConsolidationId, Job, JobKind, Memory, MemoryId, Millis, Source, SourceKind};
-use crate::hash::sha256_hex;
+use crate::hash::file_digest_hex;
 use crate::llm::{ContentBlock, ConverseRequest, Message};
 use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk};
 use crate::store::{SqlDriver, StoreError};
@@ -177,7 +177,7 @@ impl<D: SqlDriver> Engine<D> {
         let now = host.now();
         let offset = host.utc_offset_minutes();
         self.store.set_utc_offset(offset);
-        let sha256 = sha256_hex(&file.bytes);
+        let sha256 = file_digest_hex(&file.bytes);
         if let Some(known) = self.store.get_source(path)? {
             if known.sha256 == sha256 {
                 if known.mtime != file.mtime || known.size != file.size {

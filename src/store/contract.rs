@@ -709,12 +709,18 @@ fn full_text_follows<F: DriverFactory>(factory: &F) -> Outcome {
             skipped: None,
         })
         .map_err(text)?;
-    store.rename_source("a.md", "Archive/a.md", 6).map_err(text)?;
+    store.rename_source("a.md", "Archive/Quarterly review.md", 6).map_err(text)?;
     let moved = store.search_memories(&[word("budget")], 10).map_err(text)?;
-    ensure_eq!(moved.iter().map(|found| found.memory.source_path.as_str()).collect::<Vec<_>>(), vec!["Archive/a.md"]);
+    ensure_eq!(
+        moved.iter().map(|found| found.memory.source_path.as_str()).collect::<Vec<_>>(),
+        vec!["Archive/Quarterly review.md"]
+    );
     ensure_eq!(moved[0].memory.raw_text, String::new());
-    // The path and the heading are searched too, as they are now.
-    ensure_eq!(found(&store, &[word("archive")])?, vec!["m1"]);
+    // The note's title and the heading are searched too, as they are now; folders and the
+    // extension are not.
+    ensure_eq!(found(&store, &[word("quarterly")])?, vec!["m1"]);
+    ensure_eq!(found(&store, &[word("archive")])?, Vec::<String>::new());
+    ensure_eq!(found(&store, &[word("md")])?, Vec::<String>::new());
     let heading = Position { heading: Some("Hiring plan".into()), line_start: Some(1), line_end: Some(2) };
     store.update_memory_position(&lunch.id, &heading, 7).map_err(text)?;
     ensure_eq!(found(&store, &[word("hiring")])?, vec!["m1"]);
@@ -722,7 +728,8 @@ fn full_text_follows<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(found(&store, &[word("hiring")])?, Vec::<String>::new());
     store.update_memory_position(&lunch.id, &heading, 9).map_err(text)?;
     // A note's new memories replace the old ones in the index too.
-    store.replace_note_memories("Archive/a.md", &[said("m3", "Archive/a.md", 7, "Budget approved.")]).map_err(text)?;
+    let archived = "Archive/Quarterly review.md";
+    store.replace_note_memories(archived, &[said("m3", archived, 7, "Budget approved.")]).map_err(text)?;
     ensure_eq!(found(&store, &[word("hiring")])?, Vec::<String>::new());
     ensure_eq!(found(&store, &[word("budget")])?, vec!["m3"]);
     store.forget_memory(&MemoryId("m3".into())).map_err(text)?;

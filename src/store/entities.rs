@@ -2,7 +2,9 @@
 //! mention it, so "memories about Alice" is an index lookup and a name costs its bytes once.
 //!
 //! `folded` is the name lower-cased without diacritics (`words::fold`), what a question's
-//! names are compared with; `uses` counts the links, so the names the query plan matches
+//! names are compared with and what makes two spellings one entity ("Zoë Berg" and "zoe
+//! berg" are one person; the first spelling is the one shown), so one index serves both the
+//! lookup and the uniqueness. `uses` counts the links, so the names the query plan matches
 //! come most-mentioned first without a pass over every memory.
 
 use std::cell::Cell;
@@ -97,18 +99,19 @@ impl<D: SqlDriver> Store<D> {
         NamesVersion { store: self.names.store, changes: self.names.changes.get() }
     }
 
-    /// The id of the entity, recorded now if it is new.
+    /// The id of the entity (any spelling that folds the same), recorded now if it is new.
     fn entity_id(&self, entity: &Entity) -> Result<i64, StoreError> {
+        let folded = fold(entity.name.trim());
         let rows = self.query(
-            "SELECT id FROM entities WHERE name = ? AND kind = ?",
-            &[entity.name.as_str().into(), entity.kind.as_str().into()],
+            "SELECT id FROM entities WHERE folded = ? AND kind = ?",
+            &[folded.as_str().into(), entity.kind.as_str().into()],
         )?;
         if let Some(row) = rows.into_iter().next() {
             return RowReader::new(row).i64();
         }
         self.change(
             "INSERT INTO entities (name, kind, folded, uses) VALUES (?, ?, ?, 0)",
-            &[entity.name.as_str().into(), entity.kind.as_str().into(), fold(entity.name.trim()).into()],
+            &[entity.name.as_str().into(), entity.kind.as_str().into(), folded.into()],
         )?;
         single(self.query("SELECT last_insert_rowid()", &[])?)?.i64()
     }

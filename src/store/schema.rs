@@ -159,6 +159,8 @@ INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
 ///   `VACUUM` (which renumbers implicit rowids) can run.
 /// - The full-text index reads its text from the view `memory_search` (external content):
 ///   no text is stored twice. The store keeps it in step explicitly (`store::search_index`).
+///   Its `place` is the note's title (the file name without folders or extension) and the
+///   heading: folders would add the same few words to thousands of memories.
 /// - Done jobs are deleted when they finish.
 const V5: &str = r#"
 DROP TRIGGER memories_fts_before_delete;
@@ -223,9 +225,8 @@ CREATE TABLE entities (
     kind   TEXT NOT NULL,
     folded TEXT NOT NULL,
     uses   INTEGER NOT NULL DEFAULT 0,
-    UNIQUE (name, kind)
+    UNIQUE (folded, kind)
 );
-CREATE INDEX entities_by_folded ON entities (folded);
 
 CREATE TABLE memory_entities (
     entity_id  INTEGER NOT NULL,
@@ -255,7 +256,11 @@ SELECT m.key AS rowid,
        coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
                  JOIN entities AS e ON e.id = listed.value), '') AS entities,
        m.topics AS topics,
-       p.path || coalesce(' ' || m.heading, '') AS place
+       (SELECT CASE WHEN name LIKE '%.md' THEN substr(name, 1, length(name) - 3)
+                    WHEN name LIKE '%.txt' THEN substr(name, 1, length(name) - 4)
+                    ELSE name END
+        FROM (SELECT substr(p.path, length(rtrim(p.path, replace(p.path, '/', ''))) + 1) AS name))
+         || coalesce(' ' || m.heading, '') AS place
 FROM memories AS m JOIN paths AS p ON p.id = m.path_id;
 
 CREATE VIRTUAL TABLE memories_fts USING fts4(

@@ -5,7 +5,7 @@ use super::memories::Removal;
 use super::rows::RowReader;
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::{Source, SourceKind};
-use crate::hash::{hex, unhex};
+use crate::hash::{hex, unhex, FILE_DIGEST_BYTES};
 
 /// A source's columns, in the order `read_source` reads them.
 const SELECT: &str = "SELECT p.path, s.mtime, s.size, s.sha256, s.updated_at, s.skipped
@@ -16,8 +16,10 @@ impl<D: SqlDriver> Store<D> {
     pub fn upsert_source(&self, source: &Source) -> Result<(), StoreError> {
         let size = i64::try_from(source.size)
             .map_err(|_| StoreError::InvalidInput(format!("size {} is too large", source.size)))?;
-        let sha256 = unhex(&source.sha256)
+        let mut sha256 = unhex(&source.sha256)
             .ok_or_else(|| StoreError::InvalidInput(format!("sha256 `{}` is not hex", source.sha256)))?;
+        // A whole SHA-256 (a version 4 row) is kept as its digest.
+        sha256.truncate(FILE_DIGEST_BYTES);
         self.transaction(|store| {
             let path_id = store.path_id(&source.path)?;
             store.change(
@@ -56,6 +58,12 @@ impl<D: SqlDriver> Store<D> {
             &[after.into(), limit.into()],
         )?;
         rows.into_iter().map(read_source).collect()
+    }
+
+    /// How many notes are remembered (known and not skipped): the status bar's coverage, counted
+    /// here so that the main thread never holds every source of a large vault to count them.
+    pub fn remembered_notes(&self) -> Result<u64, StoreError> {
+        super::rows::single(self.query("SELECT count(*) FROM sources WHERE skipped IS NULL", &[])?)?.u64()
     }
 
     /// Sources that are not remembered, with the reason (binary, too large…), by path: at

@@ -33,12 +33,14 @@ extern "C" {
     fn progress(this: &JsHost, progress: &JsValue);
 }
 
+/// A request without its body, which travels as bytes (`body_bytes`): a byte array moves
+/// between the worker and the main thread without a copy and is no string for the main
+/// thread's collector to sweep.
 #[derive(Serialize)]
 struct RequestDto<'a> {
     method: &'a str,
     url: &'a str,
     headers: std::collections::BTreeMap<&'a str, &'a str>,
-    body: &'a str,
 }
 
 #[derive(Deserialize)]
@@ -46,8 +48,16 @@ struct ResponseDto {
     status: u16,
     #[serde(default)]
     headers: std::collections::BTreeMap<String, String>,
-    #[serde(default)]
-    body: String,
+}
+
+/// The `body` of the host's reply: bytes (UTF-8), or text from a host that sends text.
+fn body_of(reply: &JsValue) -> Result<String, TransportError> {
+    let body = Reflect::get(reply, &JsValue::from_str("body")).unwrap_or(JsValue::UNDEFINED);
+    if let Some(bytes) = body.dyn_ref::<Uint8Array>() {
+        return String::from_utf8(bytes.to_vec())
+            .map_err(|_| TransportError::Network("the response body is not UTF-8 text".into()));
+    }
+    Ok(body.as_string().unwrap_or_default())
 }
 
 /// `Host` over the plugin's object.
@@ -67,14 +77,17 @@ impl HttpTransport for JsHostAdapter {
             method: &request.method,
             url: &request.url,
             headers: request.headers.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect(),
-            body: &request.body,
         };
         let value = super::to_js(&dto).map_err(|_| TransportError::Network("could not build the request".into()))?;
+        let body = Uint8Array::from(request.body.as_bytes());
+        Reflect::set(&value, &JsValue::from_str("body"), &body)
+            .map_err(|_| TransportError::Network("could not build the request".into()))?;
         let promise = self.host.send(&value).map_err(transport_error)?;
         let reply = JsFuture::from(promise).await.map_err(transport_error)?;
+        let body = body_of(&reply)?;
         let reply: ResponseDto = serde_wasm_bindgen::from_value(reply)
             .map_err(|error| TransportError::Network(format!("the host sent an unreadable response: {error}")))?;
-        Ok(HttpResponse { status: reply.status, headers: reply.headers.into_iter().collect(), body: reply.body })
+        Ok(HttpResponse { status: reply.status, headers: reply.headers.into_iter().collect(), body })
     }
 }
 

@@ -347,6 +347,12 @@ impl MemoryCore {
         to_js(&sources.map_err(js)?)
     }
 
+    /// How many notes are remembered (known, not skipped).
+    #[wasm_bindgen(js_name = rememberedNotes)]
+    pub fn remembered_notes(&self) -> Result<f64, JsValue> {
+        self.engine.store().remembered_notes().map(|count| count as f64).map_err(js)
+    }
+
     /// Tokens and estimated cost between two local dates (`YYYY-MM-DD`, inclusive).
     #[wasm_bindgen(unchecked_return_type = "UsageReport")]
     pub fn usage(&self, from: &str, to: &str) -> Result<JsValue, JsValue> {

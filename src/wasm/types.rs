@@ -78,8 +78,9 @@ export interface EngineSettings {
   dateOrder?: "dayMonth" | "monthDay"; secondPass?: boolean;
 }
 export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null }
-export interface HostRequest { method: string; url: string; headers: Record<string, string>; body: string }
-export interface HostResponse { status: number; headers: Record<string, string>; body: string }
+/** Bodies are UTF-8 bytes: they move between the worker and the main thread without a copy. */
+export interface HostRequest { method: string; url: string; headers: Record<string, string>; body: Uint8Array }
+export interface HostResponse { status: number; headers: Record<string, string>; body: Uint8Array }
 export interface VaultFileData { bytes: Uint8Array; mtime: number; size: number }
 /** What the plugin hands to attachHost. A rejected send with code "offline" means no connection. */
 export interface CoreHost {

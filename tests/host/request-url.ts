@@ -23,15 +23,17 @@ export const hostRequestUrl = ((param: RequestUrlParam | string) => {
 			response.on("data", (chunk: Buffer) => chunks.push(chunk));
 			response.on("end", () => {
 				const body = Buffer.concat(chunks);
-				const text = body.toString("utf8");
 				const status = response.statusCode ?? 0;
 				const result: RequestUrlResponse = {
 					status,
 					headers: Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, String(value)])),
 					arrayBuffer: body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer,
-					text,
+					// Decoded when asked for, so that a caller reading the bytes pays nothing for text.
+					get text() {
+						return body.toString("utf8");
+					},
 					get json() {
-						return JSON.parse(text) as unknown;
+						return JSON.parse(body.toString("utf8")) as unknown;
 					},
 				};
 				if (status >= 400 && request.throw !== false) reject(Object.assign(new Error(`Request failed, status ${status}`), { status }));

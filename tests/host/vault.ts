@@ -22,14 +22,31 @@ type HostVaultMethods =
 	| "rename"
 	| "on";
 
-/** Files and folders are classes so that `instanceof TFile` works in the plugin. */
+/**
+ * Files and folders are classes so that `instanceof TFile` works in the plugin. As in
+ * Obsidian, `name`, `basename` and `extension` are fields, set again when the path changes.
+ */
 export class HostTAbstractFile implements Pick<TAbstractFile, "path" | "name"> {
+	name = "";
+	basename = "";
+	extension = "";
+	private filePath = "";
+
 	constructor(
 		readonly vaultRef: HostVault,
-		public path: string,
-	) {}
-	get name(): string {
-		return this.path.split("/").pop() ?? this.path;
+		path: string,
+	) {
+		this.path = path;
+	}
+	get path(): string {
+		return this.filePath;
+	}
+	set path(value: string) {
+		this.filePath = value;
+		this.name = value.split("/").pop() ?? value;
+		const dot = this.name.lastIndexOf(".");
+		this.basename = dot > 0 ? this.name.slice(0, dot) : this.name;
+		this.extension = dot > 0 ? this.name.slice(dot + 1) : "";
 	}
 	get vault(): Vault {
 		return this.vaultRef as unknown as Vault;
@@ -41,14 +58,6 @@ export class HostTAbstractFile implements Pick<TAbstractFile, "path" | "name"> {
 
 export class HostTFile extends HostTAbstractFile implements Pick<TFile, "path" | "name" | "basename" | "extension" | "stat"> {
 	stat: FileStats = { ctime: 0, mtime: 0, size: 0 };
-	get basename(): string {
-		const dot = this.name.lastIndexOf(".");
-		return dot > 0 ? this.name.slice(0, dot) : this.name;
-	}
-	get extension(): string {
-		const dot = this.name.lastIndexOf(".");
-		return dot > 0 ? this.name.slice(dot + 1) : "";
-	}
 }
 
 export class HostTFolder extends HostTAbstractFile {

@@ -27,7 +27,8 @@ export async function generateNotes(vaultDir: string, count: number): Promise<st
 
 /** A Converse answer with the forced tool's input, as Bedrock would send it. */
 function instantAnswer(request: HostRequest): HostResponse {
-	const body = JSON.parse(request.body) as { toolConfig?: { toolChoice?: { tool?: { name?: string } } } };
+	const text = new TextDecoder().decode(request.body);
+	const body = JSON.parse(text) as { toolConfig?: { toolChoice?: { tool?: { name?: string } } } };
 	const tool = body.toolConfig?.toolChoice?.tool?.name;
 	const input =
 		tool === "record_insights"
@@ -36,9 +37,9 @@ function instantAnswer(request: HostRequest): HostResponse {
 	const reply = {
 		output: { message: { role: "assistant", content: [{ toolUse: { toolUseId: "tooluse_prepared", name: tool ?? "record_memory", input } }] } },
 		stopReason: "tool_use",
-		usage: { inputTokens: Math.ceil(request.body.length / 4), outputTokens: 40, totalTokens: Math.ceil(request.body.length / 4) + 40 },
+		usage: { inputTokens: Math.ceil(text.length / 4), outputTokens: 40, totalTokens: Math.ceil(text.length / 4) + 40 },
 	};
-	return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(reply) };
+	return { status: 200, headers: { "content-type": "application/json" }, body: new TextEncoder().encode(JSON.stringify(reply)) };
 }
 
 /** Remembers every note of `paths` with the real core and returns the database bytes. */
