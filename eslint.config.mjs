@@ -23,12 +23,6 @@ export default defineConfig([
 				tsconfigRootDir: import.meta.dirname,
 			},
 		},
-		rules: {
-			// getSettingDefinitions() arrived in Obsidian 1.13; minAppVersion is 1.11.4, so display() stays.
-			"obsidianmd/settings-tab/prefer-setting-definitions": "off",
-			// Proper names and units the UI must spell as they are (the plugin's own name, AWS's services).
-			"obsidianmd/ui/sentence-case": ["warn", { ignoreWords: ["Memory", "Agent", "AWS", "Bedrock", "VPC", "IAM", "KB"] }],
-		},
 	},
 	{
 		// The core client, the storage layer and the worker stay testable without Obsidian: types only.

@@ -12,12 +12,14 @@ import { registerVaultSync } from "./vault/register-vault-sync";
 import { registerInterface } from "./views/register-interface";
 
 export default class MemoryAgentPlugin extends Plugin {
-	private settings!: MemoryAgentSettings;
+	// Not `settings`: Obsidian 1.13 declares that field on Plugin for declarative controls,
+	// which this plugin's settings tab does not use (it draws its own rows).
+	private current!: MemoryAgentSettings;
 	private runtime: MemoryRuntime | undefined;
 
 	override async onload(): Promise<void> {
 		const configDir = this.app.vault.configDir;
-		this.settings = settingsFromData(await this.loadData(), configDir);
+		this.current = settingsFromData(await this.loadData(), configDir);
 
 		const statusBar = new StatusBar(this.addStatusBarItem());
 		const timers = {
@@ -26,7 +28,7 @@ export default class MemoryAgentPlugin extends Plugin {
 		};
 		const runtime = new MemoryRuntime({
 			adapter: this.app.vault.adapter,
-			databasePath: normalizePath(this.settings.databasePath),
+			databasePath: normalizePath(this.current.databasePath),
 			statusBar,
 			notify: (message) => new Notice(message, 10_000),
 			timers,
@@ -36,7 +38,7 @@ export default class MemoryAgentPlugin extends Plugin {
 				createObjectURL: (blob) => URL.createObjectURL(blob),
 				revokeObjectURL: (url) => URL.revokeObjectURL(url),
 			},
-			settings: () => this.settings,
+			settings: () => this.current,
 			secrets: this.app.secretStorage,
 		});
 		this.runtime = runtime;
@@ -44,7 +46,7 @@ export default class MemoryAgentPlugin extends Plugin {
 		const context: PluginContext = {
 			app: this.app,
 			runtime,
-			settings: () => this.settings,
+			settings: () => this.current,
 			saveSettings: (settings) => this.saveSettings(settings),
 		};
 		// Each area registers its own commands, views and events (one line each, below).
@@ -68,7 +70,7 @@ export default class MemoryAgentPlugin extends Plugin {
 	}
 
 	private async saveSettings(settings: MemoryAgentSettings): Promise<void> {
-		this.settings = settings;
+		this.current = settings;
 		await this.saveData(settingsToData(settings, this.app.vault.configDir));
 		await this.runtime?.applySettings();
 	}

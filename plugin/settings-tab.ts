@@ -1,13 +1,16 @@
-// The settings tab: one section per group (connection, what to remember, consolidation, answers, storage).
+// The settings tab: one section per group (connection, what to remember, consolidation,
+// answers, storage), drawn by Obsidian from their definitions (1.13 and later, which also
+// makes every row searchable) or by `display()` on older versions.
 
-import { type App, type Plugin, PluginSettingTab } from "obsidian";
+import { type App, type Plugin, PluginSettingTab, type SettingDefinitionItem, requireApiVersion } from "obsidian";
 import type { PluginContext } from "./plugin-context";
-import { renderAnswersSection } from "./settings/answers-section";
-import { renderConnectionSection } from "./settings/connection-section";
-import { renderConsolidationSection } from "./settings/consolidation-section";
-import { renderRememberSection } from "./settings/remember-section";
+import { answersSection } from "./settings/answers-section";
+import { connectionSection } from "./settings/connection-section";
+import { consolidationSection } from "./settings/consolidation-section";
+import { rememberSection } from "./settings/remember-section";
 import { SettingsForm } from "./settings/settings-form";
-import { renderStorageSection } from "./settings/storage-section";
+import { type SettingSection, definitionsOf, renderSections } from "./settings/setting-rows";
+import { storageSection } from "./settings/storage-section";
 
 export class MemoryAgentSettingTab extends PluginSettingTab {
 	private readonly form: SettingsForm;
@@ -21,19 +24,36 @@ export class MemoryAgentSettingTab extends PluginSettingTab {
 		this.form = new SettingsForm(context);
 	}
 
-	display(): void {
-		const { containerEl, context, form } = this;
+	override getSettingDefinitions(): SettingDefinitionItem[] {
+		return definitionsOf(this.sections());
+	}
+
+	override display(): void {
+		this.renderImperatively();
+	}
+
+	/** Draws the tab into its element, the way Obsidian before 1.13 shows it. */
+	private renderImperatively(): void {
+		const { containerEl } = this;
 		containerEl.empty();
 		containerEl.addClass("memory-agent-settings");
-		renderConnectionSection(containerEl, {
-			app: context.app,
-			form,
-			runtime: context.runtime,
-			redisplay: () => this.display(),
-		});
-		renderRememberSection(containerEl, form);
-		renderConsolidationSection(containerEl, form);
-		renderAnswersSection(containerEl, form);
-		renderStorageSection(containerEl, { app: context.app, form, store: () => context.runtime.store() });
+		renderSections(containerEl, this.sections());
+	}
+
+	private sections(): SettingSection[] {
+		const { context, form } = this;
+		return [
+			connectionSection({ app: context.app, form, runtime: context.runtime, redisplay: () => this.redraw() }),
+			rememberSection(form),
+			consolidationSection(form),
+			answersSection(form),
+			storageSection({ app: context.app, form, store: () => context.runtime.store() }),
+		];
+	}
+
+	/** Shows the rows the settings now call for: Obsidian 1.13 re-evaluates `visible` in place. */
+	private redraw(): void {
+		if (requireApiVersion("1.13.0")) this.refreshDomState();
+		else this.renderImperatively();
 	}
 }

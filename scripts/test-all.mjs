@@ -1,5 +1,6 @@
 // `npm test`: every test of the project, in layers — the Rust core natively, then a fresh
-// build, then the TypeScript suites against it, then the Obsidian review lint.
+// build, then the TypeScript suites against it, then the project's lint and the Obsidian
+// review's lint (its published config, unmodified, no warning allowed).
 
 import { spawnSync } from "node:child_process";
 import { ROOT } from "./lib/run.mjs";
@@ -8,7 +9,12 @@ const steps = [
 	["Rust core (cargo test)", "cargo", ["test", "--quiet"]],
 	["Build (WebAssembly + main.js)", process.execPath, ["scripts/build.mjs"]],
 	["TypeScript suites (node --test)", process.execPath, ["scripts/run-ts-tests.mjs"]],
-	["Lint (eslint-plugin-obsidianmd)", process.execPath, ["node_modules/eslint/bin/eslint.js", "plugin"]],
+	["Lint (the project's rules: Obsidian's recommended ones and the layering)", process.execPath, ["node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "plugin"]],
+	[
+		"Obsidian review lint (eslint-plugin-obsidianmd's recommended config as published, warnings included)",
+		process.execPath,
+		["node_modules/eslint/bin/eslint.js", "-c", "eslint.review.config.mjs", "--max-warnings", "0", "plugin", "manifest.json"],
+	],
 ];
 
 const failed = [];

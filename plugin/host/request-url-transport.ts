@@ -12,7 +12,7 @@ const OFFLINE = /ERR_INTERNET_DISCONNECTED|ERR_NAME_NOT_RESOLVED|ERR_NETWORK_CHA
 /** The bytes as an ArrayBuffer of their own (the worker's arrays own theirs: no copy then). */
 function ownBuffer(bytes: Uint8Array): ArrayBuffer {
 	const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-	return whole ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer);
+	return whole ? (bytes.buffer as ArrayBuffer) : bytes.slice().buffer;
 }
 
 /** The core's `send`: every status comes back (`throw: false`); only a failed connection rejects. */

@@ -1,32 +1,27 @@
 // Settings → Answers: how much memory goes into a question, how long answers are, how dates read.
 
-import { Setting } from "obsidian";
-import type { DateOrder } from "../settings";
-import { addNumberField } from "./number-field";
-import { type SettingsForm, saveChoice } from "./settings-form";
+import { dropdownRow, toggleRow } from "./choice-field";
+import { numberRow } from "./number-field";
+import type { SettingsForm } from "./settings-form";
+import type { SettingSection } from "./setting-rows";
 
-export function renderAnswersSection(containerEl: HTMLElement, form: SettingsForm): void {
-	new Setting(containerEl).setName("Answers").setHeading();
-	addNumberField(
-		new Setting(containerEl).setName("Context budget (tokens)"),
-		form,
-		"contextBudgetTokens",
-		"At most this many tokens of memories and insights go into one question. More finds more, and costs more.",
-	);
-	addNumberField(new Setting(containerEl).setName("Answer length (tokens)"), form, "answerMaxTokens", "The longest answer the model may write.");
-
-	const dateOrder = new Setting(containerEl).setName("Date order").setDesc("How dates such as 3/4 in questions and notes are read.");
-	const saveOrder = saveChoice(dateOrder, form);
-	dateOrder.addDropdown((dropdown) =>
-		dropdown
-			.addOptions({ dayMonth: "Day/month (3/4 is 3 April)", monthDay: "Month/day (3/4 is March 4)" })
-			.setValue(form.current.dateOrder)
-			.onChange((value) => saveOrder({ dateOrder: value as DateOrder })),
-	);
-
-	const secondPass = new Setting(containerEl)
-		.setName("Second pass")
-		.setDesc("When the memories chosen for a question are not enough, the model may ask once for more (by dates, names or keywords) before answering. Slower, and uses more tokens.");
-	const save = saveChoice(secondPass, form);
-	secondPass.addToggle((toggle) => toggle.setValue(form.current.secondPass).onChange((value) => save({ secondPass: value })));
+export function answersSection(form: SettingsForm): SettingSection {
+	return {
+		heading: "Answers",
+		rows: [
+			numberRow(form, "contextBudgetTokens", "Context budget (tokens)", "At most this many tokens of memories and insights go into one question. More finds more, and costs more."),
+			numberRow(form, "answerMaxTokens", "Answer length (tokens)", "The longest answer the model may write."),
+			dropdownRow(form, "dateOrder", {
+				name: "Date order",
+				desc: "How dates such as 3/4 in questions and notes are read.",
+				options: () => ({ dayMonth: "Day/month (3/4 is 3 April)", monthDay: "Month/day (3/4 is March 4)" }),
+			}),
+			toggleRow(
+				form,
+				"secondPass",
+				"Second pass",
+				"When the memories chosen for a question are not enough, the model may ask once for more (by dates, names or keywords) before answering. Slower, and uses more tokens.",
+			),
+		],
+	};
 }

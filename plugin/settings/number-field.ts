@@ -1,17 +1,20 @@
 // A whole-number setting typed as text, checked against its bounds in plugin/settings.ts.
 
-import type { Setting } from "obsidian";
 import { type MemoryAgentSettings, type NumberKey, NUMBER_BOUNDS, parseNumberSetting } from "../settings";
 import { type SettingsForm, addValidatedField } from "./settings-form";
+import type { SettingRow } from "./setting-rows";
 
-/** Adds the number field for `key`; the description gets the allowed range. */
-export function addNumberField(setting: Setting, form: SettingsForm, key: NumberKey, description: string): Setting {
+/** The row for the number `key`; its description ends with the allowed range. */
+export function numberRow(form: SettingsForm, key: NumberKey, name: string, description: string): SettingRow {
 	const bounds = NUMBER_BOUNDS[key];
-	setting.setDesc(`${description} From ${bounds.min.toLocaleString()} to ${bounds.max.toLocaleString()}.`);
-	addValidatedField(setting, form, {
-		text: String(form.current[key]),
-		parse: (text) => parseNumberSetting(key, text),
-		patch: (value): Partial<MemoryAgentSettings> => ({ [key]: value }),
-	});
-	return setting;
+	return {
+		name,
+		desc: `${description} From ${bounds.min.toLocaleString()} to ${bounds.max.toLocaleString()}.`,
+		render: (setting) =>
+			addValidatedField(setting, form, {
+				text: String(form.current[key]),
+				parse: (text) => parseNumberSetting(key, text),
+				patch: (value): Partial<MemoryAgentSettings> => ({ [key]: value }),
+			}),
+	};
 }

@@ -9,6 +9,7 @@ import type { App, Command, Plugin, PluginManifest, PluginSettingTab } from "obs
 import { HostDataAdapter } from "./data-adapter";
 import { HostMetadataCache } from "./metadata-cache";
 import { type HostDom, createDom } from "./dom";
+import { DEFAULT_API_VERSION } from "./api-version";
 import { createObsidianModule } from "./obsidian-module";
 import { createPluginClasses } from "./plugin-base";
 import { HostSecretStorage } from "./secret-storage";
@@ -29,6 +30,8 @@ export interface StartHostOptions {
 	configDir?: string;
 	/** The built plugin to load; the repository's main.js by default. */
 	mainJsPath?: string;
+	/** The Obsidian version to play (`apiVersion`, `requireApiVersion`, how a settings tab is drawn). */
+	apiVersion?: string;
 }
 
 export interface WaitOptions {
@@ -65,6 +68,8 @@ export class Host {
 		private readonly mainJsPath: string,
 		manifest: PluginManifest,
 		private readonly ownsVault: boolean,
+		/** The Obsidian version played. */
+		readonly apiVersion = DEFAULT_API_VERSION,
 	) {
 		this.adapter = new HostDataAdapter(vaultDir);
 		this.vault = new HostVault(this.adapter, configDir);
@@ -134,7 +139,8 @@ export class Host {
 		this.workspaceEl.empty();
 		const areas = { main: this.workspaceEl.createDiv({ cls: "mod-root" }), right: this.workspaceEl.createDiv({ cls: "mod-right-split" }) };
 		this.workspace.attachLeaves(areas, (side) => new views.WorkspaceLeaf(side));
-		const obsidian = createObsidianModule(pluginClasses, createUiClasses({ dom: this.dom, notices: this.notices }), {}, views);
+		const { apiVersion } = this;
+		const obsidian = createObsidianModule(pluginClasses, createUiClasses({ dom: this.dom, notices: this.notices, apiVersion }), {}, views, apiVersion);
 		const loaded = loadMainJs(code, this.browserGlobals(), (id) => (id === "obsidian" ? obsidian : undefined));
 		this.adapter.setRealm(loaded.realm);
 
@@ -255,5 +261,5 @@ export async function startHost(options: StartHostOptions = {}): Promise<Host> {
 	await fs.mkdir(path.join(vaultDir, configDir), { recursive: true });
 	const manifest = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "manifest.json"), "utf8")) as PluginManifest;
 	const mainJsPath = options.mainJsPath ?? path.join(REPO_ROOT, "main.js");
-	return new Host(vaultDir, configDir, mainJsPath, manifest, ownsVault);
+	return new Host(vaultDir, configDir, mainJsPath, manifest, ownsVault, options.apiVersion);
 }

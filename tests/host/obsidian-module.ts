@@ -1,6 +1,7 @@
 // The object `require("obsidian")` returns inside the host: real classes typed against obsidian's API.
 
 import type * as Obsidian from "obsidian";
+import { DEFAULT_API_VERSION, requireApiVersionOf } from "./api-version";
 import { HostEvents } from "./events";
 import type { PluginClasses } from "./plugin-base";
 import type { UiClasses } from "./ui";
@@ -23,10 +24,12 @@ export function createObsidianModule(
 	ui: UiClasses,
 	platform: Partial<typeof Obsidian.Platform> = {},
 	views?: ViewClasses,
+	apiVersion = DEFAULT_API_VERSION,
 ) {
 	return {
 		...views,
-		apiVersion: "1.11.4",
+		apiVersion,
+		requireApiVersion: requireApiVersionOf(apiVersion),
 		Component: plugin.Component,
 		Plugin: plugin.Plugin,
 		Events: HostEvents,

@@ -10,17 +10,21 @@ import type {
 	PluginSettingTab,
 	SecretComponent,
 	Setting,
+	SettingDefinitionItem,
 	TextAreaComponent,
 	TextComponent,
 	ToggleComponent,
 } from "obsidian";
 import type { Fluent } from "./api-types";
+import { DEFAULT_API_VERSION, versionAtLeast } from "./api-version";
 import type { HostDom } from "./dom";
 
 export interface UiContext {
 	dom: HostDom;
 	/** Every notice message, in order. */
 	notices: string[];
+	/** The Obsidian version played: from 1.13 on, a settings tab with definitions is drawn from them. */
+	apiVersion?: string;
 }
 
 /** Classes bound to one host, so each test's notices are its own. */
@@ -350,8 +354,13 @@ export function createUiClasses(ui: UiContext) {
 		}
 	}
 
-	abstract class HostPluginSettingTab implements Pick<PluginSettingTab, "app" | "containerEl" | "display" | "hide"> {
+	abstract class HostPluginSettingTab
+		implements Pick<PluginSettingTab, "app" | "containerEl" | "display" | "hide" | "getSettingDefinitions" | "refreshDomState">
+	{
 		readonly containerEl: HTMLElement;
+		/** The drawn rows with their `visible` predicates, for `refreshDomState`. */
+		private hostDrawnRows: Array<{ el: HTMLElement; visible?: boolean | (() => boolean) }> = [];
+
 		constructor(
 			readonly app: App,
 			readonly plugin: Plugin,
@@ -360,8 +369,45 @@ export function createUiClasses(ui: UiContext) {
 			this.containerEl.addClass("vertical-tab-content");
 		}
 		abstract display(): void;
+		getSettingDefinitions(): SettingDefinitionItem[] {
+			return [];
+		}
 		hide(): void {
 			this.containerEl.empty();
+		}
+
+		/**
+		 * What Obsidian does when the user opens the tab: from 1.13 on, a tab with definitions
+		 * is drawn from them (groups under headings, each item's `render`); else `display()`.
+		 */
+		open(): void {
+			const definitions = versionAtLeast(ui.apiVersion ?? DEFAULT_API_VERSION, "1.13.0") ? this.getSettingDefinitions() : [];
+			if (definitions.length === 0) return this.display();
+			this.containerEl.empty();
+			this.hostDrawnRows = [];
+			for (const item of definitions) this.hostDraw(item);
+			this.refreshDomState();
+		}
+
+		/** Shows and hides the drawn rows by their `visible` predicates, as Obsidian 1.13 does. */
+		refreshDomState(): void {
+			for (const row of this.hostDrawnRows) {
+				const visible = typeof row.visible === "function" ? row.visible() : row.visible !== false;
+				row.el.toggleAttribute("hidden", !visible);
+			}
+		}
+
+		private hostDraw(item: SettingDefinitionItem): void {
+			if ("type" in item && (item.type === "group" || item.type === "list")) {
+				if (item.heading !== undefined) new HostSetting(this.containerEl).setName(item.heading).setHeading();
+				for (const child of item.items ?? []) this.hostDraw(child);
+				return;
+			}
+			if (!("render" in item) || item.render === undefined) throw new Error("the host draws groups and rendered items only");
+			const setting = new HostSetting(this.containerEl).setName(item.name);
+			if (item.desc !== undefined) setting.setDesc(item.desc);
+			item.render(setting as unknown as Setting, undefined as never);
+			this.hostDrawnRows.push({ el: setting.settingEl, visible: item.visible });
 		}
 	}
 

@@ -26,48 +26,53 @@ afterEach(async () => {
 	fake = undefined;
 });
 
-async function openTab(options: { layoutReady?: boolean } = {}): Promise<SettingsTabDriver> {
-	host = await startHost();
+/** Obsidian before 1.13 draws the tab with display(); 1.13 and later from its definitions. */
+const VERSIONS = ["1.11.4", "1.13.1"];
+
+async function openTab(options: { layoutReady?: boolean; apiVersion?: string } = {}): Promise<SettingsTabDriver> {
+	host = await startHost({ apiVersion: options.apiVersion });
 	await host.loadPlugin(options);
 	if (options.layoutReady !== false) await host.waitForCore();
 	return SettingsTabDriver.open(host);
 }
 
-test("the tab is grouped under headings, in order", async () => {
-	const tab = await openTab();
-	assert.deepEqual(tab.headings(), ["Connection", "What to remember", "Consolidation", "Answers", "Storage"]);
-	for (const name of [
-		"Authentication",
-		"Access key ID",
-		"Secret access key",
-		"Session token",
-		"Region",
-		"Model ID",
-		"Advanced: endpoint",
-		"Test connection",
-		"Excluded folders",
-		"Excluded patterns",
-		"Excluded tags",
-		"Quiet delay (seconds)",
-		"Size limit (kilobytes)",
-		"Bulk confirmation (notes)",
-		"Include plain-text files",
-		"Threshold",
-		"Batch size",
-		"Daily run",
-		"Context budget (tokens)",
-		"Answer length (tokens)",
-		"Date order",
-		"Second pass",
-		"Database file",
-		"Rebuild memory from vault",
-		"Export memories as JSON",
-	]) {
-		assert.ok(tab.names().includes(name), `the tab has "${name}"`);
-	}
-	assert.equal(tab.field("Model ID").value, "us.anthropic.claude-haiku-4-5-20251001-v1:0", "the default model id");
-	assert.match(tab.setting("Model ID").textContent ?? "", /us\. .*eu\. .*apac\. .*global\./, "the prefixes are explained");
-});
+for (const apiVersion of VERSIONS) {
+	test(`the tab is grouped under headings, in order (Obsidian ${apiVersion})`, async () => {
+		const tab = await openTab({ apiVersion });
+		assert.deepEqual(tab.headings(), ["Connection", "What to remember", "Consolidation", "Answers", "Storage"]);
+		for (const name of [
+			"Authentication",
+			"Access key ID",
+			"Secret access key",
+			"Session token",
+			"Region",
+			"Model ID",
+			"Advanced: endpoint",
+			"Test connection",
+			"Excluded folders",
+			"Excluded patterns",
+			"Excluded tags",
+			"Quiet delay (seconds)",
+			"Size limit (kilobytes)",
+			"Bulk confirmation (notes)",
+			"Include plain-text files",
+			"Threshold",
+			"Batch size",
+			"Daily run",
+			"Context budget (tokens)",
+			"Answer length (tokens)",
+			"Date order",
+			"Second pass",
+			"Database file",
+			"Rebuild memory from vault",
+			"Export memories as JSON",
+		]) {
+			assert.ok(tab.names().includes(name), `the tab has "${name}"`);
+		}
+		assert.equal(tab.field("Model ID").value, "us.anthropic.claude-haiku-4-5-20251001-v1:0", "the default model id");
+		assert.match(tab.setting("Model ID").textContent ?? "", /us\. .*eu\. .*apac\. .*global\./, "the prefixes are explained");
+	});
+}
 
 /** A field, texts it must refuse (with words expected next to it), and a text it must save. */
 interface FieldCase {
@@ -93,48 +98,64 @@ const FIELD_CASES: FieldCase[] = [
 	{ name: "Database file", invalid: [["notes.txt", /\.db/], ["../x.db", /inside the vault/]], valid: "Memory/agent.db", saved: ["databasePath", "Memory/agent.db"] },
 ];
 
-test("every field shows its problem next to it, saves nothing invalid, and saves a valid value", async () => {
-	const tab = await openTab();
-	const other = (name: string) => tab.names().filter((each) => each !== name && !tab.headings().includes(each));
-	for (const field of FIELD_CASES) {
-		for (const [text, words] of field.invalid) {
-			const before = await readSettings(host!);
-			await tab.type(field.name, text);
-			assert.match(tab.error(field.name), words, `${field.name}: ${JSON.stringify(text)}`);
-			assert.deepEqual(await readSettings(host!), before, `${field.name}: ${JSON.stringify(text)} is not saved`);
-			for (const name of other(field.name)) assert.ok(!tab.error(name).includes(tab.error(field.name)), `the message is next to ${field.name} only`);
+for (const apiVersion of VERSIONS) {
+	test(`every field shows its problem next to it, saves nothing invalid, and saves a valid value (Obsidian ${apiVersion})`, async () => {
+		const tab = await openTab({ apiVersion });
+		const other = (name: string) => tab.names().filter((each) => each !== name && !tab.headings().includes(each));
+		for (const field of FIELD_CASES) {
+			for (const [text, words] of field.invalid) {
+				const before = await readSettings(host!);
+				await tab.type(field.name, text);
+				assert.match(tab.error(field.name), words, `${field.name}: ${JSON.stringify(text)}`);
+				assert.deepEqual(await readSettings(host!), before, `${field.name}: ${JSON.stringify(text)} is not saved`);
+				for (const name of other(field.name)) assert.ok(!tab.error(name).includes(tab.error(field.name)), `the message is next to ${field.name} only`);
+			}
+			await tab.type(field.name, field.valid);
+			assert.equal(tab.error(field.name), "", `${field.name}: the message goes away`);
+			const [key, value] = field.saved;
+			assert.deepEqual((await readSettings(host!))[key], value, `${field.name} is saved`);
 		}
-		await tab.type(field.name, field.valid);
-		assert.equal(tab.error(field.name), "", `${field.name}: the message goes away`);
-		const [key, value] = field.saved;
-		assert.deepEqual((await readSettings(host!))[key], value, `${field.name} is saved`);
-	}
-	// A newly drawn tab shows what was saved.
-	const again = SettingsTabDriver.open(host!);
-	assert.equal(again.field("Excluded tags").value, "private\nwork/secret");
-	assert.equal(again.field("Quiet delay (seconds)").value, "90");
-});
+		// A newly drawn tab shows what was saved.
+		const again = SettingsTabDriver.open(host!);
+		assert.equal(again.field("Excluded tags").value, "private\nwork/secret");
+		assert.equal(again.field("Quiet delay (seconds)").value, "90");
+	});
+}
 
-test("toggles and dropdowns save at once; the authentication method swaps the secret fields", async () => {
-	const tab = await openTab();
-	assert.equal(tab.toggleOn("Include plain-text files"), false);
-	await tab.toggle("Include plain-text files");
-	await tab.toggle("Daily run");
-	await tab.toggle("Second pass");
-	await tab.choose("Date order", "monthDay");
-	await tab.choose("Date order", "dayMonth");
-	const saved = await readSettings(host!);
-	assert.equal(saved.includePlainText, true);
-	assert.equal(saved.dailyConsolidation, false);
-	assert.equal(saved.secondPass, true);
-	assert.equal((saved.dateOrder ?? defaultSettings(".obsidian").dateOrder), "dayMonth");
+for (const apiVersion of VERSIONS) {
+	test(`toggles and dropdowns save at once; the authentication method swaps the secret fields (Obsidian ${apiVersion})`, async () => {
+		const tab = await openTab({ apiVersion });
+		assert.equal(tab.toggleOn("Include plain-text files"), false);
+		await tab.toggle("Include plain-text files");
+		await tab.toggle("Daily run");
+		await tab.toggle("Second pass");
+		await tab.choose("Date order", "monthDay");
+		await tab.choose("Date order", "dayMonth");
+		const saved = await readSettings(host!);
+		assert.equal(saved.includePlainText, true);
+		assert.equal(saved.dailyConsolidation, false);
+		assert.equal(saved.secondPass, true);
+		assert.equal((saved.dateOrder ?? defaultSettings(".obsidian").dateOrder), "dayMonth");
 
-	await tab.choose("Authentication", "apiKey");
-	assert.equal((await readSettings(host!)).authMethod, "apiKey");
-	assert.ok(tab.names().includes("Bedrock API key"));
-	assert.ok(!tab.names().includes("Access key ID"), "the tab was drawn again for the API key");
-	await tab.choose("Authentication", "accessKey");
-	assert.ok(tab.names().includes("Session token"));
+		await tab.choose("Authentication", "apiKey");
+		assert.equal((await readSettings(host!)).authMethod, "apiKey");
+		assert.ok(tab.names().includes("Bedrock API key"));
+		assert.ok(!tab.names().includes("Access key ID"), "the tab was drawn again for the API key");
+		await tab.choose("Authentication", "accessKey");
+		assert.ok(tab.names().includes("Session token"));
+	});
+}
+
+test("from Obsidian 1.13 every row is a definition the settings search finds, under its section", async () => {
+	const tab = await openTab({ apiVersion: "1.13.1" });
+	// Spread into this realm's arrays (the plugin's are another realm's, which deepEqual tells apart).
+	const definitions = [...(tab.tab.getSettingDefinitions() as Array<{ type: string; heading: string; items: Array<{ name: string; desc: string }> }>)];
+	assert.deepEqual(definitions.map((group) => [group.type, group.heading]), tab.headings().map((heading) => ["group", heading]));
+	const rows = definitions.flatMap((group) => group.items);
+	assert.ok(rows.every((row) => row.name.length > 0 && row.desc.length > 0), "every row has a name and a description to search");
+	// The drawn tab is the definitions: the rows shown are those not hidden for the access keys.
+	assert.deepEqual(tab.names().filter((name) => !tab.headings().includes(name)), rows.map((row) => row.name).filter((name) => name !== "Bedrock API key"));
+	assert.match(rows.find((row) => row.name === "Quiet delay (seconds)")?.desc ?? "", /From 0 to 3,600\./, "the range is in the searchable description");
 });
 
 test("the region list is the core's; before the core loads, the fallback copy is the same list", async () => {

@@ -40,7 +40,8 @@ export class SettingsTabDriver {
 	static open(host: Host): SettingsTabDriver {
 		const tab = host.settingTabs[0];
 		if (!tab) throw new Error("no settings tab is registered");
-		tab.display();
+		// As Obsidian opens it: drawn from its definitions on 1.13 and later, else by display().
+		(tab as unknown as { open(): void }).open();
 		return new SettingsTabDriver(host, tab);
 	}
 
@@ -48,21 +49,26 @@ export class SettingsTabDriver {
 		return this.tab.containerEl;
 	}
 
-	/** Names of the headings, in order. */
-	headings(): string[] {
-		return [...this.root.querySelectorAll(".setting-item-heading .setting-item-name")].map((el) => el.textContent ?? "");
+	/** The rows shown (a hidden row is not), headings included. */
+	private rows(): HTMLElement[] {
+		return [...this.root.querySelectorAll<HTMLElement>(".setting-item")].filter((el) => !el.hasAttribute("hidden"));
 	}
 
-	/** Names of every setting, in order (headings included). */
+	/** Names of the headings, in order. */
+	headings(): string[] {
+		return this.rows()
+			.filter((el) => el.classList.contains("setting-item-heading"))
+			.map((el) => el.querySelector(".setting-item-name")?.textContent ?? "");
+	}
+
+	/** Names of every setting shown, in order (headings included). */
 	names(): string[] {
-		return [...this.root.querySelectorAll(".setting-item-name")].map((el) => el.textContent ?? "");
+		return this.rows().map((el) => el.querySelector(".setting-item-name")?.textContent ?? "");
 	}
 
 	/** The setting row called `name`. */
 	setting(name: string): HTMLElement {
-		const row = [...this.root.querySelectorAll<HTMLElement>(".setting-item")].find(
-			(el) => el.querySelector(".setting-item-name")?.textContent === name,
-		);
+		const row = this.rows().find((el) => el.querySelector(".setting-item-name")?.textContent === name);
 		if (!row) throw new Error(`no setting "${name}"; there are: ${this.names().join(", ")}`);
 		return row;
 	}

@@ -3,6 +3,7 @@
 // a same-origin route the test server passes to the fake Bedrock — and hooks for the tests.
 
 import type { App, Command, PluginManifest, PluginSettingTab, RequestUrlParam, RequestUrlResponse } from "obsidian";
+import { DEFAULT_API_VERSION, requireApiVersionOf } from "../../host/api-version";
 import { HostEvents } from "../../host/events";
 import { HostMetadataCache } from "../../host/metadata-cache";
 import { createPluginClasses } from "../../host/plugin-base";
@@ -104,7 +105,8 @@ class Harness {
 		const obsidian = {
 			...views,
 			...ui,
-			apiVersion: "1.11.4",
+			apiVersion: DEFAULT_API_VERSION,
+			requireApiVersion: requireApiVersionOf(DEFAULT_API_VERSION),
 			Component: pluginClasses.Component,
 			Plugin: pluginClasses.Plugin,
 			Events: HostEvents,
