@@ -296,6 +296,7 @@ async function gatheredVault(work: string, modelUrl: string, real: { root: strin
 
 export async function runScaleBench(): Promise<void> {
 	const work = await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-scale-"));
+	if (keepDir !== undefined) await fs.mkdir(keepDir, { recursive: true });
 	const model = await startModel();
 	try {
 		const real = await realNotes(work);
