@@ -9,6 +9,7 @@ import type { PluginContext } from "./plugin-context";
 import { MemoryAgentSettingTab } from "./settings-tab";
 import { StatusBar } from "./ui/status-bar";
 import { registerVaultSync } from "./vault/register-vault-sync";
+import { scopeRulesOf } from "./vault/scope-rules";
 import { registerInterface } from "./views/register-interface";
 
 export default class MemoryAgentPlugin extends Plugin {
@@ -39,6 +40,7 @@ export default class MemoryAgentPlugin extends Plugin {
 				revokeObjectURL: (url) => URL.revokeObjectURL(url),
 			},
 			settings: () => this.current,
+			scope: () => scopeRulesOf(this.app, this.current),
 			secrets: this.app.secretStorage,
 		});
 		this.runtime = runtime;

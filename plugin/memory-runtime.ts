@@ -4,7 +4,7 @@
 
 import { CoreClient, type HostHandlers } from "./core/core-client";
 import { errorMessage } from "./core/core-error";
-import { type CoreInfo, type MemoryStore, type RunReport, type StoreStatus, memoryStore } from "./core/memory-core-api";
+import { type CoreInfo, type CoreScopeRules, type MemoryStore, type RunReport, type StoreStatus, memoryStore } from "./core/memory-core-api";
 import { type WorkerPlatform, startCoreWorker } from "./core/start-worker";
 import { WorkRunner } from "./engine/work-runner";
 import { type MemoryAgentSettings, type SecretReader, connectionSettings, engineSettings } from "./settings";
@@ -25,6 +25,8 @@ export interface MemoryRuntimeDeps {
 	/** How to start a Web Worker from the inlined script. */
 	platform: WorkerPlatform;
 	settings: () => MemoryAgentSettings;
+	/** The exclusion rules now (the settings' and Obsidian's "Excluded files"). */
+	scope: () => CoreScopeRules;
 	secrets: SecretReader;
 }
 
@@ -37,6 +39,16 @@ type State =
 
 /** After a run that finished this many jobs, free pages are handed back. */
 const COMPACT_AFTER_JOBS = 200;
+/** At unload the last write may take this long before the worker is ended anyway. */
+const STOP_FLUSH_MS = 10_000;
+
+/** Waits for `work`, but no longer than `ms` (its failure is not this caller's concern). */
+async function withinTime(work: Promise<void>, ms: number, timers: TimerPort): Promise<void> {
+	let handle: unknown;
+	const timeout = new Promise<void>((resolve) => (handle = timers.setTimeout(resolve, ms)));
+	await Promise.race([work.catch(() => undefined), timeout]);
+	timers.clearTimeout(handle);
+}
 
 export class MemoryRuntime {
 	private state: State = { kind: "idle" };
@@ -57,6 +69,8 @@ export class MemoryRuntime {
 			store: () => this.store(),
 			onReport: (report) => void this.reported(report),
 			onError: (error) => deps.notify(`Memory Agent: ${errorMessage(error)}`),
+			timers: deps.timers,
+			now: () => Date.now(),
 		});
 	}
 
@@ -69,18 +83,18 @@ export class MemoryRuntime {
 	}
 
 	/**
-	 * Unload: no new job starts, what is done is written, and the worker ends — whatever
-	 * it was doing. Safe to call before `start` finished.
+	 * Unload: at once, nothing more is sent and no job starts; then the core hands running
+	 * jobs back untried, what is done is written (for at most `STOP_FLUSH_MS`), and the
+	 * worker ends — whatever it was doing. Safe to call before `start` finished. Not a pause:
+	 * the next start carries on with the queue.
 	 */
 	async stop(): Promise<void> {
 		const previous = this.state;
 		this.state = { kind: "stopped" };
 		this.runner.stop();
+		this.client?.refuseSending();
 		try {
-			if (previous.kind === "ready") {
-				await previous.store.pause().catch(() => undefined);
-				await previous.session.close();
-			}
+			if (previous.kind === "ready") await withinTime(previous.session.close(), STOP_FLUSH_MS, this.deps.timers);
 		} finally {
 			this.client?.terminate();
 			this.client = undefined;
@@ -222,7 +236,7 @@ export class MemoryRuntime {
 		const connection = connectionSettings(settings, this.deps.secrets);
 		this.connectionProblem = typeof connection === "string" ? connection : null;
 		try {
-			await client.call("configure", { engine: engineSettings(settings), connection: typeof connection === "string" ? null : connection });
+			await client.call("configure", { engine: engineSettings(settings, this.deps.scope()), connection: typeof connection === "string" ? null : connection });
 		} catch (error) {
 			// A malformed connection (e.g. a region typo) is reported; the store stays usable.
 			this.connectionProblem = errorMessage(error);

@@ -1,7 +1,7 @@
 // The plugin's settings: their shape, defaults, validation and the core settings they make
 // (no Obsidian imports). Keys are stable once released: data.json holds them.
 
-import type { CoreSettings } from "./core/memory-core-api";
+import type { CoreScopeRules, CoreSettings } from "./core/memory-core-api";
 
 export type AuthMethod = "accessKey" | "apiKey";
 export type DateOrder = "dayMonth" | "monthDay";
@@ -41,6 +41,10 @@ export interface MemoryAgentSettings {
 	answerMaxTokens: number;
 	dateOrder: DateOrder;
 	secondPass: boolean;
+
+	// Spending (estimated US dollars; 0 = no limit).
+	dailyLimitUsd: number;
+	monthlyLimitUsd: number;
 }
 
 /** Default location, inside the vault's config folder (which is not always `.obsidian`). */
@@ -83,6 +87,8 @@ export function defaultSettings(configDir: string, locale?: string): MemoryAgent
 		answerMaxTokens: 2_000,
 		dateOrder: localeDateOrder(locale),
 		secondPass: false,
+		dailyLimitUsd: 0,
+		monthlyLimitUsd: 0,
 	};
 }
 
@@ -112,6 +118,8 @@ export const NUMBER_BOUNDS = {
 	consolidationBatchSize: { min: 2, max: 200, what: "The batch size" },
 	contextBudgetTokens: { min: 1_000, max: 190_000, what: "The context budget" },
 	answerMaxTokens: { min: 100, max: 8_000, what: "The answer length" },
+	dailyLimitUsd: { min: 0, max: 100_000, what: "The daily limit" },
+	monthlyLimitUsd: { min: 0, max: 1_000_000, what: "The monthly limit" },
 } as const satisfies Partial<Record<keyof MemoryAgentSettings, { min: number; max: number; what: string }>>;
 
 export type NumberKey = keyof typeof NUMBER_BOUNDS;
@@ -138,20 +146,23 @@ export function validateModelId(id: string): string | null {
 	return null;
 }
 
-/** Why `endpoint` cannot replace the AWS endpoint, or null (empty means AWS's own). */
+const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+
+/** Why `endpoint` cannot replace the AWS endpoint, or null (empty means AWS's own). The core checks the same rule. */
 export function validateEndpoint(endpoint: string): string | null {
 	const trimmed = endpoint.trim();
 	if (trimmed === "") return null;
-	// The core also accepts a loopback address, for a local stand-in of Bedrock.
-	if (!/^https:\/\/[^\s/]+/.test(trimmed) && !/^http:\/\/127\.0\.0\.1[:/]?/.test(trimmed)) {
-		return "The endpoint must start with https:// (leave it empty to use AWS's own).";
-	}
+	let url: URL;
 	try {
-		new URL(trimmed);
+		url = new URL(trimmed);
 	} catch {
-		return "The endpoint is not a valid address.";
+		return "The endpoint is not a valid address: it must start with https:// (leave it empty to use AWS's own).";
 	}
-	return null;
+	if (url.username !== "" || url.password !== "") return "The endpoint must not contain a user name or password.";
+	if (url.protocol === "https:") return null;
+	// Plain HTTP only to this device (a local stand-in of Bedrock): keys never cross a network unencrypted.
+	if (url.protocol === "http:" && LOOPBACK_HOSTS.includes(url.hostname)) return null;
+	return "The endpoint must use https:// (plain http:// only to localhost, 127.0.0.1 or [::1]).";
 }
 
 /** The non-empty, trimmed lines of a text area. */
@@ -273,8 +284,9 @@ export function connectionSettings(settings: MemoryAgentSettings, secrets: Secre
 }
 
 /** The engine part of the core's settings. */
-export function engineSettings(settings: MemoryAgentSettings): NonNullable<CoreSettings["engine"]> {
+export function engineSettings(settings: MemoryAgentSettings, scope: CoreScopeRules): NonNullable<CoreSettings["engine"]> {
 	return {
+		scope,
 		consolidationThreshold: settings.consolidationThreshold,
 		consolidationBatchSize: settings.consolidationBatchSize,
 		dailyConsolidation: settings.dailyConsolidation,
@@ -283,5 +295,7 @@ export function engineSettings(settings: MemoryAgentSettings): NonNullable<CoreS
 		maxAnswerTokens: settings.answerMaxTokens,
 		dateOrder: settings.dateOrder,
 		secondPass: settings.secondPass,
+		dailyLimitUsd: settings.dailyLimitUsd,
+		monthlyLimitUsd: settings.monthlyLimitUsd,
 	};
 }

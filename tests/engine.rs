@@ -202,7 +202,10 @@ fn a_note_with_nothing_to_remember_makes_no_memory_and_bad_files_are_skipped() {
     let skipped = |path: &str| engine.store().get_source(path).unwrap().unwrap().skipped.unwrap();
     assert!(skipped("binary.md").contains("binary"));
     assert!(skipped("latin1.md").contains("UTF-8"));
-    assert!(skipped("private.md").contains("memory: false"));
+    assert!(
+        engine.store().get_source("private.md").unwrap().is_none(),
+        "an excluded note leaves nothing behind, not even a record"
+    );
 }
 
 #[test]
@@ -364,8 +367,8 @@ fn consolidation_triggers_start_threshold_and_daily_across_time_zones() {
         engine.enqueue_note(&format!("a{index}.md"), NOW).unwrap();
     }
     let restarted_bytes = {
-        engine.pause();
-        engine.resume();
+        engine.pause().unwrap();
+        engine.resume().unwrap();
         let mut settings = engine.settings();
         settings.daily_consolidation = false;
         engine.set_settings(settings);
@@ -479,7 +482,7 @@ fn questions_are_answered_with_resolvable_citations() {
     host.bedrock.respond_with(fake_model::answer);
     let engine = start(&host, &[]);
     let (e, h) = (engine.clone(), host.clone());
-    let empty = run(&host.clock, async move { e.ask(&h, "What did Alice say?").await.unwrap() });
+    let empty = run(&host.clock, async move { e.ask(&h, "What did Alice say?", false).await.unwrap() });
     assert!(!empty.asked_model && empty.answer.contains("no memories yet"));
     assert!(host.bedrock.requests().is_empty(), "an empty store calls no model");
 
@@ -490,7 +493,7 @@ fn questions_are_answered_with_resolvable_citations() {
     work(&host, &engine);
     host.bedrock.forget_requests();
     let (e, h) = (engine.clone(), host.clone());
-    let answer = run(&host.clock, async move { e.ask(&h, "What happened with the budget?").await.unwrap() });
+    let answer = run(&host.clock, async move { e.ask(&h, "What happened with the budget?", false).await.unwrap() });
     let paths: Vec<&str> = answer.citations.iter().map(|c| c.source_path.as_str()).collect();
     assert_eq!(paths.len(), 2, "{answer:?}");
     assert!(paths.contains(&"Meetings/alice.md") && paths.contains(&"Meetings/bob.md"));
@@ -504,13 +507,13 @@ fn questions_are_answered_with_resolvable_citations() {
     // A question the memories cannot answer: the model's honest answer comes through as is.
     host.bedrock.push(Scripted::text("That is not in your memories."));
     let (e, h) = (engine.clone(), host.clone());
-    let honest = run(&host.clock, async move { e.ask(&h, "What is my passport number?").await.unwrap() });
+    let honest = run(&host.clock, async move { e.ask(&h, "What is my passport number?", false).await.unwrap() });
     assert_eq!((honest.answer.as_str(), honest.citations.len()), ("That is not in your memories.", 0));
 
     host.bedrock
         .push(Scripted::text("It was decided [memory:m-0000000000] and confirmed [consolidation:c-1111111111]."));
     let (e, h) = (engine.clone(), host.clone());
-    let invented = run(&host.clock, async move { e.ask(&h, "Anything else?").await.unwrap() });
+    let invented = run(&host.clock, async move { e.ask(&h, "Anything else?", false).await.unwrap() });
     assert_eq!(invented.unknown_citations, vec!["m-0000000000", "c-1111111111"]);
     assert!(invented.citations.is_empty());
     assert_eq!(invented.answer, "It was decided and confirmed.");

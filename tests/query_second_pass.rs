@@ -73,7 +73,7 @@ fn start(second_pass: bool) -> Rc<Engine<RusqliteDriver>> {
 
 fn ask(host: &TestHost, engine: &Rc<Engine<RusqliteDriver>>, question: &'static str) -> QueryAnswer {
     let (engine, host2) = (engine.clone(), host.clone());
-    run(&host.clock, async move { engine.ask(&host2, question).await.unwrap() })
+    run(&host.clock, async move { engine.ask(&host2, question, false).await.unwrap() })
 }
 
 fn bodies(host: &TestHost) -> Vec<Value> {

@@ -32,6 +32,8 @@ export class CoreClient {
 	private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 	private readonly listeners = new Map<CoreEvent, Set<(data: unknown) => void>>();
 	private ended: Error | undefined;
+	/** Set at unload: from then on the core's requests for HTTP are refused here. */
+	private sendingRefused = false;
 
 	constructor(
 		private readonly worker: WorkerLike,
@@ -58,6 +60,14 @@ export class CoreClient {
 		if (set === undefined) this.listeners.set(event, (set = new Set()));
 		set.add(listener as (data: unknown) => void);
 		return () => set.delete(listener as (data: unknown) => void);
+	}
+
+	/**
+	 * From now on no request the core asks for is sent (unload): whatever the worker still
+	 * does, nothing more leaves the device. Vault reads are still answered (they stay local).
+	 */
+	refuseSending(): void {
+		this.sendingRefused = true;
 	}
 
 	/** Calls that have not answered yet. */
@@ -94,6 +104,9 @@ export class CoreClient {
 		let reply: ToWorker;
 		let transfer: Transferable[] = [];
 		try {
+			if (method === "send" && this.sendingRefused) {
+				throw Object.assign(new Error("Memory Agent was stopped: nothing more is sent."), { code: "stopped" });
+			}
 			const handler = this.host[method] as (...values: unknown[]) => Promise<unknown>;
 			const value = await handler(...args);
 			reply = { kind: "reply", id, ok: true, value };

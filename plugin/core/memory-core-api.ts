@@ -10,6 +10,8 @@ export type {
 	Compaction,
 	ConnectionCheck,
 	ConnectionSettings,
+	CoreScopeRules,
+	IngestEstimate,
 	CoreSettings,
 	HostRequest,
 	HostResponse,
@@ -64,6 +66,7 @@ const STORE_METHODS = [
 	"retryFailed",
 	"runDueWork",
 	"ask",
+	"estimateIngest",
 	"testConnection",
 ] as const satisfies readonly CoreMethod[];
 

@@ -98,9 +98,13 @@ export class StoreSession {
 		return this.scheduler.flush();
 	}
 
-	/** Flushes, then releases the store in the worker. */
+	/**
+	 * Stops the store's work (running jobs go back to the queue untried), writes what is
+	 * unsaved, then releases the store in the worker.
+	 */
 	async close(): Promise<void> {
 		this.cancelCheck();
+		if (!this.closed) await this.deps.client.call("stopWork").catch(() => undefined);
 		await this.scheduler.flush();
 		this.scheduler.dispose();
 		for (const unsubscribe of this.unsubscribe) unsubscribe();

@@ -2,7 +2,7 @@
 // and dollars, and whether to start, queue paused, limit to some folders, or cancel.
 
 import { type App, Modal } from "obsidian";
-import { INPUT_USD_PER_MILLION, OUTPUT_USD_PER_MILLION, formatUsd } from "./bulk-estimate";
+import { formatUsd } from "./bulk-estimate";
 import type { BulkChoice, BulkQuestion } from "./vault-sync";
 
 export class BulkConfirmModal extends Modal {
@@ -43,12 +43,12 @@ export class BulkConfirmModal extends Modal {
 		});
 		const facts = contentEl.createEl("ul", { cls: "memory-agent-bulk-facts" });
 		facts.createEl("li", { text: `About ${(estimate.inputTokens + estimate.outputTokens).toLocaleString()} tokens` });
-		facts.createEl("li", { text: `About ${formatUsd(estimate.costUsd)}` });
+		const price = estimate.priceKnown ? `at the prices of ${estimate.modelId}` : `at the highest Claude price: the price of ${estimate.modelId} is not known`;
+		facts.createEl("li", { text: `About ${formatUsd(estimate.costUsd)} (${price})` });
 		contentEl.createEl("p", {
 			cls: "memory-agent-bulk-note",
 			text:
-				`This is an estimate from the notes' sizes, priced as Claude Haiku 4.5 ($${INPUT_USD_PER_MILLION} per million input ` +
-				`tokens, $${OUTPUT_USD_PER_MILLION} per million output tokens). Unchanged text is never sent twice.`,
+				"This is an estimate from the notes' sizes at the model's on-demand prices. Unchanged text is never sent twice.",
 		});
 		const buttons = contentEl.createDiv({ cls: "memory-agent-bulk-buttons" });
 		this.button(buttons, "Start", true, () => this.choose({ kind: "start" }));

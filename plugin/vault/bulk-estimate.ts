@@ -1,28 +1,9 @@
-// What queueing many notes at once will roughly cost: tokens from the files' sizes (chars/4,
-// as the core estimates) plus the prompt sent with each note, priced as Claude Haiku 4.5.
+// What queueing many notes at once will roughly cost is the core's estimate (its token count
+// and the chosen model's prices); this file only words it.
 
-/** Tokens of the ingest prompt and tool schema sent with every note (measured, rounded up). */
-export const PROMPT_TOKENS_PER_NOTE = 700;
-/** A `record_memory` answer is a few sentences and lists. */
-export const OUTPUT_TOKENS_PER_NOTE = 200;
-/** Claude Haiku 4.5 on Bedrock, US dollars per million tokens. */
-export const INPUT_USD_PER_MILLION = 1;
-export const OUTPUT_USD_PER_MILLION = 5;
+import type { IngestEstimate } from "../core/memory-core-api";
 
-export interface BulkEstimate {
-	notes: number;
-	inputTokens: number;
-	outputTokens: number;
-	costUsd: number;
-}
-
-export function estimateBulk(sizes: readonly number[]): BulkEstimate {
-	const bytes = sizes.reduce((sum, size) => sum + size, 0);
-	const inputTokens = Math.ceil(bytes / 4) + sizes.length * PROMPT_TOKENS_PER_NOTE;
-	const outputTokens = sizes.length * OUTPUT_TOKENS_PER_NOTE;
-	const costUsd = (inputTokens * INPUT_USD_PER_MILLION + outputTokens * OUTPUT_USD_PER_MILLION) / 1_000_000;
-	return { notes: sizes.length, inputTokens, outputTokens, costUsd };
-}
+export type BulkEstimate = IngestEstimate;
 
 /** "$0.42", or "less than $0.01". */
 export function formatUsd(amount: number): string {

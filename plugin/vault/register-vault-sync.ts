@@ -6,18 +6,8 @@ import type { PluginContext } from "../plugin-context";
 import { STATUS_VIEW_TYPE, StatusView } from "../views/status-view";
 import { BulkConfirmModal } from "./bulk-confirm-modal";
 import type { ScopeRules } from "./note-scope";
+import { scopeRulesOf } from "./scope-rules";
 import { type SyncVaultPort, VaultSync } from "./vault-sync";
-
-/** Obsidian's "Excluded files" (Settings → Files and links); `getConfig` is not in the public API. */
-function userIgnoreFilters(app: App): string[] {
-	try {
-		const vault = app.vault as unknown as { getConfig?: (key: string) => unknown };
-		const filters = vault.getConfig?.("userIgnoreFilters");
-		return Array.isArray(filters) ? filters.filter((item): item is string => typeof item === "string") : [];
-	} catch {
-		return [];
-	}
-}
 
 function vaultPort(app: App): SyncVaultPort {
 	const noteFile = (path: string): TFile | null => app.vault.getFileByPath(path);
@@ -54,18 +44,7 @@ async function openStatusView(app: App): Promise<void> {
 
 export function registerVaultSync(plugin: Plugin, context: PluginContext): void {
 	const { app, runtime } = context;
-	const rules = (): ScopeRules => {
-		const settings = context.settings();
-		return {
-			configDir: app.vault.configDir,
-			databasePath: normalizePath(settings.databasePath),
-			includePlainText: settings.includePlainText,
-			excludedFolders: settings.excludedFolders,
-			excludedPatterns: settings.excludedPatterns,
-			excludedTags: settings.excludedTags,
-			ignoreFilters: userIgnoreFilters(app),
-		};
-	};
+	const rules = (): ScopeRules => scopeRulesOf(app, context.settings());
 	const sync = new VaultSync({
 		vault: vaultPort(app),
 		runtime: { store: () => runtime.store(), kick: () => runtime.runner.kick(), changed: () => runtime.changed() },

@@ -3,7 +3,7 @@
 // by the core. No Obsidian import: the vault, the runtime and the dialog come in as ports.
 
 import type { MemoryStore, Source } from "../core/memory-core-api";
-import { type BulkEstimate, estimateBulk, topFolder } from "./bulk-estimate";
+import { type BulkEstimate, topFolder } from "./bulk-estimate";
 import { type CachedNoteMetadata, metadataFromCache, metadataFromText } from "./note-metadata";
 import { NoteScope, type ScopeRules } from "./note-scope";
 import { QuietDelay, type QuietTimers } from "./quiet-delay";
@@ -289,7 +289,8 @@ export class VaultSync {
 			const reason = await this.contentExclusion(file, scope);
 			if (reason !== null) {
 				this.contentExcluded.set(file.path, reason);
-				if (known.has(file.path)) removals.push(file.path);
+				// Also when never remembered: work queued for it (before a restart) must not run.
+				removals.push(file.path);
 				return;
 			}
 			this.contentExcluded.delete(file.path);
@@ -307,7 +308,7 @@ export class VaultSync {
 		let queue = toQueue;
 		let cancelled = false;
 		if (costly.length > this.deps.bulkThreshold()) {
-			const choice = await this.deps.confirmBulk(bulkQuestion(costly));
+			const choice = await this.deps.confirmBulk(await bulkQuestion(store, costly));
 			if (choice.kind === "cancel") {
 				queue = mode === "rebuild" ? toQueue.filter((file) => !changedSet.has(file)) : [];
 				cancelled = true;
@@ -360,14 +361,14 @@ export class VaultSync {
 	}
 }
 
-function bulkQuestion(files: readonly SyncFile[]): BulkQuestion {
+async function bulkQuestion(store: MemoryStore, files: readonly SyncFile[]): Promise<BulkQuestion> {
 	const folders = new Map<string, number>();
 	for (const file of files) {
 		const folder = topFolder(file.path);
 		folders.set(folder, (folders.get(folder) ?? 0) + 1);
 	}
 	return {
-		estimate: estimateBulk(files.map((file) => file.size)),
+		estimate: await store.estimateIngest(files.length, files.reduce((sum, file) => sum + file.size, 0)),
 		folders: [...folders.entries()].map(([folder, notes]) => ({ folder, notes })).sort((a, b) => a.folder.localeCompare(b.folder)),
 	};
 }

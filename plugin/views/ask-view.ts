@@ -2,10 +2,12 @@
 // clickable citations, keeps the session's earlier questions above.
 
 import { ItemView, MarkdownRenderer, Notice, type WorkspaceLeaf } from "obsidian";
+import { errorCode, errorMessage } from "../core/core-error";
 import type { Citation, Memory, QueryAnswer } from "../core/memory-core-api";
 import { type SourcePlace, answerWithWikiLinks, citationKey, numberCitations, splitCitations } from "./citations";
-import { consideredText } from "./considered-text";
+import { answerCostText, consideredText } from "./considered-text";
 import { type ErrorAdvice, adviceFor, connectionAdvice } from "./error-advice";
+import { inertMarkdown, replaceRemoteMedia } from "./inert-markdown";
 import { placeOf } from "./memory-place";
 import type { MemoryPort } from "./memory-port";
 import { openSource } from "./open-source";
@@ -18,6 +20,9 @@ export interface AskViewDeps {
 }
 
 type Numbered = Map<string, { number: number; citation: Citation }>;
+
+/** The core refused a question that may pass a spending limit; the user decides. */
+const OVER_LIMIT = "budget.over_limit";
 
 export class AskMemoryView extends ItemView {
 	private historyEl!: HTMLElement;
@@ -84,7 +89,7 @@ export class AskMemoryView extends ItemView {
 	}
 
 	/** Asks `question` as if typed; resolves when the answer (or the error) is shown. */
-	async ask(question: string): Promise<void> {
+	async ask(question: string, allowOverLimit = false): Promise<void> {
 		const text = question.trim();
 		if (text === "" || this.busy) return;
 		this.historyEl.querySelector(".memory-agent-empty")?.remove();
@@ -95,12 +100,13 @@ export class AskMemoryView extends ItemView {
 		this.setBusy(true);
 		exchange.scrollIntoView({ block: "end" });
 		try {
-			const answer = await this.query(text);
+			const answer = await this.query(text, allowOverLimit);
 			thinking.remove();
 			await this.renderAnswer(answerEl, answer);
 		} catch (error) {
 			thinking.remove();
-			this.renderError(answerEl, error instanceof NotReadyError ? error.advice : adviceFor(error), text);
+			if (errorCode(error) === OVER_LIMIT) this.renderOverLimit(exchange, answerEl, errorMessage(error), text);
+			else this.renderError(answerEl, error instanceof NotReadyError ? error.advice : adviceFor(error), text);
 		} finally {
 			this.setBusy(false);
 			this.inputEl.focus();
@@ -114,7 +120,17 @@ export class AskMemoryView extends ItemView {
 		await this.ask(question);
 	}
 
-	private async query(question: string): Promise<QueryAnswer> {
+	/** A spending limit would be passed: say so, and let the user ask anyway. */
+	private renderOverLimit(exchange: HTMLElement, answerEl: HTMLElement, message: string, question: string): void {
+		answerEl.createEl("p", { cls: "memory-agent-over-limit", text: message });
+		const button = answerEl.createEl("button", { cls: "memory-agent-ask-anyway", text: "Ask anyway" });
+		button.addEventListener("click", () => {
+			exchange.remove();
+			void this.ask(question, true);
+		});
+	}
+
+	private async query(question: string, allowOverLimit: boolean): Promise<QueryAnswer> {
 		const { memory } = this.deps;
 		const store = memory.store();
 		if (store === undefined) throw new NotReadyError({ title: memory.describe(), detail: "", next: "retry" });
@@ -123,7 +139,7 @@ export class AskMemoryView extends ItemView {
 			if (issue !== null) throw new NotReadyError(connectionAdvice(issue));
 		}
 		this.memoriesById.clear();
-		const answer = await store.ask(question);
+		const answer = await store.ask(question, allowOverLimit);
 		// Asking records usage: save it with the next debounced write.
 		memory.changed();
 		return answer;
@@ -140,7 +156,8 @@ export class AskMemoryView extends ItemView {
 		const numbered = numberCitations(answer.citations);
 		this.sessionCitations.push(...answer.citations);
 		const body = answerEl.createDiv({ cls: "memory-agent-answer-body markdown-rendered" });
-		await MarkdownRenderer.render(this.app, answer.answer, body, "", this);
+		await MarkdownRenderer.render(this.app, inertMarkdown(answer.answer), body, "", this);
+		replaceRemoteMedia(body);
 		this.linkCitations(body, numbered, answerEl);
 
 		if (numbered.size > 0) {
@@ -150,6 +167,8 @@ export class AskMemoryView extends ItemView {
 		const footer = answerEl.createDiv({ cls: "memory-agent-answer-footer" });
 		const considered = consideredText(answer);
 		if (considered !== "") footer.createSpan({ cls: "memory-agent-considered", text: considered });
+		const cost = answerCostText(answer);
+		if (cost !== "") footer.createSpan({ cls: "memory-agent-cost", text: cost });
 		const copy = footer.createEl("button", { cls: "memory-agent-copy", text: "Copy", attr: { "aria-label": "Copy the answer with links to the notes" } });
 		copy.addEventListener("click", () => void this.copy(answer, copy));
 	}

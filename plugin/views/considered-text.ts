@@ -16,3 +16,18 @@ export function consideredText(answer: Pick<QueryAnswer, "considered" | "askedMo
 	const insights = insightsTotal > 0 ? ` and ${insightsPacked.toLocaleString()} of ${insightsTotal.toLocaleString()} ${insightsTotal === 1 ? "insight" : "insights"}` : "";
 	return `${memories}${insights}, ${tokenCount(tokensPacked)}`;
 }
+
+/** Dollars with two significant digits below a cent: "$0.0031", "$0.42". */
+export function usd(amount: number): string {
+	if (amount >= 0.01) return `$${amount.toFixed(2)}`;
+	return `$${amount.toPrecision(2)}`;
+}
+
+/** "2,104 tokens in, 180 out · about $0.0031"; "" when no model was asked. */
+export function answerCostText(answer: Pick<QueryAnswer, "cost">): string {
+	const cost = answer.cost;
+	if (cost === null) return "";
+	const input = cost.usage.inputTokens + cost.usage.cacheReadTokens + cost.usage.cacheWriteTokens;
+	const price = cost.priceKnown ? "" : " (the model's price is unknown: at the highest Claude price)";
+	return `${input.toLocaleString()} tokens in, ${cost.usage.outputTokens.toLocaleString()} out · about ${usd(cost.usd)}${price}`;
+}

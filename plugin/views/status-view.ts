@@ -98,9 +98,15 @@ export class StatusView extends ItemView {
 		if (status.current !== null) summary.createEl("p", { text: `Working on ${status.current}` });
 		if (status.paused !== null) summary.createEl("p", { cls: "memory-agent-status-paused", text: `Paused: ${status.paused}` });
 		const tokens = usage.total.inputTokens + usage.total.outputTokens + usage.total.cacheReadTokens + usage.total.cacheWriteTokens;
+		const price = usage.priceKnown ? `at the prices of ${usage.modelId}` : `at the highest Claude price: the price of ${usage.modelId} is not known`;
 		summary.createEl("p", {
-			text: `Today: ${tokens.toLocaleString()} tokens in ${usage.calls.toLocaleString()} model calls, about $${usage.estimatedCostUsd.toFixed(2)} (an estimate).`,
+			text: `Today: ${tokens.toLocaleString()} tokens in ${usage.calls.toLocaleString()} model calls, about $${usage.estimatedCostUsd.toFixed(2)} (an estimate ${price}).`,
 		});
+		const limits = [
+			usage.dailyLimitUsd > 0 ? `$${usage.spentTodayUsd.toFixed(2)} of today's $${usage.dailyLimitUsd.toFixed(2)}` : null,
+			usage.monthlyLimitUsd > 0 ? `$${usage.spentThisMonthUsd.toFixed(2)} of this month's $${usage.monthlyLimitUsd.toFixed(2)}` : null,
+		].filter((part) => part !== null);
+		if (limits.length > 0) summary.createEl("p", { cls: "memory-agent-status-limits", text: `Spending limits: ${limits.join("; ")}.` });
 		summary.createEl("p", { cls: "memory-agent-status-muted", text: `Schema version ${status.schemaVersion}. Database: ${this.port.databasePath()}` });
 
 		const buttons = root.createDiv({ cls: "memory-agent-status-buttons" });

@@ -22,6 +22,7 @@ export interface CoreServiceDeps {
 /** Calls that may change the store: the main thread hears `changed` and the new status after them. */
 const CHANGING: ReadonlySet<CoreMethod> = new Set<CoreMethod>([
 	"open",
+	"stopWork",
 	"configure",
 	"enqueueNote",
 	"enqueueNotes",
@@ -65,6 +66,9 @@ export class CoreService {
 				return this.start();
 			case "open":
 				return this.open(args[0] as Uint8Array | null, args[1] as number);
+			case "stopWork":
+				this.store?.close();
+				return undefined;
 			case "close":
 				this.close();
 				return undefined;

@@ -12,6 +12,7 @@ import type {
 	ConnectionCheck,
 	HostRequest,
 	HostResponse,
+	IngestEstimate,
 	InsightPage,
 	Integrity,
 	Job,
@@ -45,7 +46,13 @@ export interface CoreMethods {
 	start(): CoreInfo;
 	/** Opens the store from a database file's bytes (null = new), closing any open one. */
 	open(bytes: Uint8Array | null, nowMs: number): CoreStatus;
-	/** Stops new work and releases the store. */
+	/**
+	 * Stops the store's work at once: no job starts and no call is sent from now on, running
+	 * jobs go back to the queue untried, answers still on their way are discarded. The store
+	 * stays open for the last export; `close` releases it.
+	 */
+	stopWork(): void;
+	/** Stops its work (as `stopWork`) and releases the store. */
 	close(): void;
 	configure(settings: CoreSettings): void;
 
@@ -75,7 +82,9 @@ export interface CoreMethods {
 	retryFailed(): number;
 
 	runDueWork(): RunReport;
-	ask(question: string): QueryAnswer;
+	/** `allowOverLimit`: the user agreed to pass a spending limit (else such a question fails with `budget.over_limit`). */
+	ask(question: string, allowOverLimit?: boolean): QueryAnswer;
+	estimateIngest(notes: number, bytes: number): IngestEstimate;
 	testConnection(): ConnectionCheck;
 
 	/** The database file's bytes when anything changed since the last export (or `force`), else null. */

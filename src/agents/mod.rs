@@ -31,6 +31,9 @@ pub enum AgentError {
     /// Reading or writing memories failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A spending limit would be passed; the user is asked before it is.
+    #[error("{0}")]
+    OverLimit(String),
 }
 
 impl AgentError {
@@ -39,7 +42,7 @@ impl AgentError {
         match self {
             AgentError::Model(error) => error.is_retryable(),
             AgentError::InvalidOutput(_) => true,
-            AgentError::Store(_) => false,
+            AgentError::Store(_) | AgentError::OverLimit(_) => false,
         }
     }
 
@@ -66,6 +69,7 @@ impl ErrorCode for AgentError {
             AgentError::Model(error) => error.code(),
             AgentError::InvalidOutput(_) => "agent.invalid_output",
             AgentError::Store(error) => error.code(),
+            AgentError::OverLimit(_) => "budget.over_limit",
         }
     }
 }

@@ -109,6 +109,18 @@ pub struct QueryAnswer {
     pub considered: Considered,
     /// Whether the model was called (not for an empty store).
     pub asked_model: bool,
+    /// What the answer cost (set by the engine, which knows the prices).
+    pub cost: Option<AnswerCost>,
+}
+
+/// The tokens of an answer's model calls and their estimated price.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerCost {
+    pub usage: crate::domain::TokenUsage,
+    pub usd: f64,
+    /// False when the model is not in the price table (the estimate uses the highest price).
+    pub price_known: bool,
 }
 
 /// Answers `input.question` from the store.
@@ -125,6 +137,7 @@ pub async fn answer<M: Model, D: SqlDriver>(
             unknown_citations: vec![],
             considered: Considered { insights_total: status.insights as usize, ..Considered::default() },
             asked_model: false,
+            cost: None,
         });
     }
     let first_budget =
@@ -190,7 +203,7 @@ pub async fn answer<M: Model, D: SqlDriver>(
         reply = model.converse(&request).await?;
     }
     let (answer, citations, unknown_citations) = resolve_citations(store, &reply.text)?;
-    Ok(QueryAnswer { answer, citations, unknown_citations, considered, asked_model: true })
+    Ok(QueryAnswer { answer, citations, unknown_citations, considered, asked_model: true, cost: None })
 }
 
 /// The memory lines, then the insight lines, as the prompt carries them.

@@ -7,15 +7,24 @@
 //! re-running a job (after a crash, a retry) makes no duplicates: unchanged text is
 //! recognised by its hash. When every call would fail until the user fixes the settings
 //! (keys, region, model), the engine pauses itself instead of burning through attempts.
+//!
+//! The user's action wins over work in flight: a delete or rename of a note bumps the note's
+//! fence (`fences`), and a job that began before stores its result only where the note is
+//! now, or not at all; a pause stops every call not yet sent and survives a restart; closing
+//! the store hands running jobs back untried and discards whatever they were waiting for.
 
+mod fences;
 mod host;
 mod ids;
 mod metered;
 mod run;
 mod settings;
+mod spending;
 mod triggers;
 
 use std::cell::{Cell, RefCell};
+
+use fences::Fences;
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -24,9 +33,10 @@ use serde_json::json;
 pub use host::{Host, Progress, VaultFile};
 pub use run::RunReport;
 pub use settings::EngineSettings;
+pub use spending::{IngestEstimate, Spent};
 
 use crate::agents::AgentError;
-use crate::domain::{JobKind, JobState, Memory, MemoryId, Millis, Position, SourceKind};
+use crate::domain::{JobKind, Memory, MemoryId, Millis, Position, SourceKind};
 use crate::hash::sha256_hex;
 use crate::llm::{BedrockClient, BedrockConfig, LlmError};
 use crate::store::{MemoryFilter, NewJob, Removal, SqlDriver, Store, StoreError};
@@ -78,17 +88,31 @@ pub struct Engine<D: SqlDriver> {
     names: crate::select::NameCache,
     /// Set once the store is closed: no job is started any more, whatever else happens.
     shut_down: Cell<bool>,
+    /// What deletes and renames did to paths while jobs on them ran.
+    fences: Fences,
+    /// Running note jobs: the generation of their note's fence when they started.
+    started: RefCell<std::collections::HashMap<i64, (String, u64)>>,
+    /// The host's answer for exclusion rules only it can match (Obsidian's `/regex/` filters).
+    host_rule: RefCell<Option<HostRule>>,
 }
 
+/// A path rule the host evaluates.
+pub type HostRule = Box<dyn Fn(&str) -> bool>;
+
+/// The `meta` key that keeps the user's pause across restarts.
+const PAUSED_KEY: &str = "paused_by_user";
+
 impl<D: SqlDriver> Engine<D> {
-    /// Takes over an opened store: jobs a crashed session left running are queued again.
+    /// Takes over an opened store: jobs a crashed session left running are queued again,
+    /// and a pause the user asked for holds again.
     pub fn new(store: Store<D>, id_seed: u64, now: Millis) -> Result<Self, StoreError> {
         store.requeue_interrupted_jobs(now)?;
+        let paused = store.get_meta(PAUSED_KEY)?.is_some().then(user_pause);
         Ok(Engine {
             store,
             settings: RefCell::new(EngineSettings::default()),
             client: RefCell::new(None),
-            pause: RefCell::new(None),
+            pause: RefCell::new(paused),
             ids: IdGenerator::new(id_seed),
             start_trigger_checked: Cell::new(false),
             running: Cell::new(false),
@@ -96,7 +120,22 @@ impl<D: SqlDriver> Engine<D> {
             current: RefCell::new(None),
             names: crate::select::NameCache::new(),
             shut_down: Cell::new(false),
+            fences: Fences::default(),
+            started: RefCell::default(),
+            host_rule: RefCell::new(None),
         })
+    }
+
+    /// Sets the rule for exclusions only the host can match (see `ScopeRules::ignore_filters`).
+    pub fn set_host_rule(&self, rule: Option<HostRule>) {
+        *self.host_rule.borrow_mut() = rule;
+    }
+
+    /// Why `path` is out of scope by its path, or `None`.
+    pub(crate) fn path_exclusion(&self, path: &str) -> Option<String> {
+        let host_rule = self.host_rule.borrow();
+        let rule = |path: &str| host_rule.as_ref().is_some_and(|rule| rule(path));
+        self.settings.borrow().scope.path_exclusion(path, &rule)
     }
 
     pub fn store(&self) -> &Store<D> {
@@ -138,7 +177,7 @@ impl<D: SqlDriver> Engine<D> {
     /// A note was created or changed (or found at start-up): (re)read it soon.
     pub fn enqueue_note(&self, path: &str, now: Millis) -> Result<i64, StoreError> {
         self.store.enqueue_job(
-            &NewJob { kind: JobKind::IngestSource, key: format!("note:{path}"), payload: json!({ "path": path }) },
+            &NewJob { kind: JobKind::IngestSource, key: note_key(path), payload: json!({ "path": path }) },
             now,
         )
     }
@@ -163,19 +202,25 @@ impl<D: SqlDriver> Engine<D> {
         self.store.enqueue_job(&NewJob { kind: JobKind::IngestText, key, payload }, now)
     }
 
-    /// A note was deleted: its memories go, with the orphan fix.
+    /// A note was deleted (or left the scope): its memories go, with the orphan fix, and
+    /// work on it already in flight stores nothing.
     pub fn remove_note(&self, path: &str) -> Result<Removal, StoreError> {
-        self.store.remove_source(path)
+        self.fences.deleted(path);
+        self.store.transaction(|store| {
+            store.drop_jobs(&note_key(path))?;
+            store.remove_source(path)
+        })
     }
 
     /// A note was renamed: its memories follow, no model call. Work queued for the old
     /// path is re-pointed at the new one.
     pub fn rename_note(&self, old_path: &str, new_path: &str, now: Millis) -> Result<(), StoreError> {
+        self.fences.renamed(old_path, new_path);
         self.store.transaction(|store| {
             store.rename_source(old_path, new_path, now)?;
-            let waiting =
-                store.list_jobs(Some(JobState::Queued))?.into_iter().any(|job| job.key == format!("note:{old_path}"));
-            if waiting {
+            // Work waiting under the old path moves to the new one (a running job lands
+            // there by its fence).
+            if store.drop_jobs(&note_key(old_path))? > 0 {
                 self.enqueue_note(new_path, now)?;
             }
             Ok(())
@@ -191,10 +236,26 @@ impl<D: SqlDriver> Engine<D> {
         self.store.list_memories(filter)
     }
 
-    /// The store is being closed (unload, reload from disk): no new job starts from now on;
-    /// running jobs finish into a store nobody saves, and run again at the next start.
-    pub fn shut_down(&self) {
+    /// The store is being closed (unload, reload from disk): no job starts and no call is
+    /// sent from now on; running jobs go back to the queue untried (before the caller's last
+    /// save), and what they were waiting for is discarded when it arrives.
+    pub fn shut_down(&self, now: Millis) -> Result<(), StoreError> {
         self.shut_down.set(true);
+        self.store.transaction(|store| {
+            // A job a delete or rename overtook is not handed back under its old path.
+            for (id, (path, generation)) in self.started.borrow_mut().drain() {
+                match self.fences.landing(&path, generation) {
+                    Some(landing) if landing == path => {}
+                    moved => {
+                        store.delete_job(id)?;
+                        if let Some(moved) = moved {
+                            self.enqueue_note(&moved, now)?;
+                        }
+                    }
+                }
+            }
+            store.release_running_jobs(now).map(|_| ())
+        })
     }
 
     pub fn is_shut_down(&self) -> bool {
@@ -216,6 +277,8 @@ impl<D: SqlDriver> Engine<D> {
         self.store.transaction(|store| {
             let mut total = Removal::default();
             for path in paths {
+                self.fences.deleted(path);
+                store.drop_jobs(&note_key(path))?;
                 let removal = store.remove_source(path)?;
                 total.memories.extend(removal.memories);
                 total.consolidations.extend(removal.consolidations);
@@ -247,13 +310,23 @@ impl<D: SqlDriver> Engine<D> {
         )
     }
 
-    /// The user pauses work; running jobs finish, no new ones start.
-    pub fn pause(&self) {
-        *self.pause.borrow_mut() = Some(Pause { by_user: true, reason: "Paused by you.".into(), code: None });
+    /// The user pauses work: no job starts and no call of a running job is sent (the job goes
+    /// back to the queue untried). The pause is kept in the store, so it holds after a restart
+    /// until the user resumes.
+    pub fn pause(&self) -> Result<(), StoreError> {
+        *self.pause.borrow_mut() = Some(user_pause());
+        self.store.set_meta(PAUSED_KEY, "1")
     }
 
-    pub fn resume(&self) {
+    /// Lifts any pause, the user's or the engine's own.
+    pub fn resume(&self) -> Result<(), StoreError> {
         *self.pause.borrow_mut() = None;
+        self.store.delete_meta(PAUSED_KEY)
+    }
+
+    /// Whether calls for queued work may be sent now (not paused, not closed).
+    pub(crate) fn may_send_for_jobs(&self) -> bool {
+        self.pause.borrow().is_none() && !self.shut_down.get()
     }
 
     pub fn paused(&self) -> Option<Pause> {
@@ -283,6 +356,14 @@ impl<D: SqlDriver> Engine<D> {
             Some(Pause { by_user: false, reason: error.to_string(), code: Some(error.code().to_owned()) });
     }
 
+    /// The store is still this engine's to write: nothing arriving after `shut_down` is kept.
+    pub(crate) fn still_owned(&self) -> Result<(), AgentError> {
+        if self.shut_down.get() {
+            return Err(AgentError::Model(LlmError::Stopped));
+        }
+        Ok(())
+    }
+
     fn position(heading: Option<String>, line_start: u32, line_end: u32) -> Position {
         Position { heading, line_start: Some(line_start), line_end: Some(line_end) }
     }
@@ -301,4 +382,13 @@ impl<D: SqlDriver> Engine<D> {
             }
         }
     }
+}
+
+fn user_pause() -> Pause {
+    Pause { by_user: true, reason: "Paused by you.".into(), code: None }
+}
+
+/// The queue key of a note's ingest: one job per note at a time.
+fn note_key(path: &str) -> String {
+    format!("note:{path}")
 }

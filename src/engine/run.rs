@@ -12,16 +12,20 @@ use super::triggers::LAST_CONSOLIDATION_KEY;
 use super::Engine;
 use crate::agents::consolidate::find_insights;
 use crate::agents::ingest::{extract, ExtractedMemory, Extraction, IngestInput};
-use crate::agents::query::{answer, QueryAnswer, QueryInput};
+use crate::agents::query::{answer, AnswerCost, QueryAnswer, QueryInput};
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
-use crate::domain::{Consolidation, ConsolidationId, Job, JobKind, Memory, MemoryId, Millis, Source, SourceKind};
+use crate::domain::{
+    Consolidation, ConsolidationId, Job, JobKind, Memory, MemoryId, Millis, Source, SourceKind, TokenUsage,
+};
 use crate::hash::file_digest_hex;
-use crate::llm::{ContentBlock, ConverseRequest, Message};
+use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, LlmError, Message};
 use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk};
 use crate::store::{SqlDriver, StoreError};
 
 const MAX_RETRY_WAIT_MS: u64 = 6 * 3_600_000;
+/// A question's prompt besides its memories: instructions, the question, the tool schema.
+const QUESTION_OVERHEAD_TOKENS: u64 = 3_000;
 
 /// What one `run_due_work` call did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -35,12 +39,26 @@ pub struct RunReport {
     pub paused: Option<String>,
     /// False when another run was already going (it picks up the new work).
     pub ran: bool,
+    /// When the earliest waiting job (a retry) is due, so the host runs again then.
+    pub next_due_at: Option<Millis>,
 }
 
 /// How a job ended when it did not fail.
 enum Finished {
     Done,
     Skipped,
+    /// A vault event overtook the job (the note was deleted meanwhile): nothing was stored.
+    Discarded,
+}
+
+/// Clears the "a run is going" flag however the run ends, even when a host callback threw
+/// and the run's future was dropped half-way.
+struct RunningFlag<'a>(&'a std::cell::Cell<bool>);
+
+impl Drop for RunningFlag<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
 }
 
 #[derive(Deserialize)]
@@ -75,16 +93,20 @@ impl<D: SqlDriver> Engine<D> {
         if self.running.replace(true) {
             return Ok(RunReport { ran: false, ..RunReport::default() });
         }
+        let running = RunningFlag(&self.running);
         let outcome = self.run_workers(host).await;
-        self.running.set(false);
+        drop(running);
         *self.current.borrow_mut() = None;
         let mut report = outcome?;
         report.paused = self.pause.borrow().as_ref().map(|pause| pause.reason.clone());
         report.ran = true;
+        report.next_due_at = if report.paused.is_none() { self.store.next_due_at()? } else { None };
         Ok(report)
     }
 
     async fn run_workers<H: Host>(&self, host: &H) -> Result<RunReport, StoreError> {
+        // Lifts a spending limit's pause once it no longer holds (a new day, a higher limit).
+        self.within_limits(host.now(), host.utc_offset_minutes())?;
         self.enqueue_due_consolidation(host.now())?;
         let workers = self.settings.borrow().parallel_jobs.max(1);
         let reports = join_all((0..workers).map(|_| self.worker(host))).await;
@@ -102,10 +124,17 @@ impl<D: SqlDriver> Engine<D> {
     async fn worker<H: Host>(&self, host: &H) -> Result<RunReport, StoreError> {
         let mut report = RunReport::default();
         while self.pause.borrow().is_none() && !self.shut_down.get() {
+            if !self.within_limits(host.now(), host.utc_offset_minutes())? {
+                break;
+            }
             let Some(job) = self.store.claim_next_job(host.now())? else { break };
             *self.current.borrow_mut() = Some(describe(&job));
             let outcome = self.run_job(host, &job).await;
-            self.settle(&job, outcome, host.now(), &mut report)?;
+            if let Err(error) = self.settle(&job, outcome, host.now(), &mut report) {
+                // The job must not stay "running" until the next start; the caller hears why.
+                let _ = self.store.release_job(job.id, host.now());
+                return Err(error);
+            }
             self.enqueue_due_consolidation(host.now())?;
             host.progress(&self.progress()?);
         }
@@ -117,7 +146,23 @@ impl<D: SqlDriver> Engine<D> {
             JobKind::IngestSource => {
                 let payload: NotePayload = serde_json::from_value(job.payload.clone())
                     .map_err(|error| StoreError::InvalidData(format!("job {}: {error}", job.id)))?;
-                self.ingest_note(host, &payload.path).await
+                let path = payload.path.as_str();
+                let generation = self.fences.generation(path);
+                self.started.borrow_mut().insert(job.id, (path.to_owned(), generation));
+                let outcome = self.ingest_note(host, path, generation).await;
+                self.started.borrow_mut().remove(&job.id);
+                match outcome {
+                    // Whatever went wrong, the note was deleted, renamed or left the scope
+                    // meanwhile: this job is over, not retried under a path that is gone; a
+                    // renamed note is read again under its new path.
+                    Err(_) if self.fences.landing(path, generation).as_deref() != Some(path) => {
+                        if let Some(moved) = self.landing(path, generation, host.now())? {
+                            self.enqueue_note(&moved, host.now())?;
+                        }
+                        Ok(Finished::Discarded)
+                    }
+                    outcome => outcome,
+                }
             }
             JobKind::IngestText => {
                 let payload: TextPayload = serde_json::from_value(job.payload.clone())
@@ -135,6 +180,10 @@ impl<D: SqlDriver> Engine<D> {
         now: Millis,
         report: &mut RunReport,
     ) -> Result<(), StoreError> {
+        if self.is_shut_down() {
+            // `shut_down` already handed the job back untried; the store is no longer ours.
+            return Ok(());
+        }
         match outcome {
             Ok(finished) => {
                 self.store.complete_job(job.id, now)?;
@@ -142,7 +191,12 @@ impl<D: SqlDriver> Engine<D> {
                 match finished {
                     Finished::Done => report.done += 1,
                     Finished::Skipped => report.skipped += 1,
+                    Finished::Discarded => {}
                 }
+            }
+            Err(AgentError::Model(LlmError::Stopped)) => {
+                // Paused before a call was sent: back to the queue, the attempt not counted.
+                self.store.release_job(job.id, now)?;
             }
             Err(error) if error.needs_settings() => {
                 self.store.release_job(job.id, now)?;
@@ -165,12 +219,29 @@ impl<D: SqlDriver> Engine<D> {
 
     /// Reads a note and makes its memories: unchanged notes and unchanged chunks cost no
     /// model call; everything is stored in one transaction once every chunk is done.
-    async fn ingest_note<H: Host>(&self, host: &H, path: &str) -> Result<Finished, AgentError> {
+    async fn ingest_note<H: Host>(&self, host: &H, queued_path: &str, generation: u64) -> Result<Finished, AgentError> {
+        let path = queued_path;
+        if self.path_exclusion(path).is_some() {
+            // Out of scope (a folder, a pattern, Obsidian's filters): never read, and what
+            // was remembered of it before is forgotten.
+            self.store.remove_source(path)?;
+            return Ok(Finished::Skipped);
+        }
         let file = host
             .read_file(path)
             .await
             .map_err(|reason| StoreError::InvalidInput(format!("could not read {path}: {reason}")))?;
+        self.still_owned()?;
         let Some(file) = file else {
+            // Gone, or renamed before it was read: the renamed note is read under its new path.
+            match self.fences.landing(queued_path, generation) {
+                Some(moved) if moved != queued_path => drop(self.enqueue_note(&moved, host.now())?),
+                _ => {
+                    for renamed in self.fences.renamed_from(queued_path) {
+                        self.enqueue_note(&renamed, host.now())?;
+                    }
+                }
+            }
             self.store.remove_source(path)?;
             return Ok(Finished::Done);
         };
@@ -178,6 +249,8 @@ impl<D: SqlDriver> Engine<D> {
         let offset = host.utc_offset_minutes();
         self.store.set_utc_offset(offset);
         let sha256 = file_digest_hex(&file.bytes);
+        let Some(path) = self.landing(queued_path, generation, now)? else { return Ok(Finished::Discarded) };
+        let path = path.as_str();
         if let Some(known) = self.store.get_source(path)? {
             if known.sha256 == sha256 {
                 if known.mtime != file.mtime || known.size != file.size {
@@ -197,17 +270,24 @@ impl<D: SqlDriver> Engine<D> {
             Err(reason) => return self.skip(path, &file, sha256, &reason.to_string(), now),
         };
         let note = parse_note(&text, settings.max_chunk_tokens);
-        if note.frontmatter.is_memory_disabled() {
-            return self.skip(path, &file, sha256, "its properties say memory: false", now);
+        if settings.scope.content_exclusion(&note).is_some() {
+            // `memory: false` or an excluded tag, decided on the text just read: nothing is
+            // sent, nothing is kept of the note (no record either), and its old memories go.
+            self.store.remove_source(path)?;
+            return Ok(Finished::Skipped);
         }
         let client = self.client()?;
-        let model = MeteredModel { client: &client, host, store: &self.store, agent: "ingest" };
+        // A delete (or the note leaving the scope) stops the note's remaining calls too.
+        let stopped = || !self.may_send_for_jobs() || self.fences.landing(queued_path, generation).is_none();
+        let model = MeteredModel::new(&client, host, &self.store, "ingest", &stopped);
         let note_date = note_date(path, &note.frontmatter, file.mtime, offset);
         let today = CalendarDate::at(now, offset);
         let metadata = note.frontmatter.to_json();
         let mut memories: Vec<Memory> = Vec::new();
         let mut moved = Vec::new();
         let mut seen: BTreeSet<String> = BTreeSet::new();
+        let known_quiet = self.store.quiet_chunks(path)?;
+        let mut quiet: Vec<String> = Vec::new();
         for chunk in &note.chunks {
             let position = Self::position(chunk.heading_path.clone(), chunk.line_start, chunk.line_end);
             if let Some(existing) = self.store.find_memory_by_content(path, SourceKind::Note, &chunk.content_hash)? {
@@ -215,6 +295,10 @@ impl<D: SqlDriver> Engine<D> {
                     moved.push((existing.id.clone(), position));
                     memories.push(existing);
                 }
+                continue;
+            }
+            if known_quiet.contains(&chunk.content_hash) {
+                quiet.push(chunk.content_hash.clone());
                 continue;
             }
             let input = IngestInput {
@@ -225,27 +309,60 @@ impl<D: SqlDriver> Engine<D> {
                 today,
                 metadata: Some(&metadata),
             };
-            if let Extraction::Memory(extracted) = extract(&model, &input).await? {
-                let memory = self.new_memory(path, SourceKind::Note, position, chunk, extracted, now)?;
-                seen.insert(memory.id.0.clone());
-                memories.push(memory);
+            match extract(&model, &input).await? {
+                Extraction::Memory(extracted) => {
+                    let memory = self.new_memory(path, SourceKind::Note, position, chunk, extracted, now)?;
+                    seen.insert(memory.id.0.clone());
+                    memories.push(memory);
+                }
+                Extraction::Nothing => quiet.push(chunk.content_hash.clone()),
             }
         }
+        // The note may have been renamed or deleted while the model was answering.
+        let Some(path) = self.landing(queued_path, generation, now)? else { return Ok(Finished::Discarded) };
+        for memory in &mut memories {
+            memory.source_path.clone_from(&path);
+        }
+        // A memory this job found unchanged, forgotten by the user while the model answered,
+        // stays forgotten (and so does its chunk: the forget marked it quiet).
+        let mut forgotten = BTreeSet::new();
+        for (id, _) in &moved {
+            if !self.store.memory_exists(id)? {
+                forgotten.insert(id.clone());
+            }
+        }
+        memories.retain(|memory| !forgotten.contains(&memory.id));
+        moved.retain(|(id, _)| !forgotten.contains(id));
         self.store.transaction(|store| {
-            store.replace_note_memories(path, &memories)?;
+            store.replace_note_memories(&path, &memories)?;
             for (id, position) in &moved {
                 store.update_memory_position(id, position, now)?;
             }
             store.upsert_source(&Source {
-                path: path.to_owned(),
+                path: path.clone(),
                 mtime: file.mtime,
                 size: file.size,
                 sha256,
                 updated_at: now,
                 skipped: None,
-            })
+            })?;
+            store.set_quiet_chunks(&path, &quiet)
         })?;
         Ok(Finished::Done)
+    }
+
+    /// Where a job on `path` begun at `generation` may store its result now (`None`: the
+    /// note was deleted meanwhile, and notes it was renamed to are queued to be read again).
+    /// Fails when the store is no longer this engine's.
+    fn landing(&self, path: &str, generation: u64, now: Millis) -> Result<Option<String>, AgentError> {
+        self.still_owned()?;
+        let landing = self.fences.landing(path, generation);
+        if landing.is_none() {
+            for renamed in self.fences.renamed_from(path) {
+                self.enqueue_note(&renamed, now)?;
+            }
+        }
+        Ok(landing)
     }
 
     /// The file is not remembered: its old memories go and the reason is recorded.
@@ -257,6 +374,7 @@ impl<D: SqlDriver> Engine<D> {
         reason: &str,
         now: Millis,
     ) -> Result<Finished, AgentError> {
+        self.still_owned()?;
         self.store.transaction(|store| {
             store.remove_source(path)?;
             store.upsert_source(&Source {
@@ -281,7 +399,8 @@ impl<D: SqlDriver> Engine<D> {
         let settings = self.settings();
         let note = parse_fragment(&payload.text, settings.max_chunk_tokens);
         let client = self.client()?;
-        let model = MeteredModel { client: &client, host, store: &self.store, agent: "ingest" };
+        let stopped = || !self.may_send_for_jobs();
+        let model = MeteredModel::new(&client, host, &self.store, "ingest", &stopped);
         let mut memories = Vec::new();
         for chunk in &note.chunks {
             if self.store.find_memory_by_content(&payload.source_path, payload.kind, &chunk.content_hash)?.is_some() {
@@ -306,6 +425,7 @@ impl<D: SqlDriver> Engine<D> {
                 memories.push(self.new_memory(&payload.source_path, payload.kind, position, chunk, extracted, now)?);
             }
         }
+        self.still_owned()?;
         self.store.transaction(|store| memories.iter().try_for_each(|memory| store.insert_memory(memory)))?;
         Ok(Finished::Done)
     }
@@ -346,8 +466,10 @@ impl<D: SqlDriver> Engine<D> {
             return Ok(Finished::Done);
         }
         let client = self.client()?;
-        let model = MeteredModel { client: &client, host, store: &self.store, agent: "consolidate" };
+        let stopped = || !self.may_send_for_jobs();
+        let model = MeteredModel::new(&client, host, &self.store, "consolidate", &stopped);
         let found = find_insights(&model, &batch).await?;
+        self.still_owned()?;
         let now = host.now();
         let mut insights = Vec::new();
         for insight in found {
@@ -368,7 +490,14 @@ impl<D: SqlDriver> Engine<D> {
     }
 
     /// Answers a question from the memories.
-    pub async fn ask<H: Host>(&self, host: &H, question: &str) -> Result<QueryAnswer, AgentError> {
+    /// Answers a question from the memories, with what it cost. A question that may pass a
+    /// spending limit is refused (`AgentError::OverLimit`) unless `allow_over_limit`.
+    pub async fn ask<H: Host>(
+        &self,
+        host: &H,
+        question: &str,
+        allow_over_limit: bool,
+    ) -> Result<QueryAnswer, AgentError> {
         if question.trim().is_empty() {
             return Err(AgentError::Store(StoreError::InvalidInput("Type a question first.".into())));
         }
@@ -388,14 +517,37 @@ impl<D: SqlDriver> Engine<D> {
             return answer(&NoModel, &self.store, &input).await;
         }
         let client = self.client()?;
-        let model = MeteredModel { client: &client, host, store: &self.store, agent: "query" };
-        answer(&model, &self.store, &input).await
+        let model_id = client.config().model_id.clone();
+        let (now, offset) = (host.now(), host.utc_offset_minutes());
+        // The most the question can cost: a full budget in, a full answer out, twice with the
+        // second pass. Only near a limit is the real selection measured.
+        let calls = if settings.second_pass { 2 } else { 1 };
+        let cost_of = |input_tokens: usize| {
+            let usage = TokenUsage {
+                input_tokens: (input_tokens as u64 + QUESTION_OVERHEAD_TOKENS) * calls,
+                output_tokens: u64::from(settings.max_answer_tokens) * calls,
+                ..TokenUsage::default()
+            };
+            estimate_cost_usd(&model_id, &usage)
+        };
+        if self.check_question_cost(cost_of(settings.query_budget_tokens), now, offset, allow_over_limit).is_err() {
+            let packed = self.recall(question, input.today, offset, None)?.packed.tokens;
+            self.check_question_cost(cost_of(packed), now, offset, allow_over_limit)?;
+        }
+        let stopped = || self.is_shut_down();
+        let model = MeteredModel::new(&client, host, &self.store, "query", &stopped);
+        let mut answered = answer(&model, &self.store, &input).await?;
+        let usage = model.used();
+        answered.cost =
+            Some(AnswerCost { usage, usd: estimate_cost_usd(&model_id, &usage), price_known: price_known(&model_id) });
+        Ok(answered)
     }
 
     /// One minimal call: proves the keys, region and model work, and how fast.
     pub async fn test_connection<H: Host>(&self, host: &H) -> Result<ConnectionCheck, AgentError> {
         let client = self.client()?;
-        let model = MeteredModel { client: &client, host, store: &self.store, agent: "connection_test" };
+        let stopped = || self.is_shut_down();
+        let model = MeteredModel::new(&client, host, &self.store, "connection_test", &stopped);
         let request = ConverseRequest {
             system: vec![ContentBlock::Text("Reply with the single word OK.".into())],
             messages: vec![Message::user("Connection test.")],

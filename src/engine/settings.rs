@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 
+use crate::notes::ScopeRules;
 use crate::select::DateOrder;
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -33,6 +34,13 @@ pub struct EngineSettings {
     /// Let the model fetch more memories once (`more_memories`) before answering: better
     /// answers when the chosen memories miss something, at the price of a second call.
     pub second_pass: bool,
+    /// Which notes are never read or sent (folders, patterns, tags, Obsidian's filters).
+    pub scope: ScopeRules,
+    /// Estimated US dollars the model may cost in a local day; 0 = no limit. When reached,
+    /// work pauses until the next day (or a higher limit) and questions ask first.
+    pub daily_limit_usd: f64,
+    /// The same for a calendar month.
+    pub monthly_limit_usd: f64,
 }
 
 impl Default for EngineSettings {
@@ -50,6 +58,9 @@ impl Default for EngineSettings {
             parallel_jobs: 3,
             date_order: DateOrder::DayMonth,
             second_pass: false,
+            scope: ScopeRules::default(),
+            daily_limit_usd: 0.0,
+            monthly_limit_usd: 0.0,
         }
     }
 }
@@ -57,7 +68,11 @@ impl Default for EngineSettings {
 impl EngineSettings {
     /// Checks values a person typed; the message names the setting.
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(bool, &str); 8] = [
+        let checks: [(bool, &str); 9] = [
+            (
+                self.daily_limit_usd >= 0.0 && self.monthly_limit_usd >= 0.0,
+                "A spending limit is an amount of dollars, 0 for none.",
+            ),
             (self.consolidation_threshold >= 2, "The consolidation threshold must be at least 2."),
             (
                 (2..=200).contains(&self.consolidation_batch_size),

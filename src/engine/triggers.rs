@@ -11,12 +11,19 @@ use crate::store::{NewJob, SqlDriver, StoreError};
 
 pub const LAST_CONSOLIDATION_KEY: &str = "last_consolidation_at";
 const DAY_MS: Millis = 86_400_000;
+const CONSOLIDATION_KEY: &str = "consolidate";
 
 impl<D: SqlDriver> Engine<D> {
     /// Which trigger, if any, says a consolidation is due now.
     pub fn consolidation_due(&self, now: Millis) -> Result<Option<&'static str>, StoreError> {
         // The at-start trigger is looked at once, on the first check of the session.
         let at_start = !self.start_trigger_checked.replace(true);
+        // A consolidation that failed for good holds the automatic triggers for a day: it
+        // would fail the same way, paid for again after every job. "Retry failed" or
+        // "Consolidate now" still run it.
+        if self.store.failed_since(CONSOLIDATION_KEY, now - DAY_MS)? {
+            return Ok(None);
+        }
         let waiting = self.store.count_unconsolidated()?;
         // One memory alone has nothing to connect with.
         if waiting < 2 {
@@ -50,7 +57,11 @@ impl<D: SqlDriver> Engine<D> {
     /// Queues a consolidation (also the "Consolidate now" command).
     pub fn enqueue_consolidation(&self, trigger: &str, now: Millis) -> Result<i64, StoreError> {
         self.store.enqueue_job(
-            &NewJob { kind: JobKind::Consolidate, key: "consolidate".into(), payload: json!({ "trigger": trigger }) },
+            &NewJob {
+                kind: JobKind::Consolidate,
+                key: CONSOLIDATION_KEY.into(),
+                payload: json!({ "trigger": trigger }),
+            },
             now,
         )
     }

@@ -92,6 +92,7 @@ impl BedrockClient {
             Either::Left((Ok(response), _)) => response,
             Either::Left((Err(TransportError::Offline(reason)), _)) => return Err(LlmError::Offline(reason)),
             Either::Left((Err(TransportError::Network(reason)), _)) => return Err(LlmError::Network(reason)),
+            Either::Left((Err(TransportError::Stopped), _)) => return Err(LlmError::Stopped),
             Either::Right(_) => return Err(LlmError::Timeout(config.timeout_ms.div_ceil(1_000))),
         };
         if (200..300).contains(&response.status) {

@@ -126,8 +126,8 @@ impl BedrockConfig {
             }
         }
         if let Some(endpoint) = &self.endpoint {
-            if !(endpoint.starts_with("https://") || endpoint.starts_with("http://127.0.0.1")) {
-                return problem(format!("The endpoint \"{endpoint}\" must start with https://."));
+            if let Err(reason) = check_endpoint(endpoint) {
+                return problem(reason);
             }
         }
         if self.timeout_ms < 1_000 || self.max_concurrency == 0 || self.retry.max_attempts == 0 {
@@ -170,6 +170,46 @@ fn is_region(region: &str) -> bool {
 
 fn is_access_key_id(id: &str) -> bool {
     (4..=128).contains(&id.len()) && id.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// Hosts a plain-HTTP endpoint may name: this device only (a local stand-in of Bedrock),
+/// so keys never travel unencrypted over a network.
+const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+
+/// An endpoint is parsed, not matched by prefix: `https://` to any host, or `http://` to
+/// exactly a loopback host (with any port); no user info (`user@host` hides the real host).
+pub fn check_endpoint(endpoint: &str) -> Result<(), String> {
+    let refuse = |why: &str| Err(format!("The endpoint \"{endpoint}\" {why}"));
+    let (scheme, rest) = match endpoint.split_once("://") {
+        Some((scheme, rest)) => (scheme.to_ascii_lowercase(), rest),
+        None => return refuse("must start with https://."),
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return refuse("must not contain a user name or password.");
+    }
+    let host = if authority.starts_with('[') {
+        match authority.find(']') {
+            Some(end) => &authority[..=end],
+            None => return refuse("is not a valid address."),
+        }
+    } else {
+        authority.split(':').next().unwrap_or("")
+    };
+    let port = &authority[host.len()..];
+    let port_ok = port.is_empty()
+        || port.strip_prefix(':').is_some_and(|digits| {
+            !digits.is_empty() && digits.len() <= 5 && digits.bytes().all(|byte| byte.is_ascii_digit())
+        });
+    if host.is_empty() || !port_ok || endpoint.chars().any(char::is_whitespace) {
+        return refuse("is not a valid address.");
+    }
+    match scheme.as_str() {
+        "https" => Ok(()),
+        "http" if LOOPBACK_HOSTS.contains(&host.to_ascii_lowercase().as_str()) => Ok(()),
+        "http" => refuse("must use https:// (plain http:// is allowed only to localhost, 127.0.0.1 or [::1])."),
+        _ => refuse("must start with https://."),
+    }
 }
 
 #[cfg(test)]
@@ -228,5 +268,34 @@ mod tests {
             !shown.contains("secret\"") && !shown.contains("token-123") && !shown.contains("ABSK-secret"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn endpoints_are_parsed_not_prefixed() {
+        for good in [
+            "https://bedrock-runtime.us-east-1.amazonaws.com",
+            "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com/",
+            "http://127.0.0.1:8080",
+            "http://localhost:9000/base",
+            "http://[::1]:4566",
+            "HTTP://LOCALHOST",
+        ] {
+            assert_eq!(check_endpoint(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "http://127.0.0.1.evil.example",
+            "http://127.0.0.1.evil.example:80/",
+            "http://localhost@evil.example",
+            "https://user:secret@bedrock.example",
+            "http://evil.example/127.0.0.1",
+            "http://10.0.0.1:8080",
+            "ftp://127.0.0.1",
+            "bedrock-runtime.us-east-1.amazonaws.com",
+            "https://",
+            "http://127.0.0.1:80x",
+            "http://[::1",
+        ] {
+            assert!(check_endpoint(bad).is_err(), "{bad} should be refused");
+        }
     }
 }

@@ -61,6 +61,9 @@ pub enum LlmError {
     /// A 200 whose body is not a Converse answer we can read.
     #[error("Bedrock sent an answer Memory Agent cannot read: {0}")]
     BadResponse(String),
+    /// Not sent: the work was stopped (the plugin unloaded, its store reloaded, or paused).
+    #[error("Memory Agent stopped this work before asking the model.")]
+    Stopped,
 }
 
 impl LlmError {
@@ -98,6 +101,7 @@ impl ErrorCode for LlmError {
             LlmError::Network(_) => "llm.network",
             LlmError::MaxTokens => "llm.max_tokens",
             LlmError::BadResponse(_) => "llm.bad_response",
+            LlmError::Stopped => "llm.stopped",
         }
     }
 }

@@ -36,6 +36,8 @@ pub enum TransportError {
     Offline(String),
     /// The connection broke (reset, TLS failure, …).
     Network(String),
+    /// Nothing was sent: the work this request belonged to was stopped (unload, pause).
+    Stopped,
 }
 
 /// Sends HTTP requests. Implementations must not throw on error statuses.

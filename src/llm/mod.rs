@@ -21,5 +21,5 @@ pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, 
 pub use error::LlmError;
 pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 pub use limiter::ConcurrencyLimiter;
-pub use pricing::estimate_cost_usd;
+pub use pricing::{estimate_cost_usd, price_known, prices, Prices};
 pub use retry::{Jitter, RetryPolicy};

@@ -13,12 +13,14 @@ mod date;
 mod decode;
 mod frontmatter;
 mod markdown;
+mod scope;
 mod tags;
 
 pub use chunks::Chunk;
 pub use date::note_date;
 pub use decode::{decode_note, NoteError};
 pub use frontmatter::{Frontmatter, FrontmatterValue};
+pub use scope::{glob_matches, is_regex_filter, ScopeRules};
 
 /// A note read for ingestion.
 #[derive(Debug, Clone, Default, PartialEq)]

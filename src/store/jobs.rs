@@ -22,7 +22,9 @@ pub struct NewJob {
 
 impl<D: SqlDriver> Store<D> {
     /// Queues work due now; returns the job's id. A job already waiting under the same key
-    /// takes the new payload (the newest request wins) and keeps its id.
+    /// takes the new payload (the newest request wins) and keeps its id, its attempts and,
+    /// when it is waiting out a retry, its retry time: asking again never buys a failing job
+    /// fresh attempts (only the user's "retry failed" does).
     pub fn enqueue_job(&self, job: &NewJob, now: Millis) -> Result<i64, StoreError> {
         self.transaction(|store| {
             let waiting =
@@ -30,8 +32,9 @@ impl<D: SqlDriver> Store<D> {
             if let Some(row) = waiting.into_iter().next() {
                 let id = RowReader::new(row).i64()?;
                 store.change(
-                    "UPDATE jobs SET kind = ?, payload = ?, attempts = 0, next_run_at = ?, last_error = NULL,
-                        updated_at = ? WHERE id = ?",
+                    "UPDATE jobs SET kind = ?, payload = ?,
+                        next_run_at = CASE WHEN attempts > 0 THEN max(next_run_at, ?3) ELSE ?3 END,
+                        updated_at = ?4 WHERE id = ?5",
                     &[job.kind.as_str().into(), to_json(&job.payload), now.into(), now.into(), id.into()],
                 )?;
                 return Ok(id);
@@ -167,6 +170,52 @@ impl<D: SqlDriver> Store<D> {
             &[state.map(JobState::as_str).into(), limit.into()],
         )?;
         rows.into_iter().map(read_job).collect()
+    }
+
+    /// The store is closing with work in flight: running jobs go back to the queue as if
+    /// they had not been tried (what they were doing is abandoned). Returns how many.
+    /// A running job whose key has newer work waiting is dropped instead (that job will
+    /// read the note as it is then).
+    pub fn release_running_jobs(&self, now: Millis) -> Result<usize, StoreError> {
+        self.transaction(|store| {
+            store.change(
+                "DELETE FROM jobs WHERE state = 'running'
+                   AND key IN (SELECT key FROM jobs WHERE state = 'queued')",
+                &[],
+            )?;
+            store.change(
+                "UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), next_run_at = min(next_run_at, ?1),
+                    updated_at = ?1 WHERE state = 'running'",
+                &[now.into()],
+            )
+        })
+    }
+
+    /// When the earliest waiting job is due (it may be now or past), if any job waits.
+    pub fn next_due_at(&self) -> Result<Option<Millis>, StoreError> {
+        let rows = self.query("SELECT min(next_run_at) FROM jobs WHERE state = 'queued'", &[])?;
+        Ok(rows.into_iter().next().and_then(|row| row.into_iter().next()).and_then(|value| value.as_i64()))
+    }
+
+    /// Whether a job under `key` failed for good at or after `since`.
+    pub fn failed_since(&self, key: &str, since: Millis) -> Result<bool, StoreError> {
+        let rows = self.query(
+            "SELECT 1 FROM jobs WHERE key = ? AND state = 'failed' AND updated_at >= ?",
+            &[key.into(), since.into()],
+        )?;
+        Ok(!rows.is_empty())
+    }
+
+    /// Deletes one job, whatever its state (its work was overtaken by a vault event).
+    pub fn delete_job(&self, id: i64) -> Result<(), StoreError> {
+        self.change("DELETE FROM jobs WHERE id = ?", &[id.into()])?;
+        Ok(())
+    }
+
+    /// Drops the work waiting (or failed) under `key`: what it was for is gone. A running job
+    /// is left to end; its result is fenced off by the engine.
+    pub fn drop_jobs(&self, key: &str) -> Result<usize, StoreError> {
+        self.change("DELETE FROM jobs WHERE key = ? AND state IN ('queued', 'failed')", &[key.into()])
     }
 
     /// Drops finished jobs older than `before`; the queue keeps only what matters.

@@ -182,14 +182,28 @@ impl<D: SqlDriver> Store<D> {
         super::rows::single(rows)?.u64()
     }
 
-    /// Forgets one memory (the user asked to), with the orphan fix.
+    /// Forgets one memory (the user asked to), with the orphan fix — everywhere: the row and
+    /// its links go (with `secure_delete`, their bytes are overwritten), and the full-text
+    /// index is merged so that its words are not left in an older segment of the index.
     pub fn forget_memory(&self, id: &MemoryId) -> Result<Removal, StoreError> {
-        self.transaction(|store| {
+        let removal = self.transaction(|store| {
             if !store.memory_exists(id)? {
                 return Err(StoreError::NotFound(format!("memory {}", id.0)));
             }
+            // A note's chunk that was forgotten is not sent again while it stays as it is (an
+            // edit elsewhere in the note would otherwise remember it again): its content hash
+            // joins the note's chunks with nothing to remember.
+            store.change(
+                "UPDATE sources SET quiet = coalesce(quiet, x'') || m.content_hash
+                 FROM (SELECT path_id, content_hash FROM memories WHERE id = ?1 AND kind = ?2
+                       AND content_hash IS NOT NULL) AS m
+                 WHERE sources.path_id = m.path_id",
+                &[id.0.as_str().into(), kind_code(SourceKind::Note).into()],
+            )?;
             store.remove_memories(std::slice::from_ref(id))
-        })
+        })?;
+        self.merge_search_index()?;
+        Ok(removal)
     }
 
     /// Makes `memories` the note memories of `path`: memories whose id is kept stay as they
@@ -350,7 +364,7 @@ fn kind_from_code(code: i64) -> Result<SourceKind, StoreError> {
 
 /// The stored form of a content hash: its first 128 bits. The hash is the hex the engine
 /// computes (SHA-256, 64 digits) or one read back from the store (32 digits).
-fn stored_hash(hash: &str) -> Result<Vec<u8>, StoreError> {
+pub(super) fn stored_hash(hash: &str) -> Result<Vec<u8>, StoreError> {
     let bytes = unhex(hash).ok_or_else(|| StoreError::InvalidInput(format!("content hash `{hash}` is not hex")))?;
     if bytes.len() < CONTENT_HASH_BYTES {
         return Err(StoreError::InvalidInput(format!("content hash `{hash}` is too short")));

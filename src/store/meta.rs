@@ -12,6 +12,11 @@ impl<D: SqlDriver> Store<D> {
         single(rows)?.text().map(Some)
     }
 
+    pub fn delete_meta(&self, key: &str) -> Result<(), StoreError> {
+        self.change("DELETE FROM meta WHERE key = ?", &[key.into()])?;
+        Ok(())
+    }
+
     pub fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
         self.change(
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",

@@ -44,6 +44,7 @@ pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
 pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};
 pub use search_index::{keywords, MAX_KEYWORDS};
+pub use sources::QuietChunks;
 pub use usage::UsageRecord;
 
 /// What can go wrong in the store.
@@ -167,7 +168,11 @@ impl<D: SqlDriver> Store<D> {
             store.dirty.set(true);
         }
         store.finish_upgrade().map_err(as_corrupt)?;
-        store.driver.execute_batch(&format!("PRAGMA cache_size = -{}", maintenance::PAGE_CACHE_KIB))?;
+        // `secure_delete`: a forgotten memory's bytes are overwritten, not left in free pages.
+        store.driver.execute_batch(&format!(
+            "PRAGMA cache_size = -{}; PRAGMA secure_delete = ON;",
+            maintenance::PAGE_CACHE_KIB
+        ))?;
         Ok(store)
     }
 
@@ -175,6 +180,11 @@ impl<D: SqlDriver> Store<D> {
     /// the local day it was made at this offset.
     pub fn set_utc_offset(&self, minutes: i32) {
         self.utc_offset_minutes.set(minutes);
+    }
+
+    /// The driver underneath (tests wrap one to inject failures).
+    pub fn driver(&self) -> &D {
+        &self.driver
     }
 
     /// Whether anything changed since the store was opened or last exported.
@@ -229,10 +239,15 @@ impl<D: SqlDriver> Store<D> {
         match result {
             // `change` marks the store dirty for each statement that changed rows; a
             // transaction that changed nothing leaves nothing to save.
-            Ok(value) => {
-                self.driver.execute_batch("COMMIT")?;
-                Ok(value)
-            }
+            Ok(value) => match self.driver.execute_batch("COMMIT") {
+                Ok(()) => Ok(value),
+                Err(error) => {
+                    // A failed COMMIT (e.g. out of memory) leaves the transaction open; every
+                    // later BEGIN would fail until it is rolled back.
+                    let _ = self.driver.execute_batch("ROLLBACK");
+                    Err(error.into())
+                }
+            },
             Err(error) => {
                 let _ = self.driver.execute_batch("ROLLBACK");
                 Err(error)

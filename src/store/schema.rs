@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -268,6 +268,13 @@ CREATE VIRTUAL TABLE memories_fts USING fts4(
     tokenize=unicode61 "remove_diacritics=2"
 );
 CREATE VIRTUAL TABLE memories_terms USING fts4aux(memories_fts);
+"#;
+
+/// Version 6: the chunks of a note the model found nothing to remember in (`quiet`, their
+/// 8-byte content hashes end to end), so an edit elsewhere in the note does not send them
+/// again. They belong to the source record and go with it.
+const V6: &str = r#"
+ALTER TABLE sources ADD COLUMN quiet BLOB;
 "#;
 
 /// The full-text index of memories (version 4 on); derived from `memories`, rebuilt at will.

@@ -23,6 +23,14 @@ use crate::words::{fold, is_stop_word, words, Script};
 pub const MAX_KEYWORDS: usize = 10;
 
 impl<D: SqlDriver> Store<D> {
+    /// Merges the index into one segment: a removed memory's words stay in older segments
+    /// (FTS4 only marks them deleted) until a merge rewrites them. About 0.1 s at 50,000
+    /// memories natively; run after the user forgets something.
+    pub(super) fn merge_search_index(&self) -> Result<(), StoreError> {
+        self.change(&format!("INSERT INTO {FULL_TEXT_INDEX} ({FULL_TEXT_INDEX}) VALUES ('optimize')"), &[])?;
+        Ok(())
+    }
+
     /// Enters the memory `key` in the full-text index (after it was inserted or changed).
     pub(super) fn index_memory(&self, key: i64) -> Result<(), StoreError> {
         self.change(

@@ -7,6 +7,18 @@ use super::{SqlDriver, Store, StoreError};
 use crate::domain::{Source, SourceKind};
 use crate::hash::{hex, unhex, FILE_DIGEST_BYTES};
 
+use super::memories::CONTENT_HASH_BYTES;
+
+/// Content hashes of chunks that hold nothing to remember.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct QuietChunks(std::collections::BTreeSet<Vec<u8>>);
+
+impl QuietChunks {
+    pub fn contains(&self, content_hash: &str) -> bool {
+        super::memories::stored_hash(content_hash).is_ok_and(|hash| self.0.contains(&hash))
+    }
+}
+
 /// A source's columns, in the order `read_source` reads them.
 const SELECT: &str = "SELECT p.path, s.mtime, s.size, s.sha256, s.updated_at, s.skipped
      FROM sources AS s JOIN paths AS p ON p.id = s.path_id";
@@ -37,6 +49,34 @@ impl<D: SqlDriver> Store<D> {
             )?;
             Ok(())
         })
+    }
+
+    /// Records the content hashes of `path`'s chunks that hold nothing to remember (replacing
+    /// the earlier list); the source record must exist.
+    pub fn set_quiet_chunks(&self, path: &str, hashes: &[String]) -> Result<(), StoreError> {
+        let mut blob = Vec::with_capacity(hashes.len() * CONTENT_HASH_BYTES);
+        for hash in hashes {
+            blob.extend(super::memories::stored_hash(hash)?);
+        }
+        let value = if blob.is_empty() { SqlValue::Null } else { SqlValue::Blob(blob) };
+        self.change(
+            "UPDATE sources SET quiet = ? WHERE path_id = (SELECT id FROM paths WHERE path = ?) AND quiet IS NOT ?",
+            &[value.clone(), path.into(), value],
+        )?;
+        Ok(())
+    }
+
+    /// The chunks of `path` known to hold nothing to remember.
+    pub fn quiet_chunks(&self, path: &str) -> Result<QuietChunks, StoreError> {
+        let rows = self.query(
+            "SELECT s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = ?",
+            &[path.into()],
+        )?;
+        let blob = match rows.into_iter().next().and_then(|row| row.into_iter().next()) {
+            Some(SqlValue::Blob(blob)) => blob,
+            _ => Vec::new(),
+        };
+        Ok(QuietChunks(blob.chunks_exact(CONTENT_HASH_BYTES).map(<[u8]>::to_vec).collect()))
     }
 
     pub fn get_source(&self, path: &str) -> Result<Option<Source>, StoreError> {

@@ -21,16 +21,16 @@ extern "C" {
     pub type JsHost;
     #[wasm_bindgen(method, catch)]
     fn send(this: &JsHost, request: &JsValue) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method)]
-    fn sleep(this: &JsHost, millis: f64) -> Promise;
-    #[wasm_bindgen(method)]
-    fn now(this: &JsHost) -> f64;
+    #[wasm_bindgen(method, catch)]
+    fn sleep(this: &JsHost, millis: f64) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn now(this: &JsHost) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch, js_name = readFile)]
     fn read_file(this: &JsHost, path: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, js_name = utcOffsetMinutes)]
-    fn utc_offset_minutes(this: &JsHost) -> f64;
-    #[wasm_bindgen(method)]
-    fn progress(this: &JsHost, progress: &JsValue);
+    #[wasm_bindgen(method, catch, js_name = utcOffsetMinutes)]
+    fn utc_offset_minutes(this: &JsHost) -> Result<f64, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn progress(this: &JsHost, progress: &JsValue) -> Result<(), JsValue>;
 }
 
 /// A request without its body, which travels as bytes (`body_bytes`): a byte array moves
@@ -101,17 +101,23 @@ fn transport_error(error: JsValue) -> TransportError {
         .unwrap_or_else(|| "the request failed".into());
     match code.as_deref() {
         Some("offline") => TransportError::Offline(message),
+        Some("stopped") => TransportError::Stopped,
         _ => TransportError::Network(message),
     }
 }
 
+// A callback that throws must not unwind through Rust (it would leave the engine's state
+// half-updated): the clock falls back to `Date.now()`, a failed sleep returns at once (the
+// retry loops are bounded anyway), a failed progress report is dropped.
 impl Clock for JsHostAdapter {
     fn now(&self) -> Millis {
-        self.host.now() as Millis
+        self.host.now().unwrap_or_else(|_| js_sys::Date::now()) as Millis
     }
 
     async fn sleep(&self, millis: u64) {
-        let _ = JsFuture::from(self.host.sleep(millis as f64)).await;
+        if let Ok(promise) = self.host.sleep(millis as f64) {
+            let _ = JsFuture::from(promise).await;
+        }
     }
 }
 
@@ -135,12 +141,12 @@ impl Host for JsHostAdapter {
     }
 
     fn utc_offset_minutes(&self) -> i32 {
-        self.host.utc_offset_minutes() as i32
+        self.host.utc_offset_minutes().unwrap_or(0.0) as i32
     }
 
     fn progress(&self, progress: &Progress) {
         if let Ok(value) = super::to_js(progress) {
-            self.host.progress(&value);
+            let _ = self.host.progress(&value);
         }
     }
 }

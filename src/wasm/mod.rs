@@ -83,6 +83,7 @@ impl MemoryCore {
             .map_err(|error| coded_error(&format!("Invalid settings: {error}"), "settings.invalid"))?;
         if let Some(engine_settings) = settings.engine {
             engine_settings.validate().map_err(|message| coded_error(&message, "settings.invalid"))?;
+            self.engine.set_host_rule(regex_filters(&engine_settings.scope.ignore_filters));
             self.engine.set_settings(engine_settings);
         }
         let seed = js_sys::Math::random().to_bits();
@@ -117,10 +118,11 @@ impl MemoryCore {
         })
     }
 
-    /// Closes the store for work: no job starts from now on (unload, reload from disk).
-    /// Call `free()` afterwards; work already running finishes into nothing.
-    pub fn close(&self) {
-        self.engine.shut_down();
+    /// Closes the store for work (unload, reload from disk): no job starts and no call is
+    /// sent from now on, running jobs go back to the queue untried (export after this to
+    /// keep that), and answers still on their way are discarded. Call `free()` afterwards.
+    pub fn close(&self) -> Result<(), JsValue> {
+        self.engine.shut_down(self.now()?).map_err(js)
     }
 
     /// Queues a note to be (re)read; returns the job id.
@@ -175,10 +177,10 @@ impl MemoryCore {
 
     /// Answers a question: `Promise<QueryAnswer>`.
     #[wasm_bindgen(unchecked_return_type = "Promise<QueryAnswer>")]
-    pub fn ask(&self, question: String) -> Result<Promise, JsValue> {
+    pub fn ask(&self, question: String, allow_over_limit: Option<bool>) -> Result<Promise, JsValue> {
         let (engine, host) = (self.engine.clone(), self.host()?);
         Ok(future_to_promise(async move {
-            let answer = engine.ask(host.as_ref(), &question).await.map_err(js)?;
+            let answer = engine.ask(host.as_ref(), &question, allow_over_limit.unwrap_or(false)).await.map_err(js)?;
             to_js(&answer)
         }))
     }
@@ -199,12 +201,13 @@ impl MemoryCore {
         self.engine.enqueue_consolidation("command", self.now()?).map(|id| id as f64).map_err(js)
     }
 
-    pub fn pause(&self) {
-        self.engine.pause();
+    /// Pauses work until `resume`, also across restarts (kept in the store).
+    pub fn pause(&self) -> Result<(), JsValue> {
+        self.engine.pause().map_err(js)
     }
 
-    pub fn resume(&self) {
-        self.engine.resume();
+    pub fn resume(&self) -> Result<(), JsValue> {
+        self.engine.resume().map_err(js)
     }
 
     /// Failed jobs get fresh attempts; returns how many.
@@ -353,6 +356,13 @@ impl MemoryCore {
         self.engine.store().remembered_notes().map(|count| count as f64).map_err(js)
     }
 
+    /// What remembering `notes` notes of `bytes` bytes will roughly cost, at the connected
+    /// model's price: `{notes, inputTokens, outputTokens, costUsd, modelId, priceKnown}`.
+    #[wasm_bindgen(js_name = estimateIngest, unchecked_return_type = "IngestEstimate")]
+    pub fn estimate_ingest(&self, notes: f64, bytes: f64) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.estimate_ingest(notes.max(0.0) as u64, bytes.max(0.0) as u64))
+    }
+
     /// Tokens and estimated cost between two local dates (`YYYY-MM-DD`, inclusive).
     #[wasm_bindgen(unchecked_return_type = "UsageReport")]
     pub fn usage(&self, from: &str, to: &str) -> Result<JsValue, JsValue> {
@@ -363,6 +373,14 @@ impl MemoryCore {
             total: TokenUsage,
             calls: u64,
             estimated_cost_usd: f64,
+            /// False when the model's price is unknown (the estimate uses the highest price).
+            price_known: bool,
+            model_id: String,
+            /// Today and this month, in local days, against the limits (0 = none).
+            spent_today_usd: f64,
+            spent_this_month_usd: f64,
+            daily_limit_usd: f64,
+            monthly_limit_usd: f64,
         }
         let date = |text: &str| {
             CalendarDate::parse(text)
@@ -378,8 +396,24 @@ impl MemoryCore {
             total.cache_read_tokens += record.cache_read_tokens;
             total.cache_write_tokens += record.cache_write_tokens;
         }
-        let model = self.engine.connected_model().unwrap_or_default();
-        to_js(&UsageReport { estimated_cost_usd: estimate_cost_usd(&model, &total), records, total, calls })
+        let model = self.engine.connected_model().unwrap_or_else(|| crate::llm::DEFAULT_MODEL_ID.to_owned());
+        let now = self.now()?;
+        let offset =
+            self.host.borrow().as_ref().map_or(0, |host| crate::engine::Host::utc_offset_minutes(host.as_ref()));
+        let spent = self.engine.spent(now, offset).map_err(js)?;
+        let settings = self.engine.settings();
+        to_js(&UsageReport {
+            estimated_cost_usd: estimate_cost_usd(&model, &total),
+            price_known: crate::llm::price_known(&model),
+            model_id: model,
+            records,
+            total,
+            calls,
+            spent_today_usd: spent.today,
+            spent_this_month_usd: spent.this_month,
+            daily_limit_usd: settings.daily_limit_usd,
+            monthly_limit_usd: settings.monthly_limit_usd,
+        })
     }
 
     /// True when the store changed since it was opened or last exported.
@@ -430,6 +464,27 @@ impl MemoryCore {
             None => millis(js_sys::Date::now()),
         }
     }
+}
+
+/// Obsidian's `/regex/` "Excluded files" as one rule, matched with JavaScript's own RegExp
+/// (their dialect); a broken expression excludes nothing, as in Obsidian.
+fn regex_filters(filters: &[String]) -> Option<crate::engine::HostRule> {
+    let constructor: js_sys::Function =
+        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("RegExp")).ok()?.dyn_into().ok()?;
+    let expressions: Vec<js_sys::RegExp> = filters
+        .iter()
+        .map(|filter| filter.trim())
+        .filter(|filter| crate::notes::is_regex_filter(filter))
+        .filter_map(|filter| {
+            let end = filter.rfind('/')?;
+            let args = js_sys::Array::of2(&JsValue::from_str(&filter[1..end]), &JsValue::from_str(&filter[end + 1..]));
+            js_sys::Reflect::construct(&constructor, &args).ok()?.dyn_into::<js_sys::RegExp>().ok()
+        })
+        .collect();
+    if expressions.is_empty() {
+        return None;
+    }
+    Some(Box::new(move |path: &str| expressions.iter().any(|expression| expression.test(path))))
 }
 
 /// Lower-case hex SHA-256 of `bytes`.

@@ -27,8 +27,10 @@ export interface Citation {
 export interface QueryAnswer {
   answer: string; citations: Citation[]; unknownCitations: string[]; askedModel: boolean;
   considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; reasons: Array<[string, number]> };
+  /** The answer's tokens and estimated dollars (null when no model was asked). */
+  cost: { usage: TokenUsage; usd: number; priceKnown: boolean } | null;
 }
-export interface RunReport { done: number; skipped: number; retrying: number; failed: number; paused: string | null; ran: boolean }
+export interface RunReport { done: number; skipped: number; retrying: number; failed: number; paused: string | null; ran: boolean; nextDueAt: number | null }
 export interface Removal { memories: string[]; consolidations: string[]; reopened: string[] }
 export interface Job {
   id: number; kind: "ingest_source" | "ingest_text" | "consolidate"; key: string; payload: unknown;
@@ -40,6 +42,9 @@ export interface TokenUsage { inputTokens: number; outputTokens: number; cacheRe
 export interface UsageReport {
   records: Array<{ day: string; agent: string; calls: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }>;
   total: TokenUsage; calls: number; estimatedCostUsd: number;
+  /** False when the model is not in the price table: the estimate then uses the highest price. */
+  priceKnown: boolean; modelId: string;
+  spentTodayUsd: number; spentThisMonthUsd: number; dailyLimitUsd: number; monthlyLimitUsd: number;
 }
 export interface ConnectionCheck { modelId: string; region: string; latencyMs: number }
 export interface Progress { finished: number; queued: number; running: number; failed: number; current: string | null; paused: string | null }
@@ -76,7 +81,18 @@ export interface EngineSettings {
   maxChunkTokens?: number; maxNoteBytes?: number; queryBudgetTokens?: number; maxAnswerTokens?: number;
   maxJobAttempts?: number; jobRetryBaseMs?: number; parallelJobs?: number;
   dateOrder?: "dayMonth" | "monthDay"; secondPass?: boolean;
+  /** Spending limits in US dollars a local day and month (0 = none). */
+  dailyLimitUsd?: number; monthlyLimitUsd?: number;
+  /** Which notes are never read or sent; checked by the core right before a note is read and sent. */
+  scope?: CoreScopeRules;
 }
+export interface CoreScopeRules {
+  configDir?: string; databasePath?: string; includePlainText?: boolean;
+  excludedFolders?: string[]; excludedPatterns?: string[]; excludedTags?: string[];
+  /** Obsidian's "Excluded files": paths, or `/regex/` (matched with JavaScript's RegExp in the worker). */
+  ignoreFilters?: string[];
+}
+export interface IngestEstimate { notes: number; inputTokens: number; outputTokens: number; costUsd: number; modelId: string; priceKnown: boolean }
 export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null }
 /** Bodies are UTF-8 bytes: they move between the worker and the main thread without a copy. */
 export interface HostRequest { method: string; url: string; headers: Record<string, string>; body: Uint8Array }

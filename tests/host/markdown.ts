@@ -1,14 +1,20 @@
 // A small Markdown renderer for the hosts' MarkdownRenderer: headings, paragraphs (soft line
-// breaks), lists, fenced code, bold, italics, inline code, links and wiki links — built as
+// breaks), lists, fenced code, bold, italics, inline code, links, wiki links and character
+// references in text — built as
 // real DOM nodes (never innerHTML). No Node dependency: the browser harness uses it too.
 
 const INLINE = /(\*\*([^*]+)\*\*)|(`([^`]+)`)|(\[\[([^\]]+)\]\])|(\[([^\]]+)\]\(([^)\s]+)\))|(\*([^*\s][^*]*)\*)|(_([^_\s][^_]*)_)/g;
+
+/** Character references as Markdown decodes them in text (`&lt;` is a `<` shown, never a tag). */
+function decodeEntities(text: string): string {
+	return text.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: "<", gt: ">", quot: '"', "#39": "'", amp: "&" })[name] ?? "");
+}
 
 /** Appends `text` with inline formatting to `parent`. */
 export function renderInline(parent: HTMLElement, text: string): void {
 	let last = 0;
 	for (const match of text.matchAll(INLINE)) {
-		if (match.index > last) parent.append(text.slice(last, match.index));
+		if (match.index > last) parent.append(decodeEntities(text.slice(last, match.index)));
 		if (match[2] !== undefined) renderInline(parent.createEl("strong"), match[2]);
 		else if (match[4] !== undefined) parent.createEl("code", { text: match[4] });
 		else if (match[6] !== undefined) {
@@ -20,7 +26,7 @@ export function renderInline(parent: HTMLElement, text: string): void {
 		else if (match[13] !== undefined) renderInline(parent.createEl("em"), match[13]);
 		last = match.index + match[0].length;
 	}
-	if (last < text.length) parent.append(text.slice(last));
+	if (last < text.length) parent.append(decodeEntities(text.slice(last)));
 }
 
 /** Lines of one paragraph, joined by `<br>` as Obsidian does without strict line breaks. */

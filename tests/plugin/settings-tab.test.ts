@@ -39,7 +39,7 @@ async function openTab(options: { layoutReady?: boolean; apiVersion?: string } =
 for (const apiVersion of VERSIONS) {
 	test(`the tab is grouped under headings, in order (Obsidian ${apiVersion})`, async () => {
 		const tab = await openTab({ apiVersion });
-		assert.deepEqual(tab.headings(), ["Connection", "What to remember", "Consolidation", "Answers", "Storage"]);
+		assert.deepEqual(tab.headings(), ["Connection", "What to remember", "Consolidation", "Answers", "Spending", "Storage"]);
 		for (const name of [
 			"Authentication",
 			"Access key ID",
@@ -84,7 +84,7 @@ interface FieldCase {
 
 const FIELD_CASES: FieldCase[] = [
 	{ name: "Model ID", invalid: [["", /Enter a model ID/], ["us.anthropic claude", /no spaces/]], valid: "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", saved: ["modelId", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0"] },
-	{ name: "Advanced: endpoint", invalid: [["http://bedrock.example.com", /must start with https:\/\//], ["https://", /https:\/\//]], valid: "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com", saved: ["endpoint", "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com"] },
+	{ name: "Advanced: endpoint", invalid: [["http://bedrock.example.com", /must use https:\/\//], ["https://", /https:\/\//]], valid: "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com", saved: ["endpoint", "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com"] },
 	{ name: "Excluded folders", invalid: [["Private\n../Outside", /inside the vault/], ["/home/me", /relative/]], valid: "Private\n\n Journal/Health ", saved: ["excludedFolders", ["Private", "Journal/Health"]] },
 	{ name: "Excluded patterns", invalid: [["**/[draft", /\[ has no matching \]/], ["{a,b", /\{ has no matching \}/]], valid: "**/drafts/**\n*.excalidraw.md", saved: ["excludedPatterns", ["**/drafts/**", "*.excalidraw.md"]] },
 	{ name: "Excluded tags", invalid: [["#two words", /not a tag/], ["#2024", /at least one letter/]], valid: "#private\nwork/secret", saved: ["excludedTags", ["private", "work/secret"]] },
@@ -270,6 +270,11 @@ test("the pure helpers: error words per code, the missing setting, redaction, va
 	assert.equal(validateEndpoint(""), null);
 	assert.equal(validateEndpoint("http://127.0.0.1:9999"), null, "the loopback stand-in the core accepts");
 	assert.match(validateEndpoint("ftp://x") ?? "", /https/);
+	// Parsed, not prefixed: a host that merely starts with a loopback address is another host.
+	for (const good of ["https://bedrock.example", "http://localhost:8080/x", "http://[::1]:4566"]) assert.equal(validateEndpoint(good), null, good);
+	for (const bad of ["http://127.0.0.1.evil.example", "http://localhost@evil.example", "https://u:p@bedrock.example", "http://10.0.0.1"]) {
+		assert.notEqual(validateEndpoint(bad), null, bad);
+	}
 	assert.equal(validateTags(["#ok", "nested/tag", "tag-with_dash"]), null);
 	assert.deepEqual(parseNumberSetting("answerMaxTokens", " 2000 "), { value: 2000 });
 	assert.equal(exportFileName(new Date(2026, 1, 3)), "Memory Agent export 2026-02-03.json");

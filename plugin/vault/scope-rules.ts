@@ -1,0 +1,32 @@
+// The user's exclusion rules as one value, from the settings and Obsidian's own "Excluded
+// files": the core decides with them right before a note is read and sent; the vault sync
+// checks them early so that excluded notes are not even queued.
+
+import { type App, normalizePath } from "obsidian";
+import type { CoreScopeRules } from "../core/memory-core-api";
+import type { MemoryAgentSettings } from "../settings";
+import type { ScopeRules } from "./note-scope";
+
+/** Obsidian's "Excluded files" (Settings → Files and links); `getConfig` is not in the public API. */
+function userIgnoreFilters(app: App): string[] {
+	try {
+		const vault = app.vault as unknown as { getConfig?: (key: string) => unknown };
+		const filters = vault.getConfig?.("userIgnoreFilters");
+		return Array.isArray(filters) ? filters.filter((item): item is string => typeof item === "string") : [];
+	} catch {
+		return [];
+	}
+}
+
+/** The rules for the vault sync's early check and for the core (the same value, the core's shape). */
+export function scopeRulesOf(app: App, settings: MemoryAgentSettings): ScopeRules & CoreScopeRules {
+	return {
+		configDir: app.vault.configDir,
+		databasePath: normalizePath(settings.databasePath),
+		includePlainText: settings.includePlainText,
+		excludedFolders: [...settings.excludedFolders],
+		excludedPatterns: [...settings.excludedPatterns],
+		excludedTags: [...settings.excludedTags],
+		ignoreFilters: userIgnoreFilters(app),
+	};
+}

@@ -1,0 +1,157 @@
+//! Spending under control: what the model cost today and this month (local days, priced at
+//! the connected model's price: usage is kept per day and agent, not per model), and the
+//! user's limits. Reaching a limit pauses work until the next day or month, or until the
+//! limit is raised; a question that would pass one is asked about first.
+
+use super::{Engine, Pause};
+use crate::agents::AgentError;
+use crate::calendar::CalendarDate;
+use crate::domain::{Millis, TokenUsage};
+use crate::llm::{estimate_cost_usd, DEFAULT_MODEL_ID};
+use crate::store::{SqlDriver, StoreError};
+
+/// The code of a pause because a limit was reached.
+const DAILY: &str = "budget.daily";
+const MONTHLY: &str = "budget.monthly";
+
+/// Estimated dollars spent.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Spent {
+    pub today: f64,
+    pub this_month: f64,
+}
+
+/// What remembering some notes will roughly cost, before anything is sent.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestEstimate {
+    pub notes: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+    pub model_id: String,
+    /// False when the model is not in the price table (priced at the highest price).
+    pub price_known: bool,
+}
+
+/// The ingest prompt and tool schema sent with every chunk (measured, rounded up).
+const PROMPT_TOKENS_PER_NOTE: u64 = 700;
+/// A `record_memory` answer is a few sentences and lists.
+const OUTPUT_TOKENS_PER_NOTE: u64 = 200;
+
+impl<D: SqlDriver> Engine<D> {
+    /// The cost of remembering `notes` notes of `bytes` bytes in all, at the connected
+    /// model's price (tokens as the core estimates them: characters / 4).
+    pub fn estimate_ingest(&self, notes: u64, bytes: u64) -> IngestEstimate {
+        let model_id = self.priced_model();
+        let input_tokens = bytes.div_ceil(4) + notes * PROMPT_TOKENS_PER_NOTE;
+        let output_tokens = notes * OUTPUT_TOKENS_PER_NOTE;
+        let usage = TokenUsage { input_tokens, output_tokens, ..TokenUsage::default() };
+        IngestEstimate {
+            notes,
+            input_tokens,
+            output_tokens,
+            cost_usd: estimate_cost_usd(&model_id, &usage),
+            price_known: crate::llm::price_known(&model_id),
+            model_id,
+        }
+    }
+
+    fn priced_model(&self) -> String {
+        self.connected_model().unwrap_or_else(|| DEFAULT_MODEL_ID.to_owned())
+    }
+
+    /// What the model cost today and this month, in the user's local days.
+    pub fn spent(&self, now: Millis, utc_offset_minutes: i32) -> Result<Spent, StoreError> {
+        let today = CalendarDate::at(now, utc_offset_minutes);
+        let first = CalendarDate::new(today.year, today.month, 1).unwrap_or(today);
+        let model = self.priced_model();
+        let mut spent = Spent::default();
+        for record in self.store.usage_between(first, today)? {
+            let usage = TokenUsage {
+                input_tokens: record.input_tokens,
+                output_tokens: record.output_tokens,
+                cache_read_tokens: record.cache_read_tokens,
+                cache_write_tokens: record.cache_write_tokens,
+            };
+            let cost = estimate_cost_usd(&model, &usage);
+            spent.this_month += cost;
+            if record.day == today.to_string() {
+                spent.today += cost;
+            }
+        }
+        Ok(spent)
+    }
+
+    /// Which limit `extra` more dollars would pass, with words for the user; `None` when
+    /// none would (or no limit is set).
+    fn limit_passed(&self, spent: Spent, extra: f64) -> Option<(&'static str, String)> {
+        let settings = self.settings.borrow();
+        let (daily, monthly) = (settings.daily_limit_usd, settings.monthly_limit_usd);
+        if daily > 0.0 && spent.today + extra >= daily {
+            return Some((DAILY, format!("today's spending limit of ${daily:.2} (${:.2} spent today)", spent.today)));
+        }
+        if monthly > 0.0 && spent.this_month + extra >= monthly {
+            let this_month = spent.this_month;
+            return Some((MONTHLY, format!("this month's spending limit of ${monthly:.2} (${this_month:.2} spent)")));
+        }
+        None
+    }
+
+    /// Before work starts another job: pauses the engine when a limit is reached, and lifts a
+    /// limit's pause once it no longer holds (a new day, a higher limit). True when work may go on.
+    pub(crate) fn within_limits(&self, now: Millis, utc_offset_minutes: i32) -> Result<bool, StoreError> {
+        let settings_limit = {
+            let settings = self.settings.borrow();
+            settings.daily_limit_usd > 0.0 || settings.monthly_limit_usd > 0.0
+        };
+        let budget_pause = self.pause.borrow().as_ref().is_some_and(is_budget_pause);
+        if !settings_limit && !budget_pause {
+            return Ok(true);
+        }
+        match self.limit_passed(self.spent(now, utc_offset_minutes)?, 0.0) {
+            Some((code, limit)) => {
+                if self.pause.borrow().is_none() || budget_pause {
+                    *self.pause.borrow_mut() = Some(Pause {
+                        by_user: false,
+                        reason: format!(
+                            "Memory Agent reached {limit}. Work waits until the limit allows more; to go on now, raise the limit in Settings → Memory Agent → Spending."
+                        ),
+                        code: Some(code.to_owned()),
+                    });
+                }
+                Ok(false)
+            }
+            None => {
+                if budget_pause {
+                    *self.pause.borrow_mut() = None;
+                }
+                Ok(self.pause.borrow().is_none())
+            }
+        }
+    }
+
+    /// A question may cost up to `estimate` dollars: refuses (`AgentError::OverLimit`) when
+    /// that would pass a limit, unless the user said to go ahead.
+    pub(crate) fn check_question_cost(
+        &self,
+        estimate: f64,
+        now: Millis,
+        utc_offset_minutes: i32,
+        allow_over_limit: bool,
+    ) -> Result<(), AgentError> {
+        if allow_over_limit {
+            return Ok(());
+        }
+        if let Some((_, limit)) = self.limit_passed(self.spent(now, utc_offset_minutes)?, estimate) {
+            return Err(AgentError::OverLimit(format!(
+                "This question may cost up to ${estimate:.2}, which would pass {limit}. Ask anyway?"
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn is_budget_pause(pause: &Pause) -> bool {
+    !pause.by_user && pause.code.as_deref().is_some_and(|code| code == DAILY || code == MONTHLY)
+}

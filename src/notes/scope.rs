@@ -1,0 +1,219 @@
+//! Which vault files may be remembered, decided where the text is read — right before
+//! anything could be sent: by path (type, the configuration folder, the database, excluded
+//! folders and patterns, Obsidian's "Excluded files") and by content (`memory: false`, an
+//! excluded tag in the properties or the body, nested tags included).
+//!
+//! The plugin checks the same rules early, to avoid queueing what will not be read; this is
+//! the rule that holds. Obsidian's `/regex/` filters are JavaScript regular expressions:
+//! the host matches those (`host_rule`), everything else is matched here.
+
+use serde::Deserialize;
+
+use super::ParsedNote;
+
+/// The user's exclusion settings, as the plugin hands them over.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ScopeRules {
+    /// Obsidian's configuration folder (`.obsidian` unless changed).
+    pub config_dir: String,
+    /// The memory database's own path (and its `.tmp`/`.bak` siblings) is never a note.
+    pub database_path: String,
+    pub include_plain_text: bool,
+    pub excluded_folders: Vec<String>,
+    /// Globs: `*` within a folder, `**` any depth, `?` one character; without `/` they
+    /// match the file name in any folder.
+    pub excluded_patterns: Vec<String>,
+    /// Without `#`; a tag also excludes its nested tags (`private` covers `private/diary`).
+    pub excluded_tags: Vec<String>,
+    /// Obsidian's "Excluded files": folder or file paths, or `/regex/` (matched by the host).
+    pub ignore_filters: Vec<String>,
+}
+
+fn trim_slashes(path: &str) -> &str {
+    path.trim().trim_matches('/')
+}
+
+fn in_folder(path: &str, folder: &str) -> bool {
+    !folder.is_empty() && (path == folder || path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')))
+}
+
+/// Whether an Obsidian filter is a `/regex/` (with optional flags) rather than a path.
+pub fn is_regex_filter(filter: &str) -> bool {
+    let filter = filter.trim();
+    filter.len() > 2
+        && filter.starts_with('/')
+        && filter.rfind('/').is_some_and(|end| end > 0 && filter[end + 1..].chars().all(|c| c.is_ascii_lowercase()))
+}
+
+impl ScopeRules {
+    /// Why the file at `path` is not remembered because of its path or type, or `None`.
+    /// `host_rule` answers for Obsidian's `/regex/` filters.
+    pub fn path_exclusion(&self, path: &str, host_rule: &dyn Fn(&str) -> bool) -> Option<String> {
+        let extension = path.rsplit_once('.').map(|(_, extension)| extension.to_lowercase()).unwrap_or_default();
+        if extension != "md" && !(extension == "txt" && self.include_plain_text) {
+            return Some("not a note".into());
+        }
+        if in_folder(path, trim_slashes(&self.config_dir)) {
+            return Some("in the vault's configuration folder".into());
+        }
+        let database = trim_slashes(&self.database_path);
+        if !database.is_empty() && (path == database || path.starts_with(&format!("{database}."))) {
+            return Some("Memory Agent's database".into());
+        }
+        if let Some(folder) =
+            self.excluded_folders.iter().map(|folder| trim_slashes(folder)).find(|f| in_folder(path, f))
+        {
+            return Some(format!("in the excluded folder {folder}"));
+        }
+        if self.excluded_patterns.iter().any(|pattern| glob_matches(pattern, path)) {
+            return Some("matches an excluded pattern".into());
+        }
+        let ignored = self.ignore_filters.iter().filter(|filter| !is_regex_filter(filter)).any(|filter| {
+            let filter = filter.trim();
+            !filter.is_empty() && (path.starts_with(filter) || in_folder(path, trim_slashes(filter)))
+        });
+        if ignored || host_rule(path) {
+            return Some("in Obsidian's excluded files".into());
+        }
+        None
+    }
+
+    /// Why a note is not remembered because of its properties or tags, or `None`.
+    pub fn content_exclusion(&self, note: &ParsedNote) -> Option<String> {
+        if note.frontmatter.is_memory_disabled() {
+            return Some("its properties say memory: false".into());
+        }
+        let excluded: Vec<String> = self.excluded_tags.iter().filter_map(|tag| super::tags::normalise(tag)).collect();
+        let tags = note.frontmatter.tags().into_iter().chain(note.inline_tags.iter().cloned());
+        for tag in tags {
+            let hit = excluded
+                .iter()
+                .any(|rule| tag == *rule || tag.strip_prefix(rule.as_str()).is_some_and(|rest| rest.starts_with('/')));
+            if hit {
+                return Some(format!("it has the excluded tag #{tag}"));
+            }
+        }
+        None
+    }
+}
+
+/// Matches a vault path against one glob (the plugin's `globToRegExp`, without a regex
+/// engine): anchored at the root when the pattern has a `/`, else the file name's suffix
+/// in any folder; a pattern ending in `/` covers everything inside.
+pub fn glob_matches(pattern: &str, path: &str) -> bool {
+    let trimmed = pattern.trim().trim_start_matches('/');
+    if trimmed.is_empty() {
+        return false;
+    }
+    let mut glob: Vec<char> = trimmed.chars().collect();
+    if trimmed.ends_with('/') {
+        glob.extend(['*', '*']);
+    }
+    let path: Vec<char> = path.chars().collect();
+    if trimmed.contains('/') {
+        return matches_here(&glob, &path);
+    }
+    // `(?:^|/)pattern$`: from the start, or from just after any slash.
+    std::iter::once(0)
+        .chain(path.iter().enumerate().filter(|(_, c)| **c == '/').map(|(at, _)| at + 1))
+        .any(|start| matches_here(&glob, &path[start..]))
+}
+
+fn matches_here(glob: &[char], path: &[char]) -> bool {
+    match glob.first() {
+        None => path.is_empty(),
+        Some('*') if glob.get(1) == Some(&'*') => {
+            // `**/` may also match no folder at all.
+            if glob.get(2) == Some(&'/') && matches_here(&glob[3..], path) {
+                return true;
+            }
+            let rest = if glob.get(2) == Some(&'/') { &glob[3..] } else { &glob[2..] };
+            (0..=path.len()).any(|skip| {
+                let (skipped, remaining) = path.split_at(skip);
+                let whole_folders = glob.get(2) != Some(&'/') || skipped.last().is_none_or(|c| *c == '/');
+                whole_folders && matches_here(rest, remaining)
+            })
+        }
+        Some('*') => (0..=path.len())
+            .take_while(|skip| path[..*skip].iter().all(|c| *c != '/'))
+            .any(|skip| matches_here(&glob[1..], &path[skip..])),
+        Some('?') => path.first().is_some_and(|c| *c != '/') && matches_here(&glob[1..], &path[1..]),
+        Some(c) => path.first() == Some(c) && matches_here(&glob[1..], &path[1..]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notes::parse_note;
+
+    fn rules() -> ScopeRules {
+        ScopeRules {
+            config_dir: ".obsidian".into(),
+            database_path: ".obsidian/plugins/memory-agent/memory.db".into(),
+            excluded_folders: vec!["Private/".into()],
+            excluded_patterns: vec!["*.excalidraw.md".into(), "Archive/**".into(), "Daily/20??-*.md".into()],
+            excluded_tags: vec!["#secret".into(), "Diary".into()],
+            ignore_filters: vec!["Templates".into(), "/^Scratch/".into()],
+            ..ScopeRules::default()
+        }
+    }
+
+    #[test]
+    fn paths_are_excluded_by_type_folder_pattern_and_obsidian_filters() {
+        let rules = rules();
+        let none = |_: &str| false;
+        let cases = [
+            ("Notes/a.md", None),
+            ("Notes/a.pdf", Some("not a note")),
+            ("Notes/a.txt", Some("not a note")),
+            (".obsidian/workspace.md", Some("in the vault's configuration folder")),
+            ("Private/a.md", Some("in the excluded folder Private")),
+            ("Privately/a.md", None),
+            ("Drawings/x.excalidraw.md", Some("matches an excluded pattern")),
+            ("Archive/2020/old.md", Some("matches an excluded pattern")),
+            ("Daily/2026-01-02.md", Some("matches an excluded pattern")),
+            ("Daily/Notes-2026.md", None),
+            ("Templates/t.md", Some("in Obsidian's excluded files")),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(rules.path_exclusion(path, &none).as_deref(), expected, "{path}");
+        }
+        let host = |path: &str| path.starts_with("Scratch");
+        assert_eq!(rules.path_exclusion("Scratch/x.md", &host).as_deref(), Some("in Obsidian's excluded files"));
+        assert!(is_regex_filter("/^Scratch/") && is_regex_filter("/a/i") && !is_regex_filter("Templates/"));
+    }
+
+    #[test]
+    fn globs_match_like_the_plugins() {
+        for (pattern, path, expected) in [
+            ("*.md", "a/b/c.md", true),
+            ("a/*.md", "a/b/c.md", false),
+            ("a/**/c.md", "a/c.md", true),
+            ("a/**/c.md", "a/x/y/c.md", true),
+            ("a/**", "a/x/y.md", true),
+            ("a/", "a/x.md", true),
+            ("?.md", "ab.md", false),
+            ("x?.md", "d/xy.md", true),
+            ("", "a.md", false),
+        ] {
+            assert_eq!(glob_matches(pattern, path), expected, "{pattern} on {path}");
+        }
+    }
+
+    #[test]
+    fn excluded_tags_are_found_in_properties_and_body_with_nested_tags() {
+        let rules = rules();
+        let excluded = |text: &str| rules.content_exclusion(&parse_note(text, 1_500));
+        assert_eq!(excluded("Just a note."), None);
+        assert_eq!(
+            excluded("---\ntags: [work, Secret]\n---\nBody").as_deref(),
+            Some("it has the excluded tag #secret")
+        );
+        assert_eq!(excluded("Dear #diary/2026 today").as_deref(), Some("it has the excluded tag #diary/2026"));
+        assert_eq!(excluded("Not a tag: `#secret` in code").as_deref(), None);
+        assert_eq!(excluded("#secrets are not #secret/ish").as_deref(), Some("it has the excluded tag #secret/ish"));
+        assert_eq!(excluded("---\nmemory: false\n---\nx").as_deref(), Some("its properties say memory: false"));
+    }
+}

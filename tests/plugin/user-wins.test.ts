@@ -1,0 +1,161 @@
+// The user's action wins, through the built main.js in the headless host: nothing is sent
+// after unload, a pause survives a restart, answers fetch nothing, retries run when due, and
+// endpoints are parsed (the core's rules end to end; the engine's side is tests/user_wins.rs).
+
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { sentRequests } from "../host/request-url";
+import { WorkRunner } from "../../plugin/engine/work-runner";
+import type { MemoryStore, RunReport } from "../../plugin/core/memory-core-api";
+import { inertMarkdown, replaceRemoteMedia } from "../../plugin/views/inert-markdown";
+import { FakeTimers, drain } from "../support/fake-timers";
+import { createDom } from "../host/dom";
+import { type UiHost, askInPanel, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
+
+let ui: UiHost | undefined;
+afterEach(async () => {
+	await ui?.close();
+	ui = undefined;
+});
+
+const NOTES = Object.fromEntries(Array.from({ length: 8 }, (_, n) => [`Notes/n${n}.md`, `# Note ${n}\nAna met Bruno about plan ${n}.\n`]));
+
+async function waitUntil(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
+	const deadline = Date.now() + ms;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+}
+
+test("after unload no request leaves the device, and the next start pays only for what was not finished", async () => {
+	ui = await startUiHost({ notes: NOTES, settings: { quietDelaySeconds: 0 } });
+	const { host, fake } = ui;
+	const answer = fake.respond;
+	fake.respond = async (request) => ({ slow: 400, then: await answer(request) });
+	const ingestCalls = () => fake.requests.filter((request) => request.body.includes('"name":"record_memory"')).length;
+	const before = sentRequests.length;
+	await waitUntil(() => sentRequests.length - before >= 2, "the first calls");
+	await host.unloadPlugin();
+	const atUnload = sentRequests.length;
+	await new Promise((resolve) => setTimeout(resolve, 1_500));
+	assert.equal(sentRequests.length, atUnload, "no request after onunload returned");
+
+	// The next start finishes the queue without paying again for what was stored: only the
+	// calls abandoned in flight at unload (at most one per parallel job) are made again.
+	fake.respond = answer;
+	await host.loadPlugin();
+	await host.waitForCore();
+	await waitUntil(() => /8\/8 notes/.test(host.statusBarText()), "every note remembered");
+	assert.ok(ingestCalls() <= 8 + 3, `${ingestCalls()} ingest calls for 8 notes`);
+});
+
+test("a pause survives a restart of Obsidian until the user resumes", async () => {
+	ui = await startUiHost({ notes: {} });
+	const { host } = ui;
+	await host.runCommand("toggle-pause");
+	await host.settle();
+	await host.unloadPlugin();
+	await host.loadPlugin();
+	await host.waitForCore();
+	assert.match(host.statusBarText(), /paused/, "still paused after the restart");
+	await host.runCommand("toggle-pause");
+	await waitUntil(() => !/paused/.test(host.statusBarText()), "the resume");
+});
+
+test("an answer with remote images and HTML from a note fetches nothing; links and citations still work", async () => {
+	ui = await startUiHost({ settings: { dailyConsolidation: false } });
+	const { host, fake } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	const answer = "Ana's photo: ![Sintra](https://tracker.example/p.png) <img src=\"https://tracker.example/i.gif\"> <iframe src=\"https://evil.example\"></iframe> See [the guide](https://example.org/guide).";
+	const remember = fake.respond;
+	fake.respond = (request) => (request.body.includes("What did Ana send?") ? { text: answer } : remember(request));
+	const exchange = await askInPanel(host, "What did Ana send?");
+	const body = exchange.querySelector(".memory-agent-answer-body");
+	assert.ok(body !== null, exchange.textContent ?? "");
+	for (const element of body.querySelectorAll("img, iframe, video, audio, source, embed, object")) {
+		assert.fail(`a media element was rendered: ${element.outerHTML}`);
+	}
+	assert.ok([...body.querySelectorAll("a")].some((link) => link.getAttribute("href") === "https://tracker.example/p.png"), "the image is a link to click");
+	assert.match(body.textContent ?? "", /<img src=/, "raw HTML is shown as text");
+});
+
+test("inert Markdown keeps code, wiki embeds and citations, and defuses everything that loads", () => {
+	const cases: Array<[string, string]> = [
+		["![x](https://a.example/p.png)", "[x](https://a.example/p.png)"],
+		["![](//cdn.example/p.png)", "[//cdn.example/p.png](//cdn.example/p.png)"],
+		["![local](attachments/p.png)", "![local](attachments/p.png)"],
+		["![[Sintra.jpg]]", "![[Sintra.jpg]]"],
+		["![[https://a.example/x.png]]", "[https://a.example/x.png](https://a.example/x.png)"],
+		["![logo][ref]\n\n[ref]: https://a.example/l.png", "[logo][ref]\n\n[ref]: https://a.example/l.png"],
+		["<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)>"],
+		["<iframe src='https://e.example'></iframe>", "&lt;iframe src='https://e.example'>&lt;/iframe>"],
+		["<https://example.org>", "[https://example.org](https://example.org)"],
+		["`<img src=x>` and\n```html\n<video src=v></video>\n```", "`<img src=x>` and\n```html\n<video src=v></video>\n```"],
+		["Ana went [memory:m-0123456789] on 3 < 4.", "Ana went [memory:m-0123456789] on 3 < 4."],
+	];
+	for (const [input, expected] of cases) assert.equal(inertMarkdown(input), expected, input);
+});
+
+test("media a renderer still made are replaced by links; the vault's own files stay", () => {
+	const dom = createDom();
+	const doc = new dom.window.DOMParser().parseFromString("<div><img src='https://t.example/a.gif' alt='pixel'><img src='app://local/x.png'><video poster='https://t.example/p.jpg'></video></div>", "text/html");
+	const container = doc.body.firstElementChild as unknown as HTMLElement;
+	assert.equal(replaceRemoteMedia(container), 2);
+	assert.equal(container.querySelectorAll("img").length, 1, "the vault's image stays");
+	assert.deepEqual([...container.querySelectorAll("a")].map((link) => link.getAttribute("href")), ["https://t.example/a.gif", "https://t.example/p.jpg"]);
+	void dom.close();
+});
+
+test("a retry runs when it is due, not at the next five-minute look", async () => {
+	const timers = new FakeTimers();
+	const due = timers.now + 60_000;
+	const reports: RunReport[] = [{ done: 0, skipped: 0, retrying: 1, failed: 0, paused: null, ran: true, nextDueAt: due }];
+	let runs = 0;
+	const store = {
+		runDueWork: () => {
+			runs++;
+			return Promise.resolve(reports.shift() ?? { done: 1, skipped: 0, retrying: 0, failed: 0, paused: null, ran: true, nextDueAt: null });
+		},
+	} as unknown as MemoryStore;
+	const runner = new WorkRunner({ store: () => store, onReport: () => undefined, onError: (error) => assert.fail(String(error)), timers, now: () => timers.now });
+	runner.kick();
+	await runner.idle();
+	assert.equal(runs, 1);
+	timers.advance(59_000);
+	await drain();
+	assert.equal(runs, 1, "not before it is due");
+	timers.advance(1_000);
+	await drain();
+	await runner.idle();
+	assert.equal(runs, 2, "the retry ran when it came due");
+	timers.advance(10 * 60_000);
+	await drain();
+	assert.equal(runs, 2, "nothing more was due");
+	runner.stop();
+});
+
+test("each answer shows its tokens and cost; past the daily limit a question asks first", async () => {
+	ui = await startUiHost({ settings: { dailyConsolidation: false, dailyLimitUsd: 1 } });
+	const { host, fake } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	const remember = fake.respond;
+	// About 250,000 output tokens: more than a dollar at Haiku's price.
+	fake.respond = (request) => (request.body.includes("Tell me everything") ? { text: `Everything: ${"word ".repeat(200_000)}` } : remember(request));
+	const first = await askInPanel(host, "Tell me everything");
+	assert.match(first.querySelector(".memory-agent-cost")?.textContent ?? "", /^[\d,]+ tokens in, [\d,]+ out · about \$1\.\d\d$/);
+
+	fake.respond = (request) => (request.body.includes("And Ana?") ? { text: "Ana flies to Lisbon." } : remember(request));
+	const before = fake.requests.length;
+	const second = await askInPanel(host, "And Ana?");
+	assert.match(second.querySelector(".memory-agent-over-limit")?.textContent ?? "", /would pass today's spending limit of \$1\.00.*Ask anyway\?/);
+	assert.equal(fake.requests.length, before, "nothing was sent before the user agreed");
+	second.querySelector<HTMLButtonElement>(".memory-agent-ask-anyway")?.click();
+	await waitUntil(() => /Ana flies to Lisbon/.test(host.workspaceEl.querySelector(".memory-agent-ask")?.textContent ?? ""), "the answer after agreeing");
+	await host.runCommand("show-memory-status");
+	await host.settle();
+	const status = host.workspaceEl.querySelector(".memory-agent-status-view")?.textContent ?? "";
+	assert.match(status, /Spending limits: \$\d+\.\d\d of today's \$1\.00/);
+});
