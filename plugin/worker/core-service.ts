@@ -17,6 +17,7 @@ export interface CoreServiceDeps {
 	randomSeed(): number;
 	/** The worker's own timer (the core's sleeps, and pacing the status reports). */
 	setTimeout(callback: () => void, ms: number): unknown;
+	clearTimeout(handle: unknown): void;
 }
 
 /** Calls that may change the store: the main thread hears `changed` and the new status after them. */
@@ -133,7 +134,12 @@ export class CoreService {
 		return {
 			send: (request) => this.deps.callHost("send", [request]),
 			readFile: (path) => this.deps.callHost("readFile", [path]),
-			sleep: (ms) => new Promise((resolve) => this.deps.setTimeout(resolve, ms)),
+			sleep: (ms) => {
+				let handle: unknown;
+				const slept = new Promise<void>((resolve) => (handle = this.deps.setTimeout(resolve, ms)));
+				// The core cancels a sleep it gave up (a call's timeout once the call answered).
+				return Object.assign(slept, { cancel: () => this.deps.clearTimeout(handle) });
+			},
 			now: () => Date.now(),
 			// Date's offset is minutes *behind* UTC; the core wants minutes ahead.
 			utcOffsetMinutes: () => -new Date().getTimezoneOffset(),

@@ -25,6 +25,7 @@ const service = new CoreService({
 	emit: (event, data) => post({ kind: "event", event, data }),
 	randomSeed,
 	setTimeout: (callback, ms) => self.setTimeout(callback, ms),
+	clearTimeout: (handle) => self.clearTimeout(handle as number),
 });
 
 port.onmessage = (event) => {

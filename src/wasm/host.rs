@@ -107,18 +107,63 @@ fn transport_error(error: JsValue) -> TransportError {
 }
 
 // A callback that throws must not unwind through Rust (it would leave the engine's state
-// half-updated): the clock falls back to `Date.now()`, a failed sleep returns at once (the
-// retry loops are bounded anyway), a failed progress report is dropped.
+// half-updated): the clock falls back to `Date.now()`, a failed sleep to the global
+// `setTimeout` (a sleep that ended at once would time every call out), a failed progress
+// report is dropped.
 impl Clock for JsHostAdapter {
     fn now(&self) -> Millis {
         self.host.now().unwrap_or_else(|_| js_sys::Date::now()) as Millis
     }
 
     async fn sleep(&self, millis: u64) {
-        if let Ok(promise) = self.host.sleep(millis as f64) {
+        let promise = self.host.sleep(millis as f64).or_else(|_| global_timeout(millis));
+        if let Ok(promise) = promise {
+            let mut pending = CancelOnDrop(Some(promise.clone()));
             let _ = JsFuture::from(promise).await;
+            pending.0 = None;
         }
     }
+}
+
+/// A sleep given up before it ended (the request it timed answered first) is cancelled in
+/// the host: every model call races a 60-second timeout, and thousands of abandoned timers
+/// would otherwise stay pending in the worker (and keep a test process alive a minute).
+struct CancelOnDrop(Option<Promise>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(promise) = self.0.take() else { return };
+        if let Ok(cancel) = Reflect::get(&promise, &JsValue::from_str("cancel")) {
+            if let Some(cancel) = cancel.dyn_ref::<js_sys::Function>() {
+                let _ = cancel.call0(&promise);
+            }
+        }
+    }
+}
+
+/// A promise resolved after `millis` by the realm's own `setTimeout`.
+fn global_timeout(millis: u64) -> Result<Promise, JsValue> {
+    let global = js_sys::global();
+    let set_timeout: js_sys::Function = Reflect::get(&global, &JsValue::from_str("setTimeout"))?.dyn_into()?;
+    let mut failure = None;
+    let mut handle = JsValue::UNDEFINED;
+    let promise = Promise::new(&mut |resolve, _reject| match set_timeout.call2(
+        &global,
+        &resolve,
+        &JsValue::from_f64(millis as f64),
+    ) {
+        Ok(timer) => handle = timer,
+        Err(error) => failure = Some(error),
+    });
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    // Cancellable like the host's own sleeps.
+    if let Ok(clear) = Reflect::get(&global, &JsValue::from_str("clearTimeout"))?.dyn_into::<js_sys::Function>() {
+        let cancel = clear.bind1(&global, &handle);
+        Reflect::set(&promise, &JsValue::from_str("cancel"), &cancel)?;
+    }
+    Ok(promise)
 }
 
 impl Host for JsHostAdapter {

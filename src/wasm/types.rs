@@ -101,7 +101,8 @@ export interface VaultFileData { bytes: Uint8Array; mtime: number; size: number 
 /** What the plugin hands to attachHost. A rejected send with code "offline" means no connection. */
 export interface CoreHost {
   send(request: HostRequest): Promise<HostResponse>;
-  sleep(ms: number): Promise<void>;
+  /** A sleep the core gives up (a call answered before its timeout) is ended with `cancel`, when there is one. */
+  sleep(ms: number): Promise<void> & { cancel?(): void };
   now(): number;
   readFile(path: string): Promise<VaultFileData | null>;
   utcOffsetMinutes(): number;

@@ -192,7 +192,10 @@ test("the core's worker runs in a realm without any Node built-in, from the scri
 	const loaded = loadMainJs(code, { setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask, TextEncoder, TextDecoder, console, crypto: webcrypto, Blob, URL, Worker: CatchingWorker }, (id) =>
 		id === "obsidian" ? minimalObsidian() : undefined,
 	);
-	const plugin = new (loaded.PluginClass as unknown as new (app: unknown, manifest: unknown) => { onload(): Promise<void> })(minimalApp(), { id: "memory-agent", dir: ".obsidian/plugins/memory-agent" });
+	const plugin = new (loaded.PluginClass as unknown as new (app: unknown, manifest: unknown) => { onload(): Promise<void>; onunload(): void })(minimalApp(), {
+		id: "memory-agent",
+		dir: ".obsidian/plugins/memory-agent",
+	});
 	await plugin.onload();
 	layoutReadyCallback?.();
 	const deadline = Date.now() + 10_000;
@@ -223,9 +226,15 @@ test("the core's worker runs in a realm without any Node built-in, from the scri
 	const opened = results.find((result) => result.id === 2);
 	assert.equal(opened?.ok, true, JSON.stringify(opened));
 	assert.equal(opened?.value.memories, 0, "a new store opened inside the bare worker");
+	// What Obsidian does at unload: the plugin ends, and the intervals it registered are cleared
+	// (left running, the five-minute look for due work kept this test's process alive).
+	plugin.onunload();
+	for (const handle of minimalIntervals.splice(0)) clearInterval(handle);
 });
 
 let layoutReadyCallback: (() => void) | undefined;
+/** Intervals the minimal plugin registered, cleared at the end as Obsidian clears them at unload. */
+const minimalIntervals: number[] = [];
 
 /** The least of `obsidian` main.js needs to load and start the core. */
 function minimalObsidian() {
@@ -243,6 +252,7 @@ function minimalObsidian() {
 		registerView() {}
 		registerEvent() {}
 		registerInterval(handle: number) {
+			minimalIntervals.push(handle);
 			return handle;
 		}
 		register() {}

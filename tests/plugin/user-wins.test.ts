@@ -3,6 +3,7 @@
 // endpoints are parsed (the core's rules end to end; the engine's side is tests/user_wins.rs).
 
 import assert from "node:assert/strict";
+import fs from "node:fs/promises";
 import { afterEach, test } from "node:test";
 import { sentRequests } from "../host/request-url";
 import { WorkRunner } from "../../plugin/engine/work-runner";
@@ -10,6 +11,7 @@ import type { MemoryStore, RunReport } from "../../plugin/core/memory-core-api";
 import { inertMarkdown, replaceRemoteMedia } from "../../plugin/views/inert-markdown";
 import { FakeTimers, drain } from "../support/fake-timers";
 import { createDom } from "../host/dom";
+import { ingestRequests, memoriesOf, rememberedPaths, replyByTool, startAnsweringFake, startVaultHost, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 import { type UiHost, askInPanel, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
 
 let ui: UiHost | undefined;
@@ -158,4 +160,52 @@ test("each answer shows its tokens and cost; past the daily limit a question ask
 	await host.settle();
 	const status = host.workspaceEl.querySelector(".memory-agent-status-view")?.textContent ?? "";
 	assert.match(status, /Spending limits: \$\d+\.\d\d of today's \$1\.00/);
+});
+
+test("a note deleted or renamed while the model reads it: nothing of the deleted one stays, the renamed one is remembered once under its new name", async () => {
+	const fake = await startAnsweringFake();
+	const host = await startVaultHost();
+	try {
+		await writeSettings(host, fake, { quietDelaySeconds: 0 });
+		await writeNotes(host, { "gone.md": "# Gone\n\nBruno left the band.\n", "moved.md": "# Moved\n\nCarla joined the choir.\n" });
+		// Slow answers: the vault events land while both notes wait on the model.
+		fake.respond = (request) => ({ slow: 1_500, then: replyByTool(request) });
+		await host.loadPlugin();
+		await host.waitForCore();
+		await waitUntil(() => ingestRequests(fake).length === 2, "both notes sent");
+		await host.vault.delete(host.vault.getFileByPath("gone.md")!);
+		await host.vault.rename(host.vault.getFileByPath("moved.md")!, "Choir/moved.md");
+		await waitForIdle(host, "the answers to arrive and be settled");
+		assert.deepEqual(await rememberedPaths(host), ["Choir/moved.md"], "no ghost at the old path, nothing of the deleted note");
+		assert.equal((await memoriesOf(host, "gone.md")).length, 0);
+		assert.equal(ingestRequests(fake).length, 2, "the renamed note was not paid for twice");
+	} finally {
+		await host.stop();
+		await fake.close();
+	}
+});
+
+test("an excluded tag added while the note waits in the queue: its text is never sent", async () => {
+	const fake = await startAnsweringFake();
+	const host = await startVaultHost();
+	try {
+		await writeSettings(host, fake, { quietDelaySeconds: 0, excludedTags: ["private"] });
+		const notes = Object.fromEntries(Array.from({ length: 6 }, (_, n) => [`n${n}.md`, `# Note ${n}\n\nAna planned trip ${n}.\n`]));
+		await writeNotes(host, notes);
+		fake.respond = (request) => ({ slow: 800, then: replyByTool(request) });
+		await host.loadPlugin();
+		await host.waitForCore();
+		await waitUntil(() => ingestRequests(fake).length >= 1, "the first note sent");
+		// The last notes are still queued. One gains the excluded tag in Obsidian (the plugin's
+		// vault event sees it); the other on disk, with no event at all: only the core's check,
+		// when it reads the note, stands between its text and the model.
+		await host.vault.modify(host.vault.getFileByPath("n4.md")!, "# Note 4\n\nMy diagnosis, told to Ana. #private\n");
+		await fs.writeFile(host.diskPath("n5.md"), "# Note 5\n\nMy bank PIN, told to Ana. #private/money\n");
+		await waitForIdle(host, "the queue");
+		for (const secret of ["diagnosis", "bank PIN"]) assert.ok(!fake.requests.some((request) => request.body.includes(secret)), `"${secret}" was never sent`);
+		assert.equal((await memoriesOf(host, "n4.md")).length + (await memoriesOf(host, "n5.md")).length, 0);
+	} finally {
+		await host.stop();
+		await fake.close();
+	}
 });

@@ -26,6 +26,7 @@ export async function inProcessCore(host: Partial<HostHandlers> = {}): Promise<C
 		emit: (event, data) => toMain?.({ kind: "event", event, data }, []),
 		randomSeed: () => Math.floor(Math.random() * 2 ** 52),
 		setTimeout: (callback, ms) => setTimeout(callback, ms),
+		clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 	});
 	const worker = {
 		onmessage: null as ((event: { data: unknown }) => void) | null,
