@@ -11,6 +11,7 @@ import type { MemoryStore, RunReport } from "../../plugin/core/memory-core-api";
 import { inertMarkdown, replaceRemoteMedia } from "../../plugin/views/inert-markdown";
 import { FakeTimers, drain } from "../support/fake-timers";
 import { createDom } from "../host/dom";
+import { readDatabase } from "../support/plugin-fixtures";
 import { ingestRequests, memoriesOf, rememberedPaths, replyByTool, startAnsweringFake, startVaultHost, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 import { type UiHost, askInPanel, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
 
@@ -208,4 +209,28 @@ test("an excluded tag added while the note waits in the queue: its text is never
 		await host.stop();
 		await fake.close();
 	}
+});
+
+test("forgetting remembered text takes it out of the database file's bytes", async () => {
+	ui = await startUiHost({ notes: {} });
+	const { host } = ui;
+	const secret = "QX-4471-ZZ";
+	await host.runCommand("remember-text");
+	const modal = host.dom.document.querySelector<HTMLElement>(".modal-container .memory-agent-remember-modal")!;
+	modal.querySelector<HTMLTextAreaElement>("textarea")!.value = `Zebulon's passport number is ${secret}.`;
+	modal.querySelector<HTMLButtonElement>("button.mod-cta")!.click();
+	await waitForMemories(host, 1);
+	const contains = (bytes: Uint8Array | undefined, text: string) => bytes !== undefined && Buffer.from(bytes).includes(Buffer.from(text));
+	await host.unloadPlugin();
+	assert.ok(contains(await readDatabase(host), secret), "the typed text is kept (it has no note to come from)");
+	await host.loadPlugin();
+	await host.waitForCore();
+
+	const [card] = await waitForMemories(host, 1);
+	card!.querySelector<HTMLButtonElement>(".memory-agent-forget")!.click();
+	host.dom.document.querySelector<HTMLButtonElement>(".modal-container .memory-agent-confirm")!.click();
+	await waitForMemories(host, 0);
+	await host.unloadPlugin();
+	const bytes = await readDatabase(host);
+	for (const text of [secret, "Zebulon", "zebulon", "qx"]) assert.ok(!contains(bytes, text), `"${text}" is gone from the file`);
 });
