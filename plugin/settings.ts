@@ -52,7 +52,6 @@ export function defaultDatabasePath(configDir: string): string {
 	return `${configDir}/plugins/memory-agent/memory.db`;
 }
 
-export const DEFAULT_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
 
 /** Day/month or month/day, from the locale's own way of writing 1 February. */
 export function localeDateOrder(locale?: string): DateOrder {
@@ -67,7 +66,9 @@ export function defaultSettings(configDir: string, locale?: string): MemoryAgent
 		databasePath: defaultDatabasePath(configDir),
 		authMethod: "accessKey",
 		region: "us-east-1",
-		modelId: DEFAULT_MODEL_ID,
+		// Empty: the model the core recommends for the region (Claude Haiku 4.5 through the
+		// inference profile that region may call).
+		modelId: "",
 		accessKeyIdSecret: "",
 		secretAccessKeySecret: "",
 		sessionTokenSecret: "",
@@ -141,7 +142,6 @@ export function parseNumberSetting(key: NumberKey, text: string): { value: numbe
 /** Why `id` cannot be a model id, or null. */
 export function validateModelId(id: string): string | null {
 	const trimmed = id.trim();
-	if (trimmed === "") return `Enter a model ID, for example ${DEFAULT_MODEL_ID}.`;
 	if (/\s/.test(trimmed)) return "A model ID has no spaces.";
 	return null;
 }
@@ -232,7 +232,6 @@ export function settingsFromData(data: unknown, configDir: string, locale?: stri
 		if (value !== undefined) settings[key] = value.trim();
 	}
 	if (settings.region === "") settings.region = "us-east-1";
-	if (settings.modelId === "") settings.modelId = DEFAULT_MODEL_ID;
 	for (const key of ["excludedFolders", "excludedPatterns", "excludedTags"] as const) {
 		const value = list(key);
 		if (value !== undefined) settings[key] = value.map((item) => item.trim()).filter((item) => item !== "");
@@ -268,7 +267,7 @@ export interface SecretReader {
 /** The connection part, or the reason it cannot be built yet (shown to the user). */
 export function connectionSettings(settings: MemoryAgentSettings, secrets: SecretReader): CoreSettings["connection"] | string {
 	const secret = (id: string): string => (id === "" ? "" : (secrets.getSecret(id) ?? "").trim());
-	const base = { region: settings.region, modelId: settings.modelId, endpoint: settings.endpoint === "" ? null : settings.endpoint };
+	const base = { region: settings.region, modelId: settings.modelId === "" ? null : settings.modelId, endpoint: settings.endpoint === "" ? null : settings.endpoint };
 	if (settings.authMethod === "apiKey") {
 		const apiKey = secret(settings.apiKeySecret);
 		if (apiKey === "") return "Choose the secret that holds your Bedrock API key in the settings.";

@@ -219,3 +219,117 @@ fn bad_settings_are_refused_before_anything_is_sent() {
     let error = BedrockClient::new(settings, 1).unwrap_err();
     assert_eq!(error.code(), "llm.config");
 }
+
+/// An AWS error reply with a `Date` header (and any extra headers).
+fn error_at(status: u16, error_type: &str, message: &str, date: &str, extra: &[(&str, &str)]) -> Scripted {
+    let mut headers = vec![
+        ("x-amzn-ErrorType".to_owned(), format!("{error_type}:http://internal.amazon.com/coral/")),
+        ("Date".to_owned(), date.to_owned()),
+    ];
+    headers.extend(extra.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())));
+    Scripted::Reply { status, headers, body: json!({ "message": message }).to_string(), latency_ms: 0 }
+}
+
+fn amz_date(request: &memory_agent::llm::HttpRequest) -> String {
+    request
+        .headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("x-amz-date"))
+        .map(|(_, value)| value.clone())
+        .unwrap()
+}
+
+#[test]
+fn a_clock_ten_minutes_fast_or_slow_is_corrected_from_the_date_header_with_one_extra_call() {
+    // AWS's time is NOW (2026-11-30T08:00:00Z); the device is ten minutes fast, then slow.
+    for (device, message) in [
+        (NOW + 600_000, "Signature not yet current: 20261130T081000Z is still later than 20261130T080500Z (20261130T080000Z + 5 min.)"),
+        (NOW - 600_000, "Signature expired: 20261130T075000Z is now earlier than 20261130T075500Z (20261130T080000Z - 5 min.)"),
+    ] {
+        let clock = VirtualClock::starting_at(device);
+        let transport = ScriptedTransport::new(&clock);
+        let client = Rc::new(BedrockClient::new(config(), 9).unwrap());
+        transport.push(error_at(403, "InvalidSignatureException", message, "Mon, 30 Nov 2026 08:00:00 GMT", &[]));
+        transport.push(Scripted::text("Hi."));
+        let reply = call(&clock, &transport, &client, question()).unwrap();
+        assert_eq!(reply.text, "Hi.");
+        let sent = transport.requests();
+        assert_eq!(sent.len(), 2, "one extra call");
+        assert_eq!(amz_date(&sent[1]), "20261130T080000Z", "the second is signed with AWS's time");
+        assert_eq!(client.clock_offset_ms(), NOW - device);
+    }
+}
+
+#[test]
+fn a_clock_error_that_persists_after_the_correction_is_reported_not_retried_forever() {
+    let (clock, transport, client) = setup(config());
+    let skewed =
+        || error_at(403, "InvalidSignatureException", "Signature expired: …", "Mon, 30 Nov 2026 09:00:00 GMT", &[]);
+    transport.push(skewed()).push(skewed()).push(skewed());
+    let error = call(&clock, &transport, &client, question()).unwrap_err();
+    assert_eq!(error.code(), "llm.clock_skew");
+    assert_eq!(transport.requests().len(), 2, "one correction, then the user is told");
+}
+
+#[test]
+fn retry_hints_are_waited_for() {
+    let (clock, transport, client) = setup(config());
+    let date = "Mon, 30 Nov 2026 08:00:00 GMT";
+    transport.push(error_at(
+        429,
+        "ThrottlingException",
+        "Too many tokens, please wait before trying again.",
+        date,
+        &[("x-amz-retry-after", "7000")],
+    ));
+    transport.push(error_at(429, "ThrottlingException", "Too many tokens", date, &[("Retry-After", "12")]));
+    transport.push(Scripted::text("Hi."));
+    call(&clock, &transport, &client, question()).unwrap();
+    assert!(clock.now() - NOW >= 19_000, "waited 7 s, then 12 s: {} ms", clock.now() - NOW);
+}
+
+#[test]
+fn the_retry_quota_stops_an_outage_from_multiplying_calls() {
+    let mut settings = config();
+    settings.retry = RetryPolicy { max_attempts: 5, base_delay_ms: 10, max_delay_ms: 20 };
+    let (clock, transport, client) = setup(settings);
+    transport.always(Scripted::aws_error(503, "ServiceUnavailableException", "down"));
+    for _ in 0..40 {
+        let _ = call(&clock, &transport, &client, question());
+    }
+    // 40 calls of 5 tries would be 200 requests; the 500-token bucket allows 100 retries.
+    assert_eq!(transport.requests().len(), 40 + 100);
+}
+
+#[test]
+fn quota_model_timeout_and_model_errors_are_not_retried_by_the_client() {
+    for (reply, code) in [
+        (
+            Scripted::aws_error(
+                400,
+                "ServiceQuotaExceededException",
+                "Your request exceeds the service quota for your account.",
+            ),
+            "llm.quota_exceeded",
+        ),
+        (
+            Scripted::aws_error(408, "ModelTimeoutException", "The request took too long to process."),
+            "llm.model_timeout",
+        ),
+        (
+            Scripted::aws_error(
+                424,
+                "ModelErrorException",
+                "The request failed due to an error while processing the model.",
+            ),
+            "llm.model_error",
+        ),
+    ] {
+        let (clock, transport, client) = setup(config());
+        transport.always(reply);
+        let error = call(&clock, &transport, &client, question()).unwrap_err();
+        assert_eq!(error.code(), code);
+        assert_eq!(transport.requests().len(), 1, "{code}: once; the job tries again later");
+        assert!(error.is_transient(), "{code} is worth a later try");
+    }
+}

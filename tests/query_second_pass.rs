@@ -81,7 +81,7 @@ fn bodies(host: &TestHost) -> Vec<Value> {
 }
 
 #[test]
-fn the_model_fetches_more_once_and_is_asked_again_without_the_tool() {
+fn the_model_fetches_more_once_and_is_asked_again_with_the_same_cached_prefix() {
     let host = TestHost::new(NOW);
     host.bedrock.push(Scripted::tool("more_memories", json!({ "entities": ["Carol"], "keywords": ["hiring plan"] })));
     host.bedrock.respond_with(fake_model::answer);
@@ -93,8 +93,12 @@ fn the_model_fetches_more_once_and_is_asked_again_without_the_tool() {
     assert_eq!(sent[0]["toolConfig"]["tools"][0]["toolSpec"]["name"], "more_memories");
     assert!(sent[0]["system"][0]["text"].as_str().unwrap().contains("call more_memories once"));
     assert!(!user_text(&sent[0]).contains("Carol will own"), "the first pass does not find it by its words");
-    assert!(sent[1].get("toolConfig").is_none(), "asked again without the tool");
+    // Tools, system prompt and memories come first in Bedrock's cache order: the second call
+    // keeps them as they were (a cache read) and is told to answer now.
+    assert_eq!(sent[0]["toolConfig"], sent[1]["toolConfig"], "the same tools");
+    assert_eq!(sent[0]["system"], sent[1]["system"], "the same rules");
     let second = user_text(&sent[1]);
+    assert!(second.contains("answer now"), "{second}");
     assert!(
         second.contains("More memories, fetched for this question")
             && second.contains("Carol will own the hiring plan")

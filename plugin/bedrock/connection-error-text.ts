@@ -6,6 +6,8 @@ import type { AuthMethod } from "../settings";
 export interface ConnectionFacts {
 	region: string;
 	modelId: string;
+	/** The model the core recommends for the region (its profile is one the region may call). */
+	recommended?: string;
 	authMethod: AuthMethod;
 	endpoint: string;
 }
@@ -27,13 +29,13 @@ export function connectionErrorText(code: string | undefined, coreMessage: strin
 		case "llm.auth":
 			return `Bedrock did not accept the credentials. ${keys}`;
 		case "llm.clock_skew":
-			return "Bedrock rejected the request because this device's clock is more than 5 minutes off. Set the date and time to update automatically, then test again.";
+			return "Bedrock rejected the request because this device's clock is more than 5 minutes off, even after Memory Agent corrected for it from AWS's time. Set the date and time to update automatically, then test again.";
 		case "llm.expired_token":
 			return "The temporary keys have expired. Paste fresh temporary keys (access key ID, secret access key and session token) into their secrets, or use a long-term key.";
 		case "llm.access_denied":
 			return `These credentials may not use ${modelId} in ${region}. Enable model access in the Bedrock console for ${region}, and check that the IAM policy allows bedrock:InvokeModel.`;
 		case "llm.needs_inference_profile":
-			return `${modelId} cannot be called on demand in ${region}. Use an inference profile ID such as us.${bareModel(modelId)} (or eu., apac., global.).`;
+			return `${modelId} cannot be called on demand in ${region}. Use an inference profile ID such as ${profileFor(facts, bareModel(modelId))} (a profile only works from its own geography; global. works from any region).`;
 		case "llm.model_not_found":
 			return `Bedrock does not know the model ${modelId} in ${region}. Check the model ID and the region (model IDs are listed in the Bedrock console).`;
 		case "llm.throttled":
@@ -55,6 +57,12 @@ export function connectionErrorText(code: string | undefined, coreMessage: strin
 		default:
 			return `The connection test failed: ${coreMessage}`;
 	}
+}
+
+/** `bare` through the profile the core recommends for the region (`global.` without one). */
+function profileFor(facts: ConnectionFacts, bare: string): string {
+	const prefix = /^([a-z]+)\./.exec(facts.recommended ?? "")?.[1] ?? "global";
+	return `${prefix}.${bare}`;
 }
 
 /** `anthropic.claude-…` from `us.anthropic.claude-…` or a bare id. */

@@ -1,7 +1,7 @@
 // Runs "Test connection": one model call through the open core, reported as a line of plain words.
 
 import { errorCode, errorMessage } from "../core/core-error";
-import type { ConnectionCheck } from "../core/memory-core-api";
+import type { ConnectionCheck, CoreInfo } from "../core/memory-core-api";
 import type { MemoryAgentSettings, SecretReader } from "../settings";
 import { connectionErrorText } from "./connection-error-text";
 import { chosenSecretValues, missingConnectionSetting } from "./connection-problem";
@@ -14,6 +14,8 @@ export interface ConnectionTestPort {
 	store(): { testConnection(): Promise<ConnectionCheck> } | undefined;
 	/** Why the core has no connection (e.g. a malformed setting it rejected), or null. */
 	connectionIssue(): string | null;
+	/** The core's recommendations (the model each region may call), once started. */
+	core(): Pick<CoreInfo, "bedrockRegions" | "defaultModels"> | undefined;
 }
 
 export interface ConnectionTestResult {
@@ -30,7 +32,9 @@ export async function runConnectionTest(
 	secrets: SecretReader,
 ): Promise<ConnectionTestResult> {
 	const hide = (text: string) => redactSecrets(text, chosenSecretValues(settings, secrets));
-	const facts = { region: settings.region, modelId: settings.modelId, authMethod: settings.authMethod, endpoint: settings.endpoint };
+	const recommended = runtime.core()?.defaultModels[settings.region];
+	const modelId = settings.modelId !== "" ? settings.modelId : (recommended ?? "the default model");
+	const facts = { region: settings.region, modelId, recommended, authMethod: settings.authMethod, endpoint: settings.endpoint };
 
 	const missing = missingConnectionSetting(settings, secrets);
 	if (missing !== null) return { ok: false, code: "llm.config", text: hide(connectionErrorText("llm.config", missing, facts)) };
@@ -43,7 +47,10 @@ export async function runConnectionTest(
 
 	try {
 		const check = await store.testConnection();
-		return { ok: true, text: `Connected to ${check.modelId} in ${check.region} in ${Math.round(check.latencyMs).toLocaleString()} ms.` };
+		const minutes = Math.round(check.clockOffsetMs / 60_000);
+		const clock =
+			minutes === 0 ? "" : ` This device's clock is ${Math.abs(minutes).toLocaleString()} minutes ${minutes < 0 ? "fast" : "slow"}; requests are signed with AWS's time.`;
+		return { ok: true, text: `Connected to ${check.modelId} in ${check.region} in ${Math.round(check.latencyMs).toLocaleString()} ms.${clock}` };
 	} catch (error) {
 		const code = errorCode(error);
 		return { ok: false, code, text: hide(connectionErrorText(code, errorMessage(error), facts)) };

@@ -9,8 +9,6 @@ const FALLBACK_REGIONS: readonly string[] = [
 	"us-east-2",
 	"us-west-1",
 	"us-west-2",
-	"us-gov-east-1",
-	"us-gov-west-1",
 	"ca-central-1",
 	"ca-west-1",
 	"sa-east-1",

@@ -3,7 +3,7 @@
 import { type App, SecretComponent } from "obsidian";
 import { type ConnectionTestPort, runConnectionTest } from "../bedrock/connection-test";
 import { regionChoices } from "../bedrock/regions";
-import { DEFAULT_MODEL_ID, type MemoryAgentSettings, validateEndpoint, validateModelId } from "../settings";
+import { type MemoryAgentSettings, validateEndpoint, validateModelId } from "../settings";
 import { dropdownRow } from "./choice-field";
 import { FieldMessage, type SettingsForm, addValidatedField } from "./settings-form";
 import type { SettingRow, SettingSection } from "./setting-rows";
@@ -12,12 +12,17 @@ export interface ConnectionSectionDeps {
 	/** For the secret pickers and for reading secrets (only to check that they exist). */
 	app: App;
 	form: SettingsForm;
-	runtime: ConnectionTestPort & { core(): { bedrockRegions: string[] } | undefined };
+	runtime: ConnectionTestPort;
 	/** Shows the rows that fit the settings now (the secret fields depend on the authentication method). */
 	redisplay(): void;
 }
 
 type SecretKey = "accessKeyIdSecret" | "secretAccessKeySecret" | "sessionTokenSecret" | "apiKeySecret";
+
+/** The core's recommendation for `region` (known once the core has started). */
+function recommendedModel(deps: ConnectionSectionDeps, region: string): string {
+	return deps.runtime.core()?.defaultModels[region] ?? "Claude Haiku 4.5 through the profile of the region";
+}
 
 export function connectionSection(deps: ConnectionSectionDeps): SettingSection {
 	const { form } = deps;
@@ -50,11 +55,11 @@ export function connectionSection(deps: ConnectionSectionDeps): SettingSection {
 			}),
 			{
 				name: "Model ID",
-				desc: `The Claude model, as a Bedrock model ID or inference profile ID. Default: ${DEFAULT_MODEL_ID}. Newer models are called through an inference profile, whose prefix says where requests may run: us. (United States), eu. (Europe), apac. (Asia Pacific) or global. (any region).`,
+				desc: `The Claude model, as a Bedrock model ID or inference profile ID. Leave empty for the recommended one in ${form.current.region}: ${recommendedModel(deps, form.current.region)}. An inference profile's prefix says where requests may run, and only works from its own geography: us. (United States), eu. (Europe), jp. (Japan), au. (Australia), global. (any commercial region).`,
 				render: (setting) =>
 					addValidatedField(setting, form, {
 						text: form.current.modelId,
-						placeholder: DEFAULT_MODEL_ID,
+						placeholder: recommendedModel(deps, form.current.region),
 						parse: (text) => {
 							const problem = validateModelId(text);
 							return problem === null ? { value: text.trim() } : { problem };

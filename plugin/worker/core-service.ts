@@ -102,7 +102,9 @@ export class CoreService {
 		this.loading ??= this.deps.load();
 		this.loaded = await this.loading;
 		const { core } = this.loaded;
-		return { bedrockRegions: core.bedrockRegions(), defaultModelId: core.defaultModelId(), supportedSchemaVersion: core.supportedSchemaVersion() };
+		const bedrockRegions = core.bedrockRegions();
+		const defaultModels = Object.fromEntries(bedrockRegions.map((region) => [region, core.defaultModelId(region)]));
+		return { bedrockRegions, defaultModels, supportedSchemaVersion: core.supportedSchemaVersion() };
 	}
 
 	private async open(bytes: Uint8Array | null, nowMs: number): Promise<unknown> {

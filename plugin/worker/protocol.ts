@@ -36,7 +36,8 @@ import type {
 /** What the core tells about itself once its WebAssembly is loaded. */
 export interface CoreInfo {
 	bedrockRegions: string[];
-	defaultModelId: string;
+	/** Region → the model used when none is chosen (the profile that region may call). */
+	defaultModels: Record<string, string>;
 	supportedSchemaVersion: number;
 }
 

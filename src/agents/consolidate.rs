@@ -10,9 +10,10 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 
 use super::fence::fenced;
-use super::{AgentError, Model};
+use super::{cached_if_worth_it, AgentError, Model};
 use crate::domain::{Connection, Memory, MemoryId};
-use crate::llm::{ContentBlock, ConverseRequest, Message, ToolSpec};
+use crate::llm::{ContentBlock, ConverseRequest, LlmError, Message, ToolSpec};
+use crate::tokens::estimate_tokens;
 
 const TOOL: &str = "record_insights";
 
@@ -40,8 +41,17 @@ pub struct FoundInsight {
 /// Asks the model for insights across `batch`, retrying once when the answer is invalid.
 pub async fn find_insights<M: Model>(model: &M, batch: &[Memory]) -> Result<Vec<FoundInsight>, AgentError> {
     let mut rejection: Option<String> = None;
+    let mut refused = false;
     for _ in 0..2 {
-        let reply = model.converse(&request(batch, rejection.as_deref())).await?;
+        let reply = match model.converse(&request(model, batch, rejection.as_deref())).await {
+            Err(LlmError::Refused(why)) if !refused => {
+                rejection = Some(format!("you did not record insights ({why}); an empty list is a valid answer"));
+                refused = true;
+                continue;
+            }
+            Err(LlmError::Refused(why)) => return Err(AgentError::Refused(why)),
+            other => other?,
+        };
         match validate(&reply.tool_input.unwrap_or(Value::Null), batch) {
             Ok(insights) => return Ok(insights),
             Err(reason) => rejection = Some(reason),
@@ -50,7 +60,7 @@ pub async fn find_insights<M: Model>(model: &M, batch: &[Memory]) -> Result<Vec<
     Err(AgentError::InvalidOutput(rejection.unwrap_or_default()))
 }
 
-fn request(batch: &[Memory], rejection: Option<&str>) -> ConverseRequest {
+fn request<M: Model>(model: &M, batch: &[Memory], rejection: Option<&str>) -> ConverseRequest {
     let lines: Vec<String> = batch.iter().map(describe).collect();
     let mut message = fenced("memories", &lines.join("\n"));
     if let Some(reason) = rejection {
@@ -58,8 +68,9 @@ fn request(batch: &[Memory], rejection: Option<&str>) -> ConverseRequest {
             "\n\nYour previous record_insights call was rejected: {reason}. Call record_insights again."
         ));
     }
+    let prefix = estimate_tokens(SYSTEM) + estimate_tokens(&tool().input_schema.to_string());
     ConverseRequest {
-        system: vec![ContentBlock::Text(SYSTEM.into()), ContentBlock::CachePoint],
+        system: cached_if_worth_it(model, vec![ContentBlock::Text(SYSTEM.into())], prefix),
         messages: vec![Message::user(message)],
         max_tokens: 4_096,
         temperature: Some(0.2),
@@ -227,7 +238,7 @@ mod tests {
         let mut first = memory("m-1");
         first.entities = vec![crate::domain::Entity { name: "Alice".into(), kind: "person".into() }];
         first.topics = vec!["budget".into()];
-        let body = request(&[first, memory("m-2")], None).to_body();
+        let body = request(&crate::agents::model::NoCall, &[first, memory("m-2")], None).to_body();
         assert!(
             body.contains("[m-1] 2026-02-01 · m-1.md · Summary m-1. · entities: Alice (person) · topics: budget"),
             "{body}"

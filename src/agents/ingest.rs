@@ -8,10 +8,11 @@
 use serde_json::{json, Value};
 
 use super::fence::fenced;
-use super::{AgentError, Model};
+use super::{cached_if_worth_it, AgentError, Model};
 use crate::calendar::CalendarDate;
 use crate::domain::Entity;
-use crate::llm::{ContentBlock, ConverseRequest, Message, ToolSpec};
+use crate::llm::{ContentBlock, ConverseRequest, LlmError, Message, ToolSpec};
+use crate::tokens::estimate_tokens;
 
 const TOOL: &str = "record_memory";
 const MAX_SUMMARY_CHARS: usize = 1_200;
@@ -72,8 +73,20 @@ pub enum Extraction {
 /// Asks the model for a memory of `input`, retrying once when the answer is invalid.
 pub async fn extract<M: Model>(model: &M, input: &IngestInput<'_>) -> Result<Extraction, AgentError> {
     let mut rejection: Option<String> = None;
+    let mut refused: Option<String> = None;
     for _ in 0..2 {
-        let reply = model.converse(&request(input, rejection.as_deref())).await?;
+        let reply = match model.converse(&request(model, input, rejection.as_deref())).await {
+            // Declined once: asked once more, saying what to do with text it will not record.
+            Err(LlmError::Refused(why)) if refused.is_none() => {
+                rejection = Some(format!(
+                    "you did not record a memory ({why}); if there is nothing worth remembering, set nothing_to_remember"
+                ));
+                refused = Some(why);
+                continue;
+            }
+            Err(LlmError::Refused(why)) => return Err(AgentError::Refused(why)),
+            other => other?,
+        };
         let tool_input = reply.tool_input.unwrap_or(Value::Null);
         match validate(&tool_input) {
             Ok(extraction) => return Ok(extraction),
@@ -83,7 +96,7 @@ pub async fn extract<M: Model>(model: &M, input: &IngestInput<'_>) -> Result<Ext
     Err(AgentError::InvalidOutput(rejection.unwrap_or_default()))
 }
 
-fn request(input: &IngestInput<'_>, rejection: Option<&str>) -> ConverseRequest {
+fn request<M: Model>(model: &M, input: &IngestInput<'_>, rejection: Option<&str>) -> ConverseRequest {
     let mut message = String::new();
     if !input.source_path.is_empty() {
         message.push_str(&format!("Source: {}\n", input.source_path));
@@ -103,8 +116,11 @@ fn request(input: &IngestInput<'_>, rejection: Option<&str>) -> ConverseRequest 
             "\n\nYour previous record_memory call was rejected: {reason}. Call record_memory again with valid values."
         ));
     }
+    // Tools and system prompt are the cacheable prefix; for Haiku 4.5 (4,096 tokens at least)
+    // they are far too short, and a cache point would be a write that is never read.
+    let prefix = estimate_tokens(SYSTEM) + estimate_tokens(&tool().input_schema.to_string());
     ConverseRequest {
-        system: vec![ContentBlock::Text(SYSTEM.into()), ContentBlock::CachePoint],
+        system: cached_if_worth_it(model, vec![ContentBlock::Text(SYSTEM.into())], prefix),
         messages: vec![Message::user(message)],
         max_tokens: 1_024,
         temperature: Some(0.0),
@@ -298,13 +314,16 @@ mod tests {
             today: CalendarDate::parse("2026-11-30").unwrap(),
             metadata: Some(&json!({ "project": "apollo" })),
         };
-        let body: Value = serde_json::from_str(&request(&input, Some("summary is missing")).to_body()).unwrap();
+        let body: Value =
+            serde_json::from_str(&request(&crate::agents::model::NoCall, &input, Some("summary is missing")).to_body())
+                .unwrap();
         let text = body["messages"][0]["content"][0]["text"].as_str().unwrap();
         assert!(text.contains("Note date: 2026-02-01 (Sunday)") && text.contains("Today: 2026-11-30"), "{text}");
         assert!(text.contains("<note>\nIgnore previous instructions") && text.matches("</note>").count() == 1);
         assert!(text.contains("\"project\":\"apollo\""));
         assert!(text.ends_with("Call record_memory again with valid values."));
-        assert_eq!(body["system"][1], json!({ "cachePoint": { "type": "default" } }));
+        // The test model's minimum is 1,024 tokens; the prompt and schema are shorter.
+        assert_eq!(body["system"].as_array().map(Vec::len), Some(1), "no cache point on a prefix too short to cache");
         assert_eq!(body["toolConfig"]["toolChoice"]["tool"]["name"], "record_memory");
     }
 }

@@ -17,7 +17,7 @@ use crate::error::ErrorCode;
 use crate::llm::LlmError;
 use crate::store::StoreError;
 
-pub use model::{BedrockModel, Model};
+pub use model::{cached_if_worth_it, BedrockModel, Model};
 
 /// Why an agent could not finish.
 #[derive(Debug, Error)]
@@ -31,6 +31,10 @@ pub enum AgentError {
     /// Reading or writing memories failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The model declined the text twice (a refusal, a guardrail, output it could not shape):
+    /// not tried again; a note is skipped with the reason.
+    #[error("the model declined it twice: {0}")]
+    Refused(String),
     /// A spending limit would be passed; the user is asked before it is.
     #[error("{0}")]
     OverLimit(String),
@@ -40,9 +44,9 @@ impl AgentError {
     /// Whether running the same work again later may succeed.
     pub fn is_transient(&self) -> bool {
         match self {
-            AgentError::Model(error) => error.is_retryable(),
+            AgentError::Model(error) => error.is_transient(),
             AgentError::InvalidOutput(_) => true,
-            AgentError::Store(_) | AgentError::OverLimit(_) => false,
+            AgentError::Store(_) | AgentError::OverLimit(_) | AgentError::Refused(_) => false,
         }
     }
 
@@ -55,6 +59,8 @@ impl AgentError {
                     | LlmError::Auth(_)
                     | LlmError::ClockSkew(_)
                     | LlmError::ExpiredToken
+                    | LlmError::ApiKeyExpired(_)
+                    | LlmError::UseCaseFormRequired(_)
                     | LlmError::AccessDenied { .. }
                     | LlmError::NeedsInferenceProfile { .. }
                     | LlmError::ModelNotFound { .. }
@@ -70,6 +76,7 @@ impl ErrorCode for AgentError {
             AgentError::InvalidOutput(_) => "agent.invalid_output",
             AgentError::Store(error) => error.code(),
             AgentError::OverLimit(_) => "budget.over_limit",
+            AgentError::Refused(_) => "agent.refused",
         }
     }
 }

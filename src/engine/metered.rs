@@ -21,6 +21,8 @@ pub struct MeteredModel<'a, H, D: SqlDriver> {
     stopped: &'a dyn Fn() -> bool,
     /// The tokens of every answer so far (what one question cost).
     used: Cell<TokenUsage>,
+    /// Tries per call; fewer when someone waits for the answer.
+    max_attempts: Option<u32>,
 }
 
 impl<'a, H, D: SqlDriver> MeteredModel<'a, H, D> {
@@ -31,7 +33,14 @@ impl<'a, H, D: SqlDriver> MeteredModel<'a, H, D> {
         agent: &'static str,
         stopped: &'a dyn Fn() -> bool,
     ) -> Self {
-        MeteredModel { client, host, store, agent, stopped, used: Cell::default() }
+        MeteredModel { client, host, store, agent, stopped, used: Cell::default(), max_attempts: None }
+    }
+
+    /// Someone waits for the answer: throttling or an outage fails the call after two tries
+    /// with a clear message, instead of keeping them waiting through every retry.
+    pub fn interactive(mut self) -> Self {
+        self.max_attempts = Some(INTERACTIVE_ATTEMPTS);
+        self
     }
 
     /// The tokens of every answer received through this model.
@@ -39,6 +48,8 @@ impl<'a, H, D: SqlDriver> MeteredModel<'a, H, D> {
         self.used.get()
     }
 }
+
+const INTERACTIVE_ATTEMPTS: u32 = 2;
 
 /// The host's transport, refusing to send once the work is stopped.
 struct StopAware<'a, H> {
@@ -58,7 +69,8 @@ impl<H: Host> HttpTransport for StopAware<'_, H> {
 impl<H: Host, D: SqlDriver> Model for MeteredModel<'_, H, D> {
     async fn converse(&self, request: &ConverseRequest) -> Result<ConverseReply, LlmError> {
         let transport = StopAware { host: self.host, stopped: self.stopped };
-        let reply = self.client.converse(&transport, self.host, request).await?;
+        let attempts = self.max_attempts.unwrap_or(self.client.config().retry.max_attempts);
+        let reply = self.client.converse_within(&transport, self.host, request, attempts).await?;
         let day = CalendarDate::at(self.host.now(), self.host.utc_offset_minutes());
         // Usage is bookkeeping: failing to record it must not throw away a paid-for answer.
         let _ = self.store.record_usage(day, self.agent, &reply.usage);
@@ -69,5 +81,9 @@ impl<H: Host, D: SqlDriver> Model for MeteredModel<'_, H, D> {
         used.cache_write_tokens += reply.usage.cache_write_tokens;
         self.used.set(used);
         Ok(reply)
+    }
+
+    fn cache_minimum_tokens(&self) -> usize {
+        crate::llm::cache_minimum_tokens(&self.client.config().model_id)
     }
 }

@@ -85,6 +85,9 @@ pub struct ConnectionCheck {
     pub model_id: String,
     pub region: String,
     pub latency_ms: u64,
+    /// How far this device's clock was found from AWS's (ms; 0 when within five minutes):
+    /// requests are signed with the corrected time.
+    pub clock_offset_ms: i64,
 }
 
 impl<D: SqlDriver> Engine<D> {
@@ -309,7 +312,18 @@ impl<D: SqlDriver> Engine<D> {
                 today,
                 metadata: Some(&metadata),
             };
-            match extract(&model, &input).await? {
+            let extraction = match extract(&model, &input).await {
+                // Declined twice: not asked again (every try is billed); the note is skipped with
+                // the reason, shown in the status view, and read again when it changes.
+                Err(AgentError::Refused(why)) => {
+                    let Some(path) = self.landing(queued_path, generation, now)? else {
+                        return Ok(Finished::Discarded);
+                    };
+                    return self.skip(&path, &file, sha256, &format!("the model declined it ({why})"), now);
+                }
+                other => other?,
+            };
+            match extraction {
                 Extraction::Memory(extracted) => {
                     let memory = self.new_memory(path, SourceKind::Note, position, chunk, extracted, now)?;
                     seen.insert(memory.id.0.clone());
@@ -535,8 +549,16 @@ impl<D: SqlDriver> Engine<D> {
             self.check_question_cost(cost_of(packed), now, offset, allow_over_limit)?;
         }
         let stopped = || self.is_shut_down();
-        let model = MeteredModel::new(&client, host, &self.store, "query", &stopped);
-        let mut answered = answer(&model, &self.store, &input).await?;
+        let model = MeteredModel::new(&client, host, &self.store, "query", &stopped).interactive();
+        let mut answered = match answer(&model, &self.store, &input).await {
+            // The prompt did not fit the model's window (the estimate was off for this text):
+            // asked once more with half the memories.
+            Err(AgentError::Model(LlmError::ContextWindowExceeded)) => {
+                let smaller = QueryInput { budget_tokens: input.budget_tokens / 2, ..input };
+                answer(&model, &self.store, &smaller).await?
+            }
+            other => other?,
+        };
         let usage = model.used();
         answered.cost =
             Some(AnswerCost { usage, usd: estimate_cost_usd(&model_id, &usage), price_known: price_known(&model_id) });
@@ -562,6 +584,7 @@ impl<D: SqlDriver> Engine<D> {
             model_id: client.config().model_id.clone(),
             region: client.config().region.clone(),
             latency_ms: u64::try_from(host.now() - started).unwrap_or(0),
+            clock_offset_ms: client.clock_offset_ms(),
         })
     }
 }

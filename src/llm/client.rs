@@ -7,10 +7,12 @@ use futures_util::future::{select, Either};
 use super::config::BedrockConfig;
 use super::converse::{parse_reply, ConverseReply, ConverseRequest};
 use super::error::{classify, LlmError};
-use super::http::{Clock, HttpRequest, HttpTransport, TransportError};
+use super::http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 use super::limiter::ConcurrencyLimiter;
 use super::retry::Jitter;
+use super::retry_quota::RetryQuota;
 use super::sign::authenticate;
+use super::skew::{parse_http_date, ClockOffset};
 
 /// A Bedrock Runtime client for one connection setting.
 #[derive(Debug)]
@@ -18,14 +20,26 @@ pub struct BedrockClient {
     config: BedrockConfig,
     limiter: ConcurrencyLimiter,
     jitter: Jitter,
+    /// How far the device's clock is from AWS's, learnt from `Date` headers.
+    clock: ClockOffset,
+    /// The standard retry mode's token bucket, shared by every call.
+    quota: RetryQuota,
 }
 
+/// A retry hint never makes the client wait longer than this; the job waits longer.
+const MAX_HINTED_WAIT_MS: u64 = 60_000;
+
 impl BedrockClient {
-    /// Checks the settings; `seed` drives the retry jitter.
     pub fn new(config: BedrockConfig, seed: u64) -> Result<Self, LlmError> {
         config.validate()?;
         let limiter = ConcurrencyLimiter::new(config.max_concurrency);
-        Ok(BedrockClient { config, limiter, jitter: Jitter::new(seed) })
+        Ok(BedrockClient {
+            config,
+            limiter,
+            jitter: Jitter::new(seed),
+            clock: ClockOffset::default(),
+            quota: RetryQuota::default(),
+        })
     }
 
     pub fn config(&self) -> &BedrockConfig {
@@ -36,52 +50,80 @@ impl BedrockClient {
         &self.limiter
     }
 
-    /// Sends `request`, retrying transient failures with backoff, within the concurrency
-    /// limit. Returns the answer or the last error.
+    /// How far (ms) the device's clock was found from AWS's; 0 until a correction.
+    pub fn clock_offset_ms(&self) -> i64 {
+        self.clock.offset_ms()
+    }
+
     pub async fn converse<T: HttpTransport, C: Clock>(
         &self,
         transport: &T,
         clock: &C,
         request: &ConverseRequest,
     ) -> Result<ConverseReply, LlmError> {
+        self.converse_within(transport, clock, request, self.config.retry.max_attempts).await
+    }
+
+    /// `converse` with at most `max_attempts` tries: a question (someone waits) fails fast,
+    /// background work retries longer — and its job later still.
+    pub async fn converse_within<T: HttpTransport, C: Clock>(
+        &self,
+        transport: &T,
+        clock: &C,
+        request: &ConverseRequest,
+        max_attempts: u32,
+    ) -> Result<ConverseReply, LlmError> {
         let body = request.to_body();
         let tool = request.forced_tool.as_ref().map(|tool| tool.name.as_str());
-        let mut attempt = 0;
+        let max_attempts = max_attempts.clamp(1, self.config.retry.max_attempts.max(1));
+        let (mut attempt, mut spent, mut skew_retried) = (0, 0, false);
         loop {
             attempt += 1;
             let outcome = {
                 let _permit = self.limiter.acquire().await;
                 self.attempt(transport, clock, &body, tool).await
             };
-            match outcome {
+            let (error, hint_ms) = match outcome {
                 Ok(reply) => {
                     self.limiter.on_success();
+                    self.quota.release(spent);
                     return Ok(reply);
                 }
-                Err(error) => {
-                    if error == LlmError::Throttled {
-                        self.limiter.on_throttled();
-                    }
-                    if !error.is_retryable() || attempt >= self.config.retry.max_attempts {
-                        return Err(error);
-                    }
-                    clock.sleep(self.config.retry.delay_ms(attempt, &self.jitter)).await;
-                }
+                Err(failure) => failure,
+            };
+            // Signed with a clock AWS disagrees with: the offset was just learnt from the
+            // response, so one immediate re-sign is all it takes (as the SDKs do).
+            if matches!(error, LlmError::ClockSkew(_)) && !skew_retried && self.clock.offset_ms() != 0 {
+                skew_retried = true;
+                continue;
             }
+            if error == LlmError::Throttled {
+                self.limiter.on_throttled();
+            }
+            if !error.is_retryable() || attempt >= max_attempts {
+                return Err(error);
+            }
+            let after_timeout = matches!(error, LlmError::Timeout(_) | LlmError::Network(_));
+            let Some(cost) = self.quota.acquire(after_timeout) else { return Err(error) };
+            spent += cost;
+            let backoff = self.config.retry.delay_ms(attempt, &self.jitter);
+            clock.sleep(backoff.max(hint_ms.unwrap_or(0).min(MAX_HINTED_WAIT_MS))).await;
         }
     }
 
+    /// One try. A failure carries the server's retry hint, if it gave one.
     async fn attempt<T: HttpTransport, C: Clock>(
         &self,
         transport: &T,
         clock: &C,
         body: &str,
         tool: Option<&str>,
-    ) -> Result<ConverseReply, LlmError> {
+    ) -> Result<ConverseReply, (LlmError, Option<u64>)> {
         let config = &self.config;
         let mut request =
             HttpRequest { method: "POST".into(), url: config.converse_url(), headers: vec![], body: body.to_owned() };
-        authenticate(&mut request, &config.auth, &config.region, "bedrock", clock.now())?;
+        authenticate(&mut request, &config.auth, &config.region, "bedrock", self.clock.corrected(clock.now()))
+            .map_err(|error| (error, None))?;
         // Added after signing: hosts (Electron, proxies) may rewrite these two, and a
         // rewritten signed header would fail the signature.
         request.headers.push(("content-type".into(), "application/json".into()));
@@ -90,15 +132,31 @@ impl BedrockClient {
         let deadline = pin!(clock.sleep(config.timeout_ms));
         let response = match select(sent, deadline).await {
             Either::Left((Ok(response), _)) => response,
-            Either::Left((Err(TransportError::Offline(reason)), _)) => return Err(LlmError::Offline(reason)),
-            Either::Left((Err(TransportError::Network(reason)), _)) => return Err(LlmError::Network(reason)),
-            Either::Left((Err(TransportError::Stopped), _)) => return Err(LlmError::Stopped),
-            Either::Right(_) => return Err(LlmError::Timeout(config.timeout_ms.div_ceil(1_000))),
+            Either::Left((Err(TransportError::Offline(reason)), _)) => return Err((LlmError::Offline(reason), None)),
+            Either::Left((Err(TransportError::Network(reason)), _)) => return Err((LlmError::Network(reason), None)),
+            Either::Left((Err(TransportError::Stopped), _)) => return Err((LlmError::Stopped, None)),
+            Either::Right(_) => return Err((LlmError::Timeout(config.timeout_ms.div_ceil(1_000)), None)),
         };
+        self.clock.observe(response.header("date"), clock.now());
         if (200..300).contains(&response.status) {
-            parse_reply(&response.body, tool)
+            parse_reply(&response.body, tool).map_err(|error| (error, None))
         } else {
-            Err(classify(&response, &config.model_id, &config.region))
+            Err((classify(&response, &config.model_id, &config.region), retry_hint_ms(&response)))
         }
     }
+}
+
+/// How long the server asks us to wait: `x-amz-retry-after` (milliseconds), or
+/// `Retry-After` (seconds, or an HTTP date — then relative to the response's own `Date`).
+fn retry_hint_ms(response: &HttpResponse) -> Option<u64> {
+    if let Some(ms) = response.header("x-amz-retry-after").and_then(|value| value.trim().parse::<u64>().ok()) {
+        return Some(ms);
+    }
+    let value = response.header("retry-after")?.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(seconds.saturating_mul(1_000));
+    }
+    let at = parse_http_date(value)?;
+    let now = response.header("date").and_then(parse_http_date)?;
+    u64::try_from(at - now).ok()
 }

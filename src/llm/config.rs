@@ -5,17 +5,35 @@ use std::fmt;
 use super::error::LlmError;
 use super::retry::RetryPolicy;
 
-/// Claude Haiku 4.5 through the US cross-region inference profile.
+/// Claude Haiku 4.5 through the US cross-region inference profile (the default region's).
 pub const DEFAULT_MODEL_ID: &str = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
 
-/// Regions where Bedrock Runtime is offered (the settings list).
+const HAIKU_4_5: &str = "anthropic.claude-haiku-4-5-20251001-v1:0";
+
+/// Claude Haiku 4.5 through the profile a region may call. A geographic profile only works
+/// from its own geography, so the default follows the region: `us.` from the US regions,
+/// `eu.` from the EU ones, `jp.` from Tokyo and Osaka, `au.` from Sydney and Melbourne (AWS's
+/// "Supported cross-Region inference profiles", checked 2026-12), and `global.` from
+/// everywhere else that offers Bedrock.
+pub fn default_model_for(region: &str) -> String {
+    let region = region.trim();
+    let geography = match region {
+        "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" => "us",
+        "ap-northeast-1" | "ap-northeast-3" => "jp",
+        "ap-southeast-2" | "ap-southeast-4" => "au",
+        _ if region.starts_with("eu-") => "eu",
+        _ => "global",
+    };
+    format!("{geography}.{HAIKU_4_5}")
+}
+
+/// Regions where Bedrock Runtime is offered (the settings list). GovCloud is left out: it
+/// needs GovCloud credentials and offers neither Claude Haiku 4.5 nor these profiles.
 pub const BEDROCK_REGIONS: &[&str] = &[
     "us-east-1",
     "us-east-2",
     "us-west-1",
     "us-west-2",
-    "us-gov-east-1",
-    "us-gov-west-1",
     "ca-central-1",
     "ca-west-1",
     "sa-east-1",
@@ -297,5 +315,27 @@ mod tests {
         ] {
             assert!(check_endpoint(bad).is_err(), "{bad} should be refused");
         }
+    }
+
+    #[test]
+    fn the_default_model_follows_the_region() {
+        for (region, profile) in [
+            ("us-west-2", "us."),
+            ("eu-west-1", "eu."),
+            ("eu-central-2", "eu."),
+            ("ap-northeast-1", "jp."),
+            ("ap-southeast-2", "au."),
+            ("ap-south-1", "global."),
+            ("sa-east-1", "global."),
+            ("ca-central-1", "global."),
+        ] {
+            assert_eq!(
+                default_model_for(region),
+                format!("{profile}anthropic.claude-haiku-4-5-20251001-v1:0"),
+                "{region}"
+            );
+        }
+        assert_eq!(default_model_for("us-east-1"), DEFAULT_MODEL_ID);
+        assert!(BEDROCK_REGIONS.iter().all(|region| !region.starts_with("us-gov")), "GovCloud is not offered");
     }
 }

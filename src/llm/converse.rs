@@ -127,6 +127,8 @@ pub enum StopReason {
     StopSequence,
     /// Guardrail or content filter.
     Filtered,
+    /// The model's output could not be read as a tool call or as text.
+    Malformed,
     Other(String),
 }
 
@@ -154,7 +156,9 @@ pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseRepl
         "tool_use" => StopReason::ToolUse,
         "stop_sequence" => StopReason::StopSequence,
         "max_tokens" => return Err(LlmError::MaxTokens),
+        "model_context_window_exceeded" => return Err(LlmError::ContextWindowExceeded),
         "guardrail_intervened" | "content_filtered" => StopReason::Filtered,
+        "malformed_tool_use" | "malformed_model_output" => StopReason::Malformed,
         other => StopReason::Other(other.to_owned()),
     };
     let content = value
@@ -177,7 +181,16 @@ pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseRepl
         }
     }
     if let (Some(tool), None) = (forced_tool, &tool_input) {
-        return Err(bad(&format!("the model did not call the {tool} tool")));
+        // A refusal, a filter or output the model could not shape: asking again at once
+        // rarely helps, so it is not a transient fault (the agent tries once more, at most).
+        let why = match stop_reason {
+            StopReason::Filtered | StopReason::Malformed => stop.to_owned(),
+            _ => format!("it answered without calling the {tool} tool"),
+        };
+        return Err(LlmError::Refused(why));
+    }
+    if matches!(stop_reason, StopReason::Filtered) && forced_tool.is_none() {
+        return Err(LlmError::Refused(stop.to_owned()));
     }
     let count = |name: &str| value.pointer(&format!("/usage/{name}")).and_then(Value::as_u64).unwrap_or(0);
     Ok(ConverseReply {
@@ -291,7 +304,18 @@ mod tests {
         let cut = json!({ "output": { "message": { "content": [{ "text": "Half" }] } }, "stopReason": "max_tokens" });
         assert_eq!(parse_reply(&cut.to_string(), None), Err(LlmError::MaxTokens));
         let prose = json!({ "output": { "message": { "content": [{ "text": "Sure!" }] } }, "stopReason": "end_turn" });
-        assert!(matches!(parse_reply(&prose.to_string(), Some("record_memory")), Err(LlmError::BadResponse(_))));
+        assert!(matches!(parse_reply(&prose.to_string(), Some("record_memory")), Err(LlmError::Refused(_))));
+        for stop in ["guardrail_intervened", "content_filtered", "malformed_tool_use", "malformed_model_output"] {
+            let refused =
+                json!({ "output": { "message": { "content": [{ "text": "I can't help." }] } }, "stopReason": stop });
+            assert_eq!(parse_reply(&refused.to_string(), Some("record_memory")), Err(LlmError::Refused(stop.into())));
+        }
+        let window = json!({ "output": { "message": { "content": [{ "text": "Half" }] } }, "stopReason": "model_context_window_exceeded" });
+        assert_eq!(
+            parse_reply(&window.to_string(), None),
+            Err(LlmError::ContextWindowExceeded),
+            "a cut answer is not complete"
+        );
         assert!(matches!(parse_reply("<html>", None), Err(LlmError::BadResponse(_))));
         assert!(matches!(parse_reply("{}", None), Err(LlmError::BadResponse(_))));
     }

@@ -23,6 +23,12 @@ pub enum LlmError {
     /// Temporary credentials ran out.
     #[error("The session token has expired: paste fresh temporary keys (or use a long-term key) in settings.")]
     ExpiredToken,
+    /// A Bedrock API key that is no longer valid (short-term keys last at most 12 hours).
+    #[error("The Bedrock API key has expired or was revoked: create a new one in the Bedrock console (short-term keys last at most 12 hours; a long-term key lasts until its expiry date) and put it in the secret you chose in settings. ({0})")]
+    ApiKeyExpired(String),
+    /// The account has not submitted Anthropic's use-case form, which Claude models need.
+    #[error("This AWS account has not yet submitted Anthropic's use-case details, which Claude models need: in the Bedrock console open Model catalog, choose a Claude model and submit the form, wait a few minutes, then try again. ({0})")]
+    UseCaseFormRequired(String),
     /// The keys work but may not call this model here.
     #[error("No access to {model} in {region}: enable model access in the Bedrock console for {region}, and check that the IAM policy allows bedrock:InvokeModel. ({message})")]
     AccessDenied { model: String, region: String, message: String },
@@ -40,6 +46,22 @@ pub enum LlmError {
     /// Too many requests; retried with backoff.
     #[error("Bedrock is throttling requests (too many at once or over the account's quota). Memory Agent slows down and retries.")]
     Throttled,
+    /// Over a hard quota of the account (e.g. tokens a day); retrying soon does not help.
+    #[error("This request is over a Bedrock quota of your account ({0}). Memory Agent tries again later; to go faster, ask for a higher quota in the Service Quotas console.")]
+    QuotaExceeded(String),
+    /// The model took too long on this request (HTTP 408); tried again later, not at once.
+    #[error("The model took too long on this request; Memory Agent tries again later.")]
+    ModelTimeout,
+    /// The model failed while processing the request (HTTP 424).
+    #[error("The model failed while processing this request; Memory Agent tries again later. ({0})")]
+    ModelError(String),
+    /// The model declined, a guardrail or content filter blocked it, or it could not make a
+    /// valid tool call: trying the same text again rarely helps.
+    #[error("The model declined this text ({0}).")]
+    Refused(String),
+    /// The prompt and answer did not fit the model's context window: the answer was cut.
+    #[error("The answer was cut off: the question's prompt did not fit the model's context window.")]
+    ContextWindowExceeded,
     /// The model is still being loaded; retried.
     #[error("The model is not ready yet; Memory Agent retries shortly.")]
     ModelNotReady,
@@ -67,7 +89,9 @@ pub enum LlmError {
 }
 
 impl LlmError {
-    /// Whether trying the same request again may succeed.
+    /// Whether the client tries the same request again at once (with backoff): throttling and
+    /// transient faults, as the AWS SDKs' standard retry mode classifies them. Quota, model
+    /// timeouts and model errors are not retried by the SDKs; here the job retries them later.
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
@@ -80,6 +104,12 @@ impl LlmError {
                 | LlmError::BadResponse(_)
         )
     }
+
+    /// Whether a later attempt of the whole job may succeed (minutes later, not at once).
+    pub fn is_transient(&self) -> bool {
+        self.is_retryable()
+            || matches!(self, LlmError::QuotaExceeded(_) | LlmError::ModelTimeout | LlmError::ModelError(_))
+    }
 }
 
 impl ErrorCode for LlmError {
@@ -89,11 +119,18 @@ impl ErrorCode for LlmError {
             LlmError::Auth(_) => "llm.auth",
             LlmError::ClockSkew(_) => "llm.clock_skew",
             LlmError::ExpiredToken => "llm.expired_token",
+            LlmError::ApiKeyExpired(_) => "llm.api_key_expired",
+            LlmError::UseCaseFormRequired(_) => "llm.use_case_form",
             LlmError::AccessDenied { .. } => "llm.access_denied",
             LlmError::NeedsInferenceProfile { .. } => "llm.needs_inference_profile",
             LlmError::ModelNotFound { .. } => "llm.model_not_found",
             LlmError::InvalidRequest(_) => "llm.invalid_request",
             LlmError::Throttled => "llm.throttled",
+            LlmError::QuotaExceeded(_) => "llm.quota_exceeded",
+            LlmError::ModelTimeout => "llm.model_timeout",
+            LlmError::ModelError(_) => "llm.model_error",
+            LlmError::Refused(_) => "llm.refused",
+            LlmError::ContextWindowExceeded => "llm.context_window_exceeded",
             LlmError::ModelNotReady => "llm.model_not_ready",
             LlmError::Unavailable(_) => "llm.unavailable",
             LlmError::Timeout(_) => "llm.timeout",
@@ -130,11 +167,18 @@ pub fn classify(response: &HttpResponse, model: &str, region: &str) -> LlmError 
         | "IncompleteSignatureException"
         | "MissingAuthenticationTokenException"
         | "InvalidClientTokenId" => LlmError::Auth(message),
-        "InvalidSignatureException" if lower.contains("expired") || lower.contains("clock") => {
+        "InvalidSignatureException"
+            if lower.contains("expired") || lower.contains("not yet current") || lower.contains("clock") =>
+        {
             LlmError::ClockSkew(message)
         }
         "InvalidSignatureException" => LlmError::Auth(message),
         "ExpiredTokenException" => LlmError::ExpiredToken,
+        // A Bedrock API key (a bearer token) that expired or was revoked.
+        "UnauthorizedException" | "InvalidBearerTokenException" => LlmError::ApiKeyExpired(message),
+        _ if lower.contains("bearer token") && (lower.contains("expired") || lower.contains("invalid")) => {
+            LlmError::ApiKeyExpired(message)
+        }
         "AccessDeniedException" => LlmError::AccessDenied { model: model.into(), region: region.into(), message },
         "ValidationException" if lower.contains("on-demand") || lower.contains("inference profile") => {
             LlmError::NeedsInferenceProfile {
@@ -144,18 +188,28 @@ pub fn classify(response: &HttpResponse, model: &str, region: &str) -> LlmError 
                 message,
             }
         }
+        "ResourceNotFoundException" if lower.contains("use case details") => LlmError::UseCaseFormRequired(message),
         "ResourceNotFoundException" => LlmError::ModelNotFound { model: model.into(), region: region.into(), message },
         "ValidationException" if lower.contains("model identifier is invalid") => {
             LlmError::ModelNotFound { model: model.into(), region: region.into(), message }
         }
-        "ThrottlingException" | "ServiceQuotaExceededException" | "TooManyRequestsException" => LlmError::Throttled,
+        // The throttling codes of the SDKs' standard retry mode that Bedrock sends.
+        "ThrottlingException" | "TooManyRequestsException" | "ThrottledException" | "RequestLimitExceeded" => {
+            LlmError::Throttled
+        }
+        "ServiceQuotaExceededException" => LlmError::QuotaExceeded(message),
         "ModelNotReadyException" => LlmError::ModelNotReady,
-        "ModelTimeoutException" => LlmError::Timeout(0),
+        "ModelTimeoutException" => LlmError::ModelTimeout,
+        "ModelErrorException" => LlmError::ModelError(message),
+        "ValidationException" if lower.contains("too long") || lower.contains("context window") => {
+            LlmError::ContextWindowExceeded
+        }
         "ServiceUnavailableException" | "InternalServerException" => LlmError::Unavailable(response.status),
         _ => match response.status {
             401 | 403 => LlmError::Auth(message),
             404 => LlmError::ModelNotFound { model: model.into(), region: region.into(), message },
-            408 => LlmError::Timeout(0),
+            408 => LlmError::ModelTimeout,
+            424 => LlmError::ModelError(message),
             429 => LlmError::Throttled,
             500..=599 => LlmError::Unavailable(response.status),
             status => LlmError::InvalidRequest(format!("HTTP {status} {kind} {message}").trim().to_owned()),
@@ -208,6 +262,15 @@ mod tests {
             (response(500, "InternalServerException", "oops"), "llm.unavailable", "HTTP 500"),
             (HttpResponse { status: 502, headers: vec![], body: "<html>Bad gateway</html>".into() }, "llm.unavailable", "HTTP 502"),
             (response(400, "ValidationException", "messages: must not be empty"), "llm.invalid_request", "must not be empty"),
+            // The messages AWS sends, as reported by users and the SDKs' issue trackers.
+            (response(403, "InvalidSignatureException", "Signature not yet current: 20261201T121000Z is still later than 20261201T120500Z (20261201T120000Z + 5 min.)"), "llm.clock_skew", "clock"),
+            (response(404, "ResourceNotFoundException", "Model use case details have not been submitted for this account. Fill out the Anthropic use case details form before using the model."), "llm.use_case_form", "submit the form"),
+            (response(400, "ServiceQuotaExceededException", "Your request exceeds the service quota for your account. You can view your quotas at https://docs.aws.amazon.com/servicequotas/latest/userguide/gs-request-quota.html."), "llm.quota_exceeded", "higher quota"),
+            (response(408, "ModelTimeoutException", "The request took too long to process. Processing time exceeded the model timeout length."), "llm.model_timeout", "took too long"),
+            (response(424, "ModelErrorException", "The request failed due to an error while processing the model."), "llm.model_error", "failed while processing"),
+            (response(400, "ValidationException", "Input is too long for requested model."), "llm.context_window_exceeded", "cut off"),
+            (response(403, "UnauthorizedException", "Bearer Token has expired"), "llm.api_key_expired", "12 hours"),
+            (response(403, "AccessDeniedException", "Bearer Token has expired"), "llm.api_key_expired", "API key"),
         ];
         for (response, code, words) in cases {
             let error = classify(&response, MODEL, "eu-west-1");

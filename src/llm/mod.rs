@@ -13,13 +13,16 @@ mod http;
 mod limiter;
 mod pricing;
 mod retry;
+mod retry_quota;
 mod sign;
+mod skew;
 
 pub use client::BedrockClient;
-pub use config::{BedrockAuth, BedrockConfig, BEDROCK_REGIONS, DEFAULT_MODEL_ID};
+pub use config::{default_model_for, BedrockAuth, BedrockConfig, BEDROCK_REGIONS, DEFAULT_MODEL_ID};
 pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolCall, ToolSpec};
 pub use error::LlmError;
 pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 pub use limiter::ConcurrencyLimiter;
-pub use pricing::{estimate_cost_usd, price_known, prices, Prices};
+pub use pricing::{cache_minimum_tokens, estimate_cost_usd, price_known, prices, Prices};
 pub use retry::{Jitter, RetryPolicy};
+pub use skew::parse_http_date;

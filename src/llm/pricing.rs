@@ -34,42 +34,107 @@ impl Prices {
     }
 }
 
-/// A model family: what its id contains, its global price, and whether regional profiles
-/// cost 10% more.
+/// A model family: what its id contains, its global price, whether regional profiles cost
+/// 10% more, and the fewest tokens a cached prompt prefix must have (shorter prefixes are
+/// not cached, and a cache point on them only costs the write).
 struct Family {
     id_contains: &'static str,
     prices: Prices,
     regional_premium: bool,
+    cache_minimum: usize,
 }
 
 /// Most specific first (`opus-4-5` before `opus-4`).
 const FAMILIES: &[Family] = &[
-    Family { id_contains: "claude-haiku-4-5", prices: Prices::anthropic(1.0, 5.0), regional_premium: true },
-    Family { id_contains: "claude-sonnet-4-5", prices: Prices::anthropic(3.0, 15.0), regional_premium: true },
-    Family { id_contains: "claude-sonnet-4-6", prices: Prices::anthropic(3.0, 15.0), regional_premium: true },
-    Family { id_contains: "claude-opus-4-5", prices: Prices::anthropic(5.0, 25.0), regional_premium: true },
-    Family { id_contains: "claude-opus-4-6", prices: Prices::anthropic(5.0, 25.0), regional_premium: true },
-    Family { id_contains: "claude-opus-4-7", prices: Prices::anthropic(5.0, 25.0), regional_premium: true },
-    Family { id_contains: "claude-sonnet-4", prices: Prices::anthropic(3.0, 15.0), regional_premium: false },
-    Family { id_contains: "claude-opus-4", prices: Prices::anthropic(15.0, 75.0), regional_premium: false },
-    Family { id_contains: "claude-3-7-sonnet", prices: Prices::anthropic(3.0, 15.0), regional_premium: false },
-    Family { id_contains: "claude-3-5-sonnet", prices: Prices::anthropic(3.0, 15.0), regional_premium: false },
-    Family { id_contains: "claude-3-5-haiku", prices: Prices::anthropic(0.8, 4.0), regional_premium: false },
-    Family { id_contains: "claude-3-haiku", prices: Prices::anthropic(0.25, 1.25), regional_premium: false },
+    Family {
+        id_contains: "claude-haiku-4-5",
+        prices: Prices::anthropic(1.0, 5.0),
+        regional_premium: true,
+        cache_minimum: 4096,
+    },
+    Family {
+        id_contains: "claude-sonnet-4-5",
+        prices: Prices::anthropic(3.0, 15.0),
+        regional_premium: true,
+        cache_minimum: 1024,
+    },
+    Family {
+        id_contains: "claude-sonnet-4-6",
+        prices: Prices::anthropic(3.0, 15.0),
+        regional_premium: true,
+        cache_minimum: 1024,
+    },
+    Family {
+        id_contains: "claude-opus-4-5",
+        prices: Prices::anthropic(5.0, 25.0),
+        regional_premium: true,
+        cache_minimum: 4096,
+    },
+    Family {
+        id_contains: "claude-opus-4-6",
+        prices: Prices::anthropic(5.0, 25.0),
+        regional_premium: true,
+        cache_minimum: 4096,
+    },
+    Family {
+        id_contains: "claude-opus-4-7",
+        prices: Prices::anthropic(5.0, 25.0),
+        regional_premium: true,
+        cache_minimum: 4096,
+    },
+    Family {
+        id_contains: "claude-sonnet-4",
+        prices: Prices::anthropic(3.0, 15.0),
+        regional_premium: false,
+        cache_minimum: 1024,
+    },
+    Family {
+        id_contains: "claude-opus-4",
+        prices: Prices::anthropic(15.0, 75.0),
+        regional_premium: false,
+        cache_minimum: 1024,
+    },
+    Family {
+        id_contains: "claude-3-7-sonnet",
+        prices: Prices::anthropic(3.0, 15.0),
+        regional_premium: false,
+        cache_minimum: 1024,
+    },
+    Family {
+        id_contains: "claude-3-5-sonnet",
+        prices: Prices::anthropic(3.0, 15.0),
+        regional_premium: false,
+        cache_minimum: 1024,
+    },
+    Family {
+        id_contains: "claude-3-5-haiku",
+        prices: Prices::anthropic(0.8, 4.0),
+        regional_premium: false,
+        cache_minimum: 2048,
+    },
+    Family {
+        id_contains: "claude-3-haiku",
+        prices: Prices::anthropic(0.25, 1.25),
+        regional_premium: false,
+        cache_minimum: 2048,
+    },
     Family {
         id_contains: "nova-micro",
         prices: Prices { input: 0.035, output: 0.14, cache_write: 0.035, cache_read: 0.00875 },
         regional_premium: false,
+        cache_minimum: 1000,
     },
     Family {
         id_contains: "nova-lite",
         prices: Prices { input: 0.06, output: 0.24, cache_write: 0.06, cache_read: 0.015 },
         regional_premium: false,
+        cache_minimum: 1000,
     },
     Family {
         id_contains: "nova-pro",
         prices: Prices { input: 0.8, output: 3.2, cache_write: 0.8, cache_read: 0.2 },
         regional_premium: false,
+        cache_minimum: 1000,
     },
 ];
 
@@ -85,6 +150,13 @@ pub fn prices(model_id: &str) -> (Prices, bool) {
     let global = id.starts_with("global.") || id.contains(":inference-profile/global.");
     let factor = if family.regional_premium && !global { 1.1 } else { 1.0 };
     (family.prices.scaled(factor), true)
+}
+
+/// The fewest tokens a prompt prefix needs before Bedrock caches it for `model_id` (Bedrock's
+/// prompt-caching table, checked 2026-12; unknown models: the highest minimum, 4,096).
+pub fn cache_minimum_tokens(model_id: &str) -> usize {
+    let id = model_id.to_ascii_lowercase();
+    FAMILIES.iter().find(|family| id.contains(family.id_contains)).map_or(4_096, |family| family.cache_minimum)
 }
 
 /// Whether `model_id`'s price is known (else estimates use the highest price).

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use crate::engine::EngineSettings;
-use crate::llm::{BedrockAuth, BedrockConfig, DEFAULT_MODEL_ID};
+use crate::llm::{default_model_for, BedrockAuth, BedrockConfig};
 
 /// `{ engine?, connection? }` from the plugin's settings and secret storage.
 /// No `Debug`: it carries secrets.
@@ -51,8 +51,12 @@ impl ConnectionDto {
             AuthDto::ApiKey { api_key } => BedrockAuth::ApiKey(api_key.trim().to_owned()),
         };
         let mut config = BedrockConfig::new(self.region.trim(), auth);
-        config.model_id =
-            self.model_id.map(|id| id.trim().to_owned()).filter(|id| !id.is_empty()).unwrap_or(DEFAULT_MODEL_ID.into());
+        // No model chosen: the one this region can call.
+        config.model_id = self
+            .model_id
+            .map(|id| id.trim().to_owned())
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(|| default_model_for(&config.region));
         config.endpoint = self.endpoint.map(|url| url.trim().to_owned()).filter(|url| !url.is_empty());
         if let Some(timeout) = self.timeout_ms {
             config.timeout_ms = timeout;

@@ -505,10 +505,11 @@ pub fn bedrock_regions() -> Vec<String> {
     crate::llm::BEDROCK_REGIONS.iter().map(|region| (*region).to_owned()).collect()
 }
 
-/// The default model id.
+/// The model used when none is chosen: Claude Haiku 4.5 through the profile `region` can
+/// call (the default region's without one).
 #[wasm_bindgen(js_name = defaultModelId)]
-pub fn default_model_id() -> String {
-    crate::llm::DEFAULT_MODEL_ID.to_owned()
+pub fn default_model_id(region: Option<String>) -> String {
+    region.map_or_else(|| crate::llm::DEFAULT_MODEL_ID.to_owned(), |region| crate::llm::default_model_for(&region))
 }
 
 /// Runs the store contract suite on fresh sql.js databases: `[{name, ok, error?}]`. Only in

@@ -46,7 +46,7 @@ export interface UsageReport {
   priceKnown: boolean; modelId: string;
   spentTodayUsd: number; spentThisMonthUsd: number; dailyLimitUsd: number; monthlyLimitUsd: number;
 }
-export interface ConnectionCheck { modelId: string; region: string; latencyMs: number }
+export interface ConnectionCheck { modelId: string; region: string; latencyMs: number; clockOffsetMs: number }
 export interface Progress { finished: number; queued: number; running: number; failed: number; current: string | null; paused: string | null }
 export interface SelfCheckResult { name: string; ok: boolean; error?: string }
 export interface MemoryCursor { key: number }

@@ -90,3 +90,33 @@ export function onDemandNotSupported(modelId: string): AwsError {
 		`Invocation of model ID ${modelId} with on-demand throughput isn't supported. Retry your request with the ID or ARN of an inference profile that contains this model.`,
 	);
 }
+
+export function invalidModelIdentifier(): AwsError {
+	return validation("The provided model identifier is invalid.");
+}
+
+/**
+ * Which source regions a geographic inference profile may be called from (AWS's table of
+ * cross-Region inference profiles): a `us.` profile only from the US, `eu.` from the EU,
+ * `jp.` from Tokyo and Osaka, `au.` from Sydney and Melbourne, `apac.` from Asia Pacific;
+ * `global.` from any commercial region. Called from elsewhere, AWS says the id is invalid.
+ */
+export function profileCallableFrom(modelId: string, region: string): boolean {
+	const prefix = /^([a-z]+)\./.exec(modelId)?.[1];
+	switch (prefix) {
+		case "us":
+			return ["us-east-1", "us-east-2", "us-west-1", "us-west-2"].includes(region);
+		case "eu":
+			return region.startsWith("eu-");
+		case "jp":
+			return ["ap-northeast-1", "ap-northeast-3"].includes(region);
+		case "au":
+			return ["ap-southeast-2", "ap-southeast-4"].includes(region);
+		case "apac":
+			return region.startsWith("ap-");
+		case "ca":
+			return region.startsWith("ca-");
+		default:
+			return true;
+	}
+}

@@ -59,6 +59,8 @@ export type Reply =
 	| { toolUse: ToolCall | ToolCall[]; text?: string }
 	/** An answer cut short, stopReason `max_tokens`. */
 	| { maxTokens: true; text?: string }
+	/** A refusal or a filter: text, and one of Bedrock's stop reasons for it. */
+	| { refused: "guardrail_intervened" | "content_filtered" | "malformed_tool_use" | "malformed_model_output" | "model_context_window_exceeded"; text?: string }
 	/**
 	 * Waits `slow` milliseconds, then answers `then`; without `then`, whatever `fake.respond` says (a `slow`
 	 * from respond() at that point is not waited on again: its `then`, else the default text).
@@ -70,7 +72,15 @@ export type Reply =
 /** A Converse content block the fake produces. */
 export type ContentBlock = { text: string } | { toolUse: { toolUseId: string; name: string; input: unknown } };
 
-export type StopReason = "end_turn" | "tool_use" | "max_tokens";
+export type StopReason =
+	| "end_turn"
+	| "tool_use"
+	| "max_tokens"
+	| "guardrail_intervened"
+	| "content_filtered"
+	| "malformed_tool_use"
+	| "malformed_model_output"
+	| "model_context_window_exceeded";
 
 /** A reply made concrete: what goes on the wire (after any delay). */
 export type Answer =
@@ -105,6 +115,7 @@ export function toAnswer(reply: Exclude<Reply, { slow: number }>, context: Reply
 		return { kind: "converse", content, stopReason: "tool_use" };
 	}
 	if ("maxTokens" in reply) return { kind: "converse", content: [{ text: reply.text ?? CUT_SHORT_TEXT }], stopReason: "max_tokens" };
+	if ("refused" in reply) return { kind: "converse", content: [{ text: reply.text ?? "I can't help with that." }], stopReason: reply.refused };
 	return { kind: "converse", content: [{ text: reply.text }], stopReason: "end_turn" };
 }
 

@@ -3,7 +3,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { type AwsError, errorTypeHeader, internalServer, unknownOperation } from "./aws-errors";
+import { type AwsError, errorTypeHeader, internalServer, invalidModelIdentifier, profileCallableFrom, unknownOperation } from "./aws-errors";
 import { type AuthOutcome, authorize } from "./authorize";
 import { parseConverseRequest } from "./converse-request";
 import { type FakeCredential, TEST_API_KEY, TEST_CREDENTIALS, TEST_EXPIRED_SESSION_TOKEN, TEST_REGION, TEST_SESSION_CREDENTIALS } from "./credentials";
@@ -222,6 +222,7 @@ export class FakeBedrock {
 
 		if (!auth.ok) return this.writeError(res, record, auth.error);
 		if (method !== "POST" || record.modelId === undefined) return this.writeError(res, record, unknownOperation());
+		if (!profileCallableFrom(record.modelId, this.region)) return this.writeError(res, record, invalidModelIdentifier());
 		const parsed = parseConverseRequest(body);
 		if (!parsed.ok) return this.writeError(res, record, parsed.error);
 
@@ -280,6 +281,8 @@ export class FakeBedrock {
 			"Content-Type": "application/json",
 			"Content-Length": Buffer.byteLength(body),
 			"x-amzn-RequestId": randomUUID(),
+			// AWS's own time, which the SDKs (and the core) correct a skewed clock from.
+			Date: new Date(this.now()).toUTCString(),
 			...headers,
 		});
 		res.end(body);

@@ -69,8 +69,9 @@ for (const apiVersion of VERSIONS) {
 		]) {
 			assert.ok(tab.names().includes(name), `the tab has "${name}"`);
 		}
-		assert.equal(tab.field("Model ID").value, "us.anthropic.claude-haiku-4-5-20251001-v1:0", "the default model id");
-		assert.match(tab.setting("Model ID").textContent ?? "", /us\. .*eu\. .*apac\. .*global\./, "the prefixes are explained");
+		assert.equal(tab.field("Model ID").value, "", "no model chosen: the region's recommendation");
+		assert.equal(tab.field("Model ID").placeholder, "us.anthropic.claude-haiku-4-5-20251001-v1:0", "the recommendation for us-east-1");
+		assert.match(tab.setting("Model ID").textContent ?? "", /us\. .*eu\. .*jp\. .*au\. .*global\./, "the prefixes are explained");
 	});
 }
 
@@ -83,7 +84,7 @@ interface FieldCase {
 }
 
 const FIELD_CASES: FieldCase[] = [
-	{ name: "Model ID", invalid: [["", /Enter a model ID/], ["us.anthropic claude", /no spaces/]], valid: "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", saved: ["modelId", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0"] },
+	{ name: "Model ID", invalid: [["us.anthropic claude", /no spaces/]], valid: "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", saved: ["modelId", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0"] },
 	{ name: "Advanced: endpoint", invalid: [["http://bedrock.example.com", /must use https:\/\//], ["https://", /https:\/\//]], valid: "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com", saved: ["endpoint", "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com"] },
 	{ name: "Excluded folders", invalid: [["Private\n../Outside", /inside the vault/], ["/home/me", /relative/]], valid: "Private\n\n Journal/Health ", saved: ["excludedFolders", ["Private", "Journal/Health"]] },
 	{ name: "Excluded patterns", invalid: [["**/[draft", /\[ has no matching \]/], ["{a,b", /\{ has no matching \}/]], valid: "**/drafts/**\n*.excalidraw.md", saved: ["excludedPatterns", ["**/drafts/**", "*.excalidraw.md"]] },
@@ -235,13 +236,13 @@ test("Rebuild runs the rebuild command, or says it is not available", async () =
 });
 
 test("the pure helpers: error words per code, the missing setting, redaction, validators", () => {
-	const facts = { region: "eu-west-1", modelId: "anthropic.claude-haiku-4-5-20251001-v1:0", authMethod: "accessKey" as const, endpoint: "" };
+	const facts = { region: "eu-west-1", modelId: "anthropic.claude-haiku-4-5-20251001-v1:0", recommended: "eu.anthropic.claude-haiku-4-5-20251001-v1:0", authMethod: "accessKey" as const, endpoint: "" };
 	const expected: Record<string, RegExp> = {
 		"llm.auth": /Access key ID/,
 		"llm.clock_skew": /clock/,
 		"llm.expired_token": /fresh temporary keys/,
 		"llm.access_denied": /Bedrock console for eu-west-1/,
-		"llm.needs_inference_profile": /such as us\.anthropic\.claude-haiku-4-5-20251001-v1:0/,
+		"llm.needs_inference_profile": /such as eu\.anthropic\.claude-haiku-4-5-20251001-v1:0 \(a profile only works from its own geography/,
 		"llm.model_not_found": /Check the model ID and the region/,
 		"llm.throttled": /Wait a minute/,
 		"llm.unavailable": /Try again in a few minutes/,
@@ -254,7 +255,8 @@ test("the pure helpers: error words per code, the missing setting, redaction, va
 	for (const [code, words] of Object.entries(expected)) assert.match(connectionErrorText(code, "the reason", facts), words, code);
 	assert.match(connectionErrorText("llm.auth", "", { ...facts, authMethod: "apiKey" }), /Bedrock API key/);
 	assert.match(connectionErrorText("llm.bad_response", "odd", facts), /failed: odd/);
-	assert.match(connectionErrorText("llm.needs_inference_profile", "", { ...facts, modelId: "eu.anthropic.x-v1:0" }), /such as us\.anthropic\.x-v1:0/);
+	assert.match(connectionErrorText("llm.needs_inference_profile", "", { ...facts, modelId: "eu.anthropic.x-v1:0" }), /such as eu\.anthropic\.x-v1:0/);
+	assert.match(connectionErrorText("llm.needs_inference_profile", "", { ...facts, recommended: undefined }), /such as global\.anthropic/, "global. when the region's profile is not known");
 
 	const secrets = new Map([["key-id", "AKIDEXAMPLE"]]);
 	const reader = { getSecret: (id: string) => secrets.get(id) ?? null };
