@@ -470,3 +470,38 @@ fn estimates_use_the_chosen_models_price() {
     engine.configure_connection(Some(unknown), 1).unwrap();
     assert!(!engine.estimate_ingest(1, 4).price_known);
 }
+
+#[test]
+fn ninety_seconds_of_throttling_loses_no_note_and_sends_at_most_one_request_every_few_seconds() {
+    let host = TestHost::new(NOW);
+    let clock = host.clock.clone();
+    host.bedrock.respond_with(move |request| {
+        if clock.now() < NOW + 90_000 {
+            Scripted::throttled()
+        } else {
+            fake_model::answer(request)
+        }
+    });
+    let engine = engine_over(
+        RusqliteDriver::new(),
+        &host,
+        EngineSettings { consolidation_threshold: 1_000, ..EngineSettings::default() },
+    );
+    engine.configure_connection(Some(BedrockConfig { retry: RetryPolicy::default(), ..connection() }), 7).unwrap();
+    for n in 0..10 {
+        host.write(&format!("n{n}.md"), &format!("Note {n} about Alice."));
+        engine.enqueue_note(&format!("n{n}.md"), NOW).unwrap();
+    }
+    // The work runner: a run now, and again whenever a retry comes due.
+    for _ in 0..200 {
+        let (engine2, host2) = (engine.clone(), host.clone());
+        let report = run(&host.clock, async move { engine2.run_due_work(&host2).await.unwrap() });
+        let Some(due) = report.next_due_at else { break };
+        let now = host.clock.now();
+        host.clock.advance_by((due - now).max(1_000));
+    }
+    let throttled = host.bedrock.requests().len().saturating_sub(10);
+    let status = engine.store().status().unwrap();
+    assert_eq!((status.memories, status.queued, status.failed), (10, 0, 0), "no note lost");
+    assert!(throttled <= 30, "{throttled} requests in 90 s of throttling: at most one every 3 s");
+}

@@ -94,6 +94,10 @@ pub struct Engine<D: SqlDriver> {
     started: RefCell<std::collections::HashMap<i64, (String, u64)>>,
     /// The host's answer for exclusion rules only it can match (Obsidian's `/regex/` filters).
     host_rule: RefCell<Option<HostRule>>,
+    /// While Bedrock throttles, no worker takes another job before this time.
+    throttled_until: Cell<Millis>,
+    /// Throttled jobs in a row: the wait doubles with each.
+    throttle_streak: Cell<u32>,
 }
 
 /// A path rule the host evaluates.
@@ -122,6 +126,8 @@ impl<D: SqlDriver> Engine<D> {
             shut_down: Cell::new(false),
             fences: Fences::default(),
             started: RefCell::default(),
+            throttled_until: Cell::new(0),
+            throttle_streak: Cell::new(0),
             host_rule: RefCell::new(None),
         })
     }

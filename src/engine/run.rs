@@ -24,6 +24,9 @@ use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk};
 use crate::store::{SqlDriver, StoreError};
 
 const MAX_RETRY_WAIT_MS: u64 = 6 * 3_600_000;
+/// The first wait of every worker after a throttled job, and the longest.
+const THROTTLE_WAIT_MS: Millis = 5_000;
+const MAX_THROTTLE_WAIT_MS: Millis = 60_000;
 /// A question's prompt besides its memories: instructions, the question, the tool schema.
 const QUESTION_OVERHEAD_TOKENS: u64 = 3_000;
 
@@ -130,6 +133,13 @@ impl<D: SqlDriver> Engine<D> {
             if !self.within_limits(host.now(), host.utc_offset_minutes())? {
                 break;
             }
+            // Bedrock is throttling (a per-minute quota): every worker waits before the next
+            // job, instead of each trying its own (that multiplies the calls in an outage).
+            let wait = self.throttled_until.get() - host.now();
+            if wait > 0 {
+                host.sleep(u64::try_from(wait).unwrap_or(0)).await;
+                continue;
+            }
             let Some(job) = self.store.claim_next_job(host.now())? else { break };
             *self.current.borrow_mut() = Some(describe(&job));
             let outcome = self.run_job(host, &job).await;
@@ -187,6 +197,7 @@ impl<D: SqlDriver> Engine<D> {
             // `shut_down` already handed the job back untried; the store is no longer ours.
             return Ok(());
         }
+        self.note_throttling(&outcome, now);
         match outcome {
             Ok(finished) => {
                 self.store.complete_job(job.id, now)?;
@@ -218,6 +229,19 @@ impl<D: SqlDriver> Engine<D> {
             }
         }
         Ok(())
+    }
+
+    /// Throttled work slows every worker down: 5 s, then twice as long for each throttled
+    /// job in a row, up to a minute; any other outcome lifts it.
+    fn note_throttling(&self, outcome: &Result<Finished, AgentError>, now: Millis) {
+        let throttled = matches!(outcome, Err(AgentError::Model(LlmError::Throttled | LlmError::QuotaExceeded(_))));
+        if !throttled {
+            self.throttle_streak.set(0);
+            return;
+        }
+        let streak = self.throttle_streak.get().min(4);
+        self.throttle_streak.set(streak + 1);
+        self.throttled_until.set(now + (THROTTLE_WAIT_MS << streak).min(MAX_THROTTLE_WAIT_MS));
     }
 
     /// Reads a note and makes its memories: unchanged notes and unchanged chunks cost no

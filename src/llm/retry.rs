@@ -17,7 +17,9 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy { max_attempts: 5, base_delay_ms: 500, max_delay_ms: 20_000 }
+        // The AWS SDKs' standard retry mode: three attempts, jittered exponential backoff up
+        // to 20 s. Work that still fails waits at the job level (a minute, then longer).
+        RetryPolicy { max_attempts: 3, base_delay_ms: 500, max_delay_ms: 20_000 }
     }
 }
 
