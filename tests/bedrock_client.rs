@@ -333,3 +333,29 @@ fn quota_model_timeout_and_model_errors_are_not_retried_by_the_client() {
         assert!(error.is_transient(), "{code} is worth a later try");
     }
 }
+
+#[test]
+fn the_model_list_comes_from_the_control_plane_signed_for_bedrock() {
+    let mut settings = config();
+    settings.region = "eu-west-1".into();
+    let (clock, transport, client) = setup(settings);
+    transport.push(Scripted::ok(json!({
+        "inferenceProfileSummaries": [
+            { "inferenceProfileName": "EU Anthropic Claude Haiku 4.5", "inferenceProfileId": "eu.anthropic.claude-haiku-4-5-20251001-v1:0", "status": "ACTIVE", "type": "SYSTEM_DEFINED" },
+            { "inferenceProfileName": "Old", "inferenceProfileId": "eu.old-v1:0", "status": "INACTIVE", "type": "SYSTEM_DEFINED" }
+        ]
+    })));
+    transport.push(Scripted::ok(json!({
+        "modelSummaries": [{ "modelId": "amazon.nova-lite-v1:0", "modelName": "Nova Lite", "providerName": "Amazon", "modelLifecycle": { "status": "ACTIVE" } }]
+    })));
+    let (c, t, k) = (clock.clone(), transport.clone(), client.clone());
+    let models = run(&clock, async move { k.list_models(&t, &c).await }).unwrap();
+    let ids: Vec<&str> = models.iter().map(|model| model.id.as_str()).collect();
+    assert_eq!(ids, ["eu.anthropic.claude-haiku-4-5-20251001-v1:0", "amazon.nova-lite-v1:0"], "inactive profiles are left out");
+    let sent = transport.requests();
+    assert_eq!(sent[0].method, "GET");
+    assert_eq!(sent[0].url, "https://bedrock.eu-west-1.amazonaws.com/inference-profiles?maxResults=1000&type=SYSTEM_DEFINED");
+    assert_eq!(sent[1].url, "https://bedrock.eu-west-1.amazonaws.com/foundation-models?byOutputModality=TEXT&byInferenceType=ON_DEMAND");
+    let authorization = sent[0].headers.iter().find(|(name, _)| name == "authorization").map(|(_, value)| value.clone()).unwrap();
+    assert!(authorization.contains("/eu-west-1/bedrock/aws4_request"), "{authorization}");
+}

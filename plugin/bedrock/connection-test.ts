@@ -1,7 +1,7 @@
 // Runs "Test connection": one model call through the open core, reported as a line of plain words.
 
 import { errorCode, errorMessage } from "../core/core-error";
-import type { ConnectionCheck, CoreInfo } from "../core/memory-core-api";
+import type { ConnectionCheck, CoreInfo, ModelChoice } from "../core/memory-core-api";
 import type { MemoryAgentSettings, SecretReader } from "../settings";
 import { connectionErrorText } from "./connection-error-text";
 import { chosenSecretValues, missingConnectionSetting } from "./connection-problem";
@@ -11,7 +11,7 @@ import { redactSecrets } from "./redact";
 export interface ConnectionTestPort {
 	/** Hands the current settings and secret values to the core. */
 	applySettings(): Promise<void>;
-	store(): { testConnection(): Promise<ConnectionCheck> } | undefined;
+	store(): { testConnection(): Promise<ConnectionCheck>; listModels(): Promise<ModelChoice[]> } | undefined;
 	/** Why the core has no connection (e.g. a malformed setting it rejected), or null. */
 	connectionIssue(): string | null;
 	/** The core's recommendations (the model each region may call), once started. */

@@ -20,6 +20,7 @@ export type {
 	Integrity,
 	Job,
 	Memory,
+	ModelChoice,
 	MemoryCursor,
 	MemoryPage,
 	MemoryQuery,
@@ -68,6 +69,7 @@ const STORE_METHODS = [
 	"ask",
 	"estimateIngest",
 	"testConnection",
+	"listModels",
 ] as const satisfies readonly CoreMethod[];
 
 type StoreMethod = (typeof STORE_METHODS)[number];

@@ -3,8 +3,9 @@
 import { type App, SecretComponent } from "obsidian";
 import { type ConnectionTestPort, runConnectionTest } from "../bedrock/connection-test";
 import { regionChoices } from "../bedrock/regions";
-import { type MemoryAgentSettings, validateEndpoint, validateModelId } from "../settings";
+import { type MemoryAgentSettings, validateEndpoint } from "../settings";
 import { dropdownRow } from "./choice-field";
+import { modelRow } from "./model-row";
 import { FieldMessage, type SettingsForm, addValidatedField } from "./settings-form";
 import type { SettingRow, SettingSection } from "./setting-rows";
 
@@ -18,11 +19,6 @@ export interface ConnectionSectionDeps {
 }
 
 type SecretKey = "accessKeyIdSecret" | "secretAccessKeySecret" | "sessionTokenSecret" | "apiKeySecret";
-
-/** The core's recommendation for `region` (known once the core has started). */
-function recommendedModel(deps: ConnectionSectionDeps, region: string): string {
-	return deps.runtime.core()?.defaultModels[region] ?? "Claude Haiku 4.5 through the profile of the region";
-}
 
 export function connectionSection(deps: ConnectionSectionDeps): SettingSection {
 	const { form } = deps;
@@ -53,20 +49,7 @@ export function connectionSection(deps: ConnectionSectionDeps): SettingSection {
 				desc: "The region whose endpoint is called: where your account may use the model.",
 				options: () => Object.fromEntries(regionChoices(deps.runtime.core()?.bedrockRegions, form.current.region).map((name) => [name, name])),
 			}),
-			{
-				name: "Model ID",
-				desc: `The Claude model, as a Bedrock model ID or inference profile ID. Leave empty for the recommended one in ${form.current.region}: ${recommendedModel(deps, form.current.region)}. An inference profile's prefix says where requests may run, and only works from its own geography: us. (United States), eu. (Europe), jp. (Japan), au. (Australia), global. (any commercial region).`,
-				render: (setting) =>
-					addValidatedField(setting, form, {
-						text: form.current.modelId,
-						placeholder: recommendedModel(deps, form.current.region),
-						parse: (text) => {
-							const problem = validateModelId(text);
-							return problem === null ? { value: text.trim() } : { problem };
-						},
-						patch: (modelId) => ({ modelId }),
-					}),
-			},
+			modelRow({ form, runtime: deps.runtime, redisplay: () => deps.redisplay() }),
 			{
 				name: "Advanced: endpoint",
 				desc: "Replaces the service's endpoint, for example with a private endpoint in your network. Leave empty to use the standard endpoint of the region.",

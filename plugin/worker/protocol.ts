@@ -20,6 +20,7 @@ import type {
 	MemoryCursor,
 	MemoryPage,
 	MemoryQuery,
+	ModelChoice,
 	Progress,
 	QueryAnswer,
 	Recall,
@@ -87,6 +88,8 @@ export interface CoreMethods {
 	ask(question: string, allowOverLimit?: boolean): QueryAnswer;
 	estimateIngest(notes: number, bytes: number): IngestEstimate;
 	testConnection(): ConnectionCheck;
+	/** The models and inference profiles this account may call in the region (no model call). */
+	listModels(): ModelChoice[];
 
 	/** The database file's bytes when anything changed since the last export (or `force`), else null. */
 	exportDatabase(force: boolean): Uint8Array | null;

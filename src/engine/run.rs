@@ -589,6 +589,12 @@ impl<D: SqlDriver> Engine<D> {
         Ok(answered)
     }
 
+    /// What this account may call in this region (the settings' model list); no model call.
+    pub async fn list_models<H: Host>(&self, host: &H) -> Result<Vec<crate::llm::ModelChoice>, AgentError> {
+        let client = self.client()?;
+        Ok(client.list_models(host, host).await?)
+    }
+
     /// One minimal call: proves the keys, region and model work, and how fast.
     pub async fn test_connection<H: Host>(&self, host: &H) -> Result<ConnectionCheck, AgentError> {
         let client = self.client()?;

@@ -162,6 +162,16 @@ impl BedrockConfig {
         };
         format!("{base}/model/{}/converse", percent_encode(&self.model_id))
     }
+
+    /// The control plane (`bedrock`, not `bedrock-runtime`), where the account's models are
+    /// listed; an endpoint override serves both.
+    pub fn control_plane_url(&self, path_and_query: &str) -> String {
+        let base = match &self.endpoint {
+            Some(endpoint) => endpoint.trim_end_matches('/').to_owned(),
+            None => format!("https://bedrock.{}.amazonaws.com", self.region),
+        };
+        format!("{base}{path_and_query}")
+    }
 }
 
 /// Encodes everything but RFC 3986's unreserved characters: `:` → `%3A`, `/` → `%2F`.

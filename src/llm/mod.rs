@@ -5,6 +5,7 @@
 //! `Clock` (time and sleeping). Signing uses the `aws-sigv4` crate with the host's time.
 //! Errors are classified into `LlmError`s with a sentence a person can act on.
 
+mod catalog;
 mod client;
 mod config;
 mod converse;
@@ -17,6 +18,7 @@ mod retry_quota;
 mod sign;
 mod skew;
 
+pub use catalog::ModelChoice;
 pub use client::BedrockClient;
 pub use config::{default_model_for, BedrockAuth, BedrockConfig, BEDROCK_REGIONS, DEFAULT_MODEL_ID};
 pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolCall, ToolSpec};

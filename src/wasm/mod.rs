@@ -185,6 +185,17 @@ impl MemoryCore {
         }))
     }
 
+    /// What this account may call in this region: `Promise<ModelChoice[]>` (inference
+    /// profiles, then on-demand models), from Bedrock's control plane; no model call.
+    #[wasm_bindgen(js_name = listModels, unchecked_return_type = "Promise<ModelChoice[]>")]
+    pub fn list_models(&self) -> Result<Promise, JsValue> {
+        let (engine, host) = (self.engine.clone(), self.host()?);
+        Ok(future_to_promise(async move {
+            let models = engine.list_models(host.as_ref()).await.map_err(js)?;
+            to_js(&models)
+        }))
+    }
+
     /// One minimal model call: `Promise<{modelId, region, latencyMs}>`, or the error in words.
     #[wasm_bindgen(js_name = testConnection, unchecked_return_type = "Promise<ConnectionCheck>")]
     pub fn test_connection(&self) -> Result<Promise, JsValue> {

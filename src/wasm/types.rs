@@ -46,6 +46,8 @@ export interface UsageReport {
   priceKnown: boolean; modelId: string;
   spentTodayUsd: number; spentThisMonthUsd: number; dailyLimitUsd: number; monthlyLimitUsd: number;
 }
+/** A model or inference profile this account may call here (`kind`: "profile" or "model"). */
+export interface ModelChoice { id: string; name: string; kind: "profile" | "model" }
 export interface ConnectionCheck { modelId: string; region: string; latencyMs: number; clockOffsetMs: number }
 export interface Progress { finished: number; queued: number; running: number; failed: number; current: string | null; paused: string | null }
 export interface SelfCheckResult { name: string; ok: boolean; error?: string }

@@ -72,6 +72,18 @@ export class FakeBedrock {
 	readonly requests: RecordedRequest[] = [];
 	/** Decides the reply when the script is empty; replace it freely. */
 	respond: (request: RecordedRequest) => Reply | Promise<Reply> = defaultRespond;
+	/**
+	 * The system-defined inference profiles the control plane lists (ListInferenceProfiles);
+	 * only those callable from the fake's region are listed, as AWS lists a region's own.
+	 */
+	inferenceProfiles: Array<{ id: string; name: string }> = [
+		{ id: "us.anthropic.claude-haiku-4-5-20251001-v1:0", name: "US Anthropic Claude Haiku 4.5" },
+		{ id: "eu.anthropic.claude-haiku-4-5-20251001-v1:0", name: "EU Anthropic Claude Haiku 4.5" },
+		{ id: "global.anthropic.claude-haiku-4-5-20251001-v1:0", name: "Global Anthropic Claude Haiku 4.5" },
+		{ id: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", name: "US Anthropic Claude Sonnet 4.5" },
+	];
+	/** On-demand foundation models (ListFoundationModels). */
+	foundationModels: Array<{ id: string; name: string; provider: string }> = [{ id: "amazon.nova-lite-v1:0", name: "Nova Lite", provider: "Amazon" }];
 
 	private readonly server: http.Server;
 	private readonly region: string;
@@ -157,6 +169,38 @@ export class FakeBedrock {
 		this.peak = this.active;
 	}
 
+	/** ListInferenceProfiles' output (botocore `bedrock`): the profiles callable from this region. */
+	private listInferenceProfiles(): Record<string, unknown> {
+		const summaries = this.inferenceProfiles
+			.filter((profile) => profileCallableFrom(profile.id, this.region))
+			.map((profile) => ({
+				inferenceProfileName: profile.name,
+				inferenceProfileId: profile.id,
+				inferenceProfileArn: `arn:aws:bedrock:${this.region}:123456789012:inference-profile/${profile.id}`,
+				models: [{ modelArn: `arn:aws:bedrock:${this.region}::foundation-model/${profile.id.replace(/^[a-z]+\./, "")}` }],
+				status: "ACTIVE",
+				type: "SYSTEM_DEFINED",
+				description: `Routes requests to ${profile.name}.`,
+			}));
+		return { inferenceProfileSummaries: summaries };
+	}
+
+	/** ListFoundationModels' output (botocore `bedrock`). */
+	private listFoundationModels(): Record<string, unknown> {
+		return {
+			modelSummaries: this.foundationModels.map((model) => ({
+				modelArn: `arn:aws:bedrock:${this.region}::foundation-model/${model.id}`,
+				modelId: model.id,
+				modelName: model.name,
+				providerName: model.provider,
+				inputModalities: ["TEXT"],
+				outputModalities: ["TEXT"],
+				inferenceTypesSupported: ["ON_DEMAND"],
+				modelLifecycle: { status: "ACTIVE" },
+			})),
+		};
+	}
+
 	/** Stops the server, dropping open connections and pending delays. */
 	async close(): Promise<void> {
 		for (const delay of this.delays) {
@@ -221,6 +265,8 @@ export class FakeBedrock {
 		this.requests.push(record);
 
 		if (!auth.ok) return this.writeError(res, record, auth.error);
+		if (method === "GET" && path === "/inference-profiles") return this.write(res, record, 200, JSON.stringify(this.listInferenceProfiles()), {});
+		if (method === "GET" && path === "/foundation-models") return this.write(res, record, 200, JSON.stringify(this.listFoundationModels()), {});
 		if (method !== "POST" || record.modelId === undefined) return this.writeError(res, record, unknownOperation());
 		if (!profileCallableFrom(record.modelId, this.region)) return this.writeError(res, record, invalidModelIdentifier());
 		const parsed = parseConverseRequest(body);

@@ -202,7 +202,9 @@ export function createUiClasses(ui: UiContext) {
 		}
 	}
 
-	class HostButtonComponent implements Fluent<ButtonComponent, "buttonEl" | "setButtonText" | "setCta" | "removeCta" | "setWarning" | "setClass" | "onClick" | "setDisabled" | "disabled"> {
+	class HostButtonComponent
+		implements Fluent<ButtonComponent, "buttonEl" | "setButtonText" | "setTooltip" | "setCta" | "removeCta" | "setWarning" | "setClass" | "onClick" | "setDisabled" | "disabled">
+	{
 		readonly buttonEl: HTMLButtonElement;
 		disabled = false;
 		private clickCallback: ((evt: MouseEvent) => unknown) | undefined;
@@ -218,6 +220,11 @@ export function createUiClasses(ui: UiContext) {
 		}
 		setButtonText(name: string): this {
 			this.buttonEl.setText(name);
+			return this;
+		}
+		/** Obsidian shows it on hover; here it is the element's `aria-label`, as Obsidian also sets. */
+		setTooltip(tooltip: string): this {
+			this.buttonEl.setAttribute("aria-label", tooltip);
 			return this;
 		}
 		setCta(): this {

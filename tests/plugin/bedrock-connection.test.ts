@@ -279,3 +279,26 @@ test("notes remembered through the vault sync survive random faults: every note 
 	assert.ok(fake.requests.some((request) => request.injected), "some requests met a fault and were retried");
 	for (const plant of plants) assert.ok(fake.bodiesText().includes(`Ana planted ${plant}`), `${plant}.md was sent`);
 });
+
+test("the model list is what this account may call in the region, from Bedrock's control plane", async () => {
+	const { fake, tab, host } = await startConfigured(ACCESS_KEY_NAMES, longTermKeys());
+	fake.inferenceProfiles.push({ id: "us.anthropic.claude-fakeonly-20261201-v1:0", name: "US Claude only the fake knows" });
+	assert.equal(fake.requests.length, 0, "opening the settings sends nothing");
+	tab.button("List models").click();
+	await host.waitFor(() => tab.setting("Model ID").querySelector("select") !== null, { message: "the list" });
+	const options = [...tab.select("Model ID").options].map((option) => option.value);
+	assert.ok(options.includes("us.anthropic.claude-fakeonly-20261201-v1:0"), JSON.stringify(options));
+	assert.ok(options.includes("amazon.nova-lite-v1:0"), "on-demand models too");
+	assert.ok(!options.includes("eu.anthropic.claude-haiku-4-5-20251001-v1:0"), "not a profile another geography owns");
+	assert.deepEqual(
+		fake.requests.map((request) => [request.method, request.path, request.auth.ok]),
+		[
+			["GET", "/inference-profiles", true],
+			["GET", "/foundation-models", true],
+		],
+		"signed list calls, no model call",
+	);
+	await tab.choose("Model ID", "us.anthropic.claude-fakeonly-20261201-v1:0");
+	assert.equal((await readSettings(host)).modelId, "us.anthropic.claude-fakeonly-20261201-v1:0");
+	assert.equal(tab.button("Refresh list").textContent, "Refresh list");
+});

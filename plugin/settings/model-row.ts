@@ -1,0 +1,78 @@
+// Settings → Connection → Model: a typed model ID, or one chosen from what this account may
+// call in the region (the core asks Bedrock's control plane; the list is loaded on demand,
+// with a button, so opening the settings sends nothing).
+
+import type { Setting } from "obsidian";
+import { errorMessage } from "../core/core-error";
+import type { ModelChoice } from "../core/memory-core-api";
+import type { ConnectionTestPort } from "../bedrock/connection-test";
+import { validateModelId } from "../settings";
+import { FieldMessage, type SettingsForm, addValidatedField, saveChoice } from "./settings-form";
+import type { SettingRow } from "./setting-rows";
+
+export interface ModelRowDeps {
+	form: SettingsForm;
+	runtime: ConnectionTestPort;
+	redisplay(): void;
+}
+
+/** The last list loaded, per region: shown again when the tab is redrawn. */
+const loaded = new Map<string, ModelChoice[]>();
+
+function recommended(deps: ModelRowDeps, region: string): string {
+	return deps.runtime.core()?.defaultModels[region] ?? "Claude Haiku 4.5 through the profile of the region";
+}
+
+export function modelRow(deps: ModelRowDeps): SettingRow {
+	const { form } = deps;
+	return {
+		name: "Model ID",
+		desc: `The Claude model, as a Bedrock model ID or inference profile ID. Leave empty for the recommended one in ${form.current.region}: ${recommended(deps, form.current.region)}. An inference profile's prefix says where requests may run, and only works from its own geography: us. (United States), eu. (Europe), jp. (Japan), au. (Australia), global. (any commercial region). The list button shows what your account may call here.`,
+		render: (setting) => {
+			const region = form.current.region;
+			const choices = loaded.get(region);
+			if (choices !== undefined) addChoices(setting, form, choices, region);
+			addValidatedField(setting, form, {
+				text: form.current.modelId,
+				placeholder: recommended(deps, region),
+				parse: (text) => {
+					const problem = validateModelId(text);
+					return problem === null ? { value: text.trim() } : { problem };
+				},
+				patch: (modelId) => ({ modelId }),
+			});
+			const message = new FieldMessage(setting);
+			setting.addButton((button) =>
+				button
+					.setButtonText(choices === undefined ? "List models" : "Refresh list")
+					.setTooltip("Show the models and inference profiles this account may call in the region")
+					.onClick(async () => {
+						const store = deps.runtime.store();
+						if (store === undefined) return message.show("Memory Agent is still starting. Try again in a moment.");
+						button.setDisabled(true);
+						message.show(null);
+						try {
+							await deps.runtime.applySettings();
+							loaded.set(region, await store.listModels());
+							deps.redisplay();
+						} catch (error) {
+							message.show(`Could not list the models: ${errorMessage(error)}`);
+						} finally {
+							button.setDisabled(false);
+						}
+					}),
+			);
+		},
+	};
+}
+
+function addChoices(setting: Setting, form: SettingsForm, choices: ModelChoice[], region: string): void {
+	const save = saveChoice(setting, form);
+	setting.addDropdown((dropdown) => {
+		dropdown.addOption("", `Recommended for ${region}`);
+		for (const choice of choices) dropdown.addOption(choice.id, `${choice.name} (${choice.id})`);
+		const current = form.current.modelId;
+		if (current !== "" && !choices.some((choice) => choice.id === current)) dropdown.addOption(current, `${current} (typed)`);
+		dropdown.setValue(current).onChange((modelId) => void save({ modelId }));
+	});
+}
