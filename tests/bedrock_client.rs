@@ -351,11 +351,22 @@ fn the_model_list_comes_from_the_control_plane_signed_for_bedrock() {
     let (c, t, k) = (clock.clone(), transport.clone(), client.clone());
     let models = run(&clock, async move { k.list_models(&t, &c).await }).unwrap();
     let ids: Vec<&str> = models.iter().map(|model| model.id.as_str()).collect();
-    assert_eq!(ids, ["eu.anthropic.claude-haiku-4-5-20251001-v1:0", "amazon.nova-lite-v1:0"], "inactive profiles are left out");
+    assert_eq!(
+        ids,
+        ["eu.anthropic.claude-haiku-4-5-20251001-v1:0", "amazon.nova-lite-v1:0"],
+        "inactive profiles are left out"
+    );
     let sent = transport.requests();
     assert_eq!(sent[0].method, "GET");
-    assert_eq!(sent[0].url, "https://bedrock.eu-west-1.amazonaws.com/inference-profiles?maxResults=1000&type=SYSTEM_DEFINED");
-    assert_eq!(sent[1].url, "https://bedrock.eu-west-1.amazonaws.com/foundation-models?byOutputModality=TEXT&byInferenceType=ON_DEMAND");
-    let authorization = sent[0].headers.iter().find(|(name, _)| name == "authorization").map(|(_, value)| value.clone()).unwrap();
+    assert_eq!(
+        sent[0].url,
+        "https://bedrock.eu-west-1.amazonaws.com/inference-profiles?maxResults=1000&type=SYSTEM_DEFINED"
+    );
+    assert_eq!(
+        sent[1].url,
+        "https://bedrock.eu-west-1.amazonaws.com/foundation-models?byOutputModality=TEXT&byInferenceType=ON_DEMAND"
+    );
+    let authorization =
+        sent[0].headers.iter().find(|(name, _)| name == "authorization").map(|(_, value)| value.clone()).unwrap();
     assert!(authorization.contains("/eu-west-1/bedrock/aws4_request"), "{authorization}");
 }

@@ -13,6 +13,7 @@ import {
 	startFakeBedrock,
 } from "./index";
 import { type WireRequest, TEST_MODEL_ID, converseBody, conversePath, errorType, send, signRequest, signedConverse } from "./signing-client";
+import { cacheMinimumTokens } from "./usage";
 
 /** 2026-01-15T10:20:30Z, the instant of the Rust golden requests below. */
 const GOLDEN_TIME = Date.UTC(2026, 0, 15, 10, 20, 30);
@@ -301,19 +302,23 @@ describe("the fake's Converse answers", () => {
 			cacheWriteInputTokens: 0,
 		});
 
-		const cached = (question: string): string =>
+		const cached = (question: string, repeat = 1_000): string =>
 			JSON.stringify({
-				system: [{ text: "You keep memories. ".repeat(50) }, { cachePoint: { type: "default" } }],
+				system: [{ text: "You keep memories. ".repeat(repeat) }, { cachePoint: { type: "default" } }],
 				messages: [{ role: "user", content: [{ text: question }] }],
 			});
+		// Claude Haiku 4.5 caches a prefix only from 4,096 tokens: a short one is not cached at all.
+		const short = json((await converse(cached("short", 50))).body).usage as Record<string, number>;
+		assert.equal(short.cacheWriteInputTokens, 0, "a 240-token prefix is below Haiku 4.5's minimum");
 		const first = json((await converse(cached("first question"))).body).usage as Record<string, number>;
 		const second = json((await converse(cached("second question"))).body).usage as Record<string, number>;
-		assert.ok(first.cacheWriteInputTokens! > 200, JSON.stringify(first));
+		assert.ok(first.cacheWriteInputTokens! >= 4_096, JSON.stringify(first));
 		assert.equal(first.cacheReadInputTokens, 0);
 		assert.equal(second.cacheReadInputTokens, first.cacheWriteInputTokens);
 		assert.equal(second.cacheWriteInputTokens, 0);
 		assert.equal(second.totalTokens, second.inputTokens! + second.outputTokens! + second.cacheReadInputTokens!);
 		assert.ok(second.inputTokens! < 30, JSON.stringify(second));
+		assert.equal(cacheMinimumTokens("us.anthropic.claude-sonnet-4-5-20250929-v1:0"), 1_024);
 	});
 
 	it("refuses a request without messages, and unknown routes", async () => {

@@ -31,6 +31,14 @@ export type FaultName =
 	| "accessDenied"
 	/** 400 ValidationException: the model id needs an inference profile. */
 	| "onDemandNotSupported"
+	/** 400 ServiceQuotaExceededException: over a hard quota of the account. */
+	| "quotaExceeded"
+	/** 408 ModelTimeoutException. */
+	| "modelTimeout"
+	/** 424 ModelErrorException. */
+	| "modelError"
+	/** 404 ResourceNotFoundException: the account has not submitted Anthropic's use-case form. */
+	| "useCaseFormMissing"
 	/** The socket is destroyed without an answer (the client sees ECONNRESET / "socket hang up"). */
 	| "reset"
 	/** 200 with a body that is not JSON. */
@@ -133,6 +141,14 @@ function faultAnswer(fault: FaultName, context: ReplyContext): Answer {
 			return { kind: "error", error: accessDenied() };
 		case "onDemandNotSupported":
 			return { kind: "error", error: onDemandNotSupported(context.modelId) };
+		case "quotaExceeded":
+			return { kind: "error", error: { status: 400, type: "ServiceQuotaExceededException", message: "Your request exceeds the service quota for your account. You can view your quotas at https://docs.aws.amazon.com/servicequotas/latest/userguide/gs-request-quota.html." } };
+		case "modelTimeout":
+			return { kind: "error", error: { status: 408, type: "ModelTimeoutException", message: "The request took too long to process. Processing time exceeded the model timeout length." } };
+		case "modelError":
+			return { kind: "error", error: { status: 424, type: "ModelErrorException", message: "The request failed due to an error while processing the model." } };
+		case "useCaseFormMissing":
+			return { kind: "error", error: { status: 404, type: "ResourceNotFoundException", message: "Model use case details have not been submitted for this account. Fill out the Anthropic use case details form before using the model." } };
 		case "reset":
 			return { kind: "reset" };
 		case "notJson":

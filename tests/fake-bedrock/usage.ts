@@ -33,8 +33,9 @@ export class PromptCache {
 		const prefix = cachedPrefix(json);
 		let cacheRead = 0;
 		let cacheWrite = 0;
-		if (prefix !== undefined) {
-			const prefixTokens = Math.min(estimateTokens(prefix.length), requestTokens);
+		const prefixTokens = prefix === undefined ? 0 : Math.min(estimateTokens(prefix.length), requestTokens);
+		// As on Bedrock, a prefix shorter than the model's minimum is simply not cached.
+		if (prefix !== undefined && prefixTokens >= cacheMinimumTokens(modelId)) {
 			const key = `${modelId}\n${prefix}`;
 			const last = this.lastUsed.get(key);
 			if (last !== undefined && now - last <= CACHE_TTL_MS) cacheRead = prefixTokens;
@@ -54,6 +55,16 @@ export class PromptCache {
 	clear(): void {
 		this.lastUsed.clear();
 	}
+}
+
+/**
+ * The fewest tokens a cached prefix needs (Bedrock's prompt-caching table): 4,096 for Claude
+ * Haiku 4.5 and Opus 4.5, 2,048 for Claude 3.5 Haiku, 1,024 for the other Claude models.
+ */
+export function cacheMinimumTokens(modelId: string): number {
+	if (/claude-haiku-4-5|claude-opus-4-5/.test(modelId)) return 4_096;
+	if (/claude-3-5-haiku/.test(modelId)) return 2_048;
+	return 1_024;
 }
 
 /** The serialized blocks before the last cachePoint, or undefined when the request has none. */

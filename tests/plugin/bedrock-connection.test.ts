@@ -121,6 +121,9 @@ test("each error class is shown next to the button in plain words with the next 
 	host.secretStorage.setSecret("temp-secret-key", TEST_SESSION_CREDENTIALS.secretAccessKey);
 	const cases: ErrorCase[] = [
 		{ name: "access denied", script: ["accessDenied"], words: /may not use .* in us-east-1\. Enable model access in the Bedrock console for us-east-1/ },
+		{ name: "use-case form", script: ["useCaseFormMissing"], words: /not yet submitted Anthropic's use-case details.*Model catalog/ },
+		{ name: "service quota", script: ["quotaExceeded"], words: /over a Bedrock quota of your account.*Service Quotas console/ },
+		{ name: "model timeout", script: ["modelTimeout"], words: /took too long/ },
 		{ name: "needs an inference profile", script: ["onDemandNotSupported"], words: /Use an inference profile ID such as us\.anthropic\.claude-haiku-4-5-20251001-v1:0/ },
 		{
 			name: "model not found",
