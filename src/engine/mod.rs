@@ -98,6 +98,8 @@ pub struct Engine<D: SqlDriver> {
     throttled_until: Cell<Millis>,
     /// Throttled jobs in a row: the wait doubles with each.
     throttle_streak: Cell<u32>,
+    /// During an outage, one worker's job is the probe; the others wait for it.
+    probing: Cell<bool>,
 }
 
 /// A path rule the host evaluates.
@@ -128,6 +130,7 @@ impl<D: SqlDriver> Engine<D> {
             started: RefCell::default(),
             throttled_until: Cell::new(0),
             throttle_streak: Cell::new(0),
+            probing: Cell::new(false),
             host_rule: RefCell::new(None),
         })
     }

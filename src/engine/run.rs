@@ -24,9 +24,14 @@ use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk};
 use crate::store::{SqlDriver, StoreError};
 
 const MAX_RETRY_WAIT_MS: u64 = 6 * 3_600_000;
+/// How long a throttled job waits (a per-minute quota's window), and one over a hard quota.
+const THROTTLED_JOB_WAIT_MS: Millis = 60_000;
+const QUOTA_JOB_WAIT_MS: Millis = 15 * 60_000;
 /// The first wait of every worker after a throttled job, and the longest.
 const THROTTLE_WAIT_MS: Millis = 5_000;
-const MAX_THROTTLE_WAIT_MS: Millis = 60_000;
+const MAX_THROTTLE_WAIT_MS: Millis = 30_000;
+/// How often a worker waiting for the probe looks again.
+const PROBE_POLL_MS: u64 = 1_000;
 /// A question's prompt besides its memories: instructions, the question, the tool schema.
 const QUESTION_OVERHEAD_TOKENS: u64 = 3_000;
 
@@ -113,6 +118,7 @@ impl<D: SqlDriver> Engine<D> {
     async fn run_workers<H: Host>(&self, host: &H) -> Result<RunReport, StoreError> {
         // Lifts a spending limit's pause once it no longer holds (a new day, a higher limit).
         self.within_limits(host.now(), host.utc_offset_minutes())?;
+        self.probing.set(false);
         self.enqueue_due_consolidation(host.now())?;
         let workers = self.settings.borrow().parallel_jobs.max(1);
         let reports = join_all((0..workers).map(|_| self.worker(host))).await;
@@ -140,11 +146,18 @@ impl<D: SqlDriver> Engine<D> {
                 host.sleep(u64::try_from(wait).unwrap_or(0)).await;
                 continue;
             }
+            // Still in an outage: one worker probes with one job; the others wait for its outcome.
+            if self.throttle_streak.get() > 0 && self.probing.get() {
+                host.sleep(PROBE_POLL_MS).await;
+                continue;
+            }
             let Some(job) = self.store.claim_next_job(host.now())? else { break };
+            self.probing.set(self.throttle_streak.get() > 0);
             *self.current.borrow_mut() = Some(describe(&job));
             let outcome = self.run_job(host, &job).await;
             if let Err(error) = self.settle(&job, outcome, host.now(), &mut report) {
                 // The job must not stay "running" until the next start; the caller hears why.
+                self.probing.set(false);
                 let _ = self.store.release_job(job.id, host.now());
                 return Err(error);
             }
@@ -212,6 +225,14 @@ impl<D: SqlDriver> Engine<D> {
                 // Paused before a call was sent: back to the queue, the attempt not counted.
                 self.store.release_job(job.id, now)?;
             }
+            Err(AgentError::Model(error @ (LlmError::Throttled | LlmError::QuotaExceeded(_)))) => {
+                // Over a quota: the job waits out the quota's window (a minute; longer for a
+                // hard quota) and keeps its attempts — however long the throttling lasts, no
+                // note ends as failed for it, and the engine's gate bounds the calls meanwhile.
+                let wait = if error == LlmError::Throttled { THROTTLED_JOB_WAIT_MS } else { QUOTA_JOB_WAIT_MS };
+                self.store.release_job_until(job.id, now + wait, now, Some(&error.to_string()))?;
+                report.retrying += 1;
+            }
             Err(error) if error.needs_settings() => {
                 self.store.release_job(job.id, now)?;
                 self.pause_itself(&error);
@@ -232,8 +253,9 @@ impl<D: SqlDriver> Engine<D> {
     }
 
     /// Throttled work slows every worker down: 5 s, then twice as long for each throttled
-    /// job in a row, up to a minute; any other outcome lifts it.
+    /// job in a row, up to 30 s (the jobs themselves wait a minute); any other outcome lifts it.
     fn note_throttling(&self, outcome: &Result<Finished, AgentError>, now: Millis) {
+        self.probing.set(false);
         let throttled = matches!(outcome, Err(AgentError::Model(LlmError::Throttled | LlmError::QuotaExceeded(_))));
         if !throttled {
             self.throttle_streak.set(0);

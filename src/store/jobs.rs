@@ -110,11 +110,17 @@ impl<D: SqlDriver> Store<D> {
     /// Puts a running job back in the queue as if it had not been tried (the engine paused
     /// before it could do the work, e.g. the keys need fixing); it runs on resume.
     pub fn release_job(&self, id: i64, now: Millis) -> Result<(), StoreError> {
+        self.release_job_until(id, now, now, None)
+    }
+
+    /// `release_job`, due at `due` (work Bedrock throttled: not the job's fault, so not an
+    /// attempt), with the reason it waits.
+    pub fn release_job_until(&self, id: i64, due: Millis, now: Millis, reason: Option<&str>) -> Result<(), StoreError> {
         self.settle_running(id, |store, _| {
             store.change(
-                "UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), next_run_at = ?, updated_at = ?
-                 WHERE id = ?",
-                &[now.into(), now.into(), id.into()],
+                "UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), next_run_at = ?,
+                    last_error = coalesce(?, last_error), updated_at = ? WHERE id = ?",
+                &[due.into(), reason.into(), now.into(), id.into()],
             )
         })
     }

@@ -82,3 +82,19 @@ test("a note the model refuses costs at most two calls and shows its reason", as
 	const source = (await sourcesOf(host)).find((item) => item.path === "trip.md");
 	assert.match(source?.skipped ?? "", /declined it \(content_filtered\)/);
 });
+
+test("90 s of throttling loses no note and sends at most one request every few seconds while it lasts", { timeout: 240_000 }, async () => {
+	fake = await startFakeBedrock();
+	const throttledUntil = Date.now() + 90_000;
+	fake.respond = (request) => (Date.now() < throttledUntil ? "throttle" : replyByTool(request));
+	host = await startVaultHost();
+	await writeSettings(host, fake);
+	await writeNotes(host, { "a.md": "# A\n\nAna plans the trip.\n", "b.md": "# B\n\nBruno books the hotel.\n", "c.md": "# C\n\nCarla buys the tickets.\n" });
+	await host.loadPlugin();
+	await host.waitForCore();
+	const current = host;
+	await host.waitFor(async () => (await rememberedPaths(current)).length === 3, { timeoutMs: 200_000, message: "every note remembered after the throttling" });
+	const duringThrottling = fake.requests.filter((request) => request.receivedAt < throttledUntil).length;
+	assert.ok(duringThrottling <= 30, `${duringThrottling} requests in 90 s of throttling`);
+	assert.deepEqual(await rememberedPaths(host), ["a.md", "b.md", "c.md"], "no note lost");
+});
