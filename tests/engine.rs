@@ -616,3 +616,33 @@ fn caching_only_where_the_prefix_reaches_the_models_minimum() {
         "Haiku 4.5 caches from 4,096 tokens: the ingest prompt is far shorter"
     );
 }
+
+#[test]
+fn a_question_over_the_window_is_asked_again_with_half_the_budget_and_a_throttled_one_fails_fast() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    for (path, text) in [("a.md", "# Budget\nAlice cut the Q3 budget."), ("b.md", "# Budget\nBob agreed with Alice.")] {
+        host.write(path, text);
+    }
+    let engine = start(&host, &[]);
+    engine.enqueue_notes(&["a.md".into(), "b.md".into()], NOW).unwrap();
+    work(&host, &engine);
+    host.bedrock.forget_requests();
+    host.bedrock.push(Scripted::ok(json!({
+        "output": { "message": { "role": "assistant", "content": [{ "text": "Alice cut" }] } },
+        "stopReason": "model_context_window_exceeded",
+        "usage": { "inputTokens": 10, "outputTokens": 2, "totalTokens": 12 },
+    })));
+    host.bedrock.push(Scripted::text("Alice cut the budget [memory:m-0000000000]."));
+    let (e, h) = (engine.clone(), host.clone());
+    let answer = run(&host.clock, async move { e.ask(&h, "What happened with the budget?", false).await.unwrap() });
+    assert!(answer.answer.starts_with("Alice cut the budget"), "the cut answer is not taken as complete: {}", answer.answer);
+    assert_eq!(host.bedrock.requests().len(), 2, "asked once more, with a smaller budget");
+
+    host.bedrock.forget_requests();
+    host.bedrock.always(Scripted::throttled());
+    let (e, h) = (engine.clone(), host.clone());
+    let error = run(&host.clock, async move { e.ask(&h, "And Bob?", false).await.unwrap_err() });
+    assert_eq!(error.code(), "llm.throttled");
+    assert_eq!(host.bedrock.requests().len(), 2, "someone waits: two tries, then the message");
+}

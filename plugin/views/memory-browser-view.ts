@@ -4,7 +4,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { errorMessage } from "../core/core-error";
-import type { Insight, Memory, MemoryCursor, MemoryQuery, MemoryStore } from "../core/memory-core-api";
+import type { Insight, Memory, MemoryCursor, MemoryQuery, MemoryStore, SkippedSources } from "../core/memory-core-api";
 import { ConfirmModal } from "../modals/confirm-modal";
 import { EMPTY_FILTER, type MemoryFilter, memoryDate, queryOf } from "./memory-filter";
 import { placeOf } from "./memory-place";
@@ -32,10 +32,15 @@ interface Loaded<T> {
 	total: number;
 }
 
+/** How many skipped notes the browser names (the status view lists them all). */
+const SKIPPED_SHOWN = 3;
+
 export class MemoryBrowserView extends ItemView {
 	private filter: MemoryFilter = { ...EMPTY_FILTER };
 	private tab: Tab = "memories";
 	private memories: Loaded<Memory> | undefined;
+	/** Notes that are not remembered (a refusal, binary, too large), with their reasons. */
+	private skipped: SkippedSources | undefined;
 	private insights: Loaded<Insight> | undefined;
 	/** The memories the shown insights cite, by id. */
 	private readonly cited = new Map<string, Memory>();
@@ -102,7 +107,9 @@ export class MemoryBrowserView extends ItemView {
 		try {
 			if (this.tab === "memories") {
 				const page = await store.browseMemories(this.query(null));
+				const skipped = await store.listSkipped(SKIPPED_SHOWN);
 				if (generation !== this.generation) return;
+				this.skipped = skipped;
 				this.memories = { items: page.memories, next: page.next, count: page.matching ?? page.total, total: page.total };
 			} else {
 				const page = await store.browseInsights(null, BROWSER_PAGE_SIZE);
@@ -186,6 +193,7 @@ export class MemoryBrowserView extends ItemView {
 		this.summaryEl.setText(
 			count === total ? `${total.toLocaleString()} ${total === 1 ? "memory" : "memories"}` : `${count.toLocaleString()} of ${total.toLocaleString()} memories`,
 		);
+		this.renderSkipped();
 		if (loaded.items.length === 0) {
 			this.listEl.createDiv({
 				cls: "memory-agent-empty",
@@ -195,6 +203,16 @@ export class MemoryBrowserView extends ItemView {
 		}
 		for (const memory of loaded.items) this.renderMemory(memory);
 		this.moreButton(loaded);
+	}
+
+	/** A line naming the notes that are not remembered and why (all of them: in the status view). */
+	private renderSkipped(): void {
+		const skipped = this.skipped;
+		if (skipped === undefined || skipped.total === 0) return;
+		const named = skipped.sources.map((source) => `${source.path} (${source.skipped ?? "skipped"})`).join("; ");
+		const more = skipped.total > skipped.sources.length ? `, and ${(skipped.total - skipped.sources.length).toLocaleString()} more` : "";
+		const notes = skipped.total === 1 ? "1 note is" : `${skipped.total.toLocaleString()} notes are`;
+		this.listEl.createDiv({ cls: "memory-agent-skipped-note", text: `${notes} not remembered: ${named}${more}. "Show memory status" lists them all.` });
 	}
 
 	/** "Show more", while the store has more than is shown. */

@@ -81,6 +81,12 @@ test("a note the model refuses costs at most two calls and shows its reason", as
 	assert.equal(ingestRequests(fake).length, 2, "one try and one retry");
 	const source = (await sourcesOf(host)).find((item) => item.path === "trip.md");
 	assert.match(source?.skipped ?? "", /declined it \(content_filtered\)/);
+	// The memory browser says so too, not only the status view.
+	await host.runCommand("open-memory-browser");
+	await host.settle();
+	const current = host;
+	await host.waitFor(() => current.workspaceEl.querySelector(".memory-agent-skipped-note") !== null, { message: "the skipped line" });
+	assert.match(host.workspaceEl.querySelector(".memory-agent-skipped-note")?.textContent ?? "", /1 note is not remembered: trip\.md \(the model declined it \(content_filtered\)\)/);
 });
 
 test("90 s of throttling loses no note and sends at most one request every few seconds while it lasts", { timeout: 240_000 }, async () => {
