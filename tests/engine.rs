@@ -636,7 +636,11 @@ fn a_question_over_the_window_is_asked_again_with_half_the_budget_and_a_throttle
     host.bedrock.push(Scripted::text("Alice cut the budget [memory:m-0000000000]."));
     let (e, h) = (engine.clone(), host.clone());
     let answer = run(&host.clock, async move { e.ask(&h, "What happened with the budget?", false).await.unwrap() });
-    assert!(answer.answer.starts_with("Alice cut the budget"), "the cut answer is not taken as complete: {}", answer.answer);
+    assert!(
+        answer.answer.starts_with("Alice cut the budget"),
+        "the cut answer is not taken as complete: {}",
+        answer.answer
+    );
     assert_eq!(host.bedrock.requests().len(), 2, "asked once more, with a smaller budget");
 
     host.bedrock.forget_requests();

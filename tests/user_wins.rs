@@ -510,3 +510,25 @@ fn ninety_seconds_of_throttling_loses_no_note_and_sends_at_most_one_request_ever
     assert!(throttled <= 30, "{throttled} requests in 90 s of throttling: at most one every 3 s");
     // Measured: 19 (37 without the probe, 61 without the gate).
 }
+
+#[test]
+fn a_question_whose_full_text_search_sqlite_refuses_is_answered_from_the_rest() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    let driver = FailingOnce { inner: RusqliteDriver::new(), fail: RefCell::new(None) };
+    let engine = engine_over(driver, &host, EngineSettings::default());
+    host.write("a.md", "Alice approved the budget.");
+    engine.enqueue_note("a.md", NOW).unwrap();
+    // Enough memories that a small budget cannot hold them all: the search is needed.
+    for n in 0..60 {
+        host.write(&format!("n{n}.md"), &format!("Note {n} about the garden and topic {n}."));
+        engine.enqueue_note(&format!("n{n}.md"), NOW).unwrap();
+    }
+    work(&host, &engine);
+    // As SQLite answers an FTS expression over its limits ("expression tree is too large").
+    engine.store().driver().fail.replace(Some("SELECT docid, matchinfo"));
+    let today = memory_agent::calendar::CalendarDate::at(NOW, 0);
+    let selection = engine.recall("What about the budget?", today, 0, Some(1_000)).expect("the question does not fail");
+    assert!(!selection.packed.memories.is_empty(), "answered from the recent and important memories");
+    assert!(engine.store().driver().fail.borrow().is_none(), "the full-text search was tried and refused");
+}

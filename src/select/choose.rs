@@ -192,7 +192,14 @@ fn gather_and_pack<D: SqlDriver>(
         add(memory);
     }
     let mut scores: Vec<(usize, f64)> = Vec::new();
-    for found in store.search_memories(&search_terms(plan), pool as usize)? {
+    // The full-text search only adds candidates: if SQLite refuses the expression (FTS's limits),
+    // the question is answered from the dates, names and recent memories rather than failing.
+    let found = match store.search_memories(&search_terms(plan), pool as usize) {
+        Ok(found) => found,
+        Err(StoreError::Sql(_)) => Vec::new(),
+        Err(other) => return Err(other),
+    };
+    for found in found {
         if let Some(at) = add(found.memory) {
             scores.push((at, found.score));
         }
