@@ -14,6 +14,7 @@ pub mod hash;
 pub mod llm;
 pub mod notes;
 pub mod select;
+pub mod stems;
 pub mod store;
 pub mod tokens;
 pub mod words;

@@ -77,7 +77,9 @@ fn split_words(text: &str, mut each: impl FnMut(String)) {
                 && index > start
                 && chars[index - 1].is_ascii_digit()
                 && chars.get(index + 1).is_some_and(char::is_ascii_digit);
-            if here.is_alphanumeric() || joins_digits {
+            // Combining marks (decomposed Vietnamese, Thai tone marks) belong to their letter.
+            let mark = ('\u{300}'..='\u{36f}').contains(&here) || crate::stems::is_thai_mark(here);
+            if here.is_alphanumeric() || joins_digits || mark {
                 index += 1;
             } else {
                 break;

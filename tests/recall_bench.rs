@@ -100,3 +100,38 @@ fn the_generator_is_deterministic_and_its_output_runs() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+#[test]
+fn the_conversations_are_deterministic_and_carry_every_category() {
+    let (first, second) = (scratch("chats-a"), scratch("chats-b"));
+    for dir in [&first, &second] {
+        let output = bench(&["--generate-chats", &dir.to_string_lossy(), "--seed", "3"]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    for name in ["memories.jsonl", "questions.jsonl"] {
+        assert_eq!(std::fs::read(first.join(name)).unwrap(), std::fs::read(second.join(name)).unwrap(), "{name}");
+    }
+    let memories = first.join("memories.jsonl").to_string_lossy().into_owned();
+    let questions = first.join("questions.jsonl").to_string_lossy().into_owned();
+    let figures = summary(&bench(&["--memories", &memories, "--questions", &questions, "--budgets", "16000"]));
+    for category in ["single", "word-forms", "nickname", "neighbour", "two-people", "inference"] {
+        assert!(figures["categories"][category]["16000"]["recall"].is_number(), "{category} missing: {figures}");
+    }
+    for dir in [first, second] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn the_public_set_loads_and_every_question_cites_a_known_page() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-tldr");
+    let memories = dir.join("memories.jsonl").to_string_lossy().into_owned();
+    let questions = dir.join("questions.jsonl").to_string_lossy().into_owned();
+    let figures = summary(&bench(&["--memories", &memories, "--questions", &questions, "--budgets", "4000"]));
+    assert_eq!(figures["questions"], 220);
+    for category in ["named", "task", "two-things", "word-forms", "de", "zh", "ja", "th"] {
+        let recall = figures["categories"][category]["4000"]["recall"].as_f64();
+        assert!(recall.is_some_and(|recall| recall > 0.0), "{category}: {figures}");
+    }
+    assert!(dir.join("LICENSE.md").exists() && dir.join("README.md").exists(), "the set travels with its licence");
+}

@@ -21,6 +21,7 @@ use crate::llm::{ContentBlock, ConverseRequest, Message, Role, ToolSpec};
 use crate::select::{
     insight_line, memory_line, select_context, select_more, DateOrder, NameCache, Packed, QueryPlan, SelectionRequest,
 };
+use crate::stems::language_of;
 use crate::store::{SqlDriver, Store};
 use crate::tokens::estimate_tokens;
 
@@ -289,7 +290,8 @@ fn plan_from_tool(input: &Value) -> QueryPlan {
             keywords.push(word);
         }
     }
-    QueryPlan { dates, entities: strings("entities"), keywords, wants_latest: false }
+    let language = language_of(&keywords.join(" "));
+    QueryPlan { dates, entities: strings("entities"), keywords, wants_latest: false, language }
 }
 
 /// Finds `[memory:ID]` / `[consolidation:ID]` citations (several may share one bracket,

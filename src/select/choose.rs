@@ -25,7 +25,8 @@ use super::pack::{pack, Packed};
 use super::plan::{plan_query, DateOrder, NameCache, QueryPlan};
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId};
-use crate::store::{MemoryFilter, MemorySizes, SearchTerm, SqlDriver, Store, StoreError};
+use crate::stems::query_terms;
+use crate::store::{MemoryFilter, MemorySizes, ScoredMemory, SearchTerm, SqlDriver, Store, StoreError};
 use crate::tokens::estimate_tokens;
 use crate::words::{fold, folded_words, is_stop_word, words, FoldedWord, Script};
 
@@ -83,8 +84,10 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
             return Ok(Selection { plan, packed, memories_total, insights_total });
         }
     }
-    let context = Context { today: request.today, utc_offset_minutes: request.utc_offset_minutes };
-    let pool = pool_size(request.budget_tokens, typical_line_cost(store)?);
+    let typical = typical_line_cost(store)?;
+    let capacity = request.budget_tokens / typical.max(1);
+    let context = Context { today: request.today, utc_offset_minutes: request.utc_offset_minutes, capacity };
+    let pool = pool_size(request.budget_tokens, typical);
     let packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
     Ok(Selection { plan, packed, memories_total, insights_total })
 }
@@ -101,8 +104,9 @@ pub fn select_more<D: SqlDriver>(
     budget_tokens: usize,
 ) -> Result<Packed, StoreError> {
     let exclude: HashSet<&str> = exclude.iter().map(|id| id.0.as_str()).collect();
-    let pool = pool_size(budget_tokens, typical_line_cost(store)?);
-    gather_and_pack(store, plan, &Context { today, utc_offset_minutes }, &exclude, budget_tokens, pool, false)
+    let typical = typical_line_cost(store)?;
+    let context = Context { today, utc_offset_minutes, capacity: budget_tokens / typical.max(1) };
+    gather_and_pack(store, plan, &context, &exclude, budget_tokens, pool_size(budget_tokens, typical), false)
 }
 
 /// The tokens a memory takes in the prompt: its line and the line break.
@@ -120,6 +124,8 @@ fn lower_bound_tokens(sizes: &MemorySizes) -> u64 {
 struct Context {
     today: CalendarDate,
     utc_offset_minutes: i32,
+    /// About how many memory lines fit the budget.
+    capacity: usize,
 }
 
 /// A memory the store offered, with what the ranking needs to know about it.
@@ -127,13 +133,40 @@ struct Candidate {
     memory: Memory,
     day: CalendarDate,
     in_dates: bool,
-    /// Index in `plan.entities` of the first name it is about.
-    entity: Option<usize>,
-    /// How many of the plan's names it is about.
-    entities_matched: usize,
+    /// Indexes in `plan.entities` of the names it is about.
+    about: Vec<usize>,
     /// BM25 score (0 when the text search did not find it).
     text: f64,
     recent: bool,
+    /// What the question gives it: text, names, recency and importance (`score`).
+    score: f64,
+    /// A share of the score of a memory it neighbours in its source.
+    borrowed: f64,
+}
+
+impl Candidate {
+    fn new(memory: Memory, utc_offset_minutes: i32) -> Self {
+        let day = event_day(&memory, utc_offset_minutes);
+        Candidate {
+            memory,
+            day,
+            in_dates: false,
+            about: Vec::new(),
+            text: 0.0,
+            recent: false,
+            score: 0.0,
+            borrowed: 0.0,
+        }
+    }
+
+    /// Whether anything of the question (a day, a name, a word) points at it.
+    fn matched(&self) -> bool {
+        self.in_dates || !self.about.is_empty() || self.text > 0.0
+    }
+
+    fn rank_score(&self) -> f64 {
+        self.score.max(self.borrowed)
+    }
 }
 
 /// How many candidates each source offers: twice what fills the budget with lines of the
@@ -152,6 +185,12 @@ fn typical_line_cost<D: SqlDriver>(store: &Store<D>) -> Result<usize, StoreError
     Ok(sample.iter().map(line_cost).sum::<usize>() / sample.len())
 }
 
+/// The best memories whose neighbours become candidates too.
+const NEIGHBOURED: usize = 40;
+/// The share of a memory's score its neighbours in the source get: evidence in a
+/// conversation or a note clusters ("What did she say next?").
+const NEIGHBOUR_SHARE: f64 = 0.5;
+
 fn gather_and_pack<D: SqlDriver>(
     store: &Store<D>,
     plan: &QueryPlan,
@@ -163,7 +202,7 @@ fn gather_and_pack<D: SqlDriver>(
 ) -> Result<Packed, StoreError> {
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut add = |memory: Memory| -> Option<usize> {
+    let mut add = |candidates: &mut Vec<Candidate>, memory: Memory| -> Option<usize> {
         if exclude.contains(memory.id.0.as_str()) {
             return None;
         }
@@ -171,75 +210,149 @@ fn gather_and_pack<D: SqlDriver>(
             return Some(at);
         }
         index.insert(memory.id.0.clone(), candidates.len());
-        let day = event_day(&memory, context.utc_offset_minutes);
-        candidates.push(Candidate {
-            memory,
-            day,
-            in_dates: false,
-            entity: None,
-            entities_matched: 0,
-            text: 0.0,
-            recent: false,
-        });
+        candidates.push(Candidate::new(memory, context.utc_offset_minutes));
         Some(candidates.len() - 1)
     };
     if let Some((from, to)) = plan.dates {
         for memory in store.memories_between(from, to, context.utc_offset_minutes, pool * 2)? {
-            add(memory);
+            add(&mut candidates, memory);
         }
     }
     for memory in store.memories_about(&plan.entities, pool * 2)? {
-        add(memory);
+        add(&mut candidates, memory);
     }
-    let mut scores: Vec<(usize, f64)> = Vec::new();
-    // The full-text search only adds candidates: if SQLite refuses the expression (FTS's limits),
-    // the question is answered from the dates, names and recent memories rather than failing.
-    let found = match store.search_memories(&search_terms(plan), pool as usize) {
-        Ok(found) => found,
-        Err(StoreError::Sql(_)) => Vec::new(),
-        Err(other) => return Err(other),
-    };
-    for found in found {
-        if let Some(at) = add(found.memory) {
-            scores.push((at, found.score));
+    // The words are scored; the names only find memories that mention them without listing
+    // them (a name's own weight is in `score`, and scoring its every mention again would rank a
+    // person's memories by how often they say the name).
+    let (words, names) = search_terms(plan);
+    for found in search(store, &words, pool as usize)? {
+        if let Some(at) = add(&mut candidates, found.memory) {
+            candidates[at].text = found.score;
         }
     }
-    let mut recent: Vec<usize> = Vec::new();
+    for found in search(store, &names, pool as usize)? {
+        add(&mut candidates, found.memory);
+    }
     if filler {
-        recent.extend(store.recent_memories(pool)?.into_iter().filter_map(&mut add));
-        for memory in store.important_memories(pool / 4)? {
-            add(memory);
+        for memory in store.recent_memories(pool)? {
+            if let Some(at) = add(&mut candidates, memory) {
+                candidates[at].recent = true;
+            }
         }
-    }
-    for (at, score) in scores {
-        candidates[at].text = score;
-    }
-    for at in recent {
-        candidates[at].recent = true;
+        for memory in store.important_memories(pool / 4)? {
+            add(&mut candidates, memory);
+        }
     }
     let names: Vec<Name> = plan.entities.iter().map(|name| Name::new(name)).collect();
     for candidate in &mut candidates {
-        candidate.in_dates = plan.dates.is_some_and(|(from, to)| (from..=to).contains(&candidate.day));
-        if names.is_empty() {
-            continue;
+        judge(candidate, plan, &names);
+    }
+    score(&mut candidates, plan, context);
+    // Neighbours of the best: the turn after an answer, the chunk after a heading.
+    let mut best: Vec<usize> = (0..candidates.len()).filter(|&at| candidates[at].matched()).collect();
+    best.sort_by(|&a, &b| candidates[b].score.total_cmp(&candidates[a].score));
+    best.truncate(NEIGHBOURED.min(context.capacity.max(1)));
+    if !best.is_empty() {
+        let score_of: HashMap<String, f64> =
+            best.iter().map(|&at| (candidates[at].memory.id.0.clone(), candidates[at].score)).collect();
+        let ids: Vec<MemoryId> = best.iter().map(|&at| candidates[at].memory.id.clone()).collect();
+        let fresh_from = candidates.len();
+        for (parent, memory) in store.neighbours_of(&ids)? {
+            let share = NEIGHBOUR_SHARE * score_of.get(&parent.0).copied().unwrap_or(0.0);
+            if let Some(at) = add(&mut candidates, memory) {
+                if at >= fresh_from && candidates[at].about.is_empty() && !candidates[at].in_dates {
+                    judge(&mut candidates[at], plan, &names);
+                }
+                candidates[at].borrowed = candidates[at].borrowed.max(share);
+            }
         }
-        let listed: Vec<String> = candidate.memory.entities.iter().map(|entity| fold(&entity.name)).collect();
-        // The summary is split into words only when a name it does not list may be in it.
-        let folded_summary = fold(&candidate.memory.summary);
-        let mut summary: Option<Vec<FoldedWord>> = None;
-        let about: Vec<usize> = (0..names.len())
-            .filter(|&at| {
-                listed.contains(&names[at].folded)
-                    || (names[at].may_be_in(&folded_summary)
-                        && names[at]
-                            .mentioned_in(summary.get_or_insert_with(|| folded_words(&candidate.memory.summary))))
-            })
-            .collect();
-        candidate.entity = about.first().copied();
-        candidate.entities_matched = about.len();
     }
     let ranked = rank(candidates, plan, context.today);
     fill(store, ranked, plan, budget)
+}
+
+/// The full-text search, which only adds candidates: when SQLite refuses an expression (its
+/// limits on size and depth), it is tried again with the rarer half of the terms, down to
+/// one; a question is never failed by search.
+fn search<D: SqlDriver>(store: &Store<D>, terms: &[SearchTerm], limit: usize) -> Result<Vec<ScoredMemory>, StoreError> {
+    let mut terms = terms.to_vec();
+    loop {
+        match store.search_memories(&terms, limit) {
+            Ok(found) => return Ok(found),
+            Err(StoreError::Sql(_)) if terms.len() > 1 => terms = store.rarest_terms(&terms, terms.len() / 2)?,
+            Err(StoreError::Sql(_)) => return Ok(Vec::new()),
+            Err(other) => return Err(other),
+        }
+    }
+}
+
+/// Whether the candidate falls on the plan's days and which of its names it is about.
+fn judge(candidate: &mut Candidate, plan: &QueryPlan, names: &[Name]) {
+    candidate.in_dates = plan.dates.is_some_and(|(from, to)| (from..=to).contains(&candidate.day));
+    if names.is_empty() {
+        return;
+    }
+    let listed: Vec<String> = candidate.memory.entities.iter().map(|entity| fold(&entity.name)).collect();
+    // The summary is split into words only when a name it does not list may be in it.
+    let folded_summary = fold(&candidate.memory.summary);
+    let mut summary: Option<Vec<FoldedWord>> = None;
+    candidate.about = (0..names.len())
+        .filter(|&at| {
+            names[at].listed_in(&listed)
+                || (names[at].may_be_in(&folded_summary)
+                    && names[at].mentioned_in(summary.get_or_insert_with(|| folded_words(&candidate.memory.summary))))
+        })
+        .collect();
+}
+
+/// A name counts fully while its memories are at most this many times what fits the budget
+/// (most of them get in, and the question is about them), less and less beyond.
+const NAME_ROOM: f64 = 1.5;
+
+/// Each candidate's score from everything the question gives, so that a frequent name
+/// narrows the search instead of filling the budget:
+///
+/// - text: BM25 against the best found, the most telling part when the question has words;
+/// - names: each name the memory is about, weighted by how much it narrows. A name whose
+///   memories fit the budget outweighs any text ("What is Bob's kid's name?": all of Bob's
+///   memories, whatever they say); one with more memories than fit counts less and less
+///   ("When did Maria go to the beach?" with Maria in hundreds of memories: Maria's beach
+///   memories first, then other beach memories, then the rest of Maria's);
+/// - recency and importance, a little.
+fn score(candidates: &mut [Candidate], plan: &QueryPlan, context: &Context) {
+    let best_text = candidates.iter().map(|candidate| candidate.text).fold(0.0, f64::max);
+    let mut about_counts = vec![0usize; plan.entities.len()];
+    for candidate in candidates.iter() {
+        candidate.about.iter().for_each(|&at| about_counts[at] += 1);
+    }
+    let name_weights: Vec<f64> = about_counts
+        .iter()
+        .map(|&count| {
+            let fits = NAME_ROOM * context.capacity as f64;
+            if count as f64 <= fits {
+                1.0
+            } else {
+                (fits / count as f64).powi(2).max(0.1)
+            }
+        })
+        .collect();
+    let (text_weight, name_weight, recency_weight, importance_weight) =
+        match (plan.keywords.is_empty(), plan.entities.is_empty()) {
+            (false, _) => (0.6, 0.8, 0.15, 0.1),
+            (true, false) => (0.3, 0.8, 0.3, 0.2),
+            (true, true) => (0.0, 0.0, 0.6, 0.4),
+        };
+    let names = plan.entities.len().max(1) as f64;
+    for candidate in candidates.iter_mut() {
+        let text = if best_text > 0.0 { candidate.text / best_text } else { 0.0 };
+        let named: f64 = candidate.about.iter().map(|&at| name_weights[at]).sum::<f64>() / names;
+        let age = (context.today.to_days() - candidate.day.to_days()).max(0) as f64;
+        let recency = 0.5_f64.powf(age / 180.0);
+        candidate.score = text_weight * text
+            + name_weight * named
+            + recency_weight * recency
+            + importance_weight * candidate.memory.importance;
+    }
 }
 
 /// A name of the plan, and how a summary may mention it: the whole name in any case, or
@@ -249,6 +362,9 @@ struct Name {
     folded: String,
     words: Vec<String>,
     parts: Vec<String>,
+    /// A name written in lower case ("make", "file", "php"): a summary mentions it only where
+    /// it is written with a capital ("PHP"); "make a file" is not about `make` or `file`.
+    lower_case: bool,
 }
 
 impl Name {
@@ -268,7 +384,17 @@ impl Name {
         } else {
             Vec::new()
         };
-        Name { folded: fold(name), words: name_words.into_iter().map(|word| word.folded).collect(), parts }
+        let lower_case = !name.chars().any(char::is_uppercase);
+        Name { folded: fold(name), words: name_words.into_iter().map(|word| word.folded).collect(), parts, lower_case }
+    }
+
+    /// Whether one of `listed` (folded entity names) is the name or begins with it, word by
+    /// word: a memory listing "git archive" is about `git`, one listing "Bob Tran" about "Bob".
+    fn listed_in(&self, listed: &[String]) -> bool {
+        listed.iter().any(|entity| {
+            entity == &self.folded
+                || entity.strip_prefix(self.folded.as_str()).is_some_and(|rest| rest.starts_with(' '))
+        })
     }
 
     /// False when `folded` (a folded text) cannot mention the name: none of its words is in it.
@@ -281,102 +407,136 @@ impl Name {
         if self.words.is_empty() {
             return false;
         }
-        let whole = text.windows(self.words.len()).any(|window| window.iter().map(|word| &word.folded).eq(&self.words));
+        let whole = text.windows(self.words.len()).any(|window| {
+            window.iter().map(|word| &word.folded).eq(&self.words) && (!self.lower_case || window[0].capitalised)
+        });
         whole || text.iter().any(|word| word.capitalised && self.parts.contains(&word.folded))
     }
 }
 
-/// The search for a plan: each keyword (English words as stems with a prefix match, so
-/// "meetings" finds "meeting"), each name as a phrase and its capitalised parts, to find
-/// memories that mention a person without listing them as an entity.
-fn search_terms(plan: &QueryPlan) -> Vec<SearchTerm> {
-    let mut terms: Vec<SearchTerm> = plan.keywords.iter().map(|keyword| stem(keyword)).collect();
-    for name in &plan.entities {
-        terms.push(SearchTerm { text: name.clone(), prefix: false });
-        for part in Name::new(name).parts {
-            if !terms.iter().any(|term| term.text == part) {
-                terms.push(SearchTerm { text: part, prefix: false });
+/// The searches for a plan: the words — each keyword through the stemmer of the question's
+/// language (`stems::query_terms`: "married" finds "marriage", "会议" finds "会议记录") — and
+/// the names, each as a phrase and its capitalised parts, to find memories that mention a
+/// person without listing them as an entity. Each list is cut at `MAX_SEARCH_TERMS`,
+/// whatever the question says.
+fn search_terms(plan: &QueryPlan) -> (Vec<SearchTerm>, Vec<SearchTerm>) {
+    let mut words: Vec<SearchTerm> = Vec::new();
+    for keyword in &plan.keywords {
+        for term in query_terms(keyword, plan.language) {
+            let term = SearchTerm::word(term.text, term.prefix);
+            if !words.contains(&term) {
+                words.push(term);
             }
         }
     }
-    // Keywords first, then names: a bounded expression whatever the question says.
-    terms.truncate(MAX_SEARCH_TERMS);
-    terms
+    let mut names: Vec<SearchTerm> = Vec::new();
+    for name in &plan.entities {
+        let name = Name::new(name);
+        for text in std::iter::once(name.folded.clone()).chain(name.parts) {
+            let term = SearchTerm::word(text, false);
+            if !names.contains(&term) {
+                names.push(term);
+            }
+        }
+    }
+    words.truncate(MAX_SEARCH_TERMS);
+    names.truncate(MAX_SEARCH_TERMS);
+    (words, names)
 }
 
 /// At most this many words and names go into one full-text search.
-const MAX_SEARCH_TERMS: usize = 32;
+const MAX_SEARCH_TERMS: usize = 48;
 
-/// A light English stemmer: enough for plurals and -ing/-ed forms to meet in a prefix
-/// search. Other scripts and short words are searched as they are.
-fn stem(keyword: &str) -> SearchTerm {
-    if !keyword.is_ascii() || keyword.len() < 4 {
-        return SearchTerm { text: keyword.to_owned(), prefix: false };
-    }
-    let mut word = keyword;
-    for suffix in ["s", "ing", "ed"] {
-        if let Some(shorter) = word.strip_suffix(suffix) {
-            if shorter.len() >= 4 && !shorter.ends_with('s') {
-                word = shorter;
-            }
-        }
-    }
-    SearchTerm { text: word.to_owned(), prefix: true }
-}
-
-/// Best first: groups by how well a memory matches the plan's days and names, then by
-/// date (latest questions) or a score within each group.
+/// Best first. Memories on the plan's days come before the rest. "The latest …" then sorts
+/// the memories matching most of its names (or its words well) by day, newest first, days
+/// up to today before planned ones; any other question sorts by score, and when it names
+/// several people, their memories take turns (`take_turns`), so every one is represented.
 fn rank(candidates: Vec<Candidate>, plan: &QueryPlan, today: CalendarDate) -> Vec<Candidate> {
-    let focused = plan.dates.is_some() || !plan.entities.is_empty();
-    let constraints = usize::from(plan.dates.is_some()) + plan.entities.len();
     let best_text = candidates.iter().map(|candidate| candidate.text).fold(0.0, f64::max);
     let text_norm = |candidate: &Candidate| if best_text > 0.0 { candidate.text / best_text } else { 0.0 };
-    let (text_weight, recency_weight, importance_weight) = if !plan.keywords.is_empty() {
-        (0.6, 0.25, 0.15)
-    } else if !plan.entities.is_empty() {
-        (0.4, 0.35, 0.25)
-    } else {
-        (0.0, 0.6, 0.4)
-    };
-    let group = |candidate: &Candidate| -> usize {
-        if focused {
-            let matched = usize::from(candidate.in_dates) + candidate.entities_matched;
-            if matched == 0 {
-                usize::MAX
-            } else {
-                constraints.saturating_sub(matched)
-            }
-        } else if plan.wants_latest && !plan.keywords.is_empty() && text_norm(candidate) < 0.35 {
-            // "my latest dentist appointment": the good matches, by date, first.
-            1
-        } else {
-            0
-        }
-    };
-    let mut keyed: Vec<(usize, bool, f64, Candidate)> = candidates
+    let dated = |candidate: &Candidate| usize::from(plan.dates.is_some() && !candidate.in_dates);
+    let mut keyed: Vec<((usize, usize), Candidate)> = candidates
         .into_iter()
         .map(|candidate| {
-            let age = (today.to_days() - candidate.day.to_days()).max(0) as f64;
-            let recency = 0.5_f64.powf(age / 180.0);
-            let score = text_weight * text_norm(&candidate)
-                + recency_weight * recency
-                + importance_weight * candidate.memory.importance;
-            (group(&candidate), candidate.day <= today, score, candidate)
+            let tier = if !plan.wants_latest {
+                0
+            } else if !plan.entities.is_empty() {
+                if candidate.about.is_empty() {
+                    usize::MAX
+                } else {
+                    plan.entities.len() - candidate.about.len()
+                }
+            } else if !plan.keywords.is_empty() && text_norm(&candidate) < 0.35 && candidate.borrowed == 0.0 {
+                // "my latest dentist appointment": the good matches, by date, first.
+                1
+            } else {
+                0
+            };
+            ((dated(&candidate), tier), candidate)
         })
         .collect();
-    keyed.sort_by(|a, b| {
-        a.0.cmp(&b.0).then_with(|| {
+    keyed.sort_by(|(a_key, a), (b_key, b)| {
+        a_key.cmp(b_key).then_with(|| {
             if plan.wants_latest {
-                b.1.cmp(&a.1)
-                    .then(b.3.day.cmp(&a.3.day))
-                    .then(b.3.memory.created_at.cmp(&a.3.memory.created_at))
-                    .then(a.3.memory.id.cmp(&b.3.memory.id))
+                (b.day <= today)
+                    .cmp(&(a.day <= today))
+                    .then(b.day.cmp(&a.day))
+                    .then(b.memory.created_at.cmp(&a.memory.created_at))
+                    .then(a.memory.id.cmp(&b.memory.id))
             } else {
-                b.2.total_cmp(&a.2).then(a.3.memory.id.cmp(&b.3.memory.id))
+                b.rank_score().total_cmp(&a.rank_score()).then(a.memory.id.cmp(&b.memory.id))
             }
         })
     });
-    keyed.into_iter().map(|(.., candidate)| candidate).collect()
+    let ranked: Vec<(usize, Candidate)> = keyed.into_iter().map(|((group, _), candidate)| (group, candidate)).collect();
+    if plan.entities.len() < 2 || plan.wants_latest {
+        return ranked.into_iter().map(|(_, candidate)| candidate).collect();
+    }
+    take_turns(ranked, plan.entities.len())
+}
+
+/// How much each memory already taken from a person's turn lowers the next one's claim.
+const TURN_DECAY: f64 = 0.15;
+
+/// Merges the ranking so that memories about only one of the question's people take turns
+/// ("Which city have both Jean and John visited?": Jean's and John's, not only the side with
+/// more text): each next pick is the best of the heads of the groups (one per person, one for
+/// the rest), its score lowered by how many its group already gave. Date groups stay first.
+fn take_turns(ranked: Vec<(usize, Candidate)>, names: usize) -> Vec<Candidate> {
+    let mut out = Vec::with_capacity(ranked.len());
+    let mut by_group: Vec<Vec<(usize, Candidate)>> = Vec::new();
+    for (group, candidate) in ranked {
+        if by_group.last().is_none_or(|last| last[0].0 != group) {
+            by_group.push(Vec::new());
+        }
+        if let Some(last) = by_group.last_mut() {
+            last.push((group, candidate));
+        }
+    }
+    for group in by_group {
+        let mut queues: Vec<std::collections::VecDeque<Candidate>> = (0..=names).map(|_| Default::default()).collect();
+        for (_, candidate) in group {
+            let queue = if candidate.about.len() == 1 { candidate.about[0] } else { names };
+            queues[queue].push_back(candidate);
+        }
+        let mut taken = vec![0usize; names + 1];
+        loop {
+            // A person's claim drops only with how far they are ahead of the others still
+            // waiting: the turns balance the people, not the people against everything else.
+            let behind = (0..names).filter(|&at| !queues[at].is_empty()).map(|at| taken[at]).min().unwrap_or(0);
+            let claim = |at: usize, queue: &std::collections::VecDeque<Candidate>| {
+                let decay = if at == names { 0.0 } else { TURN_DECAY * taken[at].saturating_sub(behind) as f64 };
+                queue.front().map(|head| head.rank_score() - decay)
+            };
+            let next = (0..queues.len())
+                .filter_map(|at| claim(at, &queues[at]).map(|claim| (at, claim)))
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+            let Some((at, _)) = next else { break };
+            taken[at] += 1;
+            out.extend(queues[at].pop_front());
+        }
+    }
+    out
 }
 
 /// Insights over the chosen memories may take up to this share of the budget (1/10) from
@@ -466,7 +626,7 @@ fn reasons(chosen: &[Candidate], plan: &QueryPlan) -> Vec<(String, usize)> {
     for candidate in chosen {
         let slot = if candidate.in_dates {
             0
-        } else if let Some(entity) = candidate.entity {
+        } else if let Some(&entity) = candidate.about.first() {
             date_slot + entity
         } else if candidate.text > 0.0 {
             text_slot
@@ -492,20 +652,6 @@ fn event_day(memory: &Memory, utc_offset_minutes: i32) -> CalendarDate {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stems_meet_in_a_prefix_search_and_other_words_stay_whole() {
-        let stemmed = |word: &str| {
-            let term = stem(word);
-            (term.text, term.prefix)
-        };
-        assert_eq!(stemmed("meetings"), ("meet".to_owned(), true));
-        assert_eq!(stemmed("passwords"), ("password".to_owned(), true));
-        assert_eq!(stemmed("planned"), ("plann".to_owned(), true));
-        assert_eq!(stemmed("address"), ("address".to_owned(), true), "a double s is not a plural");
-        assert_eq!(stemmed("bus"), ("bus".to_owned(), false));
-        assert_eq!(stemmed("ngân"), ("ngân".to_owned(), false));
-    }
 
     #[test]
     fn a_name_is_mentioned_whole_or_by_a_capitalised_part() {

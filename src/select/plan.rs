@@ -8,13 +8,14 @@
 //! optional second pass (`more_memories`) lets the model fetch what they missed.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
 use super::dates::{find_dates, is_date_word, DateRange, DATE_PREPOSITIONS};
 use crate::calendar::CalendarDate;
+use crate::stems::{is_common_word, language_of, Language};
 use crate::store::{NamesVersion, SqlDriver, Store, StoreError};
 use crate::words::{is_stop_word, script, words, Script, Word};
 
@@ -40,6 +41,9 @@ pub struct QueryPlan {
     pub keywords: Vec<String>,
     /// "latest", "last time", "most recent", "gần đây nhất", "lần cuối", …
     pub wants_latest: bool,
+    /// The language the keywords are stemmed in.
+    #[serde(skip)]
+    pub language: Language,
 }
 
 /// At most this many keywords are searched: a pasted paragraph is not a question.
@@ -61,8 +65,8 @@ const MAX_NAMES_PER_PART: usize = 3;
 pub struct KnownNames {
     /// Most used first, as `Store::entity_names` gives them.
     names: Vec<KnownName>,
-    /// Names by their first word (folded), in usage order.
-    by_first_word: HashMap<String, Vec<usize>>,
+    /// Names by their first word (folded), in usage order; ordered, for short forms.
+    by_first_word: BTreeMap<String, Vec<usize>>,
     /// Names of several words by each word that may stand for the whole name ("Dan" for
     /// "Dan Pham"), in usage order.
     by_part: HashMap<String, Vec<usize>>,
@@ -92,8 +96,10 @@ impl KnownNames {
             known.by_first_word.entry(parts[0].folded.clone()).or_default().push(index);
             if parts.len() > 1 {
                 for part in &parts {
-                    // Spelled as in the name: "Minh" is a name even where "minh" may be "mình".
-                    let usable = part.folded.chars().count() >= 2
+                    // Spelled as in the name: "Minh" is a name even where "minh" may be "mình"; and
+                    // written with a capital there ("diff-pdf" is not what "PDF" stands for).
+                    let usable = part.capitalised()
+                        && part.folded.chars().count() >= 2
                         && !is_stop_word(part, Script::Vietnamese, 0)
                         && !is_date_word(&part.folded);
                     let entry = known.by_part.entry(part.folded.clone()).or_default();
@@ -110,6 +116,44 @@ impl KnownNames {
             });
         }
         known
+    }
+}
+
+/// The shortest word taken for the short form of a name ("Mel", "Jon").
+const MIN_SHORT_FORM: usize = 3;
+
+impl KnownNames {
+    /// The names `word` may be a short form of, most used first: names whose first word
+    /// begins with it ("Mel" → "Melanie", "Caro" → "Caroline Reyes"), or is it with one letter
+    /// more ("Jon" → "John"). The word is folded and capitalised in the question.
+    fn short_forms(&self, word: &str) -> Vec<usize> {
+        let mut found: Vec<usize> = self
+            .by_first_word
+            .range::<str, _>((std::ops::Bound::Excluded(word), std::ops::Bound::Unbounded))
+            .take_while(|(first, _)| first.starts_with(word))
+            .flat_map(|(_, names)| names.iter().copied())
+            .collect();
+        let chars: Vec<char> = word.chars().collect();
+        for at in 0..=chars.len() {
+            for letter in 'a'..='z' {
+                let mut longer = chars.clone();
+                longer.insert(at, letter);
+                let longer: String = longer.into_iter().collect();
+                if let Some(names) = self.by_first_word.get(&longer) {
+                    found.extend(names.iter().copied());
+                }
+            }
+        }
+        // Only names written with a capital (people, places, projects: "melody" the command is
+        // no Mel), whose first word really is longer; most used (lowest index) first.
+        found.sort_unstable();
+        found.dedup();
+        found.retain(|&index| {
+            let name = &self.names[index];
+            name.name.chars().next().is_some_and(char::is_uppercase)
+                && name.words.first().is_some_and(|first| first.len() > word.len())
+        });
+        found
     }
 }
 
@@ -144,8 +188,9 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
     let mut words = words(question);
     words.truncate(MAX_WORDS);
     let script = script(question, &words);
+    let language = language_of(question);
     let mut taken = vec![false; words.len()];
-    let entities = match_entities(&words, known, &mut taken);
+    let (entities, also_keywords) = match_entities(&words, known, &mut taken);
     let mut dates: Option<DateRange> = None;
     for found in find_dates(&words, &taken, today, order) {
         taken[found.start..found.end].iter_mut().for_each(|word| *word = true);
@@ -157,15 +202,17 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
     }
     let wants_latest = find_latest(&words, &mut taken);
     let mut keywords: Vec<String> = Vec::new();
-    for (position, (word, _)) in words.iter().zip(&taken).enumerate().filter(|(_, (_, taken))| !**taken) {
+    let searched = |position: usize| !taken[position] || also_keywords.contains(&position);
+    for (position, word) in words.iter().enumerate().filter(|(position, _)| searched(*position)) {
         let long_enough = word.lower.chars().count() >= 2;
         let is_number = word.number().is_some();
-        if long_enough && !is_number && !is_stop_word(word, script, position) && !keywords.contains(&word.lower) {
+        let common = is_stop_word(word, script, position) || is_common_word(&word.lower, language);
+        if long_enough && !is_number && !common && !keywords.contains(&word.lower) {
             keywords.push(word.lower.clone());
         }
     }
     keywords.truncate(MAX_KEYWORDS);
-    QueryPlan { dates, entities, keywords, wants_latest }
+    QueryPlan { dates, entities, keywords, wants_latest, language }
 }
 
 /// Known names found in the question, in order of appearance; marks their words taken.
@@ -177,7 +224,10 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
 /// "with June" is a person, "in June" a month. A one-word name that is also a stop word
 /// (a command called `do` or `which`, an app called "Last") must be capitalised and not open
 /// the question: in "What did I do last week?" neither word is a name.
-fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> Vec<String> {
+/// Also returns the positions of the words that stay keywords too (those of names written in
+/// lower case).
+fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> (Vec<String>, Vec<usize>) {
+    let mut also_keywords: Vec<usize> = Vec::new();
     let folded: Vec<&str> = words.iter().map(|word| word.folded.as_str()).collect();
     // The names that can start somewhere in the question, in usage order.
     let mut candidates: Vec<usize> =
@@ -186,6 +236,8 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> Vec
     candidates.dedup();
     let mut found: Vec<(usize, &String)> = Vec::new();
     let mut whole: Vec<usize> = Vec::new();
+    // Words inside a whole name of several words ("Git branch"): their parts say no more.
+    let mut in_long_name = vec![false; words.len()];
     for index in candidates {
         let name = &known.names[index];
         let needle: Vec<&str> = name.words.iter().map(String::as_str).collect();
@@ -198,24 +250,47 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> Vec
         let position =
             folded.windows(needle.len()).enumerate().position(|(at, window)| window == needle.as_slice() && fits(at));
         if let Some(at) = position {
+            // A one-word name written in lower case in the question and in the store ("make",
+            // "file", "see": commands, apps) is a word of the question like any other: the text
+            // search finds the memories listing it, and it does not narrow the question the way
+            // a person's name does.
+            let lower_case = !name.name.chars().any(char::is_uppercase);
+            if needle.len() == 1 && !words[at].capitalised() && lower_case {
+                continue;
+            }
             taken[at..at + needle.len()].iter_mut().for_each(|word| *word = true);
+            // A name written in lower case ("git", "zip") is also searched as words: the
+            // memories using it without listing it ("a zip archive") are found by them.
+            if lower_case && !name.common {
+                also_keywords.extend(at..at + needle.len());
+            }
+            if needle.len() > 1 {
+                in_long_name[at..at + needle.len()].iter_mut().for_each(|word| *word = true);
+            }
             found.push((at, &name.name));
             whole.push(index);
         }
     }
     for (at, word) in words.iter().enumerate() {
-        if !word.capitalised() {
+        if !word.capitalised() || in_long_name[at] {
             continue;
         }
-        if let Some(names) = known.by_part.get(&word.folded) {
+        let mut names: Vec<usize> = known.by_part.get(&word.folded).cloned().unwrap_or_default();
+        // Only a word no name has as it is: "Dan" is Dan Pham, never Đặng Thùy Linh.
+        let could_be_short = at > 0
+            && names.is_empty()
+            && !taken[at]
+            && word.folded.chars().count() >= MIN_SHORT_FORM
+            && !is_stop_word(word, Script::Vietnamese, 0)
+            && !is_date_word(&word.folded);
+        if could_be_short {
+            names = known.short_forms(&word.folded);
+        }
+        let names: Vec<usize> =
+            names.into_iter().filter(|index| !whole.contains(index)).take(MAX_NAMES_PER_PART).collect();
+        if !names.is_empty() {
             taken[at] = true;
-            found.extend(
-                names
-                    .iter()
-                    .filter(|index| !whole.contains(index))
-                    .take(MAX_NAMES_PER_PART)
-                    .map(|index| (at, &known.names[*index].name)),
-            );
+            found.extend(names.into_iter().map(|index| (at, &known.names[index].name)));
         }
     }
     found.sort_by_key(|(at, _)| *at);
@@ -226,7 +301,7 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> Vec
         }
     }
     names.truncate(MAX_NAMES);
-    names
+    (names, also_keywords)
 }
 
 /// Whether the question asks for the latest occurrence; marks those words taken. "last"

@@ -668,7 +668,7 @@ fn awkward_text<F: DriverFactory>(factory: &F) -> Outcome {
 }
 
 fn word(text: &str) -> SearchTerm {
-    SearchTerm { text: text.into(), prefix: false }
+    SearchTerm::word(text, false)
 }
 
 /// The ids the full-text search finds for `terms`, best first.
@@ -772,8 +772,14 @@ fn full_text_ranks<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(found(&store, &[word("hom qua")])?, vec!["m5"]);
     ensure_eq!(found(&store, &[word("GẶP")])?, vec!["m5"]);
     ensure_eq!(found(&store, &[word("ca phe")])?, vec!["m5"]);
-    ensure_eq!(found(&store, &[SearchTerm { text: "meet".into(), prefix: true }])?.len(), 2);
-    ensure_eq!(found(&store, &[word("meet")])?, Vec::<String>::new());
+    ensure_eq!(found(&store, &[SearchTerm::word("meet", true)])?.len(), 2);
+    // "meeting" and "meetings" are indexed with their stem too; a mere prefix is not a word.
+    ensure_eq!(found(&store, &[word("meet")])?.len(), 2);
+    ensure_eq!(found(&store, &[word("mee")])?, Vec::<String>::new());
+    // Chinese and Japanese text is searchable by its pairs of characters.
+    store.insert_memory(&said("m7", "n.md", 7, "会议记录：预算已批准。")).map_err(text)?;
+    ensure_eq!(found(&store, &[word("会议")])?, vec!["m7"]);
+    ensure_eq!(found(&store, &[word("预算")])?, vec!["m7"]);
     ensure_eq!(store.search_memories(&[word("budget")], 2).map_err(text)?.len(), 2);
     ensure_eq!(found(&store, &[word("\" OR *")])?, Vec::<String>::new());
     let scores: Vec<f64> =

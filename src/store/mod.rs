@@ -168,6 +168,9 @@ impl<D: SqlDriver> Store<D> {
             store.dirty.set(true);
         }
         store.finish_upgrade().map_err(as_corrupt)?;
+        if migrations.len() >= schema::STEMS_SINCE {
+            store.finish_stems().map_err(as_corrupt)?;
+        }
         // `secure_delete`: a forgotten memory's bytes are overwritten, not left in free pages.
         store.driver.execute_batch(&format!(
             "PRAGMA cache_size = -{}; PRAGMA secure_delete = ON;",

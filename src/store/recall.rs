@@ -41,13 +41,17 @@ const MILLIS_PER_DAY: i64 = 86_400_000;
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// How much a hit counts in each indexed column (summary, words, entities, topics, place):
+/// How much a hit counts in each indexed column (summary, words, entities, topics, place,
+/// stems, pairs):
 /// the summary says what matters (1.5: before version 5 the raw text repeated it, and the
 /// ranking was tuned with that weight), entities and topics are chosen words, the words of
 /// a note are its leftovers, and the place (path and heading) is a title shared by every
 /// memory of a note, so it only breaks ties (more, and one note's memories crowd out the
 /// rest: `npm run bench:recall` loses 0.01 at 4,000 tokens with 0.3).
-const COLUMN_WEIGHTS: [f64; 5] = [1.5, 0.5, 1.2, 0.8, 0.15];
+/// Stems count as chosen words do (the tldr-pages set loses 0.02 at 4,000 tokens with 0.5);
+/// the pairs of Chinese, Japanese and Thai text are those texts' only terms, so they count
+/// as the summary does (with the stems' weight, the Chinese questions lose 0.2 at 4,000).
+const COLUMN_WEIGHTS: [f64; 7] = [1.5, 0.5, 1.2, 0.8, 0.15, 1.0, 1.5];
 
 /// The full-text search scores about this many matches per question (at least twice `limit`).
 pub const MAX_TEXT_MATCHES: usize = 1_200;
@@ -68,6 +72,12 @@ pub struct MemorySizes {
 pub struct SearchTerm {
     pub text: String,
     pub prefix: bool,
+}
+
+impl SearchTerm {
+    pub fn word(text: impl Into<String>, prefix: bool) -> Self {
+        SearchTerm { text: text.into(), prefix }
+    }
 }
 
 /// A memory found by full-text search and its BM25 score (higher is better).
@@ -192,6 +202,17 @@ impl<D: SqlDriver> Store<D> {
             .collect())
     }
 
+    /// The `count` terms of `terms` in the fewest memories (a smaller search to try when
+    /// SQLite refuses a larger one).
+    pub fn rarest_terms(&self, terms: &[SearchTerm], count: usize) -> Result<Vec<SearchTerm>, StoreError> {
+        let mut counted: Vec<(u64, &SearchTerm)> = Vec::with_capacity(terms.len());
+        for term in terms {
+            counted.push((self.documents_with(term)?, term));
+        }
+        counted.sort_by_key(|(documents, _)| *documents);
+        Ok(counted.into_iter().take(count).map(|(_, term)| term.clone()).collect())
+    }
+
     /// `terms` without the most common ones, so that the rest match at most about `cap`
     /// memories; the rarest is always kept.
     fn searchable_terms(&self, terms: &[SearchTerm], cap: usize) -> Result<Vec<SearchTerm>, StoreError> {
@@ -234,6 +255,48 @@ impl<D: SqlDriver> Store<D> {
             fewest = Some(fewest.map_or(documents, |fewest| fewest.min(documents)));
         }
         Ok(fewest.unwrap_or(0))
+    }
+
+    /// The memories just before and after each of `ids` in the same source (a note's
+    /// neighbouring chunks, a conversation's neighbouring turns), by the order they were made,
+    /// with the id of the memory they neighbour (without raw text). Two index seeks each.
+    pub fn neighbours_of(&self, ids: &[MemoryId]) -> Result<Vec<(MemoryId, Memory)>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let pairs = self.query(
+            "SELECT c.id, (SELECT max(n.key) FROM memories AS n WHERE n.path_id = c.path_id AND n.key < c.key),
+                    (SELECT min(n.key) FROM memories AS n WHERE n.path_id = c.path_id AND n.key > c.key)
+             FROM memories AS c WHERE c.id IN (SELECT value FROM json_each(?1))",
+            &[to_json(&ids)],
+        )?;
+        let mut parent_of: Vec<(i64, MemoryId)> = Vec::new();
+        for row in pairs {
+            let id = row.first().and_then(SqlValue::as_str).map(|id| MemoryId(id.to_owned()));
+            let Some(id) = id else { continue };
+            for value in &row[1..] {
+                if let Some(key) = value.as_i64() {
+                    parent_of.push((key, id.clone()));
+                }
+            }
+        }
+        let keys: Vec<i64> = parent_of.iter().map(|(key, _)| *key).collect();
+        let rows = self.query(
+            &format!("{SELECT_CANDIDATE} WHERE m.key IN (SELECT value FROM json_each(?1))"),
+            &[to_json(&keys)],
+        )?;
+        let mut by_key: HashMap<i64, Memory> = HashMap::with_capacity(rows.len());
+        for row in rows {
+            let key = row.first().and_then(SqlValue::as_i64);
+            let memory = read_candidate(row)?;
+            if let Some(key) = key {
+                by_key.insert(key, memory);
+            }
+        }
+        Ok(parent_of
+            .into_iter()
+            .filter_map(|(key, parent)| by_key.get(&key).map(|memory| (parent, memory.clone())))
+            .collect())
     }
 
     /// The memories of the latest days, newest first (without raw text).
@@ -345,7 +408,7 @@ mod tests {
     use super::*;
 
     fn term(text: &str, prefix: bool) -> SearchTerm {
-        SearchTerm { text: text.into(), prefix }
+        SearchTerm::word(text, prefix)
     }
 
     #[test]

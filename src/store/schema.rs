@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -276,6 +276,40 @@ CREATE VIRTUAL TABLE memories_terms USING fts4aux(memories_fts);
 const V6: &str = r#"
 ALTER TABLE sources ADD COLUMN quiet BLOB;
 "#;
+
+/// Version 7: the search terms the tokenizer cannot make (`stems::index_terms`): stems, and
+/// the pairs of Chinese, Japanese and Thai text, as two more columns of the index. The store
+/// fills them for the memories already there (`finish_stems`, in Rust) and rebuilds the index.
+const V7: &str = r#"
+ALTER TABLE memories ADD COLUMN stems TEXT;
+ALTER TABLE memories ADD COLUMN pairs TEXT;
+DROP TABLE memories_terms;
+DROP TABLE memories_fts;
+DROP VIEW memory_search;
+CREATE VIEW memory_search AS
+SELECT m.key AS rowid,
+       m.summary AS summary,
+       coalesce(m.text, m.keywords, '') AS words,
+       coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
+                 JOIN entities AS e ON e.id = listed.value), '') AS entities,
+       m.topics AS topics,
+       (SELECT CASE WHEN name LIKE '%.md' THEN substr(name, 1, length(name) - 3)
+                    WHEN name LIKE '%.txt' THEN substr(name, 1, length(name) - 4)
+                    ELSE name END
+        FROM (SELECT substr(p.path, length(rtrim(p.path, replace(p.path, '/', ''))) + 1) AS name))
+         || coalesce(' ' || m.heading, '') AS place,
+       coalesce(m.stems, '') AS stems,
+       coalesce(m.pairs, '') AS pairs
+FROM memories AS m JOIN paths AS p ON p.id = m.path_id;
+CREATE VIRTUAL TABLE memories_fts USING fts4(
+    content="memory_search", summary, words, entities, topics, place, stems, pairs,
+    tokenize=unicode61 "remove_diacritics=2"
+);
+CREATE VIRTUAL TABLE memories_terms USING fts4aux(memories_fts);
+"#;
+
+/// The first version with `memories.stems`.
+pub const STEMS_SINCE: usize = 7;
 
 /// The full-text index of memories (version 4 on); derived from `memories`, rebuilt at will.
 pub const FULL_TEXT_INDEX: &str = "memories_fts";

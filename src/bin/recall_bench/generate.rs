@@ -44,7 +44,7 @@ pub fn write(dir: &str, seed: u64, days: u32) -> Result<(usize, usize), String> 
 }
 
 /// SplitMix64: tiny, fast, and good enough to shuffle a synthetic vault.
-struct Rng(u64);
+pub struct Rng(pub u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -55,7 +55,7 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, bound: usize) -> usize {
+    pub fn below(&mut self, bound: usize) -> usize {
         (self.next() % bound.max(1) as u64) as usize
     }
 
@@ -63,7 +63,7 @@ impl Rng {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= probability
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
 

@@ -12,6 +12,8 @@
 //! ```
 
 #[cfg(not(target_arch = "wasm32"))]
+mod chats;
+#[cfg(not(target_arch = "wasm32"))]
 mod data;
 #[cfg(not(target_arch = "wasm32"))]
 mod generate;
@@ -47,7 +49,7 @@ mod bench {
     use super::generate;
 
     const USAGE: &str = "usage: recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000] \
-[--date-order day-month|month-day] [--misses]\n       recall-bench --generate DIR [--seed N] [--days N]";
+[--date-order day-month|month-day] [--misses]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
 
     /// The figures of one budget.
     #[derive(Default)]
@@ -67,6 +69,12 @@ mod bench {
             println!("{USAGE}");
             return Ok(());
         }
+        if let Some(dir) = option("--generate-chats") {
+            let seed = option("--seed").map_or(Ok(1), str::parse).map_err(|_| "--seed must be a number")?;
+            let (memories, questions) = super::chats::write(dir, seed)?;
+            println!("wrote {memories} memories and {questions} questions to {dir} (seed {seed})");
+            return Ok(());
+        }
         if let Some(dir) = option("--generate") {
             let seed = option("--seed").map_or(Ok(1), str::parse).map_err(|_| "--seed must be a number")?;
             let days = option("--days").map_or(Ok(730), str::parse).map_err(|_| "--days must be a number")?;
@@ -74,8 +82,6 @@ mod bench {
             println!("wrote {memories} memories and {questions} questions to {dir} (seed {seed})");
             return Ok(());
         }
-        let memories_path = option("--memories").ok_or(USAGE)?;
-        let questions_path = option("--questions").ok_or(USAGE)?;
         let budgets: Vec<usize> = option("--budgets")
             .unwrap_or("4000,16000,32000")
             .split(',')
@@ -86,6 +92,56 @@ mod bench {
             "month-day" => DateOrder::MonthDay,
             other => return Err(format!("--date-order is day-month or month-day, not {other}")),
         };
+        let show_misses = args.iter().any(|arg| arg == "--misses");
+        let settings = Settings { budgets, date_order, show_misses };
+        let files_named = args.iter().any(|arg| arg == "--memories" || arg == "--questions");
+        match (option("--memories"), option("--questions")) {
+            (Some(memories), Some(questions)) => {
+                let summary = evaluate(memories, questions, &settings)?;
+                println!("{summary}");
+            }
+            (None, None) if !files_named => {
+                // The three sets of the README: synthetic notes, synthetic conversations, and
+                // the tldr-pages set made from public material.
+                let dir = std::env::temp_dir().join(format!("memory-agent-recall-{}", std::process::id()));
+                let notes = dir.join("notes");
+                let chats = dir.join("chats");
+                let path = |dir: &std::path::Path| dir.to_string_lossy().into_owned();
+                generate::write(&path(&notes), 1, 730)?;
+                super::chats::write(&path(&chats), 1)?;
+                let tldr = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/recall-tldr");
+                let sets = [
+                    ("synthetic notes (seed 1)", path(&notes)),
+                    ("synthetic conversations (seed 1)", path(&chats)),
+                    ("tldr-pages (CC BY 4.0, tests/fixtures/recall-tldr)", tldr.to_owned()),
+                ];
+                let mut summaries = Map::new();
+                for (name, dir) in sets {
+                    println!("== {name}");
+                    let summary =
+                        evaluate(&format!("{dir}/memories.jsonl"), &format!("{dir}/questions.jsonl"), &settings)?;
+                    summaries.insert(name.to_owned(), summary);
+                    println!();
+                }
+                let _ = std::fs::remove_dir_all(&dir);
+                println!("{}", Value::Object(summaries));
+            }
+            _ => return Err(USAGE.into()),
+        }
+        Ok(())
+    }
+
+    struct Settings {
+        budgets: Vec<usize>,
+        date_order: DateOrder,
+        show_misses: bool,
+    }
+
+    /// Runs the selection for every question of one set at every budget; prints the tables
+    /// and returns the figures as JSON.
+    fn evaluate(memories_path: &str, questions_path: &str, settings: &Settings) -> Result<Value, String> {
+        let Settings { budgets, date_order, show_misses } = settings;
+        let (date_order, show_misses) = (*date_order, *show_misses);
         let memories = load_memories(memories_path)?;
         let ids: HashSet<&str> = memories.iter().map(|memory| memory.id.0.as_str()).collect();
         let questions = load_questions(questions_path, &ids)?;
@@ -97,14 +153,13 @@ mod bench {
             .transaction(|store| memories.iter().try_for_each(|memory| store.insert_memory(memory)))
             .map_err(|error| error.to_string())?;
         let by_recency = newest_first(&memories);
-        let show_misses = args.iter().any(|arg| arg == "--misses");
         // As the engine does: the names are prepared once and kept while they do not change.
         let names = NameCache::new();
 
         let mut overall: BTreeMap<usize, Figures> = BTreeMap::new();
         let mut categories: BTreeMap<String, BTreeMap<usize, Figures>> = BTreeMap::new();
         let mut millis: BTreeMap<usize, f64> = BTreeMap::new();
-        for &budget in &budgets {
+        for &budget in budgets {
             #[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
             let started = std::time::Instant::now();
             for question in &questions {
@@ -131,8 +186,7 @@ mod bench {
             millis.insert(budget, started.elapsed().as_secs_f64() * 1000.0 / questions.len() as f64);
         }
         print_table(&overall, &categories, &millis, memories.len(), questions.len());
-        println!("{}", summary(&overall, &categories, memories.len(), questions.len()));
-        Ok(())
+        Ok(summary(&overall, &categories, memories.len(), questions.len()))
     }
 
     /// Runs the plugin's selection for one question; returns its recall, packed tokens and
