@@ -291,7 +291,7 @@ fn plan_from_tool(input: &Value) -> QueryPlan {
         }
     }
     let language = language_of(&keywords.join(" "));
-    QueryPlan { dates, entities: strings("entities"), keywords, wants_latest: false, language }
+    QueryPlan { dates, entities: strings("entities"), keywords, wants_latest: false, language, compares: false }
 }
 
 /// Finds `[memory:ID]` / `[consolidation:ID]` citations (several may share one bracket,

@@ -191,6 +191,47 @@ const NEIGHBOURED: usize = 40;
 /// conversation or a note clusters ("What did she say next?").
 const NEIGHBOUR_SHARE: f64 = 0.5;
 
+/// The share of the best score a memory about one of the question's people gets when it
+/// names what the best memories about the others name.
+const FEEDBACK_SHARE: f64 = 0.6;
+/// The best memories (matching a name and the words) whose names are searched again.
+const FEEDBACK_FROM: usize = 3;
+/// At most this many names are taken from them.
+const FEEDBACK_TERMS: usize = 4;
+
+/// The names (capitalised words that are not the question's own, not opening a sentence, and
+/// the entities they list) of the best memories matching both a name and the words.
+fn feedback_terms(candidates: &[Candidate], plan: &QueryPlan) -> Vec<SearchTerm> {
+    let mut best: Vec<&Candidate> =
+        candidates.iter().filter(|candidate| candidate.text > 0.0 && !candidate.about.is_empty()).collect();
+    best.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let own: HashSet<String> = plan.entities.iter().flat_map(|name| words(name)).map(|word| word.folded).collect();
+    let mut terms: Vec<SearchTerm> = Vec::new();
+    for candidate in best.into_iter().take(FEEDBACK_FROM) {
+        let mut found: Vec<String> = Vec::new();
+        for (at, word) in words(&candidate.memory.summary).iter().enumerate() {
+            let opens = at == 0
+                || candidate
+                    .memory
+                    .summary
+                    .split(['.', '!', '?'])
+                    .any(|sentence| words(sentence).first().is_some_and(|first| first.text == word.text));
+            if word.capitalised() && !opens && word.folded.chars().count() >= 3 && !is_stop_word(word, Script::Other, 0)
+            {
+                found.push(word.folded.clone());
+            }
+        }
+        found.extend(candidate.memory.entities.iter().map(|entity| fold(&entity.name)));
+        for text in found {
+            let term = SearchTerm::word(text, false);
+            if !own.contains(&term.text) && !terms.contains(&term) && terms.len() < FEEDBACK_TERMS {
+                terms.push(term);
+            }
+        }
+    }
+    terms
+}
+
 fn gather_and_pack<D: SqlDriver>(
     store: &Store<D>,
     plan: &QueryPlan,
@@ -248,6 +289,22 @@ fn gather_and_pack<D: SqlDriver>(
         judge(candidate, plan, &names);
     }
     score(&mut candidates, plan, context);
+    // "Which city have both Jean and John visited?": the place one side's best memory names
+    // ("I visited Lisbon") is searched among the other side's ("When I was in Lisbon …").
+    if plan.compares && plan.entities.len() >= 2 {
+        let best_score = candidates.iter().map(|candidate| candidate.score).fold(0.0, f64::max);
+        let fresh_from = candidates.len();
+        for found in search(store, &feedback_terms(&candidates, plan), pool as usize / 4)? {
+            if let Some(at) = add(&mut candidates, found.memory) {
+                if at >= fresh_from {
+                    judge(&mut candidates[at], plan, &names);
+                }
+                if !candidates[at].about.is_empty() {
+                    candidates[at].borrowed = candidates[at].borrowed.max(FEEDBACK_SHARE * best_score);
+                }
+            }
+        }
+    }
     // Neighbours of the best: the turn after an answer, the chunk after a heading.
     let mut best: Vec<usize> = (0..candidates.len()).filter(|&at| candidates[at].matched()).collect();
     best.sort_by(|&a, &b| candidates[b].score.total_cmp(&candidates[a].score));

@@ -44,6 +44,10 @@ pub struct QueryPlan {
     /// The language the keywords are stemmed in.
     #[serde(skip)]
     pub language: Language,
+    /// Asks what several people share ("both", "in common"): what one side's memories name
+    /// is searched among the other side's.
+    #[serde(skip)]
+    pub compares: bool,
 }
 
 /// At most this many keywords are searched: a pasted paragraph is not a question.
@@ -212,7 +216,9 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
         }
     }
     keywords.truncate(MAX_KEYWORDS);
-    QueryPlan { dates, entities, keywords, wants_latest, language }
+    const COMPARING: &[&str] = &["both", "common", "share", "shared", "together", "similar", "each"];
+    let compares = words.iter().any(|word| COMPARING.contains(&word.folded.as_str()));
+    QueryPlan { dates, entities, keywords, wants_latest, language, compares }
 }
 
 /// Known names found in the question, in order of appearance; marks their words taken.

@@ -1,0 +1,313 @@
+//! The failure patterns seen on real conversations and vaults, one regression each: short
+//! forms of names, a frequent name crowding out the question's words, word forms, two
+//! people in one question, the answer in the turn after the one that matches, a flood of
+//! names containing a common word, Chinese, Japanese and Thai text, and a full-text search
+//! SQLite refuses. Each store is large enough that the budget cannot hold it.
+
+use std::cell::Cell;
+
+use memory_agent::calendar::CalendarDate;
+use memory_agent::domain::{Entity, Memory, MemoryId, Position, SourceKind};
+use memory_agent::select::{select_context, DateOrder, NameCache, Selection, SelectionRequest};
+use memory_agent::store::rusqlite_driver::RusqliteDriver;
+use memory_agent::store::{DriverError, Row, SqlDriver, SqlValue, Store};
+
+const DAY_MS: i64 = 86_400_000;
+const BUDGET: usize = 1_500;
+
+fn day(text: &str) -> CalendarDate {
+    CalendarDate::parse(text).unwrap()
+}
+
+/// A memory of `source`, made on the `n`th day of 2025, about `people`.
+fn said(id: &str, source: &str, n: i64, text: &str, people: &[&str]) -> Memory {
+    let on = day("2025-01-01").add_days(n % 360);
+    let created = on.to_days() * DAY_MS + n;
+    Memory {
+        id: MemoryId(id.into()),
+        source_path: source.into(),
+        source_kind: SourceKind::Note,
+        position: Position::default(),
+        raw_text: text.into(),
+        summary: text.into(),
+        entities: people.iter().map(|name| Entity { name: (*name).into(), kind: "person".into() }).collect(),
+        topics: vec![],
+        importance: 0.5,
+        happened_on: Some(on.to_string()),
+        created_at: created,
+        updated_at: created,
+        consolidated: false,
+        content_hash: None,
+    }
+}
+
+const CHATTER: &[&str] = &[
+    "That sounds lovely, how is the new job going?",
+    "I had a busy week, mostly errands and cleaning.",
+    "Work has been strange lately, too many meetings.",
+    "We should meet up in the city soon.",
+    "Thanks for asking, the garden is finally sorted.",
+    "My brother says hi, by the way.",
+];
+
+/// `count` turns of small talk by each of `people`, in one conversation each.
+fn chatter<D: SqlDriver>(store: &Store<D>, people: &[&str], count: usize) {
+    store
+        .transaction(|store| {
+            for person in people {
+                for n in 0..count {
+                    let text = CHATTER[n % CHATTER.len()];
+                    store.insert_memory(&said(
+                        &format!("{person}-{n}"),
+                        &format!("Chats/{person}.md"),
+                        n as i64,
+                        text,
+                        &[person],
+                    ))?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+fn ask<D: SqlDriver>(store: &Store<D>, question: &str) -> Selection {
+    let request = SelectionRequest {
+        question,
+        today: day("2026-01-10"),
+        utc_offset_minutes: 0,
+        date_order: DateOrder::DayMonth,
+        budget_tokens: BUDGET,
+        names: &NameCache::new(),
+    };
+    select_context(store, &request).expect("a question never fails")
+}
+
+fn chosen(selection: &Selection) -> Vec<&str> {
+    selection.packed.memories.iter().map(|memory| memory.id.0.as_str()).collect()
+}
+
+fn assert_chose(selection: &Selection, ids: &[&str]) {
+    let got = chosen(selection);
+    for id in ids {
+        assert!(got.contains(id), "{id} not chosen (plan {:?}); chose {got:?}", selection.plan);
+    }
+}
+
+#[test]
+fn a_short_form_of_a_name_finds_the_person() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Melanie", "John", "Melody Hart"], 200);
+    store
+        .insert_memory(&said("cake", "Chats/Melanie.md", 500, "I baked a lemon cake for the party.", &["Melanie"]))
+        .unwrap();
+    store
+        .insert_memory(&said("job", "Chats/John.md", 501, "I started at the bike workshop downtown.", &["John"]))
+        .unwrap();
+    let mel = ask(&store, "What did Mel bake for the party?");
+    assert_eq!(mel.plan.entities.first().map(String::as_str), Some("Melanie"), "{:?}", mel.plan);
+    assert_chose(&mel, &["cake"]);
+    let jon = ask(&store, "Where does Jon work now?");
+    assert_eq!(jon.plan.entities, vec!["John"], "one letter short of a known first name");
+    assert_chose(&jon, &["job"]);
+    // A word some name has as it is stands for that name only.
+    store
+        .insert_memory(&said("dan", "Notes/Dan.md", 502, "Lunch with Dan Pham.", &["Dan Pham", "Đặng Thùy Linh"]))
+        .unwrap();
+    assert_eq!(ask(&store, "When did I see Dan?").plan.entities, vec!["Dan Pham"]);
+}
+
+#[test]
+fn a_frequent_name_narrows_the_words_instead_of_filling_the_budget() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Maria", "Tom"], 400);
+    // Her own turn lists her; the partner's retelling does not.
+    store
+        .insert_memory(&said(
+            "beach",
+            "Chats/Maria.md",
+            600,
+            "We finally went to the beach, the waves were huge.",
+            &["Maria"],
+        ))
+        .unwrap();
+    store.insert_memory(&said("retold", "Chats/Tom.md", 601, "Her beach trip sounded wild.", &["Tom"])).unwrap();
+    let selection = ask(&store, "When did Maria go to the beach?");
+    assert_chose(&selection, &["beach", "retold"]);
+    let marias = chosen(&selection).iter().filter(|id| id.starts_with("Maria-")).count();
+    assert!(marias < 400, "the budget is not all Maria's small talk");
+}
+
+#[test]
+fn word_forms_meet_through_the_stemmer() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Caroline"], 400);
+    for (id, text) in [
+        ("married", "We got married in a small chapel by the lake."),
+        ("volunteered", "I volunteered at the animal shelter on Saturday."),
+        ("run", "I run five miles every morning."),
+        ("painting", "I have been painting sunsets lately."),
+    ] {
+        store.insert_memory(&said(id, "Chats/Caroline.md", 700, text, &["Caroline"])).unwrap();
+    }
+    assert_chose(&ask(&store, "Where was Caroline's marriage?"), &["married"]);
+    assert_chose(&ask(&store, "What volunteering has Caroline done?"), &["volunteered"]);
+    assert_chose(&ask(&store, "Does Caroline like running?"), &["run"]);
+    assert_chose(&ask(&store, "What does Caroline paint?"), &["painting"]);
+}
+
+#[test]
+fn a_question_about_two_people_gets_both_sides() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["John", "Jean"], 300);
+    store
+        .insert_memory(&said(
+            "john-city",
+            "Chats/John.md",
+            800,
+            "I visited Lisbon in spring, the trams are charming.",
+            &["John"],
+        ))
+        .unwrap();
+    store
+        .insert_memory(&said(
+            "jean-city",
+            "Chats/Jean.md",
+            801,
+            "When I was in Lisbon I ate so many pastries.",
+            &["Jean"],
+        ))
+        .unwrap();
+    let selection = ask(&store, "Which city have both Jean and John visited?");
+    assert_chose(&selection, &["john-city", "jean-city"]);
+    let johns = chosen(&selection).iter().filter(|id| id.starts_with("John-")).count();
+    let jeans = chosen(&selection).iter().filter(|id| id.starts_with("Jean-")).count();
+    assert!(johns.abs_diff(jeans) <= 2, "their memories take turns: {johns} John, {jeans} Jean");
+}
+
+#[test]
+fn the_answer_in_the_turn_after_the_matching_one_comes_with_it() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Melanie", "Caroline"], 300);
+    store
+        .transaction(|store| {
+            let chat = "Chats/Melanie and Caroline.md";
+            store.insert_memory(&said("before", chat, 900, "Lovely weather today.", &["Melanie"]))?;
+            store.insert_memory(&said(
+                "asked",
+                chat,
+                901,
+                "Caroline, have you tried any martial arts?",
+                &["Melanie", "Caroline"],
+            ))?;
+            store.insert_memory(&said(
+                "answer",
+                chat,
+                902,
+                "Yes! Karate for three years, and a bit of judo.",
+                &["Caroline"],
+            ))?;
+            Ok(())
+        })
+        .unwrap();
+    assert_chose(&ask(&store, "What martial arts has Caroline done?"), &["asked", "answer"]);
+}
+
+#[test]
+fn names_containing_a_common_word_neither_flood_nor_fail_the_question() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    store
+        .transaction(|store| {
+            for n in 0..3_000 {
+                let name = format!("Obsidian Plugin {n}");
+                store.insert_memory(&said(
+                    &format!("p{n}"),
+                    "Plugins.md",
+                    n,
+                    &format!("Notes on the {name}."),
+                    &[&name],
+                ))?;
+            }
+            store.insert_memory(&said(
+                "base",
+                "Bases.md",
+                3_001,
+                "To create a base, run the command Bases: create new base.",
+                &["Obsidian"],
+            ))
+        })
+        .unwrap();
+    let selection = ask(&store, "How do I create a base in Obsidian?");
+    assert!(selection.plan.entities.len() <= 8, "{:?}", selection.plan);
+    assert_chose(&selection, &["base"]);
+}
+
+#[test]
+fn chinese_japanese_and_thai_text_is_searchable() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Filler"], 400);
+    for (id, text) in [
+        ("zh", "会议记录：第三季度预算已经批准。"),
+        ("ja", "新しいファイルを作成するコマンド。"),
+        ("th", "คำสั่งสำหรับสร้างไฟล์ใหม่ในโฟลเดอร์"),
+    ] {
+        store.insert_memory(&said(id, &format!("Notes/{id}.md"), 1_000, text, &[])).unwrap();
+    }
+    assert_chose(&ask(&store, "预算批准了吗？"), &["zh"]);
+    assert_chose(&ask(&store, "ファイルを作成するには？"), &["ja"]);
+    assert_chose(&ask(&store, "สร้างไฟล์อย่างไร"), &["th"]);
+}
+
+/// Refuses every full-text search with more than `max_terms` OR-ed terms, as SQLite refuses
+/// an expression over its limits.
+struct LimitedSearch {
+    inner: RusqliteDriver,
+    max_terms: usize,
+    refused: Cell<usize>,
+}
+
+impl LimitedSearch {
+    fn check(&self, sql: &str, params: &[SqlValue]) -> Result<(), DriverError> {
+        if !sql.contains("MATCH ?1") {
+            return Ok(());
+        }
+        let terms = match params.first() {
+            Some(SqlValue::Text(expression)) => expression.matches(" OR ").count() + 1,
+            _ => 0,
+        };
+        if terms > self.max_terms {
+            self.refused.set(self.refused.get() + 1);
+            return Err(DriverError::Sql("FTS expression tree is too large (maximum depth 12)".into()));
+        }
+        Ok(())
+    }
+}
+
+impl SqlDriver for LimitedSearch {
+    fn execute(&self, sql: &str, params: &[SqlValue]) -> Result<usize, DriverError> {
+        self.inner.execute(sql, params)
+    }
+    fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Row>, DriverError> {
+        self.check(sql, params)?;
+        self.inner.query(sql, params)
+    }
+    fn execute_batch(&self, sql: &str) -> Result<(), DriverError> {
+        self.inner.execute_batch(sql)
+    }
+    fn export(&self) -> Result<Vec<u8>, DriverError> {
+        self.inner.export()
+    }
+}
+
+#[test]
+fn a_search_sqlite_refuses_is_tried_again_with_fewer_terms() {
+    let driver = LimitedSearch { inner: RusqliteDriver::new(), max_terms: 2, refused: Cell::new(0) };
+    let store = Store::open(driver).unwrap();
+    chatter(&store, &["Filler"], 400);
+    store
+        .insert_memory(&said("boat", "Notes/boat.md", 1_100, "The sailboat mooring fee is due in April.", &[]))
+        .unwrap();
+    let selection = ask(&store, "When is the mooring fee for the sailboat due, and how much was the harbour invoice?");
+    assert!(store.driver().refused.get() > 0, "the long search was refused");
+    assert_chose(&selection, &["boat"]);
+}
