@@ -41,6 +41,8 @@ export interface MemoryAgentSettings {
 	answerMaxTokens: number;
 	dateOrder: DateOrder;
 	secondPass: boolean;
+	/** Ask the model what to search for before choosing memories (one small call a question). */
+	planQuestions: boolean;
 
 	// Spending (estimated US dollars; 0 = no limit).
 	dailyLimitUsd: number;
@@ -88,6 +90,7 @@ export function defaultSettings(configDir: string, locale?: string): MemoryAgent
 		answerMaxTokens: 2_000,
 		dateOrder: localeDateOrder(locale),
 		secondPass: false,
+		planQuestions: false,
 		dailyLimitUsd: 0,
 		monthlyLimitUsd: 0,
 	};
@@ -240,7 +243,7 @@ export function settingsFromData(data: unknown, configDir: string, locale?: stri
 		const value = raw[key];
 		if (typeof value === "number" && validateNumberSetting(key, value) === null) settings[key] = value;
 	}
-	for (const key of ["includePlainText", "dailyConsolidation", "secondPass"] as const) {
+	for (const key of ["includePlainText", "dailyConsolidation", "secondPass", "planQuestions"] as const) {
 		const value = bool(key);
 		if (value !== undefined) settings[key] = value;
 	}
@@ -294,6 +297,7 @@ export function engineSettings(settings: MemoryAgentSettings, scope: CoreScopeRu
 		maxAnswerTokens: settings.answerMaxTokens,
 		dateOrder: settings.dateOrder,
 		secondPass: settings.secondPass,
+		planQuestions: settings.planQuestions,
 		dailyLimitUsd: settings.dailyLimitUsd,
 		monthlyLimitUsd: settings.monthlyLimitUsd,
 	};

@@ -79,6 +79,7 @@ fn ask<D: SqlDriver>(store: &Store<D>, question: &str) -> Selection {
         date_order: DateOrder::DayMonth,
         budget_tokens: BUDGET,
         names: &NameCache::new(),
+        hint: None,
     };
     select_context(store, &request).expect("a question never fails")
 }

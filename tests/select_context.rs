@@ -93,6 +93,7 @@ fn select(store: &Store<RusqliteDriver>, question: &str, budget: usize) -> Selec
         date_order: DateOrder::DayMonth,
         budget_tokens: budget,
         names: &NameCache::new(),
+        hint: None,
     };
     select_context(store, &request).unwrap()
 }

@@ -22,6 +22,12 @@ export function answersSection(form: SettingsForm): SettingSection {
 				"Second pass",
 				"When the memories chosen for a question are not enough, the model may ask once for more (by dates, names or keywords) before answering. Slower, and uses more tokens.",
 			),
+			toggleRow(
+				form,
+				"planQuestions",
+				"Plan the search",
+				"Before choosing memories, a small model call turns the question into search words, names and dates, so notes worded unlike the question are found (\"outdoorsy\" finds hiking and camping). About 400 tokens in and 60 out a question (about $0.0007 with Claude Haiku 4.5), shown in each answer's cost.",
+			),
 		],
 	};
 }

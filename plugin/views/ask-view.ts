@@ -5,7 +5,7 @@ import { ItemView, MarkdownRenderer, Notice, type WorkspaceLeaf } from "obsidian
 import { errorCode, errorMessage } from "../core/core-error";
 import type { Citation, Memory, QueryAnswer } from "../core/memory-core-api";
 import { type SourcePlace, answerWithWikiLinks, citationKey, numberCitations, splitCitations } from "./citations";
-import { answerCostText, consideredText } from "./considered-text";
+import { answerCostText, consideredText, plannedText } from "./considered-text";
 import { type ErrorAdvice, adviceFor, connectionAdvice } from "./error-advice";
 import { inertMarkdown, replaceRemoteMedia } from "./inert-markdown";
 import { placeOf } from "./memory-place";
@@ -167,6 +167,8 @@ export class AskMemoryView extends ItemView {
 		const footer = answerEl.createDiv({ cls: "memory-agent-answer-footer" });
 		const considered = consideredText(answer);
 		if (considered !== "") footer.createSpan({ cls: "memory-agent-considered", text: considered });
+		const planned = plannedText(answer);
+		if (planned !== "") footer.createSpan({ cls: "memory-agent-planned", text: planned });
 		const cost = answerCostText(answer);
 		if (cost !== "") footer.createSpan({ cls: "memory-agent-cost", text: cost });
 		const copy = footer.createEl("button", { cls: "memory-agent-copy", text: "Copy", attr: { "aria-label": "Copy the answer with links to the notes" } });

@@ -17,6 +17,12 @@ export function consideredText(answer: Pick<QueryAnswer, "considered" | "askedMo
 	return `${memories}${insights}, ${tokenCount(tokensPacked)}`;
 }
 
+/** "Also searched for: hiking, camping, tent" when a planning call added words; "" otherwise. */
+export function plannedText(answer: Pick<QueryAnswer, "considered">): string {
+	const words = answer.considered.plannedKeywords ?? [];
+	return words.length === 0 ? "" : `Also searched for: ${words.join(", ")}`;
+}
+
 /** Dollars with two significant digits below a cent: "$0.0031", "$0.42". */
 export function usd(amount: number): string {
 	if (amount >= 0.01) return `$${amount.toFixed(2)}`;

@@ -9,6 +9,7 @@ pub mod consolidate;
 mod fence;
 pub mod ingest;
 mod model;
+pub mod planner;
 pub mod query;
 
 use thiserror::Error;

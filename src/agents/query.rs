@@ -11,17 +11,16 @@
 //! reported; known ones come back with where they came from.
 
 use serde::Serialize;
-use serde_json::{json, Value};
 
 use super::fence::fenced;
+use super::planner::{plan_from_tool, plan_question, search_plan_schema};
 use super::{cached_if_worth_it, AgentError, Model};
 use crate::calendar::CalendarDate;
 use crate::domain::{ConsolidationId, MemoryId};
 use crate::llm::{ContentBlock, ConverseRequest, Message, Role, ToolSpec};
 use crate::select::{
-    insight_line, memory_line, select_context, select_more, DateOrder, NameCache, Packed, QueryPlan, SelectionRequest,
+    insight_line, memory_line, select_context, select_more, DateOrder, NameCache, Packed, SelectionRequest,
 };
-use crate::stems::language_of;
 use crate::store::{SqlDriver, Store};
 use crate::tokens::estimate_tokens;
 
@@ -48,9 +47,6 @@ const MORE_MEMORIES: &str = "more_memories";
 const ANSWER_NOW: &str =
     "You already searched for more memories: answer now from what you have, without calling more_memories.";
 
-/// At most this many names and keywords are taken from a `more_memories` call.
-const MAX_MORE_TERMS: usize = 20;
-
 /// The answer when there is nothing to read yet; no model call is made.
 pub const NO_MEMORIES_ANSWER: &str =
     "You have no memories yet. Remember a note, a selection or some text first, then ask again.";
@@ -70,6 +66,8 @@ pub struct QueryInput<'a> {
     pub max_answer_tokens: u32,
     /// Offer the model one `more_memories` call before it answers.
     pub second_pass: bool,
+    /// Ask the model first what to search for (`planner`): one small call more.
+    pub plan_question: bool,
     /// The store's entity names, prepared (kept by the engine between questions).
     pub names: &'a NameCache,
 }
@@ -102,6 +100,8 @@ pub struct Considered {
     pub tokens_packed: usize,
     /// Why memories were chosen, e.g. `[["recent", 300]]`.
     pub reasons: Vec<(String, usize)>,
+    /// The words a planning call added to the search (empty without one).
+    pub planned_keywords: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -147,6 +147,7 @@ pub async fn answer<M: Model, D: SqlDriver>(
             cost: None,
         });
     }
+    let hint = if input.plan_question { plan_question(model, input.question, input.today).await } else { None };
     let first_budget =
         if input.second_pass { input.budget_tokens - input.budget_tokens / 5 } else { input.budget_tokens };
     let selection = select_context(
@@ -158,6 +159,7 @@ pub async fn answer<M: Model, D: SqlDriver>(
             date_order: input.date_order,
             budget_tokens: first_budget,
             names: input.names,
+            hint: hint.as_ref(),
         },
     )?;
     let packed = selection.packed;
@@ -168,6 +170,7 @@ pub async fn answer<M: Model, D: SqlDriver>(
         insights_packed: packed.insights.len(),
         tokens_packed: packed.tokens,
         reasons: packed.reasons.clone(),
+        planned_keywords: selection.plan.planned.clone(),
     };
     let memories_block = ContentBlock::Text(fenced("memories", &context(&packed)));
     let question = format!("Today is {}.\n\nQuestion: {}", input.today, input.question.trim());
@@ -242,56 +245,8 @@ fn more_memories_tool() -> ToolSpec {
         description: "Fetch more of the person's memories when the ones given are not enough to answer: by a \
 range of dates, by names of people, places or things, and/or by keywords. Call it at most once."
             .into(),
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "dates": {
-                    "type": "object",
-                    "properties": {
-                        "from": { "type": "string", "description": "YYYY-MM-DD" },
-                        "to": { "type": "string", "description": "YYYY-MM-DD, inclusive; the same as from for one day" }
-                    },
-                    "required": ["from"]
-                },
-                "entities": { "type": "array", "items": { "type": "string" } },
-                "keywords": { "type": "array", "items": { "type": "string" } }
-            }
-        }),
+        input_schema: search_plan_schema(),
     }
-}
-
-/// The plan of a `more_memories` call. Whatever is malformed is left out (a bad date, a
-/// name that is not a string): a half-usable request still fetches what it can.
-fn plan_from_tool(input: &Value) -> QueryPlan {
-    let date =
-        |key: &str| input.pointer(&format!("/dates/{key}")).and_then(Value::as_str).and_then(CalendarDate::parse);
-    let dates = match (date("from"), date("to")) {
-        (Some(from), Some(to)) => Some((from.min(to), from.max(to))),
-        (Some(day), None) | (None, Some(day)) => Some((day, day)),
-        (None, None) => None,
-    };
-    let strings = |key: &str| -> Vec<String> {
-        input
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::trim)
-            .filter(|text| !text.is_empty() && text.chars().count() <= 200)
-            .map(str::to_owned)
-            .take(MAX_MORE_TERMS)
-            .collect()
-    };
-    let mut keywords: Vec<String> = Vec::new();
-    for word in strings("keywords").iter().flat_map(|phrase| phrase.split_whitespace()) {
-        let word = word.to_lowercase();
-        if !keywords.contains(&word) && keywords.len() < MAX_MORE_TERMS {
-            keywords.push(word);
-        }
-    }
-    let language = language_of(&keywords.join(" "));
-    QueryPlan { dates, entities: strings("entities"), keywords, wants_latest: false, language, compares: false }
 }
 
 /// Finds `[memory:ID]` / `[consolidation:ID]` citations (several may share one bracket,

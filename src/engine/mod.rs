@@ -315,6 +315,7 @@ impl<D: SqlDriver> Engine<D> {
                 date_order: settings.date_order,
                 budget_tokens: budget_tokens.unwrap_or(settings.query_budget_tokens),
                 names: &self.names,
+                hint: None,
             },
         )
     }

@@ -570,6 +570,7 @@ impl<D: SqlDriver> Engine<D> {
             budget_tokens: settings.query_budget_tokens,
             max_answer_tokens: settings.max_answer_tokens,
             second_pass: settings.second_pass,
+            plan_question: settings.plan_questions,
             names: &self.names,
         };
         if self.store.status()?.memories == 0 {
@@ -582,10 +583,15 @@ impl<D: SqlDriver> Engine<D> {
         // The most the question can cost: a full budget in, a full answer out, twice with the
         // second pass. Only near a limit is the real selection measured.
         let calls = if settings.second_pass { 2 } else { 1 };
+        let (plan_in, plan_out) = if settings.plan_questions {
+            (crate::agents::planner::PLANNER_INPUT_TOKENS, crate::agents::planner::PLANNER_OUTPUT_TOKENS)
+        } else {
+            (0, 0)
+        };
         let cost_of = |input_tokens: usize| {
             let usage = TokenUsage {
-                input_tokens: (input_tokens as u64 + QUESTION_OVERHEAD_TOKENS) * calls,
-                output_tokens: u64::from(settings.max_answer_tokens) * calls,
+                input_tokens: (input_tokens as u64 + QUESTION_OVERHEAD_TOKENS) * calls + plan_in,
+                output_tokens: u64::from(settings.max_answer_tokens) * calls + plan_out,
                 ..TokenUsage::default()
             };
             estimate_cost_usd(&model_id, &usage)

@@ -34,6 +34,9 @@ pub struct EngineSettings {
     /// Let the model fetch more memories once (`more_memories`) before answering: better
     /// answers when the chosen memories miss something, at the price of a second call.
     pub second_pass: bool,
+    /// Before choosing memories, ask the model what to search for (synonyms, names, dates):
+    /// better recall for questions worded unlike the notes, at the price of a small call.
+    pub plan_questions: bool,
     /// Which notes are never read or sent (folders, patterns, tags, Obsidian's filters).
     pub scope: ScopeRules,
     /// Estimated US dollars the model may cost in a local day; 0 = no limit. When reached,
@@ -58,6 +61,7 @@ impl Default for EngineSettings {
             parallel_jobs: 3,
             date_order: DateOrder::DayMonth,
             second_pass: false,
+            plan_questions: false,
             scope: ScopeRules::default(),
             daily_limit_usd: 0.0,
             monthly_limit_usd: 0.0,

@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 use super::dates::is_date_word;
 use super::lines::{insight_line, memory_line};
 use super::pack::{pack, Packed};
-use super::plan::{plan_query, DateOrder, NameCache, QueryPlan};
+use super::plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan, MAX_NAMES};
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId};
 use crate::stems::query_terms;
@@ -43,6 +43,9 @@ pub struct SelectionRequest<'a> {
     pub budget_tokens: usize,
     /// The store's entity names, prepared once and kept while they do not change.
     pub names: &'a NameCache,
+    /// What a query-planning model call made of the question (search words, names, dates),
+    /// added to the plan the rules make.
+    pub hint: Option<&'a QueryPlan>,
 }
 
 /// What was chosen, and from how much. Memories chosen for the question (rather than all
@@ -70,7 +73,10 @@ const LINE_SAMPLE: u32 = 100;
 pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest<'_>) -> Result<Selection, StoreError> {
     let status = store.status()?;
     let names = request.names.get(store)?;
-    let plan = plan_query(request.question, request.today, request.date_order, &names);
+    let mut plan = plan_query(request.question, request.today, request.date_order, &names);
+    if let Some(hint) = request.hint {
+        add_hint(&mut plan, hint, request, &names);
+    }
     let memories_total = status.memories as usize;
     let insights_total = status.insights as usize;
     let budget = request.budget_tokens as u64;
@@ -90,6 +96,36 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
     let pool = pool_size(request.budget_tokens, typical);
     let packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
     Ok(Selection { plan, packed, memories_total, insights_total })
+}
+
+/// At most this many keywords come from a planning call besides the question's own.
+const MAX_HINT_KEYWORDS: usize = 16;
+
+/// Adds a planning call's plan to the rules' one: its keywords after the question's own (the
+/// words the notes may use instead: "outdoorsy" → hiking, camping), its names as the store
+/// spells them, its dates when the question's words named none.
+fn add_hint(plan: &mut QueryPlan, hint: &QueryPlan, request: &SelectionRequest<'_>, names: &KnownNames) {
+    let mut added = 0;
+    for keyword in &hint.keywords {
+        for word in words(keyword) {
+            let common = is_stop_word(&word, Script::Other, 0) || word.lower.chars().count() < 2;
+            if !common && added < MAX_HINT_KEYWORDS && !plan.keywords.contains(&word.lower) {
+                plan.keywords.push(word.lower.clone());
+                plan.planned.push(word.lower);
+                added += 1;
+            }
+        }
+    }
+    // The names as the store has them: the planner may write "Mel" for Melanie.
+    let spelled = plan_query(&hint.entities.join(", "), request.today, request.date_order, names);
+    for name in spelled.entities {
+        if !plan.entities.contains(&name) && plan.entities.len() < MAX_NAMES {
+            plan.entities.push(name);
+        }
+    }
+    if plan.dates.is_none() {
+        plan.dates = hint.dates;
+    }
 }
 
 /// The second pass: memories for a plan the model asked for (`more_memories`), leaving

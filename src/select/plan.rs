@@ -48,6 +48,9 @@ pub struct QueryPlan {
     /// is searched among the other side's.
     #[serde(skip)]
     pub compares: bool,
+    /// The keywords a query-planning call added to the question's own.
+    #[serde(skip)]
+    pub planned: Vec<String>,
 }
 
 /// At most this many keywords are searched: a pasted paragraph is not a question.
@@ -218,7 +221,7 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
     keywords.truncate(MAX_KEYWORDS);
     const COMPARING: &[&str] = &["both", "common", "share", "shared", "together", "similar", "each"];
     let compares = words.iter().any(|word| COMPARING.contains(&word.folded.as_str()));
-    QueryPlan { dates, entities, keywords, wants_latest, language, compares }
+    QueryPlan { dates, entities, keywords, wants_latest, language, compares, planned: Vec::new() }
 }
 
 /// Known names found in the question, in order of appearance; marks their words taken.

@@ -26,7 +26,7 @@ export interface Citation {
 }
 export interface QueryAnswer {
   answer: string; citations: Citation[]; unknownCitations: string[]; askedModel: boolean;
-  considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; reasons: Array<[string, number]> };
+  considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; reasons: Array<[string, number]>; plannedKeywords: string[] };
   /** The answer's tokens and estimated dollars (null when no model was asked). */
   cost: { usage: TokenUsage; usd: number; priceKnown: boolean } | null;
 }
@@ -82,7 +82,7 @@ export interface EngineSettings {
   consolidationThreshold?: number; consolidationBatchSize?: number; dailyConsolidation?: boolean;
   maxChunkTokens?: number; maxNoteBytes?: number; queryBudgetTokens?: number; maxAnswerTokens?: number;
   maxJobAttempts?: number; jobRetryBaseMs?: number; parallelJobs?: number;
-  dateOrder?: "dayMonth" | "monthDay"; secondPass?: boolean;
+  dateOrder?: "dayMonth" | "monthDay"; secondPass?: boolean; planQuestions?: boolean;
   /** Spending limits in US dollars a local day and month (0 = none). */
   dailyLimitUsd?: number; monthlyLimitUsd?: number;
   /** Which notes are never read or sent; checked by the core right before a note is read and sent. */

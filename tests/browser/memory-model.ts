@@ -21,6 +21,8 @@ export interface MemoryModelOptions {
 	insight?: string;
 	/** Words that pick the insight's memories from the batch (the first two lines otherwise). */
 	connects?: [string, string];
+	/** What the query planner adds for a question containing the key (besides its own words). */
+	plans?: Record<string, string[]>;
 }
 
 /** A memory line of the query prompt: `[memory:ID] date · source · summary · …`. */
@@ -56,6 +58,7 @@ export function memoryModel(options: MemoryModelOptions = {}): (request: Recorde
 		const forced = (json.toolConfig as { toolChoice?: unknown } | undefined)?.toolChoice !== undefined;
 		const tool = forced ? requestedToolName(json) : "";
 		if (tool === "record_memory") return recordMemory(text, options);
+		if (tool === "plan_search") return planSearch(text, options);
 		if (tool === "record_insights") {
 			const lines = [...text.matchAll(/^\[([^\]]+)\] (.*)$/gm)].map((match) => ({ id: match[1] ?? "", line: match[2] ?? "" }));
 			const picked = options.connects?.map((word) => lines.find((line) => line.line.includes(word))?.id);
@@ -70,6 +73,14 @@ export function memoryModel(options: MemoryModelOptions = {}): (request: Recorde
 		}
 		return { text: answer(text) };
 	};
+}
+
+/** The question's own longer words, and the related words the options give for it. */
+function planSearch(text: string, options: MemoryModelOptions): Reply {
+	const question = /<question>\n([\s\S]*)\n<\/question>/.exec(text)?.[1] ?? "";
+	const own = [...words(question)].filter((word) => word.length > 3);
+	const related = Object.entries(options.plans ?? {}).find(([key]) => question.includes(key))?.[1] ?? [];
+	return { toolUse: { name: "plan_search", input: { keywords: [...own, ...related], entities: [] } } };
 }
 
 function recordMemory(text: string, options: MemoryModelOptions): Reply {

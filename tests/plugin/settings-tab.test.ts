@@ -130,12 +130,15 @@ for (const apiVersion of VERSIONS) {
 		await tab.toggle("Include plain-text files");
 		await tab.toggle("Daily run");
 		await tab.toggle("Second pass");
+		assert.equal(tab.toggleOn("Plan the search"), false, "off by default");
+		await tab.toggle("Plan the search");
 		await tab.choose("Date order", "monthDay");
 		await tab.choose("Date order", "dayMonth");
 		const saved = await readSettings(host!);
 		assert.equal(saved.includePlainText, true);
 		assert.equal(saved.dailyConsolidation, false);
 		assert.equal(saved.secondPass, true);
+		assert.equal(saved.planQuestions, true);
 		assert.equal((saved.dateOrder ?? defaultSettings(".obsidian").dateOrder), "dayMonth");
 
 		await tab.choose("Authentication", "apiKey");

@@ -47,6 +47,26 @@ test("a question asked with Enter is answered, citations become numbered links t
 	assert.equal(panel.querySelectorAll(".memory-agent-exchange").length, 2);
 });
 
+test("with \"Plan the search\" on, a planning call comes first, its words are shown and its tokens are in the cost", async () => {
+	ui = await startUiHost({ settings: { dailyConsolidation: false, planQuestions: true } });
+	const { host, fake } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	const before = fake.requests.length;
+
+	const exchange = await askInPanel(host, "When is my trip to Portugal?");
+	const sent = fake.requests.slice(before).map((request) => request.json as { toolConfig?: { toolChoice?: { tool?: { name?: string } } } });
+	assert.equal(sent.length, 2, "a planning call and the answer");
+	assert.equal(sent[0]?.toolConfig?.toolChoice?.tool?.name, "plan_search");
+	assert.ok(fake.requests[before]?.body.includes("<question>\\nWhen is my trip to Portugal?\\n</question>"), "the question, fenced");
+	assert.ok(!fake.requests[before]?.body.includes("Flying to Lisbon"), "the planner sees no memory");
+	assert.equal(exchange.querySelector(".memory-agent-planned")?.textContent, "Also searched for: flight, lisbon, plane");
+	const cost = exchange.querySelector(".memory-agent-cost")?.textContent ?? "";
+	const tokensIn = Number((/^([\d,]+) tokens in/.exec(cost)?.[1] ?? "0").replace(/,/g, ""));
+	const answerOnly = fake.requests.at(-1)!.body.length / 4;
+	assert.ok(tokensIn > answerOnly, `both calls count in the cost line: ${cost}`);
+});
+
 test("clicking a citation opens the source note at the cited line", async () => {
 	ui = await startUiHost();
 	const { host } = ui;

@@ -61,7 +61,12 @@ export interface UiHost {
 /** Starts the fake and a host with the notes written and the keys planted, and loads the plugin. */
 export async function startUiHost({ notes = NOTES, settings = {} }: { notes?: Record<string, string>; settings?: Record<string, unknown> } = {}): Promise<UiHost> {
 	const fake = await startFakeBedrock();
-	fake.respond = memoryModel({ memories: PLANNED, insight: "Ana's wish to see Sintra shapes the Lisbon trip plans.", connects: ["Sintra", "Flying to Lisbon"] });
+	fake.respond = memoryModel({
+		memories: PLANNED,
+		insight: "Ana's wish to see Sintra shapes the Lisbon trip plans.",
+		connects: ["Sintra", "Flying to Lisbon"],
+		plans: { Portugal: ["flight", "lisbon", "plane"] },
+	});
 	const host = await startHost();
 	for (const [notePath, text] of Object.entries(notes)) {
 		await fs.mkdir(path.dirname(host.diskPath(notePath)), { recursive: true });

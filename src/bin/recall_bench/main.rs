@@ -35,11 +35,14 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench {
-    use std::collections::{BTreeMap, HashSet};
+    use std::collections::{BTreeMap, HashMap, HashSet};
 
+    use memory_agent::agents::planner::plan_from_tool;
     use memory_agent::calendar::CalendarDate;
     use memory_agent::domain::Memory;
-    use memory_agent::select::{insight_line, line_cost, select_context, DateOrder, NameCache, SelectionRequest};
+    use memory_agent::select::{
+        insight_line, line_cost, select_context, DateOrder, NameCache, QueryPlan, SelectionRequest,
+    };
     use memory_agent::store::rusqlite_driver::RusqliteDriver;
     use memory_agent::store::Store;
     use memory_agent::tokens::estimate_tokens;
@@ -93,7 +96,11 @@ mod bench {
             other => return Err(format!("--date-order is day-month or month-day, not {other}")),
         };
         let show_misses = args.iter().any(|arg| arg == "--misses");
-        let settings = Settings { budgets, date_order, show_misses };
+        let plans = match option("--plans") {
+            Some(path) => load_plans(path)?,
+            None => HashMap::new(),
+        };
+        let settings = Settings { budgets, date_order, show_misses, plans };
         let files_named = args.iter().any(|arg| arg == "--memories" || arg == "--questions");
         match (option("--memories"), option("--questions")) {
             (Some(memories), Some(questions)) => {
@@ -135,12 +142,27 @@ mod bench {
         budgets: Vec<usize>,
         date_order: DateOrder,
         show_misses: bool,
+        /// A query-planning call's answer per question id (`--plans`), as `plan_search` input.
+        plans: HashMap<String, Value>,
+    }
+
+    /// `{"id": question id, "plan": {"keywords": [...], "entities": [...], "dates": {...}}}`
+    /// per line: what a planning model answered for each question, recorded elsewhere.
+    fn load_plans(path: &str) -> Result<HashMap<String, Value>, String> {
+        let text = std::fs::read_to_string(path).map_err(|error| format!("{path}: {error}"))?;
+        let mut plans = HashMap::new();
+        for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
+            let value: Value = serde_json::from_str(line).map_err(|error| format!("{path}:{}: {error}", number + 1))?;
+            let id = value["id"].as_str().ok_or_else(|| format!("{path}:{}: no id", number + 1))?;
+            plans.insert(id.to_owned(), value["plan"].clone());
+        }
+        Ok(plans)
     }
 
     /// Runs the selection for every question of one set at every budget; prints the tables
     /// and returns the figures as JSON.
     fn evaluate(memories_path: &str, questions_path: &str, settings: &Settings) -> Result<Value, String> {
-        let Settings { budgets, date_order, show_misses } = settings;
+        let Settings { budgets, date_order, show_misses, plans } = settings;
         let (date_order, show_misses) = (*date_order, *show_misses);
         let memories = load_memories(memories_path)?;
         let ids: HashSet<&str> = memories.iter().map(|memory| memory.id.0.as_str()).collect();
@@ -163,7 +185,8 @@ mod bench {
             #[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
             let started = std::time::Instant::now();
             for question in &questions {
-                let (recall, tokens, plan) = select_recall(&store, &names, question, date_order, budget)?;
+                let hint = plans.get(&question.id).map(plan_from_tool);
+                let (recall, tokens, plan) = select_recall(&store, &names, question, date_order, budget, hint)?;
                 if show_misses && recall < 1.0 {
                     println!(
                         "miss at {budget}: {} {:?} recall {recall:.2} plan {plan}",
@@ -197,6 +220,7 @@ mod bench {
         question: &Question,
         date_order: DateOrder,
         budget: usize,
+        hint: Option<QueryPlan>,
     ) -> Result<(f64, usize, Value), String> {
         let request = SelectionRequest {
             question: &question.question,
@@ -205,6 +229,7 @@ mod bench {
             date_order,
             budget_tokens: budget,
             names,
+            hint: hint.as_ref(),
         };
         let selection =
             select_context(store, &request).map_err(|error| format!("question {}: {error}", question.id))?;
