@@ -886,6 +886,10 @@ fn full_text_upgrade<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(found(&upgraded, &[word("lighthouse")])?, vec!["m1"]);
     // A keyword of the old raw text.
     ensure_eq!(found(&upgraded, &[word("painted")])?, vec!["m1"]);
+    // The stems are made for the memories carried over (version 7), once.
+    ensure_eq!(found(&upgraded, &[word("paint")])?, vec!["m1"]);
+    let stems_version = upgraded.get_meta("stems_version").map_err(text)?;
+    ensure_eq!(stems_version.as_deref(), Some("1"));
     // An index that disagrees with the memories (here: a row for a memory that does not
     // exist) is rebuilt by the full check, not taken for a damaged database.
     upgraded
