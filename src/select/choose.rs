@@ -245,16 +245,12 @@ fn feedback_terms(candidates: &[Candidate], plan: &QueryPlan) -> Vec<SearchTerm>
     let mut terms: Vec<SearchTerm> = Vec::new();
     for candidate in best.into_iter().take(FEEDBACK_FROM) {
         let mut found: Vec<String> = Vec::new();
-        for (at, word) in words(&candidate.memory.summary).iter().enumerate() {
-            let opens = at == 0
-                || candidate
-                    .memory
-                    .summary
-                    .split(['.', '!', '?'])
-                    .any(|sentence| words(sentence).first().is_some_and(|first| first.text == word.text));
-            if word.capitalised() && !opens && word.folded.chars().count() >= 3 && !is_stop_word(word, Script::Other, 0)
-            {
-                found.push(word.folded.clone());
+        // A sentence's first word is capitalised whatever it is: only the others are names.
+        for sentence in candidate.memory.summary.split(['.', '!', '?', ':', ';']) {
+            for word in words(sentence).into_iter().skip(1) {
+                if word.capitalised() && word.folded.chars().count() >= 3 && !is_stop_word(&word, Script::Other, 0) {
+                    found.push(word.folded);
+                }
             }
         }
         found.extend(candidate.memory.entities.iter().map(|entity| fold(&entity.name)));
