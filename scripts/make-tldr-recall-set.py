@@ -222,24 +222,28 @@ def check(out):
         ok = False
         print("ERROR:", msg)
 
+    def records(path):
+        """(line number, parsed object) for each line that parses; the others fail."""
+        name = os.path.basename(path)
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                try:
+                    yield n, json.loads(line)
+                except ValueError as e:
+                    fail("%s:%d: %s" % (name, n, e))
+
     mem_ids, per_lang = set(), {}
     mpath = os.path.join(out, "memories.jsonl")
-    with open(mpath, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            try:
-                r = json.loads(line)
-            except ValueError as e:
-                fail("memories.jsonl:%d: %s" % (n, e))
-                continue
-            if set(r) != {"id", "text", "date", "source", "entities", "topics"}:
-                fail("memories.jsonl:%d: fields %s" % (n, sorted(r)))
-            if r.get("id") in mem_ids:
-                fail("memories.jsonl:%d: duplicate id %s" % (n, r.get("id")))
-            mem_ids.add(r.get("id"))
-            if len(r.get("text", "")) >= MAX_TEXT:
-                fail("memories.jsonl:%d: text too long" % n)
-            lang = r.get("id", "").split("/")[0]
-            per_lang[lang] = per_lang.get(lang, 0) + 1
+    for n, r in records(mpath):
+        if set(r) != {"id", "text", "date", "source", "entities", "topics"}:
+            fail("memories.jsonl:%d: fields %s" % (n, sorted(r)))
+        if r.get("id") in mem_ids:
+            fail("memories.jsonl:%d: duplicate id %s" % (n, r.get("id")))
+        mem_ids.add(r.get("id"))
+        if len(r.get("text", "")) >= MAX_TEXT:
+            fail("memories.jsonl:%d: text too long" % n)
+        lang = r.get("id", "").split("/")[0]
+        per_lang[lang] = per_lang.get(lang, 0) + 1
     print("memories: %d (%s), %d bytes" % (
         len(mem_ids), ", ".join("%s=%d" % kv for kv in sorted(per_lang.items())),
         os.path.getsize(mpath)))
@@ -249,41 +253,35 @@ def check(out):
         print("no questions.jsonl yet")
         return ok
     q_ids, cats, texts = set(), {}, set()
-    with open(qpath, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            try:
-                q = json.loads(line)
-            except ValueError as e:
-                fail("questions.jsonl:%d: %s" % (n, e))
-                continue
-            if set(q) != {"id", "question", "asked_at", "evidence", "category"}:
-                fail("questions.jsonl:%d: fields %s" % (n, sorted(q)))
-            if q.get("id") in q_ids:
-                fail("questions.jsonl:%d: duplicate id %s" % (n, q.get("id")))
-            q_ids.add(q.get("id"))
-            if q.get("question") in texts:
-                fail("questions.jsonl:%d: duplicate question" % n)
-            texts.add(q.get("question"))
-            ev = q.get("evidence") or []
-            if not ev:
-                fail("questions.jsonl:%d: no evidence" % n)
+    for n, q in records(qpath):
+        if set(q) != {"id", "question", "asked_at", "evidence", "category"}:
+            fail("questions.jsonl:%d: fields %s" % (n, sorted(q)))
+        if q.get("id") in q_ids:
+            fail("questions.jsonl:%d: duplicate id %s" % (n, q.get("id")))
+        q_ids.add(q.get("id"))
+        if q.get("question") in texts:
+            fail("questions.jsonl:%d: duplicate question" % n)
+        texts.add(q.get("question"))
+        ev = q.get("evidence") or []
+        if not ev:
+            fail("questions.jsonl:%d: no evidence" % n)
+        for e in ev:
+            if e not in mem_ids:
+                fail("questions.jsonl:%d: evidence %s not in memories" % (n, e))
+        c = q.get("category")
+        if c not in CATEGORIES:
+            fail("questions.jsonl:%d: unknown category %s" % (n, c))
+        cats[c] = cats.get(c, 0) + 1
+        if c in ("de", "zh", "ja", "th"):
             for e in ev:
-                if e not in mem_ids:
-                    fail("questions.jsonl:%d: evidence %s not in memories" % (n, e))
-            c = q.get("category")
-            if c not in CATEGORIES:
-                fail("questions.jsonl:%d: unknown category %s" % (n, c))
-            cats[c] = cats.get(c, 0) + 1
-            if c in ("de", "zh", "ja", "th"):
-                for e in ev:
-                    if not e.startswith(c + "/"):
-                        fail("questions.jsonl:%d: %s question with evidence %s" % (n, c, e))
-            elif c is not None:
-                for e in ev:
-                    if not e.startswith("en/"):
-                        fail("questions.jsonl:%d: English question with evidence %s" % (n, e))
-            if c == "two-things" and len(ev) < 2:
-                fail("questions.jsonl:%d: two-things with %d evidence" % (n, len(ev)))
+                if not e.startswith(c + "/"):
+                    fail("questions.jsonl:%d: %s question with evidence %s" % (n, c, e))
+        elif c is not None:
+            for e in ev:
+                if not e.startswith("en/"):
+                    fail("questions.jsonl:%d: English question with evidence %s" % (n, e))
+        if c == "two-things" and len(ev) < 2:
+            fail("questions.jsonl:%d: two-things with %d evidence" % (n, len(ev)))
     print("questions: %d (%s)" % (len(q_ids), ", ".join(
         "%s=%d" % (c, cats.get(c, 0)) for c in CATEGORIES)))
     return ok

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use memory_agent::domain::{JobState, Millis, SourceKind};
 use memory_agent::engine::{Engine, RunReport, TextToRemember};
 use memory_agent::error::ErrorCode;
-use memory_agent::llm::{BedrockAuth, BedrockConfig, RetryPolicy};
+use memory_agent::llm::{BedrockConfig, RetryPolicy};
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::{open_from_bytes, MemoryFilter};
 use serde_json::{json, Value};
@@ -24,16 +24,7 @@ const DAY: Millis = 86_400_000;
 type TestEngine = Rc<Engine<RusqliteDriver>>;
 
 fn connection() -> BedrockConfig {
-    let mut config = BedrockConfig::new(
-        "us-east-1",
-        BedrockAuth::AccessKey {
-            access_key_id: "AKIDMEMORYAGENTTEST".into(),
-            secret_access_key: "secret".into(),
-            session_token: None,
-        },
-    );
-    config.retry = RetryPolicy { max_attempts: 2, base_delay_ms: 100, max_delay_ms: 1_000 };
-    config
+    support::connection::test_connection(RetryPolicy { max_attempts: 2, base_delay_ms: 100, max_delay_ms: 1_000 })
 }
 
 fn start(host: &TestHost, bytes: &[u8]) -> TestEngine {

@@ -9,13 +9,14 @@ use std::rc::Rc;
 
 use memory_agent::domain::{Entity, Memory, MemoryId, Millis, Position, SourceKind};
 use memory_agent::engine::Engine;
-use memory_agent::llm::{estimate_cost_usd, BedrockAuth, BedrockConfig, HttpRequest, RetryPolicy};
+use memory_agent::llm::{estimate_cost_usd, HttpRequest, RetryPolicy};
 use memory_agent::store::open_from_bytes;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::tokens::estimate_tokens;
 use serde_json::{json, Value};
 use support::fake_model::{self, between, user_text};
 use support::scripted_transport::Scripted;
+use support::small_talk::SMALL_TALK;
 use support::test_host::TestHost;
 use support::virtual_time::run;
 
@@ -58,14 +59,6 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     ),
 ];
 
-const CHATTER: &[&str] = &[
-    "That sounds lovely, how is the new job going?",
-    "I had a busy week, mostly errands and cleaning.",
-    "Work has been strange lately, too many meetings.",
-    "We should meet up in the city soon.",
-    "Thanks for asking, the garden is finally sorted.",
-];
-
 fn memory(id: String, days_ago: i64, summary: &str, person: &str) -> Memory {
     let at = NOW - days_ago * DAY;
     Memory {
@@ -96,7 +89,7 @@ fn start(plan_questions: bool) -> Rc<Engine<RusqliteDriver>> {
                     store.insert_memory(&memory(
                         format!("{person}-{n}"),
                         n,
-                        CHATTER[n as usize % CHATTER.len()],
+                        SMALL_TALK[n as usize % SMALL_TALK.len()],
                         person,
                     ))?;
                 }
@@ -106,16 +99,9 @@ fn start(plan_questions: bool) -> Rc<Engine<RusqliteDriver>> {
         })
         .unwrap();
     let engine = Engine::new(store, 42, NOW).unwrap();
-    let mut config = BedrockConfig::new(
-        "us-east-1",
-        BedrockAuth::AccessKey {
-            access_key_id: "AKIDMEMORYAGENTTEST".into(),
-            secret_access_key: "secret".into(),
-            session_token: None,
-        },
-    );
+    let mut config =
+        support::connection::test_connection(RetryPolicy { max_attempts: 1, base_delay_ms: 100, max_delay_ms: 1_000 });
     config.model_id = MODEL.into();
-    config.retry = RetryPolicy { max_attempts: 1, base_delay_ms: 100, max_delay_ms: 1_000 };
     engine.configure_connection(Some(config), 7).unwrap();
     let mut settings = engine.settings();
     settings.query_budget_tokens = 1_000;

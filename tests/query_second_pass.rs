@@ -9,7 +9,7 @@ use std::rc::Rc;
 use memory_agent::agents::query::QueryAnswer;
 use memory_agent::domain::{Entity, Memory, MemoryId, Millis, Position, SourceKind};
 use memory_agent::engine::Engine;
-use memory_agent::llm::{BedrockAuth, BedrockConfig, RetryPolicy};
+use memory_agent::llm::RetryPolicy;
 use memory_agent::store::open_from_bytes;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use serde_json::{json, Value};
@@ -54,15 +54,8 @@ fn start(second_pass: bool) -> Rc<Engine<RusqliteDriver>> {
     }
     store.insert_memory(&memory("m-00000ca701", 400, "Carol will own the hiring plan.", &["Carol"])).unwrap();
     let engine = Engine::new(store, 42, NOW).unwrap();
-    let mut config = BedrockConfig::new(
-        "us-east-1",
-        BedrockAuth::AccessKey {
-            access_key_id: "AKIDMEMORYAGENTTEST".into(),
-            secret_access_key: "secret".into(),
-            session_token: None,
-        },
-    );
-    config.retry = RetryPolicy { max_attempts: 1, base_delay_ms: 100, max_delay_ms: 1_000 };
+    let config =
+        support::connection::test_connection(RetryPolicy { max_attempts: 1, base_delay_ms: 100, max_delay_ms: 1_000 });
     engine.configure_connection(Some(config), 7).unwrap();
     let mut settings = engine.settings();
     settings.query_budget_tokens = 1_000;

@@ -4,6 +4,8 @@
 //! names containing a common word, Chinese, Japanese and Thai text, and a full-text search
 //! SQLite refuses. Each store is large enough that the budget cannot hold it.
 
+mod support;
+
 use std::cell::Cell;
 
 use memory_agent::calendar::CalendarDate;
@@ -11,6 +13,7 @@ use memory_agent::domain::{Entity, Memory, MemoryId, Position, SourceKind};
 use memory_agent::select::{select_context, DateOrder, NameCache, Selection, SelectionRequest};
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::{DriverError, Row, SqlDriver, SqlValue, Store};
+use support::small_talk::SMALL_TALK;
 
 const DAY_MS: i64 = 86_400_000;
 const BUDGET: usize = 1_500;
@@ -41,22 +44,13 @@ fn said(id: &str, source: &str, n: i64, text: &str, people: &[&str]) -> Memory {
     }
 }
 
-const CHATTER: &[&str] = &[
-    "That sounds lovely, how is the new job going?",
-    "I had a busy week, mostly errands and cleaning.",
-    "Work has been strange lately, too many meetings.",
-    "We should meet up in the city soon.",
-    "Thanks for asking, the garden is finally sorted.",
-    "My brother says hi, by the way.",
-];
-
 /// `count` turns of small talk by each of `people`, in one conversation each.
 fn chatter<D: SqlDriver>(store: &Store<D>, people: &[&str], count: usize) {
     store
         .transaction(|store| {
             for person in people {
                 for n in 0..count {
-                    let text = CHATTER[n % CHATTER.len()];
+                    let text = SMALL_TALK[n % SMALL_TALK.len()];
                     store.insert_memory(&said(
                         &format!("{person}-{n}"),
                         &format!("Chats/{person}.md"),

@@ -21,7 +21,7 @@ use memory_agent::domain::{JobState, Millis, SourceKind};
 use memory_agent::engine::{Engine, EngineSettings, Host, Progress, TextToRemember, VaultFile};
 use memory_agent::hash::file_digest_hex;
 use memory_agent::llm::TransportError;
-use memory_agent::llm::{BedrockAuth, BedrockConfig, Clock, HttpRequest, HttpResponse, HttpTransport, RetryPolicy};
+use memory_agent::llm::{BedrockConfig, Clock, HttpRequest, HttpResponse, HttpTransport, RetryPolicy};
 use memory_agent::notes::ScopeRules;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::{open_from_bytes, MemoryFilter};
@@ -110,16 +110,7 @@ fn model(rng: Rc<RefCell<Rng>>, faults: Rc<Cell<bool>>) -> impl Fn(&HttpRequest)
 }
 
 fn connection() -> BedrockConfig {
-    let mut config = BedrockConfig::new(
-        "us-east-1",
-        BedrockAuth::AccessKey {
-            access_key_id: "AKIDMEMORYAGENTTEST".into(),
-            secret_access_key: "secret".into(),
-            session_token: None,
-        },
-    );
-    config.retry = RetryPolicy { max_attempts: 2, base_delay_ms: 200, max_delay_ms: 2_000 };
-    config
+    support::connection::test_connection(RetryPolicy { max_attempts: 2, base_delay_ms: 200, max_delay_ms: 2_000 })
 }
 
 /// What the plugin runtime is: loaded with an engine, or unloaded.

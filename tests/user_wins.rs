@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use memory_agent::domain::{JobState, Millis, SourceKind};
 use memory_agent::engine::{Engine, EngineSettings, TextToRemember};
-use memory_agent::llm::{BedrockAuth, BedrockConfig, Clock, RetryPolicy};
+use memory_agent::llm::{BedrockConfig, Clock, RetryPolicy};
 use memory_agent::notes::ScopeRules;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::{open_from_bytes, DriverError, MemoryFilter, Row, SqlDriver, SqlValue, Store};
@@ -25,16 +25,7 @@ use support::virtual_time::{run, run_all};
 const NOW: Millis = 1_796_025_600_000;
 
 fn connection() -> BedrockConfig {
-    let mut config = BedrockConfig::new(
-        "us-east-1",
-        BedrockAuth::AccessKey {
-            access_key_id: "AKIDMEMORYAGENTTEST".into(),
-            secret_access_key: "secret".into(),
-            session_token: None,
-        },
-    );
-    config.retry = RetryPolicy { max_attempts: 2, base_delay_ms: 100, max_delay_ms: 1_000 };
-    config
+    support::connection::test_connection(RetryPolicy { max_attempts: 2, base_delay_ms: 100, max_delay_ms: 1_000 })
 }
 
 fn engine_over<D: SqlDriver>(driver: D, host: &TestHost, settings: EngineSettings) -> Rc<Engine<D>> {

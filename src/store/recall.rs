@@ -184,18 +184,7 @@ impl<D: SqlDriver> Store<D> {
             return Ok(Vec::new());
         }
         let keys: Vec<i64> = scored.iter().map(|(key, _)| *key).collect();
-        let rows = self.query(
-            &format!("{SELECT_CANDIDATE} WHERE m.key IN (SELECT value FROM json_each(?1))"),
-            &[to_json(&keys)],
-        )?;
-        let mut by_key: HashMap<i64, Memory> = HashMap::with_capacity(rows.len());
-        for row in rows {
-            let key = row.first().and_then(SqlValue::as_i64);
-            let memory = read_candidate(row)?;
-            if let Some(key) = key {
-                by_key.insert(key, memory);
-            }
-        }
+        let mut by_key = self.candidates_by_key(&keys)?;
         Ok(scored
             .into_iter()
             .filter_map(|(key, score)| by_key.remove(&key).map(|memory| ScoredMemory { memory, score }))
@@ -281,6 +270,15 @@ impl<D: SqlDriver> Store<D> {
             }
         }
         let keys: Vec<i64> = parent_of.iter().map(|(key, _)| *key).collect();
+        let by_key = self.candidates_by_key(&keys)?;
+        Ok(parent_of
+            .into_iter()
+            .filter_map(|(key, parent)| by_key.get(&key).map(|memory| (parent, memory.clone())))
+            .collect())
+    }
+
+    /// The candidates (without raw text) with these keys, by key.
+    fn candidates_by_key(&self, keys: &[i64]) -> Result<HashMap<i64, Memory>, StoreError> {
         let rows = self.query(
             &format!("{SELECT_CANDIDATE} WHERE m.key IN (SELECT value FROM json_each(?1))"),
             &[to_json(&keys)],
@@ -293,10 +291,7 @@ impl<D: SqlDriver> Store<D> {
                 by_key.insert(key, memory);
             }
         }
-        Ok(parent_of
-            .into_iter()
-            .filter_map(|(key, parent)| by_key.get(&key).map(|memory| (parent, memory.clone())))
-            .collect())
+        Ok(by_key)
     }
 
     /// The memories of the latest days, newest first (without raw text).

@@ -2,7 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod connection;
 pub mod fake_model;
 pub mod scripted_transport;
+pub mod small_talk;
 pub mod test_host;
 pub mod virtual_time;
