@@ -74,6 +74,7 @@ fn ask<D: SqlDriver>(store: &Store<D>, question: &str) -> Selection {
         budget_tokens: BUDGET,
         names: &NameCache::new(),
         hint: None,
+        earlier: &[],
     };
     select_context(store, &request).expect("a question never fails")
 }

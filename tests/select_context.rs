@@ -94,6 +94,7 @@ fn select(store: &Store<RusqliteDriver>, question: &str, budget: usize) -> Selec
         budget_tokens: budget,
         names: &NameCache::new(),
         hint: None,
+        earlier: &[],
     };
     select_context(store, &request).unwrap()
 }

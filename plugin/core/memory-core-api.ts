@@ -10,6 +10,7 @@ export type {
 	Compaction,
 	ConnectionCheck,
 	ConnectionSettings,
+	EarlierTurn,
 	CoreScopeRules,
 	IngestEstimate,
 	CoreSettings,

@@ -1,9 +1,10 @@
-// The side panel for questions: asks the core, renders answers as Markdown with numbered,
-// clickable citations, keeps the session's earlier questions above.
+// The side panel for questions: a conversation with the memory. Asks the core (each question
+// with the conversation's earlier turns, so follow-ups work), renders answers as Markdown with
+// numbered, clickable citations, keeps the earlier turns above; "New conversation" starts afresh.
 
 import { ItemView, MarkdownRenderer, Notice, type WorkspaceLeaf } from "obsidian";
 import { errorCode, errorMessage } from "../core/core-error";
-import type { Citation, Memory, QueryAnswer } from "../core/memory-core-api";
+import type { Citation, EarlierTurn, Memory, QueryAnswer } from "../core/memory-core-api";
 import { type SourcePlace, answerWithWikiLinks, citationKey, numberCitations, splitCitations } from "./citations";
 import { answerCostText, consideredText, plannedText } from "./considered-text";
 import { type ErrorAdvice, adviceFor, connectionAdvice } from "./error-advice";
@@ -28,9 +29,12 @@ export class AskMemoryView extends ItemView {
 	private historyEl!: HTMLElement;
 	private inputEl!: HTMLTextAreaElement;
 	private askButton!: HTMLButtonElement;
+	private newConversationButton!: HTMLButtonElement;
 	private busy = false;
-	/** Citations of every answer in this session, so an earlier answer's insight can still expand. */
-	private readonly sessionCitations: Citation[] = [];
+	/** The conversation so far, oldest first: what a follow-up is asked with. */
+	private turns: EarlierTurn[] = [];
+	/** Citations of every answer in this conversation, so an earlier answer's insight can still expand. */
+	private sessionCitations: Citation[] = [];
 	/** Memories by id, asked for when an insight's memories or a copy need them. */
 	private readonly memoriesById = new Map<string, Memory>();
 
@@ -58,11 +62,12 @@ export class AskMemoryView extends ItemView {
 		const root = this.contentEl;
 		root.empty();
 		root.addClass("memory-agent-ask");
-		this.historyEl = root.createDiv({ cls: "memory-agent-history" });
-		this.historyEl.createDiv({
-			cls: "memory-agent-empty",
-			text: "Ask anything about what you wrote: people, places, plans, dates. Answers link to the notes they come from.",
-		});
+		const toolbar = root.createDiv({ cls: "memory-agent-ask-toolbar" });
+		this.newConversationButton = toolbar.createEl("button", { cls: "memory-agent-new-conversation", text: "New conversation" });
+		this.newConversationButton.addEventListener("click", () => this.newConversation());
+		// New answers are announced to screen readers as they arrive.
+		this.historyEl = root.createDiv({ cls: "memory-agent-history", attr: { "aria-live": "polite", "aria-relevant": "additions" } });
+		this.showEmpty();
 		const form = root.createDiv({ cls: "memory-agent-ask-form" });
 		this.inputEl = form.createEl("textarea", {
 			cls: "memory-agent-question-input",
@@ -84,6 +89,24 @@ export class AskMemoryView extends ItemView {
 		this.contentEl.empty();
 	}
 
+	/** Forgets the conversation: the next question stands alone. */
+	newConversation(): void {
+		if (this.busy) return;
+		this.turns = [];
+		this.sessionCitations = [];
+		this.historyEl.empty();
+		this.showEmpty();
+		this.inputEl.focus();
+	}
+
+	private showEmpty(): void {
+		this.historyEl.createDiv({
+			cls: "memory-agent-empty",
+			text: "Ask anything about what you wrote: people, places, plans, dates. Answers link to the notes they come from. Follow-up questions carry on the conversation.",
+		});
+		this.newConversationButton.disabled = true;
+	}
+
 	focusInput(): void {
 		this.inputEl.focus();
 	}
@@ -103,6 +126,11 @@ export class AskMemoryView extends ItemView {
 			const answer = await this.query(text, allowOverLimit);
 			thinking.remove();
 			await this.renderAnswer(answerEl, answer);
+			if (answer.askedModel) {
+				const cited = answer.citations.filter((citation) => citation.kind === "memory").map((citation) => citation.id);
+				this.turns.push({ question: text, answer: answer.answer, cited });
+				this.newConversationButton.disabled = false;
+			}
 		} catch (error) {
 			thinking.remove();
 			if (errorCode(error) === OVER_LIMIT) this.renderOverLimit(exchange, answerEl, errorMessage(error), text);
@@ -139,7 +167,7 @@ export class AskMemoryView extends ItemView {
 			if (issue !== null) throw new NotReadyError(connectionAdvice(issue));
 		}
 		this.memoriesById.clear();
-		const answer = await store.ask(question, allowOverLimit);
+		const answer = await store.ask(question, allowOverLimit, [...this.turns]);
 		// Asking records usage: save it with the next debounced write.
 		memory.changed();
 		return answer;
@@ -149,6 +177,7 @@ export class AskMemoryView extends ItemView {
 		this.busy = busy;
 		this.inputEl.disabled = busy;
 		this.askButton.disabled = busy;
+		this.newConversationButton.disabled = busy || this.turns.length === 0;
 		this.contentEl.toggleClass("is-working", busy);
 	}
 
@@ -219,7 +248,7 @@ export class AskMemoryView extends ItemView {
 			this.sourceLink(item, citation.summary, citation);
 			return;
 		}
-		const toggle = item.createEl("a", { cls: "memory-agent-insight-toggle", text: citation.summary, href: "#" });
+		const toggle = item.createEl("a", { cls: "memory-agent-insight-toggle", text: citation.summary, href: "#", attr: { "aria-expanded": "false" } });
 		item.createSpan({ cls: "memory-agent-source-where", text: `Insight from ${citation.memoryIds.length} memories` });
 		const connected = item.createEl("ul", { cls: "memory-agent-connected" });
 		connected.addClass("memory-agent-hidden");
@@ -254,9 +283,11 @@ export class AskMemoryView extends ItemView {
 		const key = item.getAttribute("data-citation") ?? "";
 		if (connected === null) return;
 		const show = open ?? !connected.isShown();
+		const toggle = item.querySelector(".memory-agent-insight-toggle");
 		if (!show) {
 			connected.addClass("memory-agent-hidden");
 			item.removeClass("is-open");
+			toggle?.setAttribute("aria-expanded", "false");
 			return;
 		}
 		if (connected.childElementCount === 0) {
@@ -272,6 +303,7 @@ export class AskMemoryView extends ItemView {
 		}
 		connected.removeClass("memory-agent-hidden");
 		item.addClass("is-open");
+		toggle?.setAttribute("aria-expanded", "true");
 	}
 
 	private citationOf(key: string): Citation | undefined {

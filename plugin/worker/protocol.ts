@@ -10,6 +10,7 @@ import type {
 	CoreStatus,
 	Compaction,
 	ConnectionCheck,
+	EarlierTurn,
 	HostRequest,
 	HostResponse,
 	IngestEstimate,
@@ -85,7 +86,8 @@ export interface CoreMethods {
 
 	runDueWork(): RunReport;
 	/** `allowOverLimit`: the user agreed to pass a spending limit (else such a question fails with `budget.over_limit`). */
-	ask(question: string, allowOverLimit?: boolean): QueryAnswer;
+	/** `earlier`: the conversation's turns before this question, oldest first (none: a new conversation). */
+	ask(question: string, allowOverLimit?: boolean, earlier?: EarlierTurn[]): QueryAnswer;
 	estimateIngest(notes: number, bytes: number): IngestEstimate;
 	testConnection(): ConnectionCheck;
 	/** The models and inference profiles this account may call in the region (no model call). */

@@ -10,7 +10,7 @@
 //! cited id is checked against the store: unknown ids are removed from the text and
 //! reported; known ones come back with where they came from.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::fence::fenced;
 use super::planner::{plan_from_tool, plan_question, search_plan_schema};
@@ -19,7 +19,7 @@ use crate::calendar::CalendarDate;
 use crate::domain::{ConsolidationId, MemoryId};
 use crate::llm::{ContentBlock, ConverseRequest, Message, Role, ToolSpec};
 use crate::select::{
-    insight_line, memory_line, select_context, select_more, DateOrder, NameCache, Packed, SelectionRequest,
+    insight_line, line_cost, memory_line, select_context, select_more, DateOrder, NameCache, Packed, SelectionRequest,
 };
 use crate::store::{SqlDriver, Store};
 use crate::tokens::estimate_tokens;
@@ -68,9 +68,29 @@ pub struct QueryInput<'a> {
     pub second_pass: bool,
     /// Ask the model first what to search for (`planner`): one small call more.
     pub plan_question: bool,
+    /// The conversation so far, oldest first: a follow-up ("and when was that?") is asked
+    /// with these turns and the memories they cited.
+    pub earlier: &'a [EarlierTurn],
     /// The store's entity names, prepared (kept by the engine between questions).
     pub names: &'a NameCache,
 }
+
+/// A question asked before in the same conversation, its answer and what it cited.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EarlierTurn {
+    pub question: String,
+    pub answer: String,
+    /// Ids of the memories the answer cited.
+    pub cited: Vec<String>,
+}
+
+/// At most this many earlier turns are carried into a follow-up, the latest ones.
+const MAX_EARLIER_TURNS: usize = 6;
+/// An earlier answer is carried up to this many characters.
+const MAX_EARLIER_ANSWER_CHARS: usize = 2_000;
+/// At most this many memories cited earlier are carried into a follow-up.
+const MAX_EARLIER_CITED: usize = 40;
 
 /// A cited memory or insight, with where to open it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -148,8 +168,15 @@ pub async fn answer<M: Model, D: SqlDriver>(
         });
     }
     let hint = if input.plan_question { plan_question(model, input.question, input.today).await } else { None };
-    let first_budget =
-        if input.second_pass { input.budget_tokens - input.budget_tokens / 5 } else { input.budget_tokens };
+    let earlier = &input.earlier[input.earlier.len().saturating_sub(MAX_EARLIER_TURNS)..];
+    let history = earlier_messages(earlier);
+    let history_tokens: usize = history.iter().map(message_tokens).sum();
+    let carried = carried_memories(store, earlier, input.budget_tokens / 2)?;
+    let carried_tokens: usize = carried.iter().map(line_cost).sum();
+    let whole = if input.second_pass { input.budget_tokens - input.budget_tokens / 5 } else { input.budget_tokens };
+    let first_budget = whole.saturating_sub(history_tokens + carried_tokens);
+    // Latest first: "and when was that?" is about what was asked just before.
+    let earlier_questions: Vec<&str> = earlier.iter().rev().map(|turn| turn.question.as_str()).collect();
     let selection = select_context(
         store,
         &SelectionRequest {
@@ -160,9 +187,10 @@ pub async fn answer<M: Model, D: SqlDriver>(
             budget_tokens: first_budget,
             names: input.names,
             hint: hint.as_ref(),
+            earlier: &earlier_questions,
         },
     )?;
-    let packed = selection.packed;
+    let packed = with_carried(selection.packed, carried);
     let mut considered = Considered {
         memories_total: selection.memories_total,
         insights_total: selection.insights_total,
@@ -186,12 +214,14 @@ pub async fn answer<M: Model, D: SqlDriver>(
     } else {
         vec![memories_block.clone()]
     };
+    let mut messages = history;
+    messages.push(Message {
+        role: Role::User,
+        content: memories.iter().cloned().chain([ContentBlock::Text(question.clone())]).collect(),
+    });
     let mut request = ConverseRequest {
         system: vec![ContentBlock::Text(system)],
-        messages: vec![Message {
-            role: Role::User,
-            content: memories.iter().cloned().chain([ContentBlock::Text(question.clone())]).collect(),
-        }],
+        messages,
         max_tokens: input.max_answer_tokens,
         temperature: Some(0.2),
         forced_tool: None,
@@ -216,7 +246,9 @@ pub async fn answer<M: Model, D: SqlDriver>(
         // Asked again with the same tools, system prompt and memories (the cached prefix), and
         // told to answer now.
         let ask = format!("{found}\n\n{question}\n\n{ANSWER_NOW}");
-        request.messages[0].content = memories.into_iter().chain([ContentBlock::Text(ask)]).collect();
+        if let Some(last) = request.messages.last_mut() {
+            last.content = memories.into_iter().chain([ContentBlock::Text(ask)]).collect();
+        }
         reply = model.converse(&request).await?;
         if reply.text.trim().is_empty() {
             // It asked for more again instead of answering: once more, without the tool.
@@ -226,6 +258,69 @@ pub async fn answer<M: Model, D: SqlDriver>(
     }
     let (answer, citations, unknown_citations) = resolve_citations(store, &reply.text)?;
     Ok(QueryAnswer { answer, citations, unknown_citations, considered, asked_model: true, cost: None })
+}
+
+/// The earlier turns as the conversation's messages: each question, then its answer.
+fn earlier_messages(earlier: &[EarlierTurn]) -> Vec<Message> {
+    let mut messages = Vec::with_capacity(earlier.len() * 2);
+    for turn in earlier.iter().filter(|turn| !turn.question.trim().is_empty() && !turn.answer.trim().is_empty()) {
+        let answer: String = turn.answer.trim().chars().take(MAX_EARLIER_ANSWER_CHARS).collect();
+        messages.push(Message {
+            role: Role::User,
+            content: vec![ContentBlock::Text(format!("Question: {}", turn.question.trim()))],
+        });
+        messages.push(Message { role: Role::Assistant, content: vec![ContentBlock::Text(answer)] });
+    }
+    messages
+}
+
+fn message_tokens(message: &Message) -> usize {
+    message
+        .content
+        .iter()
+        .map(|block| if let ContentBlock::Text(text) = block { estimate_tokens(text) + 2 } else { 0 })
+        .sum()
+}
+
+/// The memories the earlier answers cited that still exist, the latest turn's first, within
+/// `room` tokens.
+fn carried_memories<D: SqlDriver>(
+    store: &Store<D>,
+    earlier: &[EarlierTurn],
+    room: usize,
+) -> Result<Vec<crate::domain::Memory>, AgentError> {
+    let mut ids: Vec<MemoryId> = Vec::new();
+    for id in earlier.iter().rev().flat_map(|turn| turn.cited.iter()) {
+        let id = MemoryId(id.clone());
+        if !ids.contains(&id) && ids.len() < MAX_EARLIER_CITED {
+            ids.push(id);
+        }
+    }
+    let mut used = 0;
+    let mut carried = Vec::new();
+    for memory in store.get_memories(&ids)? {
+        let cost = line_cost(&memory);
+        if used + cost <= room {
+            used += cost;
+            carried.push(memory);
+        }
+    }
+    Ok(carried)
+}
+
+/// The selection with the memories carried from earlier turns first (each once).
+fn with_carried(mut packed: Packed, carried: Vec<crate::domain::Memory>) -> Packed {
+    if carried.is_empty() {
+        return packed;
+    }
+    let carried_ids: Vec<&MemoryId> = carried.iter().map(|memory| &memory.id).collect();
+    let (again, kept): (Vec<_>, Vec<_>) =
+        std::mem::take(&mut packed.memories).into_iter().partition(|memory| carried_ids.contains(&&memory.id));
+    packed.tokens -= again.iter().map(line_cost).sum::<usize>();
+    packed.tokens += carried.iter().map(line_cost).sum::<usize>();
+    packed.reasons.insert(0, ("earlier".to_owned(), carried.len()));
+    packed.memories = carried.into_iter().chain(kept).collect();
+    packed
 }
 
 /// The memory lines, then the insight lines, as the prompt carries them.

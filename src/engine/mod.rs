@@ -316,6 +316,7 @@ impl<D: SqlDriver> Engine<D> {
                 budget_tokens: budget_tokens.unwrap_or(settings.query_budget_tokens),
                 names: &self.names,
                 hint: None,
+                earlier: &[],
             },
         )
     }

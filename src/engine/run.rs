@@ -12,7 +12,7 @@ use super::triggers::LAST_CONSOLIDATION_KEY;
 use super::Engine;
 use crate::agents::consolidate::find_insights;
 use crate::agents::ingest::{extract, ExtractedMemory, Extraction, IngestInput};
-use crate::agents::query::{answer, AnswerCost, QueryAnswer, QueryInput};
+use crate::agents::query::{answer, AnswerCost, EarlierTurn, QueryAnswer, QueryInput};
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{
@@ -558,6 +558,18 @@ impl<D: SqlDriver> Engine<D> {
         question: &str,
         allow_over_limit: bool,
     ) -> Result<QueryAnswer, AgentError> {
+        self.ask_follow_up(host, question, &[], allow_over_limit).await
+    }
+
+    /// `ask`, as the next turn of a conversation: the earlier turns (oldest first) and the
+    /// memories they cited go into the prompt, and their names and dates into the selection.
+    pub async fn ask_follow_up<H: Host>(
+        &self,
+        host: &H,
+        question: &str,
+        earlier: &[EarlierTurn],
+        allow_over_limit: bool,
+    ) -> Result<QueryAnswer, AgentError> {
         if question.trim().is_empty() {
             return Err(AgentError::Store(StoreError::InvalidInput("Type a question first.".into())));
         }
@@ -571,6 +583,7 @@ impl<D: SqlDriver> Engine<D> {
             max_answer_tokens: settings.max_answer_tokens,
             second_pass: settings.second_pass,
             plan_question: settings.plan_questions,
+            earlier,
             names: &self.names,
         };
         if self.store.status()?.memories == 0 {

@@ -46,6 +46,9 @@ pub struct SelectionRequest<'a> {
     /// What a query-planning model call made of the question (search words, names, dates),
     /// added to the plan the rules make.
     pub hint: Option<&'a QueryPlan>,
+    /// The conversation's earlier questions, latest first: a follow-up without names or dates
+    /// of its own ("and when was that?") is about theirs.
+    pub earlier: &'a [&'a str],
 }
 
 /// What was chosen, and from how much. Memories chosen for the question (rather than all
@@ -76,6 +79,10 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
     let mut plan = plan_query(request.question, request.today, request.date_order, &names);
     if let Some(hint) = request.hint {
         add_hint(&mut plan, hint, request, &names);
+    }
+    if !request.earlier.is_empty() {
+        let before = plan_query(&request.earlier.join("\n"), request.today, request.date_order, &names);
+        add_earlier(&mut plan, before);
     }
     let memories_total = status.memories as usize;
     let insights_total = status.insights as usize;
@@ -125,6 +132,25 @@ fn add_hint(plan: &mut QueryPlan, hint: &QueryPlan, request: &SelectionRequest<'
     }
     if plan.dates.is_none() {
         plan.dates = hint.dates;
+    }
+}
+
+/// At most this many keywords come from the conversation's earlier questions.
+const MAX_EARLIER_KEYWORDS: usize = 8;
+
+/// Adds the plan of the earlier questions to a follow-up's: their names and dates where it has
+/// none of its own, their keywords after its own.
+fn add_earlier(plan: &mut QueryPlan, before: QueryPlan) {
+    if plan.entities.is_empty() {
+        plan.entities = before.entities;
+    }
+    if plan.dates.is_none() {
+        plan.dates = before.dates;
+    }
+    for keyword in before.keywords.into_iter().take(MAX_EARLIER_KEYWORDS) {
+        if !plan.keywords.contains(&keyword) {
+            plan.keywords.push(keyword);
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use crate::agents::query::EarlierTurn;
 use crate::calendar::CalendarDate;
 use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
 use crate::engine::{Engine, TextToRemember};
@@ -175,12 +176,25 @@ impl MemoryCore {
         }))
     }
 
-    /// Answers a question: `Promise<QueryAnswer>`.
+    /// Answers a question, as the next turn after `earlier` (oldest first; none for a new
+    /// conversation): `Promise<QueryAnswer>`.
     #[wasm_bindgen(unchecked_return_type = "Promise<QueryAnswer>")]
-    pub fn ask(&self, question: String, allow_over_limit: Option<bool>) -> Result<Promise, JsValue> {
+    pub fn ask(
+        &self,
+        question: String,
+        allow_over_limit: Option<bool>,
+        #[wasm_bindgen(unchecked_param_type = "EarlierTurn[] | undefined")] earlier: JsValue,
+    ) -> Result<Promise, JsValue> {
+        let earlier: Vec<EarlierTurn> = if earlier.is_undefined() || earlier.is_null() {
+            Vec::new()
+        } else {
+            serde_wasm_bindgen::from_value(earlier)
+                .map_err(|error| coded_error(&format!("Invalid conversation: {error}"), "facade.invalid_argument"))?
+        };
         let (engine, host) = (self.engine.clone(), self.host()?);
         Ok(future_to_promise(async move {
-            let answer = engine.ask(host.as_ref(), &question, allow_over_limit.unwrap_or(false)).await.map_err(js)?;
+            let allow = allow_over_limit.unwrap_or(false);
+            let answer = engine.ask_follow_up(host.as_ref(), &question, &earlier, allow).await.map_err(js)?;
             to_js(&answer)
         }))
     }

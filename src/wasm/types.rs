@@ -24,6 +24,8 @@ export interface Citation {
   kind: "memory" | "consolidation"; id: string; summary: string; sourcePath: string;
   heading: string | null; lineStart: number | null; lineEnd: number | null; memoryIds: string[];
 }
+/** A question asked before in the same conversation, its answer and the memory ids it cited. */
+export interface EarlierTurn { question: string; answer: string; cited: string[] }
 export interface QueryAnswer {
   answer: string; citations: Citation[]; unknownCitations: string[]; askedModel: boolean;
   considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; reasons: Array<[string, number]>; plannedKeywords: string[] };

@@ -47,6 +47,35 @@ test("a question asked with Enter is answered, citations become numbered links t
 	assert.equal(panel.querySelectorAll(".memory-agent-exchange").length, 2);
 });
 
+test("a follow-up is asked with the earlier turn; \"New conversation\" starts afresh", async () => {
+	ui = await startUiHost({ settings: { dailyConsolidation: false } });
+	const { host, fake } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	await host.runCommand("ask-memory");
+	const panel = askPanel(host);
+	const newConversation = panel.querySelector<HTMLButtonElement>(".memory-agent-new-conversation")!;
+	assert.equal(newConversation.disabled, true, "nothing to forget yet");
+	assert.equal(panel.querySelector(".memory-agent-history")?.getAttribute("aria-live"), "polite", "answers are announced");
+
+	const first = await askInPanel(host, "When do we fly to Lisbon?");
+	const firstAnswer = first.querySelector(".memory-agent-answer-body")?.textContent ?? "";
+	assert.ok(firstAnswer.length > 0);
+	assert.equal(newConversation.disabled, false);
+	await askInPanel(host, "And who is coming?");
+	const followUp = fake.requests.at(-1)!.json as { messages: Array<{ role: string; content: Array<{ text?: string }> }> };
+	assert.equal(followUp.messages.length, 3, "the earlier question, its answer, the follow-up");
+	assert.equal(followUp.messages[0]?.content[0]?.text, "Question: When do we fly to Lisbon?");
+	assert.equal(followUp.messages[1]?.role, "assistant");
+	assert.match(followUp.messages[1]?.content[0]?.text ?? "", /\[memory:/, "the earlier answer, as the model wrote it");
+
+	newConversation.click();
+	assert.equal(panel.querySelectorAll(".memory-agent-exchange").length, 0, "the panel is cleared");
+	await askInPanel(host, "What is the marketing budget?");
+	const alone = fake.requests.at(-1)!.json as { messages: unknown[] };
+	assert.equal(alone.messages.length, 1, "a new conversation's question stands alone");
+});
+
 test("with \"Plan the search\" on, a planning call comes first, its words are shown and its tokens are in the cost", async () => {
 	ui = await startUiHost({ settings: { dailyConsolidation: false, planQuestions: true } });
 	const { host, fake } = ui;

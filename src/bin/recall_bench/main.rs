@@ -230,6 +230,7 @@ mod bench {
             budget_tokens: budget,
             names,
             hint: hint.as_ref(),
+            earlier: &[],
         };
         let selection =
             select_context(store, &request).map_err(|error| format!("question {}: {error}", question.id))?;
