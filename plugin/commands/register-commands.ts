@@ -11,6 +11,8 @@ export interface CommandDeps {
 	app: App;
 	memory: MemoryPort;
 	openAskView(): Promise<void>;
+	/** The ask panel's latest answer as Markdown with wiki links; null when there is none. */
+	lastAnswer(): Promise<string | null>;
 	openMemoryBrowser(): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export const COMMAND_IDS = {
 	rememberCurrentNote: "remember-current-note",
 	rememberText: "remember-text",
 	askMemory: "ask-memory",
+	insertAnswer: "insert-answer",
 	consolidateNow: "consolidate-now",
 	openMemoryBrowser: "open-memory-browser",
 } as const;
@@ -54,6 +57,11 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 		callback: () => new RememberTextModal(app, (text) => void actions.rememberTyped(text)).open(),
 	});
 	plugin.addCommand({ id: COMMAND_IDS.askMemory, name: "Ask memory", callback: () => deps.openAskView() });
+	plugin.addCommand({
+		id: COMMAND_IDS.insertAnswer,
+		name: "Insert last answer at cursor",
+		editorCallback: (editor) => void actions.insertAnswer(editor),
+	});
 	plugin.addCommand({ id: COMMAND_IDS.consolidateNow, name: "Consolidate now", callback: () => actions.consolidate() });
 	plugin.addCommand({ id: COMMAND_IDS.openMemoryBrowser, name: "Open memory browser", callback: () => deps.openMemoryBrowser() });
 
@@ -109,6 +117,16 @@ class MemoryActions {
 
 	consolidate(): Promise<void> {
 		return this.queue((store) => store.consolidateNow(), "Looking for connections between memories…");
+	}
+
+	/** Puts the ask panel's latest answer at the cursor (over the selection), its citations as links. */
+	async insertAnswer(editor: Editor): Promise<void> {
+		const answer = await this.deps.lastAnswer();
+		if (answer === null) {
+			new Notice("Ask a question in the Ask memory panel first; its answer can then be inserted here.");
+			return;
+		}
+		editor.replaceSelection(answer);
 	}
 
 	/** The note's headings from Obsidian's cache, or read from the editor when the cache has none yet. */

@@ -33,6 +33,8 @@ export class AskMemoryView extends ItemView {
 	private busy = false;
 	/** The conversation so far, oldest first: what a follow-up is asked with. */
 	private turns: EarlierTurn[] = [];
+	/** The conversation's latest answer (for "Insert last answer at cursor"). */
+	private lastAnswer: QueryAnswer | null = null;
 	/** Citations of every answer in this conversation, so an earlier answer's insight can still expand. */
 	private sessionCitations: Citation[] = [];
 	/** Memories by id, asked for when an insight's memories or a copy need them. */
@@ -93,6 +95,7 @@ export class AskMemoryView extends ItemView {
 	newConversation(): void {
 		if (this.busy) return;
 		this.turns = [];
+		this.lastAnswer = null;
 		this.sessionCitations = [];
 		this.historyEl.empty();
 		this.showEmpty();
@@ -129,6 +132,7 @@ export class AskMemoryView extends ItemView {
 			if (answer.askedModel) {
 				const cited = answer.citations.filter((citation) => citation.kind === "memory").map((citation) => citation.id);
 				this.turns.push({ question: text, answer: answer.answer, cited });
+				this.lastAnswer = answer;
 				this.newConversationButton.disabled = false;
 			}
 		} catch (error) {
@@ -322,13 +326,23 @@ export class AskMemoryView extends ItemView {
 		return this.memoriesById;
 	}
 
-	private async copy(answer: QueryAnswer, button: HTMLElement): Promise<void> {
+	/** The latest answer of the conversation with its citations as `[[note#heading]]` links; null before any. */
+	async lastAnswerAsMarkdown(): Promise<string | null> {
+		const last = this.lastAnswer;
+		return last === null ? null : await this.asMarkdown(last);
+	}
+
+	private async asMarkdown(answer: QueryAnswer): Promise<string> {
 		const insightSources = answer.citations.filter((citation) => citation.kind === "consolidation").flatMap((citation) => citation.memoryIds);
 		const memories = insightSources.length > 0 ? await this.memories(insightSources) : new Map<string, Memory>();
-		const text = answerWithWikiLinks(answer.answer, answer.citations, (id) => {
+		return answerWithWikiLinks(answer.answer, answer.citations, (id) => {
 			const found = memories.get(id);
 			return found === undefined ? undefined : placeOf(found);
 		});
+	}
+
+	private async copy(answer: QueryAnswer, button: HTMLElement): Promise<void> {
+		const text = await this.asMarkdown(answer);
 		try {
 			await navigator.clipboard.writeText(text);
 			button.setText("Copied");

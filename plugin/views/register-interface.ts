@@ -29,6 +29,10 @@ export function registerInterface(plugin: Plugin, context: PluginContext): void 
 			const view = await revealView(app.workspace, ASK_VIEW_TYPE, "right");
 			if (view instanceof AskMemoryView) view.focusInput();
 		},
+		lastAnswer: async () => {
+			const view = app.workspace.getLeavesOfType(ASK_VIEW_TYPE)[0]?.view;
+			return view instanceof AskMemoryView ? await view.lastAnswerAsMarkdown() : null;
+		},
 		openMemoryBrowser: async () => {
 			const view = await revealView(app.workspace, MEMORY_BROWSER_VIEW_TYPE, "tab");
 			if (view instanceof MemoryBrowserView) await view.reload();

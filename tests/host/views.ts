@@ -255,13 +255,13 @@ export function createViewClasses(ctx: ViewContext) {
 export type ViewClasses = ReturnType<typeof createViewClasses>;
 
 /** A text editor over a string with one selection (what editor commands read). */
-export class HostEditor implements Pick<Editor, "getValue" | "getLine" | "lineCount" | "lastLine" | "getSelection" | "somethingSelected" | "getCursor" | "listSelections"> {
-	private readonly lines: string[];
+export class HostEditor implements Pick<Editor, "getValue" | "getLine" | "lineCount" | "lastLine" | "getSelection" | "somethingSelected" | "getCursor" | "listSelections" | "replaceSelection"> {
+	private lines: string[];
 
 	constructor(
 		text: string,
-		private readonly from: EditorPosition = { line: 0, ch: 0 },
-		private readonly to: EditorPosition = from,
+		private from: EditorPosition = { line: 0, ch: 0 },
+		private to: EditorPosition = from,
 	) {
 		this.lines = text.split("\n");
 	}
@@ -299,6 +299,16 @@ export class HostEditor implements Pick<Editor, "getValue" | "getLine" | "lineCo
 	}
 	listSelections(): EditorSelection[] {
 		return [{ anchor: { ...this.from }, head: { ...this.to } }];
+	}
+	/** Replaces the selection (or inserts at the cursor) with `text`; the cursor goes after it. */
+	replaceSelection(text: string): void {
+		const value = this.getValue();
+		const offset = (position: EditorPosition) => this.lines.slice(0, position.line).reduce((sum, line) => sum + line.length + 1, 0) + position.ch;
+		const [start, end] = [offset(this.from), offset(this.to)];
+		const next = value.slice(0, start) + text + value.slice(end);
+		this.lines = next.split("\n");
+		this.from = positionAt(next, start + text.length);
+		this.to = this.from;
 	}
 }
 

@@ -22,7 +22,7 @@ afterEach(async () => {
 	bare = undefined;
 });
 
-const OWN_COMMANDS = ["remember-selection", "remember-current-note", "remember-text", "ask-memory", "consolidate-now", "open-memory-browser"];
+const OWN_COMMANDS = ["remember-selection", "remember-current-note", "remember-text", "ask-memory", "insert-answer", "consolidate-now", "open-memory-browser"];
 
 function editorCommand(host: Host, id: string) {
 	const command = host.commands.get(`memory-agent:${id}`);

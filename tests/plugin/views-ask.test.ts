@@ -4,6 +4,8 @@
 
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
+import type { Editor, MarkdownFileInfo } from "obsidian";
+import { HostEditor } from "../host/views";
 import { type UiHost, askInPanel, askPanel, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
 
 let ui: UiHost | undefined;
@@ -74,6 +76,27 @@ test("a follow-up is asked with the earlier turn; \"New conversation\" starts af
 	await askInPanel(host, "What is the marketing budget?");
 	const alone = fake.requests.at(-1)!.json as { messages: unknown[] };
 	assert.equal(alone.messages.length, 1, "a new conversation's question stands alone");
+});
+
+test("\"Insert last answer at cursor\" puts the answer into the note with its citations as links", async () => {
+	ui = await startUiHost({ settings: { dailyConsolidation: false } });
+	const { host } = ui;
+	const command = host.commands.get("memory-agent:insert-answer");
+	assert.ok(command?.editorCallback, "an editor command");
+	const editor = new HostEditor("# Plans\n\nFlights: \n", { line: 2, ch: 9 });
+	await command.editorCallback!(editor as unknown as Editor, { file: null } as MarkdownFileInfo);
+	await host.waitFor(() => host.notices.some((notice) => notice.includes("Ask a question")), { message: "the notice" });
+	assert.equal(editor.getValue(), "# Plans\n\nFlights: \n", "nothing to insert yet");
+
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	await askInPanel(host, "When do we fly to Lisbon?");
+	await command.editorCallback!(editor as unknown as Editor, { file: null } as MarkdownFileInfo);
+	await host.waitFor(() => editor.getValue() !== "# Plans\n\nFlights: \n", { message: "the insert" });
+	const text = editor.getValue();
+	assert.ok(text.startsWith("# Plans\n\nFlights: Here is what your notes say:"), text);
+	assert.match(text, /\[\[Trips\/Lisbon#Lisbon trip\]\]/, "citations become links to the notes");
+	assert.doesNotMatch(text, /\[memory:/);
 });
 
 test("with \"Plan the search\" on, a planning call comes first, its words are shown and its tokens are in the cost", async () => {
