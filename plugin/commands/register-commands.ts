@@ -59,7 +59,7 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 	plugin.addCommand({ id: COMMAND_IDS.askMemory, name: "Ask memory", callback: () => deps.openAskView() });
 	plugin.addCommand({
 		id: COMMAND_IDS.insertAnswer,
-		name: "Insert last answer at cursor",
+		name: "Insert last answer here",
 		editorCallback: (editor) => void actions.insertAnswer(editor),
 	});
 	plugin.addCommand({ id: COMMAND_IDS.consolidateNow, name: "Consolidate now", callback: () => actions.consolidate() });
@@ -123,7 +123,7 @@ class MemoryActions {
 	async insertAnswer(editor: Editor): Promise<void> {
 		const answer = await this.deps.lastAnswer();
 		if (answer === null) {
-			new Notice("Ask a question in the Ask memory panel first; its answer can then be inserted here.");
+			new Notice("There is no answer to insert yet: ask a question first.");
 			return;
 		}
 		editor.replaceSelection(answer);

@@ -78,14 +78,14 @@ test("a follow-up is asked with the earlier turn; \"New conversation\" starts af
 	assert.equal(alone.messages.length, 1, "a new conversation's question stands alone");
 });
 
-test("\"Insert last answer at cursor\" puts the answer into the note with its citations as links", async () => {
+test("\"Insert last answer here\" puts the answer into the note with its citations as links", async () => {
 	ui = await startUiHost({ settings: { dailyConsolidation: false } });
 	const { host } = ui;
 	const command = host.commands.get("memory-agent:insert-answer");
 	assert.ok(command?.editorCallback, "an editor command");
 	const editor = new HostEditor("# Plans\n\nFlights: \n", { line: 2, ch: 9 });
 	await command.editorCallback!(editor as unknown as Editor, { file: null } as MarkdownFileInfo);
-	await host.waitFor(() => host.notices.some((notice) => notice.includes("Ask a question")), { message: "the notice" });
+	await host.waitFor(() => host.notices.some((notice) => notice.includes("no answer to insert yet")), { message: "the notice" });
 	assert.equal(editor.getValue(), "# Plans\n\nFlights: \n", "nothing to insert yet");
 
 	await rememberNotes(host);
