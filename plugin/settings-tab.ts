@@ -5,6 +5,7 @@
 import { type App, type Plugin, PluginSettingTab, type SettingDefinitionItem, requireApiVersion } from "obsidian";
 import type { PluginContext } from "./plugin-context";
 import { answersSection } from "./settings/answers-section";
+import { conversationsSection } from "./settings/conversations-section";
 import { spendingSection } from "./settings/spending-section";
 import { connectionSection } from "./settings/connection-section";
 import { consolidationSection } from "./settings/consolidation-section";
@@ -48,6 +49,7 @@ export class MemoryAgentSettingTab extends PluginSettingTab {
 			rememberSection(form),
 			consolidationSection(form),
 			answersSection(form),
+			conversationsSection(form),
 			spendingSection(form),
 			storageSection({ app: context.app, form, store: () => context.runtime.store() }),
 		];

@@ -44,6 +44,14 @@ export interface MemoryAgentSettings {
 	/** Ask the model what to search for before choosing memories (one small call a question). */
 	planQuestions: boolean;
 
+	// Conversations.
+	/** Where conversations are saved as notes, relative to the vault. */
+	conversationFolder: string;
+	/** Save every conversation as it goes, not only on "Save as note". */
+	autoSaveConversations: boolean;
+	/** Remember saved conversations like other notes (off: no answer becomes a memory of itself). */
+	rememberConversations: boolean;
+
 	// Spending (estimated US dollars; 0 = no limit).
 	dailyLimitUsd: number;
 	monthlyLimitUsd: number;
@@ -91,6 +99,9 @@ export function defaultSettings(configDir: string, locale?: string): MemoryAgent
 		dateOrder: localeDateOrder(locale),
 		secondPass: false,
 		planQuestions: false,
+		conversationFolder: "Memory conversations",
+		autoSaveConversations: false,
+		rememberConversations: false,
 		dailyLimitUsd: 0,
 		monthlyLimitUsd: 0,
 	};
@@ -235,6 +246,8 @@ export function settingsFromData(data: unknown, configDir: string, locale?: stri
 		if (value !== undefined) settings[key] = value.trim();
 	}
 	if (settings.region === "") settings.region = "us-east-1";
+	const folder = text("conversationFolder")?.trim().replace(/^\/+|\/+$/g, "");
+	if (folder !== undefined && folder !== "" && validateFolders([folder]) === null) settings.conversationFolder = folder;
 	for (const key of ["excludedFolders", "excludedPatterns", "excludedTags"] as const) {
 		const value = list(key);
 		if (value !== undefined) settings[key] = value.map((item) => item.trim()).filter((item) => item !== "");
@@ -243,7 +256,7 @@ export function settingsFromData(data: unknown, configDir: string, locale?: stri
 		const value = raw[key];
 		if (typeof value === "number" && validateNumberSetting(key, value) === null) settings[key] = value;
 	}
-	for (const key of ["includePlainText", "dailyConsolidation", "secondPass", "planQuestions"] as const) {
+	for (const key of ["includePlainText", "dailyConsolidation", "secondPass", "planQuestions", "autoSaveConversations", "rememberConversations"] as const) {
 		const value = bool(key);
 		if (value !== undefined) settings[key] = value;
 	}

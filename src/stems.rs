@@ -1,5 +1,5 @@
-//! Search terms that meet across word forms and scripts: Snowball stems for the Latin- and
-//! Cyrillic-script languages (`rust-stemmers`), and two-character pieces for Chinese,
+//! Search terms that meet across word forms and scripts: Snowball stems for English, German,
+//! French and Spanish (`rust-stemmers`), and two-character pieces for Chinese,
 //! Japanese and Thai, which are written without spaces between words.
 //!
 //! The full-text tokenizer (SQLite's `unicode61`) splits on spaces and punctuation only: it
@@ -32,10 +32,6 @@ pub enum Language {
     German,
     French,
     Spanish,
-    Italian,
-    Portuguese,
-    Dutch,
-    Russian,
 }
 
 /// The common words that tell each language apart (few are shared, and none with English).
@@ -70,35 +66,11 @@ const COMMON_WORDS: &[(Language, &[&str])] = &[
             "cuando", "pero", "archivo", "está", "qué", "cómo",
         ],
     ),
-    (
-        Language::Italian,
-        &[
-            "il", "gli", "della", "di", "che", "è", "per", "non", "con", "una", "sono", "nel", "alla", "come",
-            "quando", "questo", "anche",
-        ],
-    ),
-    (
-        Language::Portuguese,
-        &[
-            "os", "as", "e", "é", "do", "da", "em", "que", "para", "com", "não", "uma", "um", "por", "como", "quando",
-            "arquivo", "você",
-        ],
-    ),
-    (
-        Language::Dutch,
-        &[
-            "de", "het", "een", "en", "is", "van", "niet", "met", "op", "voor", "zijn", "dat", "die", "ik", "je",
-            "wat", "hoe", "wanneer", "bestand",
-        ],
-    ),
 ];
 
-/// The language `text` is most likely in: Russian for Cyrillic, else the one whose common
-/// words it uses most, English on a tie or when none is found.
+/// The language `text` is most likely in: the one whose common words it uses most, English on
+/// a tie or when none is found.
 pub fn language_of(text: &str) -> Language {
-    if text.chars().any(|c| ('\u{400}'..='\u{4ff}').contains(&c)) {
-        return Language::Russian;
-    }
     let lowered: Vec<String> = words(text).into_iter().take(400).map(|word| word.lower).collect();
     let mut best = (Language::English, 0usize);
     for (language, common) in COMMON_WORDS {
@@ -124,10 +96,6 @@ fn stemmer(language: Language) -> Stemmer {
         Language::German => Algorithm::German,
         Language::French => Algorithm::French,
         Language::Spanish => Algorithm::Spanish,
-        Language::Italian => Algorithm::Italian,
-        Language::Portuguese => Algorithm::Portuguese,
-        Language::Dutch => Algorithm::Dutch,
-        Language::Russian => Algorithm::Russian,
     })
 }
 

@@ -13,6 +13,12 @@ export interface CommandDeps {
 	openAskView(): Promise<void>;
 	/** The ask panel's latest answer as Markdown with wiki links; null when there is none. */
 	lastAnswer(): Promise<string | null>;
+	/** Saves the ask panel's conversation as a note; the note, or null when there is nothing to save. */
+	saveConversation(): Promise<TFile | null>;
+	/** Opens the ask panel on a saved conversation; false when the note is not one. */
+	continueConversation(file: TFile): Promise<boolean>;
+	/** Whether a note may be a saved conversation (it is in the conversation folder). */
+	isConversationNote(file: TFile): boolean;
 	openMemoryBrowser(): Promise<void>;
 }
 
@@ -23,6 +29,8 @@ export const COMMAND_IDS = {
 	rememberText: "remember-text",
 	askMemory: "ask-memory",
 	insertAnswer: "insert-answer",
+	saveConversation: "save-conversation",
+	continueConversation: "continue-conversation",
 	consolidateNow: "consolidate-now",
 	openMemoryBrowser: "open-memory-browser",
 } as const;
@@ -61,6 +69,21 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 		id: COMMAND_IDS.insertAnswer,
 		name: "Insert last answer here",
 		editorCallback: (editor) => void actions.insertAnswer(editor),
+	});
+	plugin.addCommand({
+		id: COMMAND_IDS.saveConversation,
+		name: "Save conversation as note",
+		callback: () => void actions.saveConversation(),
+	});
+	plugin.addCommand({
+		id: COMMAND_IDS.continueConversation,
+		name: "Continue this conversation",
+		checkCallback: (checking) => {
+			const file = app.workspace.getActiveFile();
+			if (file === null || !deps.isConversationNote(file)) return false;
+			if (!checking) void actions.continueConversation(file);
+			return true;
+		},
 	});
 	plugin.addCommand({ id: COMMAND_IDS.consolidateNow, name: "Consolidate now", callback: () => actions.consolidate() });
 	plugin.addCommand({ id: COMMAND_IDS.openMemoryBrowser, name: "Open memory browser", callback: () => deps.openMemoryBrowser() });
@@ -117,6 +140,15 @@ class MemoryActions {
 
 	consolidate(): Promise<void> {
 		return this.queue((store) => store.consolidateNow(), "Looking for connections between memories…");
+	}
+
+	async saveConversation(): Promise<void> {
+		const file = await this.deps.saveConversation();
+		if (file !== null) new Notice(`Saved the conversation as ${file.path}.`);
+	}
+
+	async continueConversation(file: TFile): Promise<void> {
+		if (!(await this.deps.continueConversation(file))) new Notice(`${file.basename} is not a saved conversation.`);
 	}
 
 	/** Puts the ask panel's latest answer at the cursor (over the selection), its citations as links. */

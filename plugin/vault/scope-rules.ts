@@ -24,7 +24,8 @@ export function scopeRulesOf(app: App, settings: MemoryAgentSettings): ScopeRule
 		configDir: app.vault.configDir,
 		databasePath: normalizePath(settings.databasePath),
 		includePlainText: settings.includePlainText,
-		excludedFolders: [...settings.excludedFolders],
+		// Saved conversations are not remembered unless asked: no answer becomes a memory of itself.
+		excludedFolders: settings.rememberConversations ? [...settings.excludedFolders] : [...settings.excludedFolders, settings.conversationFolder],
 		excludedPatterns: [...settings.excludedPatterns],
 		excludedTags: [...settings.excludedTags],
 		ignoreFilters: userIgnoreFilters(app),

@@ -2,11 +2,12 @@
 // with the conversation's earlier turns, so follow-ups work), renders answers as Markdown with
 // numbered, clickable citations, keeps the earlier turns above; "New conversation" starts afresh.
 
-import { ItemView, MarkdownRenderer, Notice, type WorkspaceLeaf } from "obsidian";
+import { ItemView, MarkdownRenderer, Notice, type TFile, type WorkspaceLeaf, normalizePath } from "obsidian";
 import { errorCode, errorMessage } from "../core/core-error";
 import type { Citation, EarlierTurn, Memory, QueryAnswer } from "../core/memory-core-api";
 import { type SourcePlace, answerWithWikiLinks, citationKey, numberCitations, splitCitations } from "./citations";
 import { answerCostText, consideredText, plannedText } from "./considered-text";
+import { type SavedTurn, conversationFileName, conversationToMarkdown } from "./conversation-note";
 import { type ErrorAdvice, adviceFor, connectionAdvice } from "./error-advice";
 import { inertMarkdown, replaceRemoteMedia } from "./inert-markdown";
 import { placeOf } from "./memory-place";
@@ -18,6 +19,8 @@ export const ASK_VIEW_TYPE = "memory-agent-ask";
 export interface AskViewDeps {
 	memory: MemoryPort;
 	openSettings(): void;
+	/** Where conversations are saved, and whether every one is. */
+	conversations(): { folder: string; autoSave: boolean };
 }
 
 type Numbered = Map<string, { number: number; citation: Citation }>;
@@ -33,8 +36,13 @@ export class AskMemoryView extends ItemView {
 	private busy = false;
 	/** The conversation so far, oldest first: what a follow-up is asked with. */
 	private turns: EarlierTurn[] = [];
-	/** The conversation's latest answer (for "Insert last answer at cursor"). */
+	/** The conversation's latest answer (for "Insert last answer here"). */
 	private lastAnswer: QueryAnswer | null = null;
+	/** The conversation as its note keeps it, and the note once saved. */
+	private saved: SavedTurn[] = [];
+	private savedPath: string | null = null;
+	private startedAt = 0;
+	private saveButton!: HTMLButtonElement;
 	/** Citations of every answer in this conversation, so an earlier answer's insight can still expand. */
 	private sessionCitations: Citation[] = [];
 	/** Memories by id, asked for when an insight's memories or a copy need them. */
@@ -65,6 +73,8 @@ export class AskMemoryView extends ItemView {
 		root.empty();
 		root.addClass("memory-agent-ask");
 		const toolbar = root.createDiv({ cls: "memory-agent-ask-toolbar" });
+		this.saveButton = toolbar.createEl("button", { cls: "memory-agent-save-conversation", text: "Save as note" });
+		this.saveButton.addEventListener("click", () => void this.saveConversation());
 		this.newConversationButton = toolbar.createEl("button", { cls: "memory-agent-new-conversation", text: "New conversation" });
 		this.newConversationButton.addEventListener("click", () => this.newConversation());
 		// New answers are announced to screen readers as they arrive.
@@ -96,6 +106,8 @@ export class AskMemoryView extends ItemView {
 		if (this.busy) return;
 		this.turns = [];
 		this.lastAnswer = null;
+		this.saved = [];
+		this.savedPath = null;
 		this.sessionCitations = [];
 		this.historyEl.empty();
 		this.showEmpty();
@@ -108,6 +120,54 @@ export class AskMemoryView extends ItemView {
 			text: "Ask anything about what you wrote: people, places, plans, dates. Answers link to the notes they come from. Follow-up questions carry on the conversation.",
 		});
 		this.newConversationButton.disabled = true;
+		this.saveButton.disabled = true;
+	}
+
+	/**
+	 * Saves the conversation as a note in the conversation folder (the same note again once
+	 * saved) and returns it; null when there is nothing to save yet.
+	 */
+	async saveConversation(): Promise<TFile | null> {
+		if (this.saved.length === 0) {
+			new Notice("Ask a question first: then the conversation can be saved.");
+			return null;
+		}
+		const { vault } = this.app;
+		const text = conversationToMarkdown(this.saved, this.startedAt);
+		const existing = this.savedPath === null ? null : vault.getFileByPath(this.savedPath);
+		if (existing !== null) {
+			await vault.modify(existing, text);
+			return existing;
+		}
+		const folder = normalizePath(this.deps.conversations().folder);
+		if (!(await vault.adapter.exists(folder))) await vault.createFolder(folder);
+		const name = conversationFileName(this.startedAt);
+		let path = normalizePath(`${folder}/${name}`);
+		for (let copy = 2; vault.getFileByPath(path) !== null; copy++) path = normalizePath(`${folder}/${name.replace(/\.md$/, ` ${copy}.md`)}`);
+		const file = await vault.create(path, text);
+		this.savedPath = file.path;
+		return file;
+	}
+
+	/** Shows a saved conversation and carries it on: the next question is its follow-up. */
+	async continueConversation(turns: readonly SavedTurn[], path: string): Promise<void> {
+		if (this.busy) return;
+		this.newConversation();
+		this.historyEl.empty();
+		for (const turn of turns) {
+			const exchange = this.historyEl.createDiv({ cls: "memory-agent-exchange is-saved" });
+			exchange.createDiv({ cls: "memory-agent-question", text: turn.question });
+			const body = exchange.createDiv({ cls: "memory-agent-answer" }).createDiv({ cls: "memory-agent-answer-body markdown-rendered" });
+			await MarkdownRenderer.render(this.app, inertMarkdown(turn.answer), body, path, this);
+			replaceRemoteMedia(body);
+		}
+		this.turns = turns.map((turn) => ({ question: turn.question, answer: turn.answer, cited: [...turn.cited] }));
+		this.saved = [...turns];
+		this.savedPath = path;
+		this.startedAt = turns[0]?.askedAt || Date.now();
+		this.newConversationButton.disabled = turns.length === 0;
+		this.saveButton.disabled = turns.length === 0;
+		this.inputEl.focus();
 	}
 
 	focusInput(): void {
@@ -133,7 +193,11 @@ export class AskMemoryView extends ItemView {
 				const cited = answer.citations.filter((citation) => citation.kind === "memory").map((citation) => citation.id);
 				this.turns.push({ question: text, answer: answer.answer, cited });
 				this.lastAnswer = answer;
+				if (this.saved.length === 0) this.startedAt = Date.now();
+				this.saved.push({ question: text, answer: await this.asMarkdown(answer), cited, askedAt: Date.now() });
 				this.newConversationButton.disabled = false;
+				this.saveButton.disabled = false;
+				if (this.deps.conversations().autoSave) await this.saveConversation();
 			}
 		} catch (error) {
 			thinking.remove();
@@ -182,6 +246,7 @@ export class AskMemoryView extends ItemView {
 		this.inputEl.disabled = busy;
 		this.askButton.disabled = busy;
 		this.newConversationButton.disabled = busy || this.turns.length === 0;
+		this.saveButton.disabled = busy || this.saved.length === 0;
 		this.contentEl.toggleClass("is-working", busy);
 	}
 

@@ -1,9 +1,10 @@
 // Registers the side panel, the memory browser and the commands that open and feed them.
 
-import type { Plugin } from "obsidian";
+import { type Plugin, normalizePath } from "obsidian";
 import { registerCommands } from "../commands/register-commands";
 import type { PluginContext } from "../plugin-context";
 import { ASK_VIEW_TYPE, AskMemoryView } from "./ask-view";
+import { parseConversation } from "./conversation-note";
 import { MEMORY_BROWSER_VIEW_TYPE, MemoryBrowserView } from "./memory-browser-view";
 import type { MemoryPort } from "./memory-port";
 import { openPluginSettings } from "./open-source";
@@ -19,7 +20,8 @@ export function registerInterface(plugin: Plugin, context: PluginContext): void 
 		connectionIssue: () => runtime.connectionIssue(),
 	};
 	const openSettings = () => openPluginSettings(app, plugin.manifest.id);
-	plugin.registerView(ASK_VIEW_TYPE, (leaf) => new AskMemoryView(leaf, { memory, openSettings }));
+	const conversations = () => ({ folder: context.settings().conversationFolder, autoSave: context.settings().autoSaveConversations });
+	plugin.registerView(ASK_VIEW_TYPE, (leaf) => new AskMemoryView(leaf, { memory, openSettings, conversations }));
 	plugin.registerView(MEMORY_BROWSER_VIEW_TYPE, (leaf) => new MemoryBrowserView(leaf, { memory }));
 
 	registerCommands(plugin, {
@@ -33,6 +35,19 @@ export function registerInterface(plugin: Plugin, context: PluginContext): void 
 			const view = app.workspace.getLeavesOfType(ASK_VIEW_TYPE)[0]?.view;
 			return view instanceof AskMemoryView ? await view.lastAnswerAsMarkdown() : null;
 		},
+		saveConversation: async () => {
+			const view = await revealView(app.workspace, ASK_VIEW_TYPE, "right");
+			return view instanceof AskMemoryView ? await view.saveConversation() : null;
+		},
+		continueConversation: async (file) => {
+			const turns = parseConversation(await app.vault.cachedRead(file));
+			if (turns === null) return false;
+			const view = await revealView(app.workspace, ASK_VIEW_TYPE, "right");
+			if (!(view instanceof AskMemoryView)) return false;
+			await view.continueConversation(turns, file.path);
+			return true;
+		},
+		isConversationNote: (file) => file.extension === "md" && file.path.startsWith(`${normalizePath(context.settings().conversationFolder)}/`),
 		openMemoryBrowser: async () => {
 			const view = await revealView(app.workspace, MEMORY_BROWSER_VIEW_TYPE, "tab");
 			if (view instanceof MemoryBrowserView) await view.reload();

@@ -175,6 +175,12 @@ export class Host {
 	async runCommand(id: string): Promise<void> {
 		const command = this.commands.get(id) ?? this.commands.get(`${this.manifest.id}:${id}`);
 		if (!command) throw new Error(`No command ${id}; registered: ${[...this.commands.keys()].join(", ")}`);
+		// As Obsidian runs a command: a check callback is asked first whether it applies.
+		if (command.checkCallback) {
+			if (command.checkCallback(true) !== true) throw new Error(`Command ${id} does not apply now`);
+			command.checkCallback(false);
+			return;
+		}
 		if (!command.callback) throw new Error(`Command ${id} has no plain callback`);
 		await command.callback();
 	}

@@ -14,6 +14,7 @@ type HostVaultMethods =
 	| "getAbstractFileByPath"
 	| "getFileByPath"
 	| "create"
+	| "createFolder"
 	| "read"
 	| "cachedRead"
 	| "readBinary"
@@ -139,6 +140,13 @@ export class HostVault extends HostEvents implements Pick<Vault, HostVaultMethod
 		this.index?.set(filePath, file as unknown as HostTFile);
 		this.trigger("create", file);
 		return file;
+	}
+
+	/** As Obsidian's: fails when the folder exists; the plugin checks first. */
+	async createFolder(folderPath: string): Promise<TFolder> {
+		if (await this.adapter.exists(folderPath)) throw new Error("Folder already exists.");
+		await this.adapter.mkdir(folderPath);
+		return { path: folderPath, name: path.posix.basename(folderPath) } as unknown as TFolder;
 	}
 
 	read(file: TFile): Promise<string> {

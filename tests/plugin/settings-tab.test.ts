@@ -39,7 +39,7 @@ async function openTab(options: { layoutReady?: boolean; apiVersion?: string } =
 for (const apiVersion of VERSIONS) {
 	test(`the tab is grouped under headings, in order (Obsidian ${apiVersion})`, async () => {
 		const tab = await openTab({ apiVersion });
-		assert.deepEqual(tab.headings(), ["Connection", "What to remember", "Consolidation", "Answers", "Spending", "Storage"]);
+		assert.deepEqual(tab.headings(), ["Connection", "What to remember", "Consolidation", "Answers", "Conversations", "Spending", "Storage"]);
 		for (const name of [
 			"Authentication",
 			"Access key ID",
@@ -131,6 +131,8 @@ for (const apiVersion of VERSIONS) {
 		await tab.toggle("Daily run");
 		await tab.toggle("Second pass");
 		assert.equal(tab.toggleOn("Plan the search"), false, "off by default");
+		assert.equal(tab.toggleOn("Remember saved conversations"), false, "saved conversations are not remembered by default");
+		assert.equal(tab.field("Conversation folder").value, "Memory conversations");
 		await tab.toggle("Plan the search");
 		await tab.choose("Date order", "monthDay");
 		await tab.choose("Date order", "dayMonth");

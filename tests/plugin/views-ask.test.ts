@@ -99,6 +99,41 @@ test("\"Insert last answer here\" puts the answer into the note with its citatio
 	assert.doesNotMatch(text, /\[memory:/);
 });
 
+test("a conversation saved as a note is not remembered, and reopened it carries on", async () => {
+	ui = await startUiHost({ settings: { dailyConsolidation: false, quietDelaySeconds: 1 } });
+	const { host, fake } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	await askInPanel(host, "When do we fly to Lisbon?");
+	const panel = askPanel(host);
+	panel.querySelector<HTMLButtonElement>(".memory-agent-save-conversation")!.click();
+	const savedNote = () => host.vault.getMarkdownFiles().find((file) => file.path.startsWith("Memory conversations/"));
+	await host.waitFor(() => savedNote() !== undefined, { message: "the saved note" });
+	const saved = savedNote()!;
+	const text = await host.vault.read(saved);
+	assert.match(text, /^---\nmemory-agent: conversation\ndate: \d{4}-\d{2}-\d{2}\n---\n/, "marked as a conversation, with its date");
+	assert.match(text, /^## When do we fly to Lisbon\?$/m, "the question is a heading");
+	assert.match(text, /\[\[Trips\/Lisbon#Lisbon trip\]\]/, "citations are links to the notes");
+	assert.doesNotMatch(text, /\[memory:/);
+
+	// Saved conversations are excluded from memory by default: the note is never sent.
+	await new Promise((resolve) => setTimeout(resolve, 2_500));
+	assert.ok(!fake.requests.some((request) => request.body.includes("Conversation of")), "the saved conversation was not remembered");
+
+	// Reopened from the note, the conversation carries on.
+	askPanel(host).querySelector<HTMLButtonElement>(".memory-agent-new-conversation")!.click();
+	host.workspace.setActiveFile(saved);
+	await host.runCommand("continue-conversation");
+	await host.waitFor(() => askPanel(host).querySelector(".memory-agent-exchange.is-saved") !== null, { message: "the reopened turn" });
+	assert.equal(askPanel(host).querySelector(".memory-agent-question")?.textContent, "When do we fly to Lisbon?");
+	await askInPanel(host, "And who is coming?");
+	const followUp = fake.requests.at(-1)!.json as { messages: Array<{ content: Array<{ text?: string }> }> };
+	assert.equal(followUp.messages[0]?.content[0]?.text, "Question: When do we fly to Lisbon?", "the saved turn is the conversation's start");
+	askPanel(host).querySelector<HTMLButtonElement>(".memory-agent-save-conversation")!.click();
+	await host.waitFor(async () => (await host.vault.read(saved)).includes("## And who is coming?"), { message: "the same note, continued" });
+	assert.equal(host.vault.getMarkdownFiles().filter((file) => file.path.startsWith("Memory conversations/")).length, 1);
+});
+
 test("with \"Plan the search\" on, a planning call comes first, its words are shown and its tokens are in the cost", async () => {
 	ui = await startUiHost({ settings: { dailyConsolidation: false, planQuestions: true } });
 	const { host, fake } = ui;
