@@ -89,19 +89,12 @@ impl<D: SqlDriver> Store<D> {
             SourceKind::Note => (None, super::search_index::keywords(memory)),
             SourceKind::Selection | SourceKind::Text => (Some(memory.raw_text.clone()), None),
         };
-        let names: Vec<String> = memory.entities.iter().map(|entity| entity.name.clone()).collect();
-        let terms = super::search_index::memory_terms(
-            &memory.summary,
-            &memory.topics,
-            text.as_deref().or(keywords.as_deref()).unwrap_or(""),
-            &names,
-        );
         self.transaction(|store| {
             let path_id = store.path_id(&memory.source_path)?;
             store.change(
                 "INSERT INTO memories (id, path_id, kind, heading, line_start, line_end, summary, topics, text,
-                    keywords, importance, day, dated, created_at, updated_at, consolidated, content_hash, stems, pairs)
-                 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    keywords, importance, day, dated, created_at, updated_at, consolidated, content_hash)
+                 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 &[
                     memory.id.0.as_str().into(),
                     path_id.into(),
@@ -120,8 +113,6 @@ impl<D: SqlDriver> Store<D> {
                     memory.updated_at.into(),
                     memory.consolidated.into(),
                     content_hash.map(SqlValue::Blob).unwrap_or(SqlValue::Null),
-                    terms.stems.into(),
-                    terms.pairs.into(),
                 ],
             )?;
             let key = super::rows::single(store.query("SELECT last_insert_rowid()", &[])?)?.i64()?;

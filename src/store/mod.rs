@@ -43,6 +43,7 @@ pub use jobs::NewJob;
 pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
 pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};
+pub use search_index::sql_memory_terms;
 pub use search_index::{keywords, MAX_KEYWORDS};
 pub use sources::QuietChunks;
 pub use usage::UsageRecord;

@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 
+use rusqlite::functions::FunctionFlags;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, MAIN_DB};
 
@@ -17,6 +18,7 @@ impl RusqliteDriver {
     /// A new, empty database.
     pub fn new() -> Self {
         let connection = Connection::open_in_memory().expect("SQLite can always open an in-memory database");
+        register_functions(&connection).expect("SQLite takes a scalar function");
         RusqliteDriver { connection: RefCell::new(connection) }
     }
 
@@ -32,6 +34,17 @@ impl RusqliteDriver {
         }
         Ok(driver)
     }
+}
+
+/// The SQL functions the schema uses (`memory_terms`, for the full-text index's view).
+fn register_functions(connection: &Connection) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    connection.create_scalar_function("memory_terms", 3, flags, |context| {
+        let kind: String = context.get(0)?;
+        let text: Option<String> = context.get(1)?;
+        let names: Option<String> = context.get(2)?;
+        Ok(super::search_index::sql_memory_terms(&kind, text.as_deref().unwrap_or(""), names.as_deref().unwrap_or("")))
+    })
 }
 
 impl Default for RusqliteDriver {

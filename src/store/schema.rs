@@ -278,11 +278,11 @@ ALTER TABLE sources ADD COLUMN quiet BLOB;
 "#;
 
 /// Version 7: the search terms the tokenizer cannot make (`stems::index_terms`): stems, and
-/// the pairs of Chinese, Japanese and Thai text, as two more columns of the index. The store
-/// fills them for the memories already there (`finish_stems`, in Rust) and rebuilds the index.
+/// the pairs of Chinese, Japanese and Thai text, as two more columns of the index. They are
+/// derived by the SQL function `memory_terms` (Rust, registered by every driver), so nothing
+/// is stored twice; the store rebuilds the index once the rules that make them are known
+/// (`finish_stems`).
 const V7: &str = r#"
-ALTER TABLE memories ADD COLUMN stems TEXT;
-ALTER TABLE memories ADD COLUMN pairs TEXT;
 DROP TABLE memories_terms;
 DROP TABLE memories_fts;
 DROP VIEW memory_search;
@@ -298,8 +298,12 @@ SELECT m.key AS rowid,
                     ELSE name END
         FROM (SELECT substr(p.path, length(rtrim(p.path, replace(p.path, '/', ''))) + 1) AS name))
          || coalesce(' ' || m.heading, '') AS place,
-       coalesce(m.stems, '') AS stems,
-       coalesce(m.pairs, '') AS pairs
+       memory_terms('stems', m.summary || ' ' || coalesce(m.text, m.keywords, '') || ' ' || m.topics,
+                    coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
+                              JOIN entities AS e ON e.id = listed.value), '')) AS stems,
+       memory_terms('pairs', m.summary || ' ' || coalesce(m.text, m.keywords, '') || ' ' || m.topics,
+                    coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
+                              JOIN entities AS e ON e.id = listed.value), '')) AS pairs
 FROM memories AS m JOIN paths AS p ON p.id = m.path_id;
 CREATE VIRTUAL TABLE memories_fts USING fts4(
     content="memory_search", summary, words, entities, topics, place, stems, pairs,

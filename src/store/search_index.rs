@@ -17,14 +17,14 @@ use std::collections::{HashMap, HashSet};
 use super::schema::FULL_TEXT_INDEX;
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::Memory;
-use crate::stems::{index_terms, IndexTerms, STEMS_VERSION};
+use crate::stems::{index_terms, STEMS_VERSION};
 use crate::words::{fold, is_stop_word, words, Script};
 
 /// Where the store notes which rules (`STEMS_VERSION`) its `stems` were made with.
 const STEMS_VERSION_KEY: &str = "stems_version";
 
-/// At most this many terms of each kind go into a memory's `stems` and `pairs` (a long
-/// selection of Chinese text would otherwise index every pair of it).
+/// At most this many terms of each kind are indexed for a memory (a long selection of
+/// Chinese text would otherwise index every pair of it).
 const MAX_STEM_TERMS: usize = 400;
 
 /// At most this many words of a note chunk are kept for the full-text search.
@@ -57,33 +57,13 @@ impl<D: SqlDriver> Store<D> {
         Ok(())
     }
 
-    /// Derives every memory's `stems` and `pairs` again when they were made by other rules (or before
-    /// version 7), then rebuilds the index; a no-op once done.
+    /// Rebuilds the index when its `stems` and `pairs` were made by other rules (or before
+    /// version 7); a no-op once done.
     pub(super) fn finish_stems(&self) -> Result<(), StoreError> {
         if self.get_meta(STEMS_VERSION_KEY)?.as_deref() == Some(STEMS_VERSION.to_string().as_str()) {
             return Ok(());
         }
         self.transaction(|store| {
-            let rows = store.query(
-                "SELECT m.key, m.summary, m.topics, coalesce(m.text, m.keywords, ''),
-                        coalesce((SELECT json_group_array(e.name) FROM json_each(m.entity_ids) AS listed
-                                  JOIN entities AS e ON e.id = listed.value), '[]')
-                 FROM memories AS m",
-                &[],
-            )?;
-            for row in rows {
-                let mut row = super::rows::RowReader::new(row);
-                let key = row.i64()?;
-                let summary = row.text()?;
-                let topics: Vec<String> = serde_json::from_str(&row.text()?).unwrap_or_default();
-                let words = row.text()?;
-                let names: Vec<String> = serde_json::from_str(&row.text()?).unwrap_or_default();
-                let terms = memory_terms(&summary, &topics, &words, &names);
-                store.change(
-                    "UPDATE memories SET stems = ?, pairs = ? WHERE key = ?",
-                    &[terms.stems.into(), terms.pairs.into(), key.into()],
-                )?;
-            }
             store.set_meta(STEMS_VERSION_KEY, &STEMS_VERSION.to_string())?;
             store.rebuild_index()
         })
@@ -97,13 +77,13 @@ impl<D: SqlDriver> Store<D> {
     }
 }
 
-/// The search terms of a memory the tokenizer cannot make of its summary, topics and words
-/// (stemmed) and of its entity names (split and paired only: names are not stemmed).
-pub fn memory_terms(summary: &str, topics: &[String], words: &str, names: &[String]) -> IndexTerms {
-    let mut texts: Vec<(&str, bool)> = vec![(summary, true), (words, true)];
-    texts.extend(topics.iter().map(|topic| (topic.as_str(), true)));
-    texts.extend(names.iter().map(|name| (name.as_str(), false)));
-    index_terms(&texts, MAX_STEM_TERMS)
+/// The SQL function `memory_terms(kind, text, names)` the index's view calls: the `stems`
+/// (kind `'stems'`) or the `pairs` (`'pairs'`) of a memory's text (stemmed) and entity names
+/// (split and paired only: names are not stemmed). Every driver registers it.
+pub fn sql_memory_terms(kind: &str, text: &str, names: &str) -> String {
+    let terms = index_terms(&[(text, true), (names, false)], MAX_STEM_TERMS);
+    let chosen = if kind == "pairs" { terms.pairs } else { terms.stems };
+    chosen.unwrap_or_default()
 }
 
 /// The words of a note memory's text worth searching besides what its summary, entities,

@@ -568,6 +568,13 @@ fn millis(now_ms: f64) -> Result<Millis, JsValue> {
 }
 
 /// Plain JS objects (not `Map`s) for every DTO.
+/// The search terms the full-text index derives from a memory's text (`stems` or `pairs`), as
+/// the SQL function `memory_terms` gives them: for tools that build a database with sql.js alone.
+#[wasm_bindgen(js_name = memoryTerms)]
+pub fn memory_terms(kind: &str, text: &str, names: &str) -> String {
+    crate::store::sql_memory_terms(kind, text, names)
+}
+
 fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())

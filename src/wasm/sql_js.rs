@@ -29,6 +29,8 @@ extern "C" {
     fn export(this: &JsDatabase) -> Result<Uint8Array, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn close(this: &JsDatabase) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = create_function)]
+    fn create_function(this: &JsDatabase, name: &str, function: &js_sys::Function) -> Result<JsValue, JsValue>;
 
     /// A prepared statement of a sql.js database.
     pub type JsStatement;
@@ -42,9 +44,14 @@ extern "C" {
     fn free(this: &JsStatement) -> bool;
 }
 
+/// The Rust side of the SQL function `memory_terms`, as sql.js calls it.
+type TermsFunction = Closure<dyn Fn(JsValue, JsValue, JsValue) -> JsValue>;
+
 /// A store database held by sql.js. Closing it on drop frees sql.js's memory.
 pub struct SqlJsDriver {
     database: JsDatabase,
+    /// `memory_terms`, called back by sql.js while it indexes; lives as long as the database.
+    _memory_terms: TermsFunction,
 }
 
 impl SqlJsDriver {
@@ -66,9 +73,11 @@ impl SqlJsDriver {
             Some(bytes) if bytes.length() > 0 => Array::of1(bytes),
             _ => Array::new(),
         };
-        let database = Reflect::construct(class.unchecked_ref::<js_sys::Function>(), &arguments)
-            .map_err(|error| DriverError::NotADatabase(message(&error)))?;
-        Ok(SqlJsDriver { database: database.unchecked_into() })
+        let database: JsDatabase = Reflect::construct(class.unchecked_ref::<js_sys::Function>(), &arguments)
+            .map_err(|error| DriverError::NotADatabase(message(&error)))?
+            .unchecked_into();
+        let memory_terms = register_memory_terms(&database)?;
+        Ok(SqlJsDriver { database, _memory_terms: memory_terms })
     }
 
     /// The database as the bytes of a file, as sql.js hands them out: one copy, never through
@@ -93,6 +102,23 @@ impl SqlJsDriver {
         statement.free();
         result
     }
+}
+
+/// Registers the schema's `memory_terms(kind, text, names)` (the full-text index's view calls it).
+/// sql.js takes a function's `length` as its number of arguments, and a Rust closure's JavaScript
+/// function reports none, so it is set to three.
+fn register_memory_terms(database: &JsDatabase) -> Result<TermsFunction, DriverError> {
+    let closure =
+        Closure::<dyn Fn(JsValue, JsValue, JsValue) -> JsValue>::new(|kind: JsValue, text: JsValue, names: JsValue| {
+            let text_of = |value: &JsValue| value.as_string().unwrap_or_default();
+            JsValue::from_str(&crate::store::sql_memory_terms(&text_of(&kind), &text_of(&text), &text_of(&names)))
+        });
+    let function: &js_sys::Function = closure.as_ref().unchecked_ref();
+    let length = js_sys::Object::new();
+    Reflect::set(&length, &"value".into(), &JsValue::from(3)).map_err(sql_error)?;
+    js_sys::Object::define_property(function, &"length".into(), &length);
+    database.create_function("memory_terms", function).map_err(sql_error)?;
+    Ok(closure)
 }
 
 impl Drop for SqlJsDriver {

@@ -1,6 +1,7 @@
 // Builds database files for tests with plain sql.js: planted rows, changed versions, foreign files.
 
 import type { Database, SqlJsStatic, SqlValue } from "sql.js";
+import { memoryTerms } from "../../build/pkg/memory_agent.js";
 
 interface ColumnInfo {
 	name: string;
@@ -68,7 +69,7 @@ export function plantRows(db: Database, table: string, count: number, offset = 0
 
 /**
  * `bytes` (a Memory Agent database of the current schema) with `count` more memories of one
- * note, `test-<n>`, made at 1_700_000_000_000 + n; the full-text index is rebuilt over them.
+ * note, `test-<n>`, made at 1_700_000_000_000 + n; the full-text index is rebuilt over them (the facade must be loaded).
  */
 export function withMemories(SQL: SqlJsStatic, bytes: Uint8Array, count: number, offset = 0): Uint8Array {
 	const db = new SQL.Database(bytes);
@@ -83,6 +84,8 @@ export function withMemories(SQL: SqlJsStatic, bytes: Uint8Array, count: number,
 				[`test-${n}`, pathId, `planted by a test (summary ${n})`, 1_700_000_000_000 + n, 1_700_000_000_000 + n],
 			);
 		}
+		// The index's view calls the core's SQL function; plain sql.js gets it from the facade.
+		db.create_function("memory_terms", (kind: unknown, text: unknown, names: unknown) => memoryTerms(String(kind), String(text ?? ""), String(names ?? "")));
 		db.run("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')");
 		return db.export();
 	} finally {
