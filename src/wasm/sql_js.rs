@@ -184,9 +184,11 @@ fn sql_error(error: JsValue) -> DriverError {
 
 /// The message of a thrown JS value (sql.js throws `Error`s with SQLite's words).
 fn message(error: &JsValue) -> String {
+    // An error made in another realm is no `Error` here: its `message` is read as a property.
     error
         .dyn_ref::<js_sys::Error>()
         .map(|error| String::from(error.message()))
         .or_else(|| error.as_string())
+        .or_else(|| Reflect::get(error, &"message".into()).ok().and_then(|message| message.as_string()))
         .unwrap_or_else(|| "sql.js failed without a message".into())
 }

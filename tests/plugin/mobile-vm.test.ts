@@ -203,10 +203,12 @@ test("the core's worker runs in a realm without any Node built-in, from the scri
 	assert.ok(script, "main.js started a worker");
 	const source = await script;
 
-	// A worker's global scope as a browser makes it: Web APIs only.
+	// A worker's global scope as a browser makes it: Web APIs only. `TypeError` comes from the
+	// realm `WebAssembly` comes from, as in a browser: sql.js tells by it (`instanceof`) that a
+	// table needs a wrapped function (its `create_function`, which the core's index uses).
 	const posted: unknown[] = [];
 	const scope = vm.createContext(
-		{ setTimeout, clearTimeout, queueMicrotask, TextEncoder, TextDecoder, console, crypto: webcrypto, Blob, Response, DecompressionStream, WebAssembly, postMessage: (message: unknown) => posted.push(message) },
+		{ setTimeout, clearTimeout, queueMicrotask, TextEncoder, TextDecoder, console, crypto: webcrypto, Blob, Response, DecompressionStream, WebAssembly, TypeError, postMessage: (message: unknown) => posted.push(message) },
 		{ codeGeneration: { strings: false, wasm: true } },
 	);
 	vm.runInContext("globalThis.self = globalThis;", scope);
