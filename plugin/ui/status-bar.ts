@@ -47,7 +47,16 @@ export class StatusBar {
 	/** Selecting the item calls `handler` (opens the status view). */
 	onSelect(handler: () => void): void {
 		this.el.addClass("mod-clickable");
+		// A button for keyboards and screen readers too.
+		this.el.setAttr("role", "button");
+		this.el.setAttr("tabindex", "0");
 		this.el.addEventListener("click", handler);
+		this.el.addEventListener("keydown", (event) => {
+			if (event.key === "Enter" || event.key === " ") {
+				event.preventDefault();
+				handler();
+			}
+		});
 	}
 
 	private render(status: StoreStatus): void {

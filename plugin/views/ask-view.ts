@@ -2,7 +2,7 @@
 // with the conversation's earlier turns, so follow-ups work), renders answers as Markdown with
 // numbered, clickable citations, keeps the earlier turns above; "New conversation" starts afresh.
 
-import { ItemView, MarkdownRenderer, Notice, type TFile, type WorkspaceLeaf, normalizePath } from "obsidian";
+import { ItemView, MarkdownRenderer, Notice, Platform, type TFile, type WorkspaceLeaf, normalizePath } from "obsidian";
 import { errorCode, errorMessage } from "../core/core-error";
 import type { Citation, EarlierTurn, Memory, QueryAnswer } from "../core/memory-core-api";
 import { type SourcePlace, answerWithWikiLinks, citationKey, numberCitations, splitCitations } from "./citations";
@@ -86,11 +86,13 @@ export class AskMemoryView extends ItemView {
 			attr: { rows: "3", placeholder: "Ask your memory…", "aria-label": "Question" },
 		});
 		const row = form.createDiv({ cls: "memory-agent-ask-row" });
-		row.createSpan({ cls: "memory-agent-hint", text: "Enter to ask · Shift+Enter for a new line" });
-		this.askButton = row.createEl("button", { cls: "mod-cta memory-agent-ask-button", text: "Ask" });
+		// A soft keyboard has no Shift+Enter: on a phone Enter is a new line and the button sends.
+		const mobile = Platform.isMobile;
+		row.createSpan({ cls: "memory-agent-hint", text: mobile ? "Tap Ask to send" : "Enter to ask · Shift+Enter for a new line" });
+		this.askButton = row.createEl("button", { cls: "mod-cta memory-agent-ask-button", text: "Ask", attr: { "aria-label": "Send the question" } });
 		this.askButton.addEventListener("click", () => void this.askFromInput());
 		this.inputEl.addEventListener("keydown", (event) => {
-			if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+			if (!mobile && event.key === "Enter" && !event.shiftKey && !event.isComposing) {
 				event.preventDefault();
 				void this.askFromInput();
 			}

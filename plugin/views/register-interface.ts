@@ -24,13 +24,17 @@ export function registerInterface(plugin: Plugin, context: PluginContext): void 
 	plugin.registerView(ASK_VIEW_TYPE, (leaf) => new AskMemoryView(leaf, { memory, openSettings, conversations }));
 	plugin.registerView(MEMORY_BROWSER_VIEW_TYPE, (leaf) => new MemoryBrowserView(leaf, { memory }));
 
+	const openAsk = async () => {
+		const view = await revealView(app.workspace, ASK_VIEW_TYPE, "right");
+		if (view instanceof AskMemoryView) view.focusInput();
+	};
+	// The way to the panel on a phone, where the command palette is a swipe away.
+	plugin.addRibbonIcon("brain", "Ask memory", () => void openAsk());
+
 	registerCommands(plugin, {
 		app,
 		memory,
-		openAskView: async () => {
-			const view = await revealView(app.workspace, ASK_VIEW_TYPE, "right");
-			if (view instanceof AskMemoryView) view.focusInput();
-		},
+		openAskView: openAsk,
 		lastAnswer: async () => {
 			const view = app.workspace.getLeavesOfType(ASK_VIEW_TYPE)[0]?.view;
 			return view instanceof AskMemoryView ? await view.lastAnswerAsMarkdown() : null;

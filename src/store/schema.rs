@@ -281,7 +281,8 @@ ALTER TABLE sources ADD COLUMN quiet BLOB;
 /// the pairs of Chinese, Japanese and Thai text, as two more columns of the index. They are
 /// derived by the SQL function `memory_terms` (Rust, registered by every driver), so nothing
 /// is stored twice; the store rebuilds the index once the rules that make them are known
-/// (`finish_stems`).
+/// (`finish_stems`). Pairs come from the summary, topics and names only: a Chinese note's
+/// keywords are whole runs of its text, and their pairs doubled a memory's index for little.
 const V7: &str = r#"
 DROP TABLE memories_terms;
 DROP TABLE memories_fts;
@@ -301,7 +302,7 @@ SELECT m.key AS rowid,
        memory_terms('stems', m.summary || ' ' || coalesce(m.text, m.keywords, '') || ' ' || m.topics,
                     coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
                               JOIN entities AS e ON e.id = listed.value), '')) AS stems,
-       memory_terms('pairs', m.summary || ' ' || coalesce(m.text, m.keywords, '') || ' ' || m.topics,
+       memory_terms('pairs', m.summary || ' ' || m.topics,
                     coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
                               JOIN entities AS e ON e.id = listed.value), '')) AS pairs
 FROM memories AS m JOIN paths AS p ON p.id = m.path_id;

@@ -32,6 +32,8 @@ export interface StartHostOptions {
 	mainJsPath?: string;
 	/** The Obsidian version to play (`apiVersion`, `requireApiVersion`, how a settings tab is drawn). */
 	apiVersion?: string;
+	/** Play Obsidian on a phone: `Platform.isMobile`, no status bar shown. */
+	mobile?: boolean;
 }
 
 export interface WaitOptions {
@@ -54,6 +56,8 @@ export class Host {
 	readonly workspace: HostWorkspace;
 	readonly dom: HostDom;
 	readonly statusBarEl: HTMLElement;
+	/** The ribbon: the plugin's icons. */
+	readonly ribbonEl: HTMLElement;
 	readonly manifest: PluginManifest;
 	readonly metadataCache = new HostMetadataCache();
 	/** Plugin ids whose settings tab was opened through `app.setting.openTabById`. */
@@ -70,12 +74,15 @@ export class Host {
 		private readonly ownsVault: boolean,
 		/** The Obsidian version played. */
 		readonly apiVersion = DEFAULT_API_VERSION,
+		/** Playing a phone. */
+		readonly mobile = false,
 	) {
 		this.adapter = new HostDataAdapter(vaultDir);
 		this.vault = new HostVault(this.adapter, configDir);
 		this.workspace = new HostWorkspace();
 		this.dom = createDom();
 		this.statusBarEl = this.dom.document.body.createDiv({ cls: "status-bar" });
+		this.ribbonEl = this.dom.document.body.createDiv({ cls: "side-dock-ribbon" });
 		this.workspaceEl = this.dom.document.body.createDiv({ cls: "workspace" });
 		this.workspace.fileByPath = (filePath) => this.vault.getFileByPath(filePath);
 		this.manifest = { ...manifest, dir: this.pluginDir };
@@ -134,13 +141,15 @@ export class Host {
 			statusBarEl: this.statusBarEl,
 			commands: this.commands,
 			settingTabs: this.settingTabs,
+			ribbonEl: this.ribbonEl,
 		});
 		const views = createViewClasses({ app: this.app, document: this.dom.document, workspace: this.workspace, Component: pluginClasses.Component });
 		this.workspaceEl.empty();
 		const areas = { main: this.workspaceEl.createDiv({ cls: "mod-root" }), right: this.workspaceEl.createDiv({ cls: "mod-right-split" }) };
 		this.workspace.attachLeaves(areas, (side) => new views.WorkspaceLeaf(side));
 		const { apiVersion } = this;
-		const obsidian = createObsidianModule(pluginClasses, createUiClasses({ dom: this.dom, notices: this.notices, apiVersion }), {}, views, apiVersion);
+		const platform = this.mobile ? { isDesktop: false, isMobile: true, isDesktopApp: false, isMobileApp: true, isPhone: true, isAndroidApp: true, isLinux: false } : {};
+		const obsidian = createObsidianModule(pluginClasses, createUiClasses({ dom: this.dom, notices: this.notices, apiVersion }), platform, views, apiVersion);
 		const loaded = loadMainJs(code, this.browserGlobals(), (id) => (id === "obsidian" ? obsidian : undefined));
 		this.adapter.setRealm(loaded.realm);
 
@@ -267,5 +276,5 @@ export async function startHost(options: StartHostOptions = {}): Promise<Host> {
 	await fs.mkdir(path.join(vaultDir, configDir), { recursive: true });
 	const manifest = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "manifest.json"), "utf8")) as PluginManifest;
 	const mainJsPath = options.mainJsPath ?? path.join(REPO_ROOT, "main.js");
-	return new Host(vaultDir, configDir, mainJsPath, manifest, ownsVault, options.apiVersion);
+	return new Host(vaultDir, configDir, mainJsPath, manifest, ownsVault, options.apiVersion, options.mobile);
 }

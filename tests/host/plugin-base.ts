@@ -16,6 +16,8 @@ export interface PluginContext {
 	/** Registered commands by full id (`<plugin id>:<command id>`). */
 	commands: Map<string, Command>;
 	settingTabs: PluginSettingTab[];
+	/** Where ribbon icons go (Obsidian's left ribbon; on a phone, the ribbon menu). */
+	ribbonEl: HTMLElement;
 }
 
 type ComponentMethods =
@@ -35,6 +37,7 @@ type PluginMethods =
 	| "addCommand"
 	| "removeCommand"
 	| "addStatusBarItem"
+	| "addRibbonIcon"
 	| "addSettingTab"
 	| "loadData"
 	| "saveData"
@@ -118,6 +121,13 @@ export function createPluginClasses(ctx: PluginContext) {
 
 		addStatusBarItem(): HTMLElement {
 			const el = ctx.statusBarEl.createDiv({ cls: ["status-bar-item", `plugin-${this.manifest.id}`] });
+			this.register(() => el.remove());
+			return el;
+		}
+
+		addRibbonIcon(icon: string, title: string, callback: (evt: MouseEvent) => unknown): HTMLElement {
+			const el = ctx.ribbonEl.createDiv({ cls: ["side-dock-ribbon-action", `plugin-${this.manifest.id}`], attr: { "aria-label": title, "data-icon": icon } });
+			el.addEventListener("click", (event) => void callback(event as MouseEvent));
 			this.register(() => el.remove());
 			return el;
 		}

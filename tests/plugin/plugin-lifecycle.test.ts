@@ -40,8 +40,15 @@ test("the status bar shows the counts of an existing database", async () => {
 	// No note in the vault; the consolidation the planted memories queued waits for keys, so the engine paused.
 	assert.equal(await host.waitForCore(), "Memory: 0/0 notes · paused");
 	assert.match(statusBarLabel(host), new RegExp(`${(1234).toLocaleString()} memories, 0 insights, 1 queued`));
-	const item = host.statusBarEl.querySelector(".plugin-memory-agent");
-	assert.ok(item?.classList.contains("memory-agent-status"), "the item has the plugin's CSS class");
+	const item = host.statusBarEl.querySelector<HTMLElement>(".plugin-memory-agent");
+	assert.ok(item !== null && item.classList.contains("memory-agent-status"), "the item has the plugin's CSS class");
+	// A button for keyboards and screen readers: Enter opens the status view.
+	assert.equal(item.getAttribute("role"), "button");
+	assert.equal(item.getAttribute("tabindex"), "0");
+	const started = host;
+	const { KeyboardEvent } = started.dom.window;
+	item.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }) as unknown as Event);
+	await started.waitFor(() => started.workspaceEl.querySelector(".memory-agent-status-view") !== null, { message: "the status view" });
 });
 
 test("'Show memory status' shows counts, schema version and database path", async () => {

@@ -134,6 +134,30 @@ test("a conversation saved as a note is not remembered, and reopened it carries 
 	assert.equal(host.vault.getMarkdownFiles().filter((file) => file.path.startsWith("Memory conversations/")).length, 1);
 });
 
+test("on a phone: a ribbon icon opens the panel, Enter is a new line and the Ask button sends", async () => {
+	ui = await startUiHost({ mobile: true, settings: { dailyConsolidation: false } });
+	const { host } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	const ribbon = host.ribbonEl.querySelector<HTMLElement>(".plugin-memory-agent[aria-label='Ask memory']");
+	assert.ok(ribbon, "a ribbon icon for the panel");
+	ribbon.click();
+	await host.waitFor(() => host.workspaceEl.querySelector(".memory-agent-ask") !== null, { message: "the panel" });
+	const panel = askPanel(host);
+	assert.equal(panel.querySelector(".memory-agent-hint")?.textContent, "Tap Ask to send");
+	const input = panel.querySelector<HTMLTextAreaElement>(".memory-agent-question-input")!;
+	input.value = "When do we fly to Lisbon?";
+	const { KeyboardEvent } = host.dom.window;
+	const enter = new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }) as unknown as Event;
+	input.dispatchEvent(enter);
+	assert.equal(enter.defaultPrevented, false, "Enter makes a new line on a soft keyboard");
+	assert.equal(panel.querySelectorAll(".memory-agent-exchange").length, 0, "and sends nothing");
+	const send = panel.querySelector<HTMLButtonElement>(".memory-agent-ask-button")!;
+	assert.equal(send.getAttribute("aria-label"), "Send the question");
+	send.click();
+	await host.waitFor(() => panel.querySelector(".memory-agent-answer-body") !== null, { message: "the answer" });
+});
+
 test("with \"Plan the search\" on, a planning call comes first, its words are shown and its tokens are in the cost", async () => {
 	ui = await startUiHost({ settings: { dailyConsolidation: false, planQuestions: true } });
 	const { host, fake } = ui;

@@ -95,6 +95,7 @@ class Harness {
 			statusBarEl,
 			commands: this.commands,
 			settingTabs: this.settingTabs,
+			ribbonEl: document.querySelector<HTMLElement>(".side-dock-ribbon") ?? document.body.createDiv({ cls: "side-dock-ribbon" }),
 		});
 		const ui = createUiClasses({ dom, notices: this.notices });
 		const views = createViewClasses({ app: this.app, document, workspace: this.workspace, Component: pluginClasses.Component });
