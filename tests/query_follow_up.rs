@@ -7,7 +7,7 @@ mod support;
 use std::rc::Rc;
 
 use memory_agent::agents::query::EarlierTurn;
-use memory_agent::domain::{Entity, Memory, MemoryId, Millis, Position, SourceKind};
+use memory_agent::domain::{Memory, Millis};
 use memory_agent::engine::Engine;
 use memory_agent::llm::RetryPolicy;
 use memory_agent::store::open_from_bytes;
@@ -23,23 +23,7 @@ const NOW: Millis = 1_796_025_600_000;
 const DAY: Millis = 86_400_000;
 
 fn memory(id: &str, days_ago: i64, summary: &str, people: &[&str]) -> Memory {
-    let at = NOW - days_ago * DAY;
-    Memory {
-        id: MemoryId(id.into()),
-        source_path: format!("Notes/{id}.md"),
-        source_kind: SourceKind::Note,
-        position: Position::default(),
-        raw_text: summary.into(),
-        summary: summary.into(),
-        entities: people.iter().map(|name| Entity { name: (*name).into(), kind: "person".into() }).collect(),
-        topics: vec![],
-        importance: 0.3,
-        happened_on: None,
-        created_at: at,
-        updated_at: at,
-        consolidated: true,
-        content_hash: None,
-    }
+    support::note_memory::note_memory(id, NOW - days_ago * DAY, summary, people)
 }
 
 /// Three hundred recent notes of small talk, and two old ones about Carol.

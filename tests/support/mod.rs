@@ -4,6 +4,7 @@
 
 pub mod connection;
 pub mod fake_model;
+pub mod note_memory;
 pub mod scripted_transport;
 pub mod small_talk;
 pub mod test_host;
