@@ -5,6 +5,10 @@ import { type NoteCoverage, STATUS_STARTING, STATUS_UNAVAILABLE, statusBarLabel,
 
 export class StatusBar {
 	private lastStatus: StoreStatus | null = null;
+	/** Other elements showing the same line (the ask panel's, on a phone without a status bar). */
+	private readonly mirrors = new Set<HTMLElement>();
+	private selectHandler: (() => void) | undefined;
+	private shown = { text: "", unavailable: false, label: "" };
 	private coverage: () => NoteCoverage | null = () => null;
 	private statusListener: (() => void) | undefined;
 
@@ -46,15 +50,28 @@ export class StatusBar {
 
 	/** Selecting the item calls `handler` (opens the status view). */
 	onSelect(handler: () => void): void {
-		this.el.addClass("mod-clickable");
-		// A button for keyboards and screen readers too.
-		this.el.setAttr("role", "button");
-		this.el.setAttr("tabindex", "0");
-		this.el.addEventListener("click", handler);
-		this.el.addEventListener("keydown", (event) => {
+		this.selectHandler = handler;
+		this.makeButton(this.el);
+	}
+
+	/** Shows the same line in `el` too, as a button when the item is one; returns the undo. */
+	mirror(el: HTMLElement): () => void {
+		this.mirrors.add(el);
+		this.paint(el);
+		if (this.selectHandler !== undefined) this.makeButton(el);
+		return () => this.mirrors.delete(el);
+	}
+
+	/** A button for keyboards and screen readers too. */
+	private makeButton(el: HTMLElement): void {
+		el.addClass("mod-clickable");
+		el.setAttr("role", "button");
+		el.setAttr("tabindex", "0");
+		el.addEventListener("click", () => this.selectHandler?.());
+		el.addEventListener("keydown", (event) => {
 			if (event.key === "Enter" || event.key === " ") {
 				event.preventDefault();
-				handler();
+				this.selectHandler?.();
 			}
 		});
 	}
@@ -64,8 +81,14 @@ export class StatusBar {
 	}
 
 	private set(text: string, unavailable: boolean, label: string): void {
-		this.el.setText(text);
-		this.el.toggleClass("is-unavailable", unavailable);
-		this.el.setAttr("aria-label", label);
+		this.shown = { text, unavailable, label };
+		this.paint(this.el);
+		for (const mirror of this.mirrors) this.paint(mirror);
+	}
+
+	private paint(el: HTMLElement): void {
+		el.setText(this.shown.text);
+		el.toggleClass("is-unavailable", this.shown.unavailable);
+		el.setAttr("aria-label", this.shown.label);
 	}
 }

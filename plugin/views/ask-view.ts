@@ -21,6 +21,8 @@ export interface AskViewDeps {
 	openSettings(): void;
 	/** Where conversations are saved, and whether every one is. */
 	conversations(): { folder: string; autoSave: boolean };
+	/** Shows the status bar's line in `el` too (a phone has no status bar); returns the undo. */
+	mirrorStatus(el: HTMLElement): () => void;
 }
 
 type Numbered = Map<string, { number: number; citation: Citation }>;
@@ -43,6 +45,7 @@ export class AskMemoryView extends ItemView {
 	private savedPath: string | null = null;
 	private startedAt = 0;
 	private saveButton!: HTMLButtonElement;
+	private unmirrorStatus: (() => void) | undefined;
 	/** Citations of every answer in this conversation, so an earlier answer's insight can still expand. */
 	private sessionCitations: Citation[] = [];
 	/** Memories by id, asked for when an insight's memories or a copy need them. */
@@ -73,6 +76,8 @@ export class AskMemoryView extends ItemView {
 		root.empty();
 		root.addClass("memory-agent-ask");
 		const toolbar = root.createDiv({ cls: "memory-agent-ask-toolbar" });
+		// Progress and failures, where a phone shows no status bar.
+		if (Platform.isMobile) this.unmirrorStatus = this.deps.mirrorStatus(toolbar.createDiv({ cls: "memory-agent-ask-status" }));
 		this.saveButton = toolbar.createEl("button", { cls: "memory-agent-save-conversation", text: "Save as note" });
 		this.saveButton.addEventListener("click", () => void this.saveConversation());
 		this.newConversationButton = toolbar.createEl("button", { cls: "memory-agent-new-conversation", text: "New conversation" });
@@ -100,6 +105,7 @@ export class AskMemoryView extends ItemView {
 	}
 
 	override async onClose(): Promise<void> {
+		this.unmirrorStatus?.();
 		this.contentEl.empty();
 	}
 

@@ -21,7 +21,8 @@ export function registerInterface(plugin: Plugin, context: PluginContext): void 
 	};
 	const openSettings = () => openPluginSettings(app, plugin.manifest.id);
 	const conversations = () => ({ folder: context.settings().conversationFolder, autoSave: context.settings().autoSaveConversations });
-	plugin.registerView(ASK_VIEW_TYPE, (leaf) => new AskMemoryView(leaf, { memory, openSettings, conversations }));
+	const mirrorStatus = (el: HTMLElement) => runtime.statusBar.mirror(el);
+	plugin.registerView(ASK_VIEW_TYPE, (leaf) => new AskMemoryView(leaf, { memory, openSettings, conversations, mirrorStatus }));
 	plugin.registerView(MEMORY_BROWSER_VIEW_TYPE, (leaf) => new MemoryBrowserView(leaf, { memory }));
 
 	const openAsk = async () => {

@@ -59,6 +59,7 @@ test("a follow-up is asked with the earlier turn; \"New conversation\" starts af
 	const newConversation = panel.querySelector<HTMLButtonElement>(".memory-agent-new-conversation")!;
 	assert.equal(newConversation.disabled, true, "nothing to forget yet");
 	assert.equal(panel.querySelector(".memory-agent-history")?.getAttribute("aria-live"), "polite", "answers are announced");
+	assert.equal(panel.querySelector(".memory-agent-ask-status"), null, "on a desktop the status bar shows progress");
 
 	const first = await askInPanel(host, "When do we fly to Lisbon?");
 	const firstAnswer = first.querySelector(".memory-agent-answer-body")?.textContent ?? "";
@@ -145,6 +146,12 @@ test("on a phone: a ribbon icon opens the panel, Enter is a new line and the Ask
 	await host.waitFor(() => host.workspaceEl.querySelector(".memory-agent-ask") !== null, { message: "the panel" });
 	const panel = askPanel(host);
 	assert.equal(panel.querySelector(".memory-agent-hint")?.textContent, "Tap Ask to send");
+	// No status bar on a phone: the panel shows its line, and opens the status view.
+	const status = panel.querySelector<HTMLElement>(".memory-agent-ask-status");
+	assert.match(status?.textContent ?? "", /^Memory: /, "progress is shown in the panel");
+	assert.equal(status?.getAttribute("role"), "button");
+	status!.click();
+	await host.waitFor(() => host.workspaceEl.querySelector(".memory-agent-status-view") !== null, { message: "the status view" });
 	const input = panel.querySelector<HTMLTextAreaElement>(".memory-agent-question-input")!;
 	input.value = "When do we fly to Lisbon?";
 	const { KeyboardEvent } = host.dom.window;
