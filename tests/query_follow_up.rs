@@ -60,7 +60,9 @@ fn follow_up(
     earlier: Vec<EarlierTurn>,
 ) -> Value {
     let (engine, host2) = (engine.clone(), host.clone());
-    run(&host.clock, async move { engine.ask_follow_up(&host2, question, &earlier, false).await.unwrap() });
+    run(&host.clock, async move {
+        engine.ask_follow_up(&host2, question, &earlier, &Default::default(), false).await.unwrap()
+    });
     serde_json::from_str(&host.bedrock.requests().last().unwrap().body).unwrap()
 }
 

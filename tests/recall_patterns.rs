@@ -75,6 +75,7 @@ fn ask<D: SqlDriver>(store: &Store<D>, question: &str) -> Selection {
         names: &NameCache::new(),
         hint: None,
         earlier: &[],
+        scope: None,
     };
     select_context(store, &request).expect("a question never fails")
 }

@@ -95,6 +95,7 @@ fn select(store: &Store<RusqliteDriver>, question: &str, budget: usize) -> Selec
         names: &NameCache::new(),
         hint: None,
         earlier: &[],
+        scope: None,
     };
     select_context(store, &request).unwrap()
 }

@@ -1,16 +1,19 @@
 // The plugin's commands (no default hotkeys) and its entries in the editor and file menus.
 
-import { type App, type Editor, type MarkdownFileInfo, type Menu, Notice, type Plugin, type TAbstractFile, TFile } from "obsidian";
+import { type App, type Editor, type MarkdownFileInfo, type Menu, Notice, type Plugin, type TAbstractFile, TFile, TFolder } from "obsidian";
 import { errorMessage } from "../core/core-error";
 import type { MemoryStore, TextToRemember } from "../core/memory-core-api";
 import { RememberTextModal } from "../modals/remember-text-modal";
 import type { MemoryPort } from "../views/memory-port";
+import type { ScopeItem } from "../views/question-scope";
 import { type NoteHeading, dailyNoteDate, headingAbove, scanHeadings } from "./selection-source";
 
 export interface CommandDeps {
 	app: App;
 	memory: MemoryPort;
 	openAskView(): Promise<void>;
+	/** Opens the ask panel with `item` in the question's scope. */
+	askAbout(item: ScopeItem): Promise<void>;
 	/** The ask panel's latest answer as Markdown with wiki links; null when there is none. */
 	lastAnswer(): Promise<string | null>;
 	/** Saves the ask panel's conversation as a note; the note, or null when there is nothing to save. */
@@ -28,6 +31,8 @@ export const COMMAND_IDS = {
 	rememberCurrentNote: "remember-current-note",
 	rememberText: "remember-text",
 	askMemory: "ask-memory",
+	askAboutSelection: "ask-about-selection",
+	askAboutNote: "ask-about-note",
 	insertAnswer: "insert-answer",
 	saveConversation: "save-conversation",
 	continueConversation: "continue-conversation",
@@ -66,6 +71,26 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 	});
 	plugin.addCommand({ id: COMMAND_IDS.askMemory, name: "Ask memory", callback: () => deps.openAskView() });
 	plugin.addCommand({
+		id: COMMAND_IDS.askAboutSelection,
+		name: "Ask about selection",
+		editorCheckCallback: (checking, editor, info) => {
+			const file = info.file;
+			if (file === null || editor.getSelection().trim() === "") return false;
+			if (!checking) void deps.askAbout({ kind: "selection", path: file.path, text: editor.getSelection() });
+			return true;
+		},
+	});
+	plugin.addCommand({
+		id: COMMAND_IDS.askAboutNote,
+		name: "Ask about current note",
+		checkCallback: (checking) => {
+			const file = app.workspace.getActiveFile();
+			if (file === null || file.extension !== "md") return false;
+			if (!checking) void deps.askAbout({ kind: "note", path: file.path });
+			return true;
+		},
+	});
+	plugin.addCommand({
 		id: COMMAND_IDS.insertAnswer,
 		name: "Insert last answer here",
 		editorCallback: (editor) => void actions.insertAnswer(editor),
@@ -98,11 +123,32 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
 					.setIcon("brain")
 					.onClick(() => void actions.rememberSelection(editor, file)),
 			);
+			menu.addItem((item) =>
+				item
+					.setTitle("Ask about selection")
+					.setIcon("message-circle-question")
+					.onClick(() => void deps.askAbout({ kind: "selection", path: file.path, text: editor.getSelection() })),
+			);
 		}),
 	);
 	plugin.registerEvent(
 		app.workspace.on("file-menu", (menu: Menu, file: TAbstractFile) => {
+			if (file instanceof TFolder) {
+				menu.addItem((item) =>
+					item
+						.setTitle("Ask about this folder")
+						.setIcon("message-circle-question")
+						.onClick(() => void deps.askAbout({ kind: "folder", path: file.path })),
+				);
+				return;
+			}
 			if (!(file instanceof TFile) || file.extension !== "md") return;
+			menu.addItem((item) =>
+				item
+					.setTitle("Ask about this note")
+					.setIcon("message-circle-question")
+					.onClick(() => void deps.askAbout({ kind: "note", path: file.path })),
+			);
 			menu.addItem((item) =>
 				item
 					.setTitle("Remember note now")

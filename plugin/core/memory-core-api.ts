@@ -11,6 +11,7 @@ export type {
 	ConnectionCheck,
 	ConnectionSettings,
 	EarlierTurn,
+	QuestionScope,
 	CoreScopeRules,
 	IngestEstimate,
 	CoreSettings,

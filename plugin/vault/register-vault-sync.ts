@@ -122,14 +122,13 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 			);
 		},
 	});
-	plugin.addCommand({
-		id: "show-memory-status",
-		name: "Show memory status",
-		callback: () => {
-			if (runtime.store() === undefined) new Notice(runtime.describe(), 10_000);
-			else void openStatusView(app);
-		},
-	});
+	const showStatus = () => {
+		if (runtime.store() === undefined) new Notice(runtime.describe(), 10_000);
+		else void openStatusView(app);
+	};
+	plugin.addCommand({ id: "show-memory-status", name: "Show memory status", callback: showStatus });
+	// A phone has no status bar: its ribbon menu (the ribbon's icons) leads to the status view.
+	plugin.addRibbonIcon("activity", "Memory status", showStatus);
 	plugin.addCommand({
 		id: "toggle-pause",
 		name: "Pause or resume remembering",

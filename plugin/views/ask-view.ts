@@ -4,7 +4,8 @@
 
 import { ItemView, MarkdownRenderer, Notice, Platform, type TFile, type WorkspaceLeaf, normalizePath } from "obsidian";
 import { errorCode, errorMessage } from "../core/core-error";
-import type { Citation, EarlierTurn, Memory, QueryAnswer } from "../core/memory-core-api";
+import type { Citation, EarlierTurn, Memory, QueryAnswer, QuestionScope } from "../core/memory-core-api";
+import { notesWithTag } from "../vault/vault-index";
 import { type SourcePlace, answerWithWikiLinks, citationKey, numberCitations, splitCitations } from "./citations";
 import { answerCostText, consideredText, plannedText } from "./considered-text";
 import { type SavedTurn, conversationFileName, conversationToMarkdown } from "./conversation-note";
@@ -13,6 +14,8 @@ import { inertMarkdown, replaceRemoteMedia } from "./inert-markdown";
 import { placeOf } from "./memory-place";
 import type { MemoryPort } from "./memory-port";
 import { openSource } from "./open-source";
+import { type ScopeItem, questionScope } from "./question-scope";
+import { ScopeBar } from "./scope-bar";
 
 export const ASK_VIEW_TYPE = "memory-agent-ask";
 
@@ -45,6 +48,8 @@ export class AskMemoryView extends ItemView {
 	private savedPath: string | null = null;
 	private startedAt = 0;
 	private saveButton!: HTMLButtonElement;
+	/** What the next questions are limited to; it stays until removed or a new conversation. */
+	private scopeBar!: ScopeBar;
 	private unmirrorStatus: (() => void) | undefined;
 	/** Citations of every answer in this conversation, so an earlier answer's insight can still expand. */
 	private sessionCitations: Citation[] = [];
@@ -86,6 +91,7 @@ export class AskMemoryView extends ItemView {
 		this.historyEl = root.createDiv({ cls: "memory-agent-history", attr: { "aria-live": "polite", "aria-relevant": "additions" } });
 		this.showEmpty();
 		const form = root.createDiv({ cls: "memory-agent-ask-form" });
+		this.scopeBar = new ScopeBar(this.app, form, () => this.inputEl.focus());
 		this.inputEl = form.createEl("textarea", {
 			cls: "memory-agent-question-input",
 			attr: { rows: "3", placeholder: "Ask your memory…", "aria-label": "Question" },
@@ -96,6 +102,7 @@ export class AskMemoryView extends ItemView {
 		row.createSpan({ cls: "memory-agent-hint", text: mobile ? "Tap Ask to send" : "Enter to ask · Shift+Enter for a new line" });
 		this.askButton = row.createEl("button", { cls: "mod-cta memory-agent-ask-button", text: "Ask", attr: { "aria-label": "Send the question" } });
 		this.askButton.addEventListener("click", () => void this.askFromInput());
+		this.inputEl.addEventListener("input", () => this.offerMention());
 		this.inputEl.addEventListener("keydown", (event) => {
 			if (!mobile && event.key === "Enter" && !event.shiftKey && !event.isComposing) {
 				event.preventDefault();
@@ -109,9 +116,10 @@ export class AskMemoryView extends ItemView {
 		this.contentEl.empty();
 	}
 
-	/** Forgets the conversation: the next question stands alone. */
+	/** Forgets the conversation and its scope: the next question stands alone. */
 	newConversation(): void {
 		if (this.busy) return;
+		this.scopeBar.clear();
 		this.turns = [];
 		this.lastAnswer = null;
 		this.saved = [];
@@ -182,6 +190,45 @@ export class AskMemoryView extends ItemView {
 		this.inputEl.focus();
 	}
 
+	/** Limits the next questions to `item` too (this note, a selection), and waits for the question. */
+	addScope(item: ScopeItem): void {
+		this.scopeBar.add(item);
+		this.inputEl.focus();
+	}
+
+	/** The scope items shown now. */
+	scopeItems(): readonly ScopeItem[] {
+		return this.scopeBar.current();
+	}
+
+	/**
+	 * `[[` or an `@` starting a word opens the note suggester; the chosen note joins the scope
+	 * and its name replaces the trigger in the question.
+	 */
+	private offerMention(): void {
+		const input = this.inputEl;
+		const at = input.selectionStart ?? input.value.length;
+		const before = input.value.slice(0, at);
+		const trigger = before.endsWith("[[") ? "[[" : /(^|\s)@$/.test(before) ? "@" : null;
+		if (trigger === null) return;
+		this.scopeBar.pickNote((file) => {
+			const start = at - trigger.length;
+			const mention = `[[${file.basename}]] `;
+			input.value = input.value.slice(0, start) + mention + input.value.slice(at);
+			input.selectionStart = input.selectionEnd = start + mention.length;
+			input.focus();
+		});
+	}
+
+	/** The scope the core applies, a tag given as its notes; a string says why it cannot be asked. */
+	private async resolveScope(): Promise<QuestionScope | undefined | string> {
+		const items = this.scopeBar.current();
+		const tagged = new Map<string, string[]>();
+		for (const item of items) if (item.kind === "tag") tagged.set(item.tag, await notesWithTag(this.app, item.tag));
+		const result = questionScope(items, (tag) => tagged.get(tag) ?? []);
+		return "problem" in result ? result.problem : result.scope;
+	}
+
 	/** Asks `question` as if typed; resolves when the answer (or the error) is shown. */
 	async ask(question: string, allowOverLimit = false): Promise<void> {
 		const text = question.trim();
@@ -242,8 +289,10 @@ export class AskMemoryView extends ItemView {
 			const issue = memory.connectionIssue();
 			if (issue !== null) throw new NotReadyError(connectionAdvice(issue));
 		}
+		const scope = await this.resolveScope();
+		if (typeof scope === "string") throw new NotReadyError({ title: scope, detail: "", next: "none" });
 		this.memoriesById.clear();
-		const answer = await store.ask(question, allowOverLimit, [...this.turns]);
+		const answer = await store.ask(question, allowOverLimit, [...this.turns], scope);
 		// Asking records usage: save it with the next debounced write.
 		memory.changed();
 		return answer;

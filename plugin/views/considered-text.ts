@@ -8,11 +8,12 @@ export function tokenCount(tokens: number): string {
 	return `${Math.round(tokens / 1_000).toLocaleString()}k tokens`;
 }
 
-/** "Considered 2,104 memories, packed 612, 41k tokens" (and the insights, when there are any); "" when no model was asked. */
+/** "Considered 2,104 memories, packed 612, 41k tokens" (and the insights, when there are any; "… memories in scope" for a scoped question); "" when no model was asked. */
 export function consideredText(answer: Pick<QueryAnswer, "considered" | "askedModel">): string {
 	if (!answer.askedModel) return "";
 	const { memoriesTotal, memoriesPacked, insightsTotal, insightsPacked, tokensPacked } = answer.considered;
-	const memories = `Considered ${memoriesTotal.toLocaleString()} ${memoriesTotal === 1 ? "memory" : "memories"}, packed ${memoriesPacked.toLocaleString()}`;
+	const inScope = answer.considered.scoped ? " in scope" : "";
+	const memories = `Considered ${memoriesTotal.toLocaleString()} ${memoriesTotal === 1 ? "memory" : "memories"}${inScope}, packed ${memoriesPacked.toLocaleString()}`;
 	const insights = insightsTotal > 0 ? ` and ${insightsPacked.toLocaleString()} of ${insightsTotal.toLocaleString()} ${insightsTotal === 1 ? "insight" : "insights"}` : "";
 	return `${memories}${insights}, ${tokenCount(tokensPacked)}`;
 }

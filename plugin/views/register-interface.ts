@@ -36,6 +36,10 @@ export function registerInterface(plugin: Plugin, context: PluginContext): void 
 		app,
 		memory,
 		openAskView: openAsk,
+		askAbout: async (item) => {
+			const view = await revealView(app.workspace, ASK_VIEW_TYPE, "right");
+			if (view instanceof AskMemoryView) view.addScope(item);
+		},
 		lastAnswer: async () => {
 			const view = app.workspace.getLeavesOfType(ASK_VIEW_TYPE)[0]?.view;
 			return view instanceof AskMemoryView ? await view.lastAnswerAsMarkdown() : null;

@@ -11,6 +11,7 @@ import type {
 	Compaction,
 	ConnectionCheck,
 	EarlierTurn,
+	QuestionScope,
 	HostRequest,
 	HostResponse,
 	IngestEstimate,
@@ -87,7 +88,7 @@ export interface CoreMethods {
 	runDueWork(): RunReport;
 	/** `allowOverLimit`: the user agreed to pass a spending limit (else such a question fails with `budget.over_limit`). */
 	/** `earlier`: the conversation's turns before this question, oldest first (none: a new conversation). */
-	ask(question: string, allowOverLimit?: boolean, earlier?: EarlierTurn[]): QueryAnswer;
+	ask(question: string, allowOverLimit?: boolean, earlier?: EarlierTurn[], scope?: QuestionScope): QueryAnswer;
 	estimateIngest(notes: number, bytes: number): IngestEstimate;
 	testConnection(): ConnectionCheck;
 	/** The models and inference profiles this account may call in the region (no model call). */

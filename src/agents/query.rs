@@ -19,9 +19,10 @@ use crate::calendar::CalendarDate;
 use crate::domain::{ConsolidationId, MemoryId};
 use crate::llm::{ContentBlock, ConverseRequest, Message, Role, ToolSpec};
 use crate::select::{
-    insight_line, line_cost, memory_line, select_context, select_more, DateOrder, NameCache, Packed, SelectionRequest,
+    event_day, insight_line, line_cost, memory_line, select_context, select_more, DateOrder, NameCache, Packed,
+    SelectionRequest,
 };
-use crate::store::{SqlDriver, Store};
+use crate::store::{MemoryScope, SqlDriver, Store};
 use crate::tokens::estimate_tokens;
 
 const SYSTEM: &str = "You are a person's memory assistant. You answer their question using only their \
@@ -73,6 +74,71 @@ pub struct QueryInput<'a> {
     pub earlier: &'a [EarlierTurn],
     /// The store's entity names, prepared (kept by the engine between questions).
     pub names: &'a NameCache,
+    /// What the user limited the question to (a note, a folder, a tag, days, a passage).
+    pub scope: &'a QuestionScope,
+}
+
+/// What the user limited a question to, as the ask panel shows it: the memories of some
+/// notes, folders (a tag arrives as its notes) and days, and maybe a passage they selected.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct QuestionScope {
+    /// Notes by vault path.
+    pub notes: Vec<String>,
+    /// Folders by vault path, with their subfolders.
+    pub folders: Vec<String>,
+    /// First and last day, `YYYY-MM-DD`, inclusive.
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// How the panel names the scope ("Trips/Lisbon.md", "#travel", "1–31 March 2026"),
+    /// told to the model so "summarise this note" knows which.
+    pub labels: Vec<String>,
+    /// Text the user selected to ask about, and the note it is from.
+    pub passage: Option<String>,
+    pub passage_path: Option<String>,
+}
+
+/// A passage goes into the prompt up to this many characters.
+const MAX_PASSAGE_CHARS: usize = 4_000;
+/// At most this many notes in a scope (a tag's notes); more is refused, not cut silently.
+pub const MAX_SCOPE_NOTES: usize = 20_000;
+
+impl QuestionScope {
+    /// The memories it allows, as the store applies them; a clear error for bad dates.
+    pub fn memories(&self) -> Result<MemoryScope, AgentError> {
+        let day = |text: &Option<String>, which: &str| -> Result<Option<CalendarDate>, AgentError> {
+            match text.as_deref().map(str::trim).filter(|text| !text.is_empty()) {
+                None => Ok(None),
+                Some(text) => CalendarDate::parse(text)
+                    .filter(|_| text.len() == 10)
+                    .map(Some)
+                    .ok_or_else(|| invalid(format!("The scope's {which} date \"{text}\" is not a date (YYYY-MM-DD)."))),
+            }
+        };
+        let (from, to) = (day(&self.from, "first")?, day(&self.to, "last")?);
+        if let (Some(from), Some(to)) = (from, to) {
+            if from > to {
+                return Err(invalid(format!("The scope's dates are the wrong way round: {from} is after {to}.")));
+            }
+        }
+        if self.notes.len() > MAX_SCOPE_NOTES {
+            return Err(invalid(format!(
+                "The scope has {} notes; at most {MAX_SCOPE_NOTES} can be asked about at once.",
+                self.notes.len()
+            )));
+        }
+        Ok(MemoryScope { notes: self.notes.clone(), folders: self.folders.clone(), from, to })
+    }
+
+    /// The passage, trimmed and cut to what the prompt carries; `None` when there is none.
+    fn passage(&self) -> Option<String> {
+        let text = self.passage.as_deref().map(str::trim).filter(|text| !text.is_empty())?;
+        Some(text.chars().take(MAX_PASSAGE_CHARS).collect())
+    }
+}
+
+fn invalid(message: String) -> AgentError {
+    AgentError::Store(crate::store::StoreError::InvalidInput(message))
 }
 
 /// A question asked before in the same conversation, its answer and what it cited.
@@ -122,6 +188,8 @@ pub struct Considered {
     pub reasons: Vec<(String, usize)>,
     /// The words a planning call added to the search (empty without one).
     pub planned_keywords: Vec<String>,
+    /// Whether the question was limited to a scope (the totals are then the scope's).
+    pub scoped: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -171,12 +239,20 @@ pub async fn answer<M: Model, D: SqlDriver>(
     let earlier = &input.earlier[input.earlier.len().saturating_sub(MAX_EARLIER_TURNS)..];
     let history = earlier_messages(earlier);
     let history_tokens: usize = history.iter().map(message_tokens).sum();
-    let carried = carried_memories(store, earlier, input.budget_tokens / 2)?;
+    let scope = input.scope.memories()?;
+    let mut carried = carried_memories(store, earlier, input.budget_tokens / 2)?;
+    // A scope set after the earlier turns holds for what they cited too.
+    carried.retain(|memory| scope.contains(&memory.source_path, event_day(memory, input.utc_offset_minutes)));
     let carried_tokens: usize = carried.iter().map(line_cost).sum();
     let whole = if input.second_pass { input.budget_tokens - input.budget_tokens / 5 } else { input.budget_tokens };
     let first_budget = whole.saturating_sub(history_tokens + carried_tokens);
-    // Latest first: "and when was that?" is about what was asked just before.
-    let earlier_questions: Vec<&str> = earlier.iter().rev().map(|turn| turn.question.as_str()).collect();
+    let passage = input.scope.passage();
+    // Latest first: "and when was that?" is about what was asked just before. A passage the
+    // question is about comes first of all: "what else do I know about this?"
+    let earlier_questions: Vec<&str> =
+        passage.as_deref().into_iter().chain(earlier.iter().rev().map(|turn| turn.question.as_str())).collect();
+    let passage_tokens = passage.as_deref().map_or(0, estimate_tokens);
+    let first_budget = first_budget.saturating_sub(passage_tokens);
     let selection = select_context(
         store,
         &SelectionRequest {
@@ -188,6 +264,7 @@ pub async fn answer<M: Model, D: SqlDriver>(
             names: input.names,
             hint: hint.as_ref(),
             earlier: &earlier_questions,
+            scope: Some(&scope),
         },
     )?;
     let packed = with_carried(selection.packed, carried);
@@ -199,9 +276,15 @@ pub async fn answer<M: Model, D: SqlDriver>(
         tokens_packed: packed.tokens,
         reasons: packed.reasons.clone(),
         planned_keywords: selection.plan.planned.clone(),
+        scoped: scope.limits(),
     };
     let memories_block = ContentBlock::Text(fenced("memories", &context(&packed)));
-    let question = format!("Today is {}.\n\nQuestion: {}", input.today, input.question.trim());
+    let question = format!(
+        "{}Today is {}.\n\nQuestion: {}",
+        scope_preamble(input.scope, passage.as_deref()),
+        input.today,
+        input.question.trim()
+    );
     let mut system = SYSTEM.to_owned();
     if input.second_pass {
         system.push_str(SECOND_PASS_RULE);
@@ -233,7 +316,7 @@ pub async fn answer<M: Model, D: SqlDriver>(
         let plan = plan_from_tool(&tool_input);
         let exclude: Vec<MemoryId> = packed.memories.iter().map(|memory| memory.id.clone()).collect();
         let room = input.budget_tokens.saturating_sub(packed.tokens);
-        let more = select_more(store, &plan, input.today, input.utc_offset_minutes, &exclude, room)?;
+        let more = select_more(store, &plan, input.today, input.utc_offset_minutes, &exclude, room, Some(&scope))?;
         considered.memories_packed += more.memories.len();
         considered.insights_packed += more.insights.len();
         considered.tokens_packed += more.tokens;
@@ -258,6 +341,24 @@ pub async fn answer<M: Model, D: SqlDriver>(
     }
     let (answer, citations, unknown_citations) = resolve_citations(store, &reply.text)?;
     Ok(QueryAnswer { answer, citations, unknown_citations, considered, asked_model: true, cost: None })
+}
+
+/// What the question is limited to and the passage it is about, before the question; empty
+/// without a scope. The passage is the user's own note text, fenced as data.
+fn scope_preamble(scope: &QuestionScope, passage: Option<&str>) -> String {
+    let mut text = String::new();
+    let labels: Vec<&str> = scope.labels.iter().map(|label| label.trim()).filter(|label| !label.is_empty()).collect();
+    if !labels.is_empty() {
+        text.push_str(&format!(
+            "The person limited this question to: {}. The memories given are only from there.\n\n",
+            labels.join("; ")
+        ));
+    }
+    if let Some(passage) = passage {
+        let from = scope.passage_path.as_deref().filter(|path| !path.is_empty()).unwrap_or("their notes");
+        text.push_str(&format!("The question is about this passage from {from}:\n{}\n\n", fenced("passage", passage)));
+    }
+    text
 }
 
 /// The earlier turns as the conversation's messages: each question, then its answer.

@@ -317,6 +317,7 @@ impl<D: SqlDriver> Engine<D> {
                 names: &self.names,
                 hint: None,
                 earlier: &[],
+                scope: None,
             },
         )
     }

@@ -12,7 +12,7 @@ use super::triggers::LAST_CONSOLIDATION_KEY;
 use super::Engine;
 use crate::agents::consolidate::find_insights;
 use crate::agents::ingest::{extract, ExtractedMemory, Extraction, IngestInput};
-use crate::agents::query::{answer, AnswerCost, EarlierTurn, QueryAnswer, QueryInput};
+use crate::agents::query::{answer, AnswerCost, EarlierTurn, QueryAnswer, QueryInput, QuestionScope};
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{
@@ -558,16 +558,18 @@ impl<D: SqlDriver> Engine<D> {
         question: &str,
         allow_over_limit: bool,
     ) -> Result<QueryAnswer, AgentError> {
-        self.ask_follow_up(host, question, &[], allow_over_limit).await
+        self.ask_follow_up(host, question, &[], &QuestionScope::default(), allow_over_limit).await
     }
 
     /// `ask`, as the next turn of a conversation: the earlier turns (oldest first) and the
     /// memories they cited go into the prompt, and their names and dates into the selection.
+    /// Only memories inside `scope` are used (the whole store when it limits nothing).
     pub async fn ask_follow_up<H: Host>(
         &self,
         host: &H,
         question: &str,
         earlier: &[EarlierTurn],
+        scope: &QuestionScope,
         allow_over_limit: bool,
     ) -> Result<QueryAnswer, AgentError> {
         if question.trim().is_empty() {
@@ -585,7 +587,10 @@ impl<D: SqlDriver> Engine<D> {
             plan_question: settings.plan_questions,
             earlier,
             names: &self.names,
+            scope,
         };
+        // A bad scope is refused before anything is spent.
+        scope.memories()?;
         if self.store.status()?.memories == 0 {
             // No model call, so no connection is needed to say there is nothing yet.
             return answer(&NoModel, &self.store, &input).await;

@@ -26,7 +26,7 @@ use super::plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan, MAX_N
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId};
 use crate::stems::query_terms;
-use crate::store::{MemoryFilter, MemorySizes, ScoredMemory, SearchTerm, SqlDriver, Store, StoreError};
+use crate::store::{MemoryFilter, MemoryScope, MemorySizes, ScoredMemory, SearchTerm, SqlDriver, Store, StoreError};
 use crate::tokens::estimate_tokens;
 use crate::words::{fold, folded_words, is_stop_word, words, FoldedWord, Script};
 
@@ -49,6 +49,9 @@ pub struct SelectionRequest<'a> {
     /// The conversation's earlier questions, latest first: a follow-up without names or dates
     /// of its own ("and when was that?") is about theirs.
     pub earlier: &'a [&'a str],
+    /// Only memories inside this scope are chosen (the user asked about a note, a folder, a
+    /// tag's notes or some days); `None`, or a scope that limits nothing, means all.
+    pub scope: Option<&'a MemoryScope>,
 }
 
 /// What was chosen, and from how much. Memories chosen for the question (rather than all
@@ -84,9 +87,33 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
         let before = plan_query(&request.earlier.join("\n"), request.today, request.date_order, &names);
         add_earlier(&mut plan, before);
     }
-    let memories_total = status.memories as usize;
+    let scope = request.scope.filter(|scope| scope.limits());
     let insights_total = status.insights as usize;
     let budget = request.budget_tokens as u64;
+    if let Some(scope) = scope {
+        // The scope first: when all of it fits, all of it goes in, and nothing outside it.
+        let in_scope = store.count_in_scope(scope)?;
+        if in_scope * MIN_LINE_TOKENS <= budget {
+            let memories = store.memories_in_scope(scope, false, 0)?;
+            if memories.iter().map(|memory| line_cost(memory) as u64).sum::<u64>() <= budget {
+                let ids: Vec<MemoryId> = memories.iter().map(|memory| memory.id.clone()).collect();
+                let insights = store.insights_citing_any(&ids)?;
+                let packed = pack(memories, insights, request.budget_tokens);
+                return Ok(Selection { plan, packed, memories_total: in_scope as usize, insights_total });
+            }
+        }
+        let typical = typical_line_cost(store)?;
+        let context = Context {
+            today: request.today,
+            utc_offset_minutes: request.utc_offset_minutes,
+            capacity: request.budget_tokens / typical.max(1),
+            scope: Some(scope),
+        };
+        let pool = pool_size(request.budget_tokens, typical);
+        let packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
+        return Ok(Selection { plan, packed, memories_total: in_scope as usize, insights_total });
+    }
+    let memories_total = status.memories as usize;
     // Reading every memory to count its tokens is only worth it when they might all fit:
     // first by their number alone, then by their sizes.
     if status.memories * MIN_LINE_TOKENS <= budget && lower_bound_tokens(&store.memory_sizes()?) <= budget {
@@ -99,7 +126,8 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
     }
     let typical = typical_line_cost(store)?;
     let capacity = request.budget_tokens / typical.max(1);
-    let context = Context { today: request.today, utc_offset_minutes: request.utc_offset_minutes, capacity };
+    let context =
+        Context { today: request.today, utc_offset_minutes: request.utc_offset_minutes, capacity, scope: None };
     let pool = pool_size(request.budget_tokens, typical);
     let packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
     Ok(Selection { plan, packed, memories_total, insights_total })
@@ -164,10 +192,12 @@ pub fn select_more<D: SqlDriver>(
     utc_offset_minutes: i32,
     exclude: &[MemoryId],
     budget_tokens: usize,
+    scope: Option<&MemoryScope>,
 ) -> Result<Packed, StoreError> {
     let exclude: HashSet<&str> = exclude.iter().map(|id| id.0.as_str()).collect();
     let typical = typical_line_cost(store)?;
-    let context = Context { today, utc_offset_minutes, capacity: budget_tokens / typical.max(1) };
+    let scope = scope.filter(|scope| scope.limits());
+    let context = Context { today, utc_offset_minutes, capacity: budget_tokens / typical.max(1), scope };
     gather_and_pack(store, plan, &context, &exclude, budget_tokens, pool_size(budget_tokens, typical), false)
 }
 
@@ -183,11 +213,13 @@ fn lower_bound_tokens(sizes: &MemorySizes) -> u64 {
     (sizes.core_chars + LINE_FIXED_CHARS * sizes.count) / 4 + sizes.count
 }
 
-struct Context {
+struct Context<'a> {
     today: CalendarDate,
     utc_offset_minutes: i32,
     /// About how many memory lines fit the budget.
     capacity: usize,
+    /// Candidates outside it are never taken.
+    scope: Option<&'a MemoryScope>,
 }
 
 /// A memory the store offered, with what the ranking needs to know about it.
@@ -293,7 +325,7 @@ fn feedback_terms(candidates: &[Candidate], plan: &QueryPlan) -> Vec<SearchTerm>
 fn gather_and_pack<D: SqlDriver>(
     store: &Store<D>,
     plan: &QueryPlan,
-    context: &Context,
+    context: &Context<'_>,
     exclude: &HashSet<&str>,
     budget: usize,
     pool: u32,
@@ -301,8 +333,14 @@ fn gather_and_pack<D: SqlDriver>(
 ) -> Result<Packed, StoreError> {
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
+    let scope = context.scope;
     let mut add = |candidates: &mut Vec<Candidate>, memory: Memory| -> Option<usize> {
         if exclude.contains(memory.id.0.as_str()) {
+            return None;
+        }
+        if scope
+            .is_some_and(|scope| !scope.contains(&memory.source_path, event_day(&memory, context.utc_offset_minutes)))
+        {
             return None;
         }
         if let Some(&at) = index.get(&memory.id.0) {
@@ -324,15 +362,26 @@ fn gather_and_pack<D: SqlDriver>(
     // them (a name's own weight is in `score`, and scoring its every mention again would rank a
     // person's memories by how often they say the name).
     let (words, names) = search_terms(plan);
-    for found in search(store, &words, pool as usize)? {
+    let within = scope.cloned().unwrap_or_default();
+    for found in search(store, &words, pool as usize, &within)? {
         if let Some(at) = add(&mut candidates, found.memory) {
             candidates[at].text = found.score;
         }
     }
-    for found in search(store, &names, pool as usize)? {
+    for found in search(store, &names, pool as usize, &within)? {
         add(&mut candidates, found.memory);
     }
-    if filler {
+    if let (Some(scope), true) = (scope, filler) {
+        // The searches above cover every memory; these are the scope's own filler.
+        for memory in store.memories_in_scope(scope, false, pool)? {
+            if let Some(at) = add(&mut candidates, memory) {
+                candidates[at].recent = true;
+            }
+        }
+        for memory in store.memories_in_scope(scope, true, pool / 4)? {
+            add(&mut candidates, memory);
+        }
+    } else if filler {
         for memory in store.recent_memories(pool)? {
             if let Some(at) = add(&mut candidates, memory) {
                 candidates[at].recent = true;
@@ -352,7 +401,7 @@ fn gather_and_pack<D: SqlDriver>(
     if plan.compares && plan.entities.len() >= 2 {
         let best_score = candidates.iter().map(|candidate| candidate.score).fold(0.0, f64::max);
         let fresh_from = candidates.len();
-        for found in search(store, &feedback_terms(&candidates, plan), pool as usize / 4)? {
+        for found in search(store, &feedback_terms(&candidates, plan), pool as usize / 4, &within)? {
             if let Some(at) = add(&mut candidates, found.memory) {
                 if at >= fresh_from {
                     judge(&mut candidates[at], plan, &names);
@@ -389,10 +438,15 @@ fn gather_and_pack<D: SqlDriver>(
 /// The full-text search, which only adds candidates: when SQLite refuses an expression (its
 /// limits on size and depth), it is tried again with the rarer half of the terms, down to
 /// one; a question is never failed by search.
-fn search<D: SqlDriver>(store: &Store<D>, terms: &[SearchTerm], limit: usize) -> Result<Vec<ScoredMemory>, StoreError> {
+fn search<D: SqlDriver>(
+    store: &Store<D>,
+    terms: &[SearchTerm],
+    limit: usize,
+    scope: &MemoryScope,
+) -> Result<Vec<ScoredMemory>, StoreError> {
     let mut terms = terms.to_vec();
     loop {
-        match store.search_memories(&terms, limit) {
+        match store.search_memories_within(&terms, limit, scope) {
             Ok(found) => return Ok(found),
             Err(StoreError::Sql(_)) if terms.len() > 1 => terms = store.rarest_terms(&terms, terms.len() / 2)?,
             Err(StoreError::Sql(_)) => return Ok(Vec::new()),
@@ -434,7 +488,7 @@ const NAME_ROOM: f64 = 1.5;
 ///   ("When did Maria go to the beach?" with Maria in hundreds of memories: Maria's beach
 ///   memories first, then other beach memories, then the rest of Maria's);
 /// - recency and importance, a little.
-fn score(candidates: &mut [Candidate], plan: &QueryPlan, context: &Context) {
+fn score(candidates: &mut [Candidate], plan: &QueryPlan, context: &Context<'_>) {
     let best_text = candidates.iter().map(|candidate| candidate.text).fold(0.0, f64::max);
     let mut about_counts = vec![0usize; plan.entities.len()];
     for candidate in candidates.iter() {
@@ -756,7 +810,7 @@ fn reasons(chosen: &[Candidate], plan: &QueryPlan) -> Vec<(String, usize)> {
 }
 
 /// The day a memory is about: when it happened, else the local day it was made.
-fn event_day(memory: &Memory, utc_offset_minutes: i32) -> CalendarDate {
+pub fn event_day(memory: &Memory, utc_offset_minutes: i32) -> CalendarDate {
     memory
         .happened_on
         .as_deref()

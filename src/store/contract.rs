@@ -10,7 +10,7 @@ use serde_json::json;
 use super::browse::MemoryQuery;
 use super::driver::SqlValue;
 use super::memories::MemoryFilter;
-use super::{open_from_bytes, schema, DriverError, NewJob, SearchTerm, SqlDriver, Store, StoreError};
+use super::{open_from_bytes, schema, DriverError, MemoryScope, NewJob, SearchTerm, SqlDriver, Store, StoreError};
 use crate::calendar::CalendarDate;
 use crate::domain::{
     Connection, Consolidation, ConsolidationId, Entity, JobKind, JobState, Memory, MemoryId, Position, Source,
@@ -87,6 +87,7 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ("full-text search follows inserts, edits, renames, replacements and forgets", full_text_follows::<F>),
         ("full-text search ranks by BM25, ignores case and diacritics, matches prefixes", full_text_ranks::<F>),
         ("candidates by day fall back to the local creation day; by name, recent, important", candidates::<F>),
+        ("a scope keeps its notes, folders (not names sharing a prefix) and days", scoped_candidates::<F>),
         ("insights over chosen memories, entity names and memory sizes", insights_names_sizes::<F>),
         ("an older database is indexed on upgrade and a disagreeing index is rebuilt", full_text_upgrade::<F>),
         ("a note's memory keeps no text, a selection keeps its own, lists carry none", texts_kept::<F>),
@@ -790,6 +791,53 @@ fn full_text_ranks<F: DriverFactory>(factory: &F) -> Outcome {
 
 fn day(text: &str) -> Result<CalendarDate, String> {
     CalendarDate::parse(text).ok_or(format!("bad date {text}"))
+}
+
+fn scoped_candidates<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    for (id, path, happened) in [
+        ("lisbon", "Trips/Lisbon.md", "2026-03-14"),
+        ("porto", "Trips/2025/Porto.md", "2025-05-02"),
+        ("tripsy", "Tripsy.md", "2026-03-14"),
+        ("budget", "Work/Budget.md", "2026-03-20"),
+    ] {
+        let mut memory = said(id, path, 1, &format!("The lighthouse in {id}."));
+        memory.happened_on = Some(happened.into());
+        store.insert_memory(&memory).map_err(text)?;
+    }
+    let scope =
+        |notes: &[&str], folders: &[&str], from: Option<&str>, to: Option<&str>| -> Result<MemoryScope, String> {
+            Ok(MemoryScope {
+                notes: notes.iter().map(|note| (*note).to_owned()).collect(),
+                folders: folders.iter().map(|folder| (*folder).to_owned()).collect(),
+                from: from.map(day).transpose()?,
+                to: to.map(day).transpose()?,
+            })
+        };
+    let listed = |scope: &MemoryScope| -> Result<Vec<String>, String> {
+        let mut ids: Vec<String> =
+            store.memories_in_scope(scope, false, 0).map_err(text)?.into_iter().map(|memory| memory.id.0).collect();
+        ids.sort();
+        ensure_eq!(store.count_in_scope(scope).map_err(text)?, ids.len() as u64);
+        let mut found: Vec<String> = store
+            .search_memories_within(&[SearchTerm::word("lighthouse", false)], 10, scope)
+            .map_err(text)?
+            .into_iter()
+            .map(|found| found.memory.id.0)
+            .collect();
+        found.sort();
+        ensure_eq!(found, ids);
+        Ok(ids)
+    };
+    ensure_eq!(listed(&scope(&[], &["Trips"], None, None)?)?, vec!["lisbon", "porto"]);
+    ensure_eq!(listed(&scope(&[], &["Trips/"], None, None)?)?, vec!["lisbon", "porto"]);
+    ensure_eq!(listed(&scope(&["Work/Budget.md"], &["Trips/2025"], None, None)?)?, vec!["budget", "porto"]);
+    ensure_eq!(listed(&scope(&[], &[], Some("2026-03-01"), Some("2026-03-31"))?)?, vec!["budget", "lisbon", "tripsy"]);
+    ensure_eq!(listed(&scope(&[], &["Trips"], Some("2026-03-01"), None)?)?, vec!["lisbon"]);
+    ensure_eq!(listed(&scope(&["Nowhere.md"], &[], None, None)?)?, Vec::<String>::new());
+    ensure_eq!(listed(&scope(&[], &["/"], None, None)?)?.len(), 4);
+    ensure_eq!(store.memories_in_scope(&scope(&[], &["Trips"], None, None)?, true, 1).map_err(text)?.len(), 1);
+    Ok(())
 }
 
 fn candidates<F: DriverFactory>(factory: &F) -> Outcome {

@@ -23,6 +23,7 @@ mod rows;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod rusqlite_driver;
 pub mod schema;
+mod scope;
 mod search_index;
 mod sources;
 mod upgrade;
@@ -43,6 +44,7 @@ pub use jobs::NewJob;
 pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
 pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};
+pub use scope::MemoryScope;
 pub use search_index::sql_memory_terms;
 pub use search_index::{keywords, MAX_KEYWORDS};
 pub use sources::QuietChunks;

@@ -31,6 +31,7 @@ use super::consolidations::{read_consolidation, COLUMNS as INSIGHT_COLUMNS};
 use super::memories::{read_candidate, SELECT_CANDIDATE};
 use super::rows::{single, to_json};
 use super::schema::FULL_TEXT_INDEX;
+use super::scope::MemoryScope;
 use super::{SqlDriver, SqlValue, Store, StoreError};
 use crate::calendar::CalendarDate;
 use crate::domain::{Consolidation, Memory, MemoryId};
@@ -157,15 +158,33 @@ impl<D: SqlDriver> Store<D> {
     /// Memories matching any of `terms`, best BM25 score first, at most `limit` (without
     /// raw text).
     pub fn search_memories(&self, terms: &[SearchTerm], limit: usize) -> Result<Vec<ScoredMemory>, StoreError> {
+        self.search_memories_within(terms, limit, &MemoryScope::default())
+    }
+
+    /// `search_memories` among the memories inside `scope` only.
+    pub fn search_memories_within(
+        &self,
+        terms: &[SearchTerm],
+        limit: usize,
+        scope: &MemoryScope,
+    ) -> Result<Vec<ScoredMemory>, StoreError> {
         let cap = MAX_TEXT_MATCHES.max(limit * 2);
         let terms = self.searchable_terms(terms, cap)?;
         let Some(expression) = match_expression(&terms) else { return Ok(Vec::new()) };
+        let (clause, scope_params) = scope.sql(3);
+        let within = if scope.limits() {
+            format!(" AND docid IN (SELECT m.key FROM memories AS m WHERE 1 = 1{clause})")
+        } else {
+            String::new()
+        };
+        let mut params: Vec<SqlValue> = vec![expression.into(), (cap as i64).into()];
+        params.extend(scope_params);
         let rows = self.query(
             &format!(
                 "SELECT docid, matchinfo({FULL_TEXT_INDEX}, 'pcnalx') FROM {FULL_TEXT_INDEX}
-                 WHERE {FULL_TEXT_INDEX} MATCH ?1 ORDER BY docid DESC LIMIT ?2"
+                 WHERE {FULL_TEXT_INDEX} MATCH ?1{within} ORDER BY docid DESC LIMIT ?2"
             ),
-            &[expression.into(), (cap as i64).into()],
+            &params,
         )?;
         let mut scored: Vec<(i64, f64)> = Vec::with_capacity(rows.len());
         for row in rows {

@@ -19,7 +19,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::agents::query::EarlierTurn;
+use crate::agents::query::{EarlierTurn, QuestionScope};
 use crate::calendar::CalendarDate;
 use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
 use crate::engine::{Engine, TextToRemember};
@@ -177,24 +177,22 @@ impl MemoryCore {
     }
 
     /// Answers a question, as the next turn after `earlier` (oldest first; none for a new
-    /// conversation): `Promise<QueryAnswer>`.
+    /// conversation), from the memories inside `scope` (all without one):
+    /// `Promise<QueryAnswer>`.
     #[wasm_bindgen(unchecked_return_type = "Promise<QueryAnswer>")]
     pub fn ask(
         &self,
         question: String,
         allow_over_limit: Option<bool>,
         #[wasm_bindgen(unchecked_param_type = "EarlierTurn[] | undefined")] earlier: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "QuestionScope | undefined")] scope: JsValue,
     ) -> Result<Promise, JsValue> {
-        let earlier: Vec<EarlierTurn> = if earlier.is_undefined() || earlier.is_null() {
-            Vec::new()
-        } else {
-            serde_wasm_bindgen::from_value(earlier)
-                .map_err(|error| coded_error(&format!("Invalid conversation: {error}"), "facade.invalid_argument"))?
-        };
+        let earlier: Vec<EarlierTurn> = optional_argument(earlier, "Invalid conversation")?;
+        let scope: QuestionScope = optional_argument(scope, "Invalid question scope")?;
         let (engine, host) = (self.engine.clone(), self.host()?);
         Ok(future_to_promise(async move {
             let allow = allow_over_limit.unwrap_or(false);
-            let answer = engine.ask_follow_up(host.as_ref(), &question, &earlier, allow).await.map_err(js)?;
+            let answer = engine.ask_follow_up(host.as_ref(), &question, &earlier, &scope, allow).await.map_err(js)?;
             to_js(&answer)
         }))
     }
@@ -573,6 +571,16 @@ fn millis(now_ms: f64) -> Result<Millis, JsValue> {
 #[wasm_bindgen(js_name = memoryTerms)]
 pub fn memory_terms(kind: &str, text: &str, names: &str) -> String {
     crate::store::sql_memory_terms(kind, text, names)
+}
+
+/// An optional argument from JavaScript: its default when undefined or null, else decoded,
+/// with a clear error when it has the wrong shape.
+fn optional_argument<T: serde::de::DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<T, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(T::default());
+    }
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|error| coded_error(&format!("{what}: {error}"), "facade.invalid_argument"))
 }
 
 fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {

@@ -26,9 +26,11 @@ export interface Citation {
 }
 /** A question asked before in the same conversation, its answer and the memory ids it cited. */
 export interface EarlierTurn { question: string; answer: string; cited: string[] }
+/** What a question is limited to: notes and folders by vault path (a tag as its notes), days (YYYY-MM-DD, inclusive), the labels the panel shows, a selected passage. */
+export interface QuestionScope { notes?: string[]; folders?: string[]; from?: string; to?: string; labels?: string[]; passage?: string; passagePath?: string }
 export interface QueryAnswer {
   answer: string; citations: Citation[]; unknownCitations: string[]; askedModel: boolean;
-  considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; reasons: Array<[string, number]>; plannedKeywords: string[] };
+  considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; reasons: Array<[string, number]>; plannedKeywords: string[]; scoped: boolean };
   /** The answer's tokens and estimated dollars (null when no model was asked). */
   cost: { usage: TokenUsage; usd: number; priceKnown: boolean } | null;
 }

@@ -118,8 +118,12 @@ export class HostVault extends HostEvents implements Pick<Vault, HostVaultMethod
 		return this.getFiles().filter((file) => file.extension === "md");
 	}
 
+	/** The note or, for a folder on disk, a TFolder (what file menus are opened on). */
 	getAbstractFileByPath(filePath: string): TAbstractFile | null {
-		return this.getFileByPath(filePath);
+		const file = this.getFileByPath(filePath);
+		if (file !== null) return file;
+		const st = statSync(this.adapter.full(filePath), { throwIfNoEntry: false });
+		return st?.isDirectory() ? (new HostTFolder(this, filePath) as unknown as TAbstractFile) : null;
 	}
 
 	getFileByPath(filePath: string): TFile | null {

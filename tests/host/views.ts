@@ -6,6 +6,7 @@ import type {
 	Component,
 	Editor,
 	EditorPosition,
+	FuzzyMatch,
 	EditorSelection,
 	ItemView,
 	MarkdownRenderer,
@@ -164,6 +165,86 @@ export function createViewClasses(ctx: ViewContext) {
 		}
 	}
 
+	/**
+	 * Obsidian's suggester: an input over a list of `.suggestion-item`s, filtered as one types;
+	 * a click or Enter (the first) closes it and hands over the choice, as Obsidian does.
+	 */
+	abstract class HostSuggestModal<T> extends HostModal {
+		limit = 100;
+		emptyStateText = "No results found.";
+		readonly inputEl: HTMLInputElement;
+		readonly resultContainerEl: HTMLElement;
+		private shown: T[] = [];
+
+		constructor(app: App) {
+			super(app);
+			this.modalEl.addClass("prompt");
+			this.inputEl = this.modalEl.createEl("input", { cls: "prompt-input", attr: { type: "text" } });
+			this.resultContainerEl = this.modalEl.createDiv({ cls: "prompt-results" });
+			this.inputEl.addEventListener("input", () => void this.hostShow());
+			this.inputEl.addEventListener("keydown", (event) => {
+				if (event.key === "Enter") this.selectActiveSuggestion(event);
+				if (event.key === "Escape") this.close();
+			});
+		}
+		setPlaceholder(placeholder: string): void {
+			this.inputEl.placeholder = placeholder;
+		}
+		setInstructions(): void {}
+		onNoSuggestion(): void {
+			this.resultContainerEl.createDiv({ cls: "suggestion-empty", text: this.emptyStateText });
+		}
+		override open(): void {
+			super.open();
+			void this.hostShow();
+			this.inputEl.focus();
+		}
+		selectSuggestion(value: T, evt: MouseEvent | KeyboardEvent): void {
+			this.close();
+			this.onChooseSuggestion(value, evt);
+		}
+		selectActiveSuggestion(evt: MouseEvent | KeyboardEvent): void {
+			const first = this.shown[0];
+			if (first !== undefined) this.selectSuggestion(first, evt);
+		}
+		private async hostShow(): Promise<void> {
+			const found = (await this.getSuggestions(this.inputEl.value)).slice(0, this.limit);
+			this.shown = found;
+			this.resultContainerEl.empty();
+			if (found.length === 0) this.onNoSuggestion();
+			for (const value of found) {
+				const el = this.resultContainerEl.createDiv({ cls: "suggestion-item" });
+				this.renderSuggestion(value, el);
+				el.addEventListener("click", (event) => this.selectSuggestion(value, event));
+			}
+		}
+		abstract getSuggestions(query: string): T[] | Promise<T[]>;
+		abstract renderSuggestion(value: T, el: HTMLElement): void;
+		abstract onChooseSuggestion(item: T, evt: MouseEvent | KeyboardEvent): void;
+	}
+
+	/** Obsidian's fuzzy suggester: the items whose text holds the query's characters in order, the tightest first. */
+	abstract class HostFuzzySuggestModal<T> extends HostSuggestModal<FuzzyMatch<T>> {
+		getSuggestions(query: string): Array<FuzzyMatch<T>> {
+			const wanted = query.toLowerCase().replace(/\s+/g, "");
+			const matches: Array<FuzzyMatch<T>> = [];
+			for (const item of this.getItems()) {
+				const score = fuzzyScore(this.getItemText(item).toLowerCase(), wanted);
+				if (score !== null) matches.push({ item, match: { score, matches: [] } });
+			}
+			return matches.sort((a, b) => b.match.score - a.match.score);
+		}
+		renderSuggestion(value: FuzzyMatch<T>, el: HTMLElement): void {
+			el.setText(this.getItemText(value.item));
+		}
+		onChooseSuggestion(value: FuzzyMatch<T>, evt: MouseEvent | KeyboardEvent): void {
+			this.onChooseItem(value.item, evt);
+		}
+		abstract getItems(): T[];
+		abstract getItemText(item: T): string;
+		abstract onChooseItem(item: T, evt: MouseEvent | KeyboardEvent): void;
+	}
+
 	class HostMenuItem implements Fluent<MenuItem, "setTitle" | "setIcon" | "onClick" | "setDisabled" | "setChecked" | "setWarning" | "setIsLabel" | "setSection"> {
 		title = "";
 		icon: string | null = null;
@@ -218,16 +299,35 @@ export function createViewClasses(ctx: ViewContext) {
 		setUseNativeMenu(): this {
 			return this;
 		}
+		private shownEl: HTMLElement | null = null;
 		showAtMouseEvent(): this {
-			return this;
+			return this.hostShow();
 		}
 		showAtPosition(): this {
+			return this.hostShow();
+		}
+		/** Draws the menu as `.menu` with a `.menu-item` per item; a click runs the item and closes it. */
+		private hostShow(): this {
+			this.close();
+			const menuEl = ctx.document.body.createDiv({ cls: "menu", attr: { role: "menu" } });
+			for (const item of this.items) {
+				const itemEl = menuEl.createDiv({ cls: "menu-item", text: item.title, attr: { role: "menuitem", tabindex: "0" } });
+				itemEl.addEventListener("click", () => {
+					this.close();
+					item.click();
+				});
+			}
+			this.shownEl = menuEl;
 			return this;
 		}
 		hide(): this {
+			this.close();
 			return this;
 		}
-		close(): void {}
+		close(): void {
+			this.shownEl?.remove();
+			this.shownEl = null;
+		}
 		/** Test helper: the item titled `title`. */
 		item(title: string): HostMenuItem | undefined {
 			return this.items.find((item) => item.title === title);
@@ -246,6 +346,8 @@ export function createViewClasses(ctx: ViewContext) {
 		View: HostView,
 		ItemView: HostItemView,
 		Modal: HostModal,
+		SuggestModal: HostSuggestModal,
+		FuzzySuggestModal: HostFuzzySuggestModal,
 		Menu: HostMenu,
 		MenuItem: HostMenuItem,
 		MarkdownRenderer: HostMarkdownRenderer,
@@ -253,6 +355,19 @@ export function createViewClasses(ctx: ViewContext) {
 }
 
 export type ViewClasses = ReturnType<typeof createViewClasses>;
+
+/** The fuzzy score of `text` for `query` (lower case): higher when the characters sit closer; null when they are not all there in order. */
+function fuzzyScore(text: string, query: string): number | null {
+	let at = 0;
+	let gaps = 0;
+	for (const char of query) {
+		const found = text.indexOf(char, at);
+		if (found < 0) return null;
+		gaps += found - at;
+		at = found + 1;
+	}
+	return -gaps - text.length / 1_000;
+}
 
 /** A text editor over a string with one selection (what editor commands read). */
 export class HostEditor implements Pick<Editor, "getValue" | "getLine" | "lineCount" | "lastLine" | "getSelection" | "somethingSelected" | "getCursor" | "listSelections" | "replaceSelection"> {

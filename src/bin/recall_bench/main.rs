@@ -231,6 +231,7 @@ mod bench {
             names,
             hint: hint.as_ref(),
             earlier: &[],
+            scope: None,
         };
         let selection =
             select_context(store, &request).map_err(|error| format!("question {}: {error}", question.id))?;
