@@ -14,7 +14,7 @@ import { inertMarkdown, replaceRemoteMedia } from "./inert-markdown";
 import { placeOf } from "./memory-place";
 import type { MemoryPort } from "./memory-port";
 import { openSource } from "./open-source";
-import { type ScopeItem, questionScope } from "./question-scope";
+import { type ScopeItem, questionScope, scopeLabel } from "./question-scope";
 import { ScopeBar } from "./scope-bar";
 
 export const ASK_VIEW_TYPE = "memory-agent-ask";
@@ -173,6 +173,7 @@ export class AskMemoryView extends ItemView {
 		for (const turn of turns) {
 			const exchange = this.historyEl.createDiv({ cls: "memory-agent-exchange is-saved" });
 			exchange.createDiv({ cls: "memory-agent-question", text: turn.question });
+			if (turn.scope !== undefined) exchange.createDiv({ cls: "memory-agent-asked-about", text: `About ${turn.scope.join(", ")}` });
 			const body = exchange.createDiv({ cls: "memory-agent-answer" }).createDiv({ cls: "memory-agent-answer-body markdown-rendered" });
 			await MarkdownRenderer.render(this.app, inertMarkdown(turn.answer), body, path, this);
 			replaceRemoteMedia(body);
@@ -236,6 +237,8 @@ export class AskMemoryView extends ItemView {
 		this.historyEl.querySelector(".memory-agent-empty")?.remove();
 		const exchange = this.historyEl.createDiv({ cls: "memory-agent-exchange" });
 		exchange.createDiv({ cls: "memory-agent-question", text });
+		const about = this.scopeBar.current().map(scopeLabel);
+		if (about.length > 0) exchange.createDiv({ cls: "memory-agent-asked-about", text: `About ${about.join(", ")}` });
 		const answerEl = exchange.createDiv({ cls: "memory-agent-answer" });
 		const thinking = answerEl.createDiv({ cls: "memory-agent-thinking", text: "Thinking…" });
 		this.setBusy(true);
@@ -249,7 +252,8 @@ export class AskMemoryView extends ItemView {
 				this.turns.push({ question: text, answer: answer.answer, cited });
 				this.lastAnswer = answer;
 				if (this.saved.length === 0) this.startedAt = Date.now();
-				this.saved.push({ question: text, answer: await this.asMarkdown(answer), cited, askedAt: Date.now() });
+				const scope = this.scopeBar.current().map(scopeLabel);
+				this.saved.push({ question: text, answer: await this.asMarkdown(answer), cited, askedAt: Date.now(), ...(scope.length > 0 ? { scope } : {}) });
 				this.newConversationButton.disabled = false;
 				this.saveButton.disabled = false;
 				if (this.deps.conversations().autoSave) await this.saveConversation();

@@ -11,6 +11,8 @@ export interface SavedTurn {
 	cited: string[];
 	/** When it was asked, in milliseconds. */
 	askedAt: number;
+	/** What the question was limited to, as the panel named it ("Lisbon", "#travel"); none when unscoped. */
+	scope?: string[];
 }
 
 /** The property that marks a note as a saved conversation. */
@@ -37,7 +39,8 @@ export function conversationFileName(at: number): string {
 export function conversationToMarkdown(turns: readonly SavedTurn[], startedAt: number): string {
 	const lines = ["---", `${CONVERSATION_PROPERTY}: ${CONVERSATION_VALUE}`, `date: ${localMinute(startedAt).slice(0, 10)}`, "---", "", `# Conversation of ${localMinute(startedAt)}`, ""];
 	for (const turn of turns) {
-		lines.push(`## ${turn.question.replace(/\s+/g, " ").trim()}`, "", `*${localMinute(turn.askedAt)}*`, "", turn.answer.trim(), "");
+		const about = turn.scope !== undefined && turn.scope.length > 0 ? ` · about ${turn.scope.join(", ").replace(/[*\n]/g, " ")}` : "";
+		lines.push(`## ${turn.question.replace(/\s+/g, " ").trim()}`, "", `*${localMinute(turn.askedAt)}${about}*`, "", turn.answer.trim(), "");
 		lines.push(`<!-- memory-agent cited: ${JSON.stringify(turn.cited)} -->`, "");
 	}
 	return lines.join("\n");
@@ -48,11 +51,13 @@ export function parseConversation(text: string): SavedTurn[] | null {
 	const marker = new RegExp(`^---\\n(?:.*\\n)*?${CONVERSATION_PROPERTY}: ${CONVERSATION_VALUE}\\n(?:.*\\n)*?---\\n`);
 	if (!marker.test(text)) return null;
 	const turns: SavedTurn[] = [];
-	let current: { question: string; lines: string[]; cited: string[]; askedAt: number } | null = null;
+	let current: { question: string; lines: string[]; cited: string[]; askedAt: number; scope?: string[] } | null = null;
 	const finish = () => {
 		if (current === null) return;
 		const answer = current.lines.join("\n").trim();
-		turns.push({ question: current.question, answer, cited: current.cited, askedAt: current.askedAt });
+		const turn: SavedTurn = { question: current.question, answer, cited: current.cited, askedAt: current.askedAt };
+		if (current.scope !== undefined) turn.scope = current.scope;
+		turns.push(turn);
 	};
 	for (const line of text.split("\n")) {
 		const heading = /^## (.+)$/.exec(line);
@@ -67,9 +72,10 @@ export function parseConversation(text: string): SavedTurn[] | null {
 			current.cited = parseIds(cited[1]!);
 			continue;
 		}
-		const time = /^\*(\d{4}-\d{2}-\d{2} \d{2}:\d{2})\*$/.exec(line.trim());
+		const time = /^\*(\d{4}-\d{2}-\d{2} \d{2}:\d{2})(?: · about (.+))?\*$/.exec(line.trim());
 		if (time !== null && current.askedAt === 0 && current.lines.every((kept) => kept.trim() === "")) {
 			current.askedAt = new Date(time[1]!.replace(" ", "T")).getTime();
+			if (time[2] !== undefined) current.scope = time[2].split(", ");
 			continue;
 		}
 		current.lines.push(line);

@@ -1,13 +1,14 @@
 // esbuild plugin: `import load from "inline-wasm:<path>"` embeds a .wasm file, gzip-compressed,
-// as base64 in the bundle (the worker inflates it with the platform's DecompressionStream).
+// as base85 text in the bundle (the worker inflates it with the platform's DecompressionStream).
 
 import fs from "node:fs/promises";
 import path from "node:path";
 import zlib from "node:zlib";
+import { encodeBase85 } from "./base85.mjs";
 import { ROOT } from "./run.mjs";
 
 const PREFIX = "inline-wasm:";
-const DECODER = path.join(ROOT, "plugin", "worker", "base64.ts");
+const DECODER = path.join(ROOT, "plugin", "worker", "base85.ts");
 
 /** The gzip the build embeds: the strongest level (it runs once per build). */
 export function compressWasm(bytes) {
@@ -38,9 +39,9 @@ export function inlineWasmPlugin() {
 			build.onLoad({ filter: /.*/, namespace: "inline-wasm" }, async (args) => {
 				const bytes = compressWasm(await fs.readFile(args.path));
 				const contents = [
-					`import { decodeBase64 } from ${JSON.stringify(DECODER)};`,
-					`const BASE64 = ${JSON.stringify(bytes.toString("base64"))};`,
-					"export default function loadWasmBytes() { return decodeBase64(BASE64); }",
+					`import { decodeBase85 } from ${JSON.stringify(DECODER)};`,
+					`const BASE85 = ${JSON.stringify(encodeBase85(bytes))};`,
+					"export default function loadWasmBytes() { return decodeBase85(BASE85); }",
 				].join("\n");
 				return { contents, loader: "js", resolveDir: path.dirname(args.path), watchFiles: [args.path] };
 			});

@@ -115,6 +115,8 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 		// Base classes the plugin's views, dialogs and vault events extend or test against.
 		ItemView: class {},
 		Modal: class {},
+		FuzzySuggestModal: class {},
+		Menu: class {},
 		TFile: class {},
 		TFolder: class {},
 	};
@@ -264,7 +266,7 @@ function minimalObsidian() {
 		async saveData() {}
 	}
 	const base = class {};
-	return { Plugin, Notice: base, PluginSettingTab: base, Setting: base, normalizePath: (p: string) => p, requestUrl: () => Promise.reject(new Error("offline")), ItemView: base, Modal: base, TFile: base, TFolder: base };
+	return { Plugin, Notice: base, PluginSettingTab: base, Setting: base, normalizePath: (p: string) => p, requestUrl: () => Promise.reject(new Error("offline")), ItemView: base, Modal: base, FuzzySuggestModal: base, Menu: base, TFile: base, TFolder: base };
 }
 
 function minimalApp() {
