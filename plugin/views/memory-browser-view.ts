@@ -35,6 +35,14 @@ interface Loaded<T> {
 /** How many skipped notes the browser names (the status view lists them all). */
 const SKIPPED_SHOWN = 3;
 
+const TABS: ReadonlyArray<readonly [Tab, string]> = [
+	["memories", "Memories"],
+	["insights", "Insights"],
+];
+
+/** Numbers the open browsers, so each one's tab and panel ids are its own. */
+let browserCount = 0;
+
 export class MemoryBrowserView extends ItemView {
 	private filter: MemoryFilter = { ...EMPTY_FILTER };
 	private tab: Tab = "memories";
@@ -76,17 +84,27 @@ export class MemoryBrowserView extends ItemView {
 		root.empty();
 		root.addClass("memory-agent-browser");
 		const header = root.createDiv({ cls: "memory-agent-browser-header" });
-		const tabs = header.createDiv({ cls: "memory-agent-tabs", attr: { role: "tablist" } });
-		for (const [tab, label] of [["memories", "Memories"], ["insights", "Insights"]] as const) {
-			const button = tabs.createEl("button", { cls: "memory-agent-tab", text: label, attr: { role: "tab", "data-tab": tab } });
+		// The WAI-ARIA tabs pattern: one tab stop (the selected tab), arrows and Home/End move
+		// between the tabs and select them, and the list is the panel they control.
+		const ids = `memory-agent-browser-${++browserCount}`;
+		const panelId = `${ids}-panel`;
+		const tabs = header.createDiv({ cls: "memory-agent-tabs", attr: { role: "tablist", "aria-label": "Memory browser" } });
+		for (const [tab, label] of TABS) {
+			const selected = tab === this.tab;
+			const button = tabs.createEl("button", {
+				cls: "memory-agent-tab",
+				text: label,
+				attr: { role: "tab", id: `${ids}-tab-${tab}`, "data-tab": tab, "aria-controls": panelId, "aria-selected": selected, tabindex: selected ? 0 : -1 },
+			});
 			button.addEventListener("click", () => this.showTab(tab));
 			this.tabButtons.set(tab, button);
 		}
+		tabs.addEventListener("keydown", (event) => this.onTabKey(event));
 		this.summaryEl = header.createDiv({ cls: "memory-agent-browser-summary" });
 		header.createEl("button", { cls: "memory-agent-refresh", text: "Refresh" }).addEventListener("click", () => void this.reload());
 		this.filtersEl = root.createDiv({ cls: "memory-agent-filters" });
 		this.buildFilters(this.filtersEl);
-		this.listEl = root.createDiv({ cls: "memory-agent-browser-list" });
+		this.listEl = root.createDiv({ cls: "memory-agent-browser-list", attr: { id: panelId, role: "tabpanel", "aria-labelledby": `${ids}-tab-${this.tab}` } });
 		void this.reload();
 	}
 
@@ -149,7 +167,33 @@ export class MemoryBrowserView extends ItemView {
 
 	private showTab(tab: Tab): void {
 		this.tab = tab;
+		this.markTabs();
 		void this.reload();
+	}
+
+	/** Arrow keys (wrapping), Home and End move the focus to a tab and select it. */
+	private onTabKey(event: KeyboardEvent): void {
+		const order = TABS.map(([tab]) => tab);
+		const at = order.indexOf(this.tab);
+		const moves: Record<string, number> = { ArrowRight: at + 1, ArrowLeft: at - 1 + order.length, Home: 0, End: order.length - 1 };
+		const move = moves[event.key];
+		if (move === undefined) return;
+		const next = order[move % order.length];
+		if (next === undefined) return;
+		event.preventDefault();
+		this.tabButtons.get(next)?.focus();
+		if (next !== this.tab) this.showTab(next);
+	}
+
+	/** The selected tab is marked, is the one tab stop, and labels the panel. */
+	private markTabs(): void {
+		for (const [tab, button] of this.tabButtons) {
+			const selected = tab === this.tab;
+			button.toggleClass("is-active", selected);
+			button.setAttr("aria-selected", selected);
+			button.setAttr("tabindex", selected ? 0 : -1);
+			if (selected) this.listEl.setAttr("aria-labelledby", button.id);
+		}
 	}
 
 	private buildFilters(container: HTMLElement): void {
@@ -171,10 +215,7 @@ export class MemoryBrowserView extends ItemView {
 	}
 
 	private render(unavailable?: string): void {
-		for (const [tab, button] of this.tabButtons) {
-			button.toggleClass("is-active", tab === this.tab);
-			button.setAttr("aria-selected", tab === this.tab);
-		}
+		this.markTabs();
 		this.filtersEl.toggleClass("memory-agent-hidden", this.tab !== "memories");
 		this.listEl.empty();
 		if (unavailable !== undefined) {

@@ -4,6 +4,7 @@
 import { ItemView, type WorkspaceLeaf } from "obsidian";
 import type { MemoryStore } from "../core/memory-core-api";
 import type { NoteCoverage } from "../ui/status-text";
+import { formatUsd } from "../vault/bulk-estimate";
 
 export const STATUS_VIEW_TYPE = "memory-agent-status";
 
@@ -24,6 +25,10 @@ export interface StatusViewPort {
 	onChange(listener: () => void): () => void;
 	/** The store was changed by a button: save, refresh, run. */
 	changed(): void;
+}
+
+function count(n: number, one: string, many: string): string {
+	return `${n.toLocaleString()} ${n === 1 ? one : many}`;
 }
 
 /** Local date as YYYY-MM-DD (the core's usage days are the user's days). */
@@ -93,14 +98,15 @@ export class StatusView extends ItemView {
 					: `${coverage.remembered.toLocaleString()} of ${coverage.inScope.toLocaleString()} notes remembered.`,
 		});
 		summary.createEl("p", {
-			text: `${status.memories.toLocaleString()} memories, ${status.insights.toLocaleString()} insights. Jobs: ${status.queued.toLocaleString()} queued, ${status.running.toLocaleString()} running, ${status.failed.toLocaleString()} failed.`,
+			text: `${count(status.memories, "memory", "memories")}, ${count(status.insights, "insight", "insights")}. Jobs: ${status.queued.toLocaleString()} queued, ${status.running.toLocaleString()} running, ${status.failed.toLocaleString()} failed.`,
 		});
 		if (status.current !== null) summary.createEl("p", { text: `Working on ${status.current}` });
 		if (status.paused !== null) summary.createEl("p", { cls: "memory-agent-status-paused", text: `Paused: ${status.paused}` });
 		const tokens = usage.total.inputTokens + usage.total.outputTokens + usage.total.cacheReadTokens + usage.total.cacheWriteTokens;
+		const cost = usage.estimatedCostUsd < 0.01 ? formatUsd(usage.estimatedCostUsd) : `about ${formatUsd(usage.estimatedCostUsd)}`;
 		const price = usage.priceKnown ? `at the prices of ${usage.modelId}` : `at the highest Claude price: the price of ${usage.modelId} is not known`;
 		summary.createEl("p", {
-			text: `Today: ${tokens.toLocaleString()} tokens in ${usage.calls.toLocaleString()} model calls, about $${usage.estimatedCostUsd.toFixed(2)} (an estimate ${price}).`,
+			text: `Today: ${count(tokens, "token", "tokens")} in ${count(usage.calls, "model call", "model calls")}, ${cost} (an estimate ${price}).`,
 		});
 		const limits = [
 			usage.dailyLimitUsd > 0 ? `$${usage.spentTodayUsd.toFixed(2)} of today's $${usage.dailyLimitUsd.toFixed(2)}` : null,

@@ -1,6 +1,11 @@
 // Serves the browser harness (bundled with esbuild at start), the built main.js and styles.css,
-// and passes `/model/…` requests on to the fake Bedrock unchanged, Host header included, so the
-// page's SigV4 signatures (made for this origin) still verify.
+// and passes the page's requests to AWS on to the fake Bedrock.
+//
+// The plugin in the page calls AWS's own endpoint (no custom endpoint is set) and signs each
+// request for that host. The page's requestUrl sends a request to `*.amazonaws.com` here instead,
+// same origin, with the host it was for in `x-harness-original-host`; this server forwards it
+// to the fake Bedrock with `Host` set back to that host and the marker removed, so the fake's
+// check (@smithy/signature-v4 over the Host it receives) verifies the signature made for AWS.
 
 import fs from "node:fs/promises";
 import http from "node:http";
@@ -8,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { ORIGINAL_HOST_HEADER, isAwsHost } from "./harness/routing";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "..", "..");
@@ -43,9 +49,17 @@ export async function startHarnessServer({ bedrockUrl }: { bedrockUrl: string })
 	const bedrock = new URL(bedrockUrl);
 	const server = http.createServer((req, res) => {
 		const url = req.url ?? "/";
-		if (url.startsWith("/model/")) {
+		const original = req.headers[ORIGINAL_HOST_HEADER];
+		if (original !== undefined) {
+			// Only AWS's hosts are passed on (what the page's requestUrl routes here).
+			if (typeof original !== "string" || !isAwsHost(original)) {
+				res.writeHead(400).end(`Not an AWS host: ${String(original)}`);
+				return;
+			}
+			const headers: http.OutgoingHttpHeaders = { ...req.headers, host: original };
+			delete headers[ORIGINAL_HOST_HEADER];
 			const upstream = http.request(
-				{ hostname: bedrock.hostname, port: bedrock.port, method: req.method, path: url, headers: req.headers },
+				{ hostname: bedrock.hostname, port: bedrock.port, method: req.method, path: url, headers },
 				(answer) => {
 					res.writeHead(answer.statusCode ?? 502, answer.headers);
 					answer.pipe(res);

@@ -2,105 +2,25 @@
 // main.js in the harness page, with the fake Bedrock behind the harness server. Questions are
 // typed and answered, citations open notes, memories are forgotten, the settings tab renders;
 // screenshots of each in light and dark go to test-artifacts/ (and, with
-// UPDATE_SCREENSHOTS=1, to docs/screenshots/ for the README).
+// UPDATE_SCREENSHOTS=1, to docs/screenshots/ for the README). The shared helpers: session.ts.
 
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import fs from "node:fs/promises";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { type Browser, type Page, chromium } from "playwright-core";
-import { type FakeBedrock, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
-import { NOTES, PLANNED } from "../plugin/views-fixture";
-import { type HarnessServer, startHarnessServer } from "./harness-server";
-import type { HarnessConfig } from "./harness/page";
-import { memoryModel } from "./memory-model";
+import { type Session, SECRET_NAMES, ask, launch, openHarness, screenshots, skip } from "./session";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = path.join(ROOT, "test-artifacts");
-const SCREENSHOTS = path.join(ROOT, "docs", "screenshots");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`;
-
-let fake: FakeBedrock;
-let server: HarnessServer;
-let browser: Browser;
+let session: Session;
 
 before(async () => {
 	if (skip) return;
-	fake = await startFakeBedrock();
-	fake.respond = memoryModel({ memories: PLANNED, insight: "Ana's wish to see Sintra shapes the Lisbon trip plans.", connects: ["Sintra", "Flying to Lisbon"] });
-	server = await startHarnessServer({ bedrockUrl: fake.url });
-	browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-	await fs.mkdir(ARTIFACTS, { recursive: true });
+	session = await launch();
 });
 
 after(async () => {
-	await browser?.close();
-	await server?.close();
-	await fake?.close();
+	await session?.close();
 });
 
-/** A fresh page with the plugin loaded over the test notes, ingested through the fake Bedrock. */
-async function openHarness(): Promise<Page> {
-	const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-	const errors: string[] = [];
-	page.on("pageerror", (error) => errors.push(error.message));
-	await page.goto(server.url);
-	const manifest = JSON.parse(await fs.readFile(path.join(ROOT, "manifest.json"), "utf8")) as HarnessConfig["manifest"];
-	const config: HarnessConfig = {
-		manifest,
-		notes: NOTES,
-		secrets: { "test-access-key-id": TEST_CREDENTIALS.accessKeyId, "test-secret-access-key": TEST_CREDENTIALS.secretAccessKey },
-		data: { endpoint: server.url, region: "us-east-1", accessKeyIdSecret: "test-access-key-id", secretAccessKeySecret: "test-secret-access-key" },
-	};
-	await page.evaluate((config) => window.harness.start(config), config);
-	for (const notePath of Object.keys(NOTES)) {
-		await page.evaluate((notePath) => {
-			window.harness.workspace.setActiveFile(window.harness.vault.getFileByPath(notePath) as never);
-			window.harness.runCommand("remember-current-note");
-		}, notePath);
-	}
-	// The memory browser shows the three memories once they are made.
-	await page.waitForFunction(() => {
-		window.harness.runCommand("open-memory-browser");
-		return document.querySelectorAll(".memory-agent-browser .memory-agent-memory").length === 3;
-	}, undefined, { timeout: 20_000, polling: 100 });
-	assert.deepEqual(errors, []);
-	return page;
-}
-
-async function ask(page: Page, question: string): Promise<void> {
-	await page.evaluate(() => window.harness.runCommand("ask-memory"));
-	const input = page.locator(".memory-agent-question-input");
-	await input.click();
-	await input.fill(question);
-	await input.press("Enter");
-	await page.locator(".memory-agent-exchange").last().locator(".memory-agent-answer-body, .memory-agent-error").waitFor();
-}
-
-/**
- * Saves a screenshot of `selector` in both themes to test-artifacts/. The README's copies in
- * docs/screenshots/ are refreshed only on request, so a test run never changes tracked files.
- */
-async function screenshots(page: Page, selector: string, name: string): Promise<void> {
-	await page.evaluate(() => window.harness.clearNotices());
-	const updateReadme = process.env.UPDATE_SCREENSHOTS === "1";
-	if (updateReadme) await fs.mkdir(SCREENSHOTS, { recursive: true });
-	for (const theme of ["light", "dark"] as const) {
-		await page.evaluate((theme) => window.harness.setTheme(theme), theme);
-		const image = await page.locator(selector).screenshot({ animations: "disabled" });
-		await fs.writeFile(path.join(ARTIFACTS, `${name}-${theme}.png`), image);
-		if (updateReadme) await fs.writeFile(path.join(SCREENSHOTS, `${name}-${theme}.png`), image);
-	}
-	await page.evaluate(() => window.harness.setTheme("light"));
-}
-
 test("a question typed and sent with Enter is answered with citation links that open the note at its line", { skip }, async () => {
-	const page = await openHarness();
+	const page = await openHarness(session);
 	await ask(page, "When do we fly to Lisbon?");
 	const answer = page.locator(".memory-agent-exchange").last();
 	await assert.doesNotReject(answer.locator(".memory-agent-answer-body li").first().waitFor());
@@ -129,13 +49,25 @@ test("a question typed and sent with Enter is answered with citation links that 
 	await ask(page, "What is the marketing budget?");
 	assert.equal(await page.locator(".memory-agent-exchange").count(), 2);
 	assert.equal(await page.locator(".memory-agent-question-input").isDisabled(), false);
+	// Tall enough to show the whole conversation, scrolled to its latest answer as after asking.
+	await page.setViewportSize({ width: 1280, height: 1100 });
+	await page.locator(".memory-agent-history").evaluate((history) => history.scrollTo(0, history.scrollHeight));
 	await screenshots(page, ".mod-right-split", "ask-panel");
+
+	// The plugin called AWS's own endpoint; the fake Bedrock verified each signature for that host.
+	const calls = session.fake.requests.filter((request) => request.path.endsWith("/converse"));
+	assert.ok(calls.length > 0);
+	for (const call of calls) {
+		assert.equal(call.headers.host, "bedrock-runtime.us-east-1.amazonaws.com");
+		assert.equal(call.headers["x-harness-original-host"], undefined, "the harness's marker is not passed on");
+		assert.equal(call.auth.ok, true, JSON.stringify(call.auth));
+	}
 	await page.close();
 });
 
 test("the panel shows that it is working while Bedrock answers", { skip }, async () => {
-	const page = await openHarness();
-	fake.script({ slow: 800, then: { text: "Slow but sure." } });
+	const page = await openHarness(session);
+	session.fake.script({ slow: 800, then: { text: "Slow but sure." } });
 	await page.evaluate(() => window.harness.runCommand("ask-memory"));
 	const input = page.locator(".memory-agent-question-input");
 	await input.fill("Anything?");
@@ -149,7 +81,7 @@ test("the panel shows that it is working while Bedrock answers", { skip }, async
 });
 
 test("a memory is forgotten after confirmation and leaves the browser", { skip }, async () => {
-	const page = await openHarness();
+	const page = await openHarness(session);
 	await page.evaluate(() => window.harness.runCommand("open-memory-browser"));
 	const cards = page.locator(".memory-agent-browser .memory-agent-memory");
 	assert.equal(await cards.count(), 3);
@@ -173,11 +105,16 @@ test("a memory is forgotten after confirmation and leaves the browser", { skip }
 });
 
 test("the settings tab renders", { skip }, async () => {
-	const page = await openHarness();
+	const page = await openHarness(session);
 	await page.evaluate(() => window.harness.showSettings());
 	const tab = page.locator(".harness-settings .vertical-tab-content-container");
 	assert.ok((await tab.locator(".setting-item").count()) > 0, "the tab has settings");
 	assert.match(await tab.innerText(), /Database file|database/i);
+	// Set up as a user's: AWS's own endpoint (none typed), the keys under the user's secret names.
+	const fields = await tab.locator("input, textarea, select").evaluateAll((elements) => elements.map((element) => (element as HTMLInputElement).value));
+	const shown = `${await tab.innerText()}\n${fields.join("\n")}`;
+	assert.doesNotMatch(shown, /127\.0\.0\.1|localhost|test-/);
+	assert.ok(shown.includes(SECRET_NAMES.accessKeyId) && shown.includes(SECRET_NAMES.secretAccessKey), `the secret names are shown: ${fields.join(", ")}`);
 	await screenshots(page, ".harness-settings .modal", "settings-tab");
 	await page.close();
 });

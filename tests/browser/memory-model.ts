@@ -23,6 +23,15 @@ export interface MemoryModelOptions {
 	connects?: [string, string];
 	/** What the query planner adds for a question containing the key (besides its own words). */
 	plans?: Record<string, string[]>;
+	/**
+	 * Answer as a model would for the screenshots: the memories that share the most words with
+	 * the question first (word forms too: "fly" finds "flying"), ones sharing less than half as
+	 * many left out, and an insight only when it is about the question; the insight is made
+	 * only of the memories `connects` picks (none when the batch lacks one of them).
+	 */
+	focused?: boolean;
+	/** Notes containing the key are remembered after that many milliseconds (to order the memories). */
+	later?: Record<string, number>;
 }
 
 /** A memory line of the query prompt: `[memory:ID] date · source · summary · …`. */
@@ -57,12 +66,17 @@ export function memoryModel(options: MemoryModelOptions = {}): (request: Recorde
 		const text = requestText(request);
 		const forced = (json.toolConfig as { toolChoice?: unknown } | undefined)?.toolChoice !== undefined;
 		const tool = forced ? requestedToolName(json) : "";
-		if (tool === "record_memory") return recordMemory(text, options);
+		if (tool === "record_memory") {
+			const delay = Object.entries(options.later ?? {}).find(([phrase]) => text.includes(phrase))?.[1];
+			return delay === undefined ? recordMemory(text, options) : { slow: delay, then: recordMemory(text, options) };
+		}
 		if (tool === "plan_search") return planSearch(text, options);
 		if (tool === "record_insights") {
 			const lines = [...text.matchAll(/^\[([^\]]+)\] (.*)$/gm)].map((match) => ({ id: match[1] ?? "", line: match[2] ?? "" }));
 			const picked = options.connects?.map((word) => lines.find((line) => line.line.includes(word))?.id);
-			const [from = "", to = ""] = picked?.every((id) => id !== undefined) === true ? (picked as string[]) : lines.map((line) => line.id);
+			const found = picked?.every((id) => id !== undefined) === true;
+			if (options.focused === true && !found) return { toolUse: { name: "record_insights", input: { insights: [] } } };
+			const [from = "", to = ""] = found ? (picked as string[]) : lines.map((line) => line.id);
 			if (from === "" || to === "" || from === to) return { toolUse: { name: "record_insights", input: { insights: [] } } };
 			return {
 				toolUse: {
@@ -71,7 +85,7 @@ export function memoryModel(options: MemoryModelOptions = {}): (request: Recorde
 				},
 			};
 		}
-		return { text: answer(text) };
+		return { text: options.focused === true ? focusedAnswer(text) : answer(text) };
 	};
 }
 
@@ -117,5 +131,41 @@ function answer(text: string): string {
 	const insight = /^\[consolidation:([^\]]+)\] (.*?) \(from/m.exec(text);
 	const lines = cited.map((memory) => `- ${memory.summary} [memory:${memory.id}]`);
 	const closing = insight ? `\n\n**Together:** ${insight[2]} [consolidation:${insight[1]}]` : "";
+	return `Here is what your notes say:\n\n${lines.join("\n")}${closing}`;
+}
+
+/** Words a question is not about. */
+const QUESTION_WORDS = new Set(
+	"the and are was were what when where which who whom why how does did our for with that this about from have has had you your they them their there into any".split(" "),
+);
+
+/** The words of `text` of three letters or more that say what it is about. */
+function topicWords(text: string): string[] {
+	return text
+		.toLowerCase()
+		.split(/[^\p{L}\p{N}]+/u)
+		.filter((word) => word.length >= 3 && !QUESTION_WORDS.has(word));
+}
+
+/** How many of the question's words `text` has, in any form that starts like them. */
+function overlap(question: readonly string[], text: string): number {
+	const own = topicWords(text);
+	return question.filter((asked) => own.some((word) => word.startsWith(asked) || asked.startsWith(word))).length;
+}
+
+/** The answer of `focused`: the best memories first, the insight when it is about the question. */
+function focusedAnswer(text: string): string {
+	// Earlier turns come first in the messages: the question asked now is the last one.
+	const question = topicWords([...text.matchAll(/^Question: (.*)$/gm)].at(-1)?.[1] ?? "");
+	const scored = promptMemories(text)
+		.map((memory, index) => ({ memory, index, score: overlap(question, memory.summary) }))
+		.filter((entry) => entry.score > 0)
+		.sort((a, b) => b.score - a.score || a.index - b.index);
+	const best = scored[0]?.score ?? 0;
+	const cited = scored.filter((entry) => entry.score * 2 >= best).slice(0, 3);
+	if (cited.length === 0) return "Your notes do not say.";
+	const insight = /^\[consolidation:([^\]]+)\] (.*?) \(from/m.exec(text);
+	const lines = cited.map(({ memory }) => `- ${memory.summary} [memory:${memory.id}]`);
+	const closing = insight && overlap(question, insight[2] ?? "") > 0 ? `\n\n**Together:** ${insight[2]} [consolidation:${insight[1]}]` : "";
 	return `Here is what your notes say:\n\n${lines.join("\n")}${closing}`;
 }

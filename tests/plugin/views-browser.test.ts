@@ -135,3 +135,72 @@ test("thousands of memories are shown 50 at a time, newest first", async () => {
 	// Planted memories are made at 1_700_000_000_000 + n: the last planted is the newest.
 	assert.equal(cards[0]!.getAttribute("data-memory-id"), "test-1233");
 });
+
+test("the tabs follow the WAI-ARIA tabs pattern: one tab stop, arrows, Home and End select and focus", async () => {
+	ui = await startUiHost();
+	const { host } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	await host.runCommand("consolidate-now");
+	const root = browser(host);
+	const tab = (name: string) => root.querySelector<HTMLElement>(`.memory-agent-tab[data-tab="${name}"]`)!;
+	// The insight is made first, so the keys below are the only thing that changes the list.
+	await host.waitFor(() => {
+		tab("insights").click();
+		return root.querySelectorAll(".memory-agent-insight").length === 1;
+	}, { message: "an insight" });
+	tab("memories").click();
+	await host.settle();
+	const panel = root.querySelector<HTMLElement>(".memory-agent-browser-list")!;
+	const tablist = root.querySelector<HTMLElement>('[role="tablist"]');
+	assert.ok(tablist, "a tab list");
+	assert.equal(panel.getAttribute("role"), "tabpanel");
+	for (const name of ["memories", "insights"]) {
+		assert.equal(tab(name).getAttribute("role"), "tab");
+		assert.equal(tab(name).getAttribute("aria-controls"), panel.id, `the ${name} tab controls the list`);
+		assert.ok(panel.id !== "" && host.dom.document.getElementById(panel.id) === panel, "the panel's id is unique in the document");
+	}
+	/** Which tab is selected, checked in every attribute that says so. */
+	const selected = (): string => {
+		const names = ["memories", "insights"].filter((name) => tab(name).getAttribute("aria-selected") === "true");
+		assert.equal(names.length, 1, "exactly one tab is selected");
+		const name = names[0]!;
+		for (const other of ["memories", "insights"]) assert.equal(tab(other).getAttribute("tabindex"), other === name ? "0" : "-1", `the roving tabindex of ${other}`);
+		assert.equal(panel.getAttribute("aria-labelledby"), tab(name).id, "the panel is labelled by the selected tab");
+		assert.equal(host.dom.document.activeElement, tab(name), "the selected tab has the focus");
+		return name;
+	};
+	const press = async (key: string) => {
+		const target = (host.dom.document.activeElement as HTMLElement | null) ?? tab("memories");
+		const { KeyboardEvent } = host.dom.window;
+		const event = new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }) as unknown as KeyboardEvent;
+		target.dispatchEvent(event);
+		assert.equal(event.defaultPrevented, true, `${key} is handled by the tabs`);
+		await host.settle();
+	};
+
+	tab("memories").focus();
+	assert.equal(tab("memories").getAttribute("aria-selected"), "true");
+	assert.equal(selected(), "memories");
+	await press("ArrowRight");
+	assert.equal(selected(), "insights");
+	assert.equal(panel.querySelectorAll(".memory-agent-insight").length, 1, "the insights list is shown");
+	assert.equal(panel.querySelectorAll(".memory-agent-memory").length, 0, "the memories are not shown on the insights tab");
+	assert.ok(root.querySelector(".memory-agent-filters")!.classList.contains("memory-agent-hidden"), "the filters belong to the memories tab");
+	// ArrowRight wraps from the last tab to the first, ArrowLeft from the first to the last.
+	await press("ArrowRight");
+	assert.equal(selected(), "memories");
+	assert.equal(panel.querySelectorAll(".memory-agent-memory").length, 3);
+	await press("ArrowLeft");
+	assert.equal(selected(), "insights");
+	await press("Home");
+	assert.equal(selected(), "memories");
+	await press("End");
+	assert.equal(selected(), "insights");
+	assert.equal(panel.querySelectorAll(".memory-agent-insight").length, 1);
+	// Other keys are left alone.
+	const { KeyboardEvent } = host.dom.window;
+	const other = new KeyboardEvent("keydown", { key: "a", bubbles: true, cancelable: true }) as unknown as KeyboardEvent;
+	tab("insights").dispatchEvent(other);
+	assert.equal(other.defaultPrevented, false);
+});

@@ -133,6 +133,10 @@ export class MemoryVault extends HostEvents {
 	getFolderByPath(path: string): MemoryTFolder | null {
 		return this.adapter.folders.has(path) ? new MemoryTFolder(this, path) : null;
 	}
+	async createFolder(path: string): Promise<MemoryTFolder> {
+		await this.adapter.mkdir(path);
+		return new MemoryTFolder(this, path);
+	}
 	async create(path: string, data: string): Promise<MemoryTFile> {
 		if (this.adapter.files.has(path)) throw new Error("File already exists.");
 		await this.adapter.write(path, data);

@@ -1,6 +1,7 @@
 // The browser harness: a page that plays Obsidian for the built main.js — the host's plugin, UI
-// and view classes (shared with the headless host), an in-memory vault, requestUrl over fetch to
-// a same-origin route the test server passes to the fake Bedrock — and hooks for the tests.
+// and view classes (shared with the headless host), an in-memory vault, requestUrl over fetch
+// (requests to AWS's hosts go to the harness server, which passes them to the fake Bedrock),
+// on a desktop or a phone — and hooks for the tests.
 
 import type { App, Command, PluginManifest, PluginSettingTab, RequestUrlParam, RequestUrlResponse } from "obsidian";
 import { DEFAULT_API_VERSION, requireApiVersionOf } from "../../host/api-version";
@@ -9,10 +10,11 @@ import { HostMetadataCache } from "../../host/metadata-cache";
 import { createPluginClasses } from "../../host/plugin-base";
 import { HostSecretStorage } from "../../host/secret-storage";
 import { createUiClasses } from "../../host/ui";
-import { createViewClasses } from "../../host/views";
+import { HostEditor, createViewClasses } from "../../host/views";
 import { HostWorkspace } from "../../host/workspace";
 import { installDomHelpers } from "./dom-helpers";
 import { MemoryTAbstractFile, MemoryTFile, MemoryTFolder, MemoryVault } from "./memory-vault";
+import { ORIGINAL_HOST_HEADER, route } from "./routing";
 
 export interface HarnessConfig {
 	manifest: PluginManifest;
@@ -22,23 +24,40 @@ export interface HarnessConfig {
 	secrets: Record<string, string>;
 	/** The plugin's data.json. */
 	data: Record<string, unknown>;
+	/**
+	 * Play Obsidian on a phone: `Platform.isMobile` and `isPhone`, the body's `is-mobile
+	 * is-phone`, no status bar (the plugin's item is an element nobody shows), the ribbon as the
+	 * bottom bar and side panels as a full-width drawer.
+	 */
+	mobile?: boolean;
 }
+
+/** Obsidian's `Platform` on a Linux desktop and on an Android phone. */
+const DESKTOP_PLATFORM = { isDesktop: true, isMobile: false, isDesktopApp: true, isMobileApp: false, isIosApp: false, isAndroidApp: false, isPhone: false, isTablet: false, isMacOS: false, isWin: false, isLinux: true, isSafari: false };
+const PHONE_PLATFORM = { isDesktop: false, isMobile: true, isDesktopApp: false, isMobileApp: true, isIosApp: false, isAndroidApp: true, isPhone: true, isTablet: false, isMacOS: false, isWin: false, isLinux: false, isSafari: false };
 
 const normalizePath = (path: string): string => {
 	const cleaned = path.replace(/\u00a0|\u202f/g, " ").replace(/[\\/]+/g, "/").replace(/^\/+|\/+$/g, "").normalize("NFC");
 	return cleaned === "" ? "/" : cleaned;
 };
 
-/** Obsidian's requestUrl over fetch; the test server passes same-origin `/model/…` to the fake Bedrock. */
+// The plugin calls AWS's own endpoint (`https://bedrock-runtime.<region>.amazonaws.com`, as a
+// user's plugin does) and signs for that host; `route` sends such a request to the harness
+// server, which passes it to the fake Bedrock with that Host, so the signature verifies there
+// as it would at AWS. Nothing leaves the machine.
+
+/** Obsidian's requestUrl over fetch; requests to AWS go through the harness server to the fake Bedrock. */
 async function requestUrl(param: RequestUrlParam | string): Promise<RequestUrlResponse> {
 	const request = typeof param === "string" ? { url: param } : param;
 	const headers: Record<string, string> = {};
 	for (const [name, value] of Object.entries(request.headers ?? {})) {
-		// The browser sets these itself (to the same values the request was signed with).
+		// The browser sets these itself (the harness server puts the signed Host back).
 		if (!["host", "content-length"].includes(name.toLowerCase())) headers[name] = value;
 	}
 	if (request.contentType) headers["content-type"] = request.contentType;
-	const response = await fetch(request.url, { method: request.method ?? "GET", headers, body: request.body ?? null });
+	const routed = route(request.url, window.location.origin);
+	if (routed.originalHost !== undefined) headers[ORIGINAL_HOST_HEADER] = routed.originalHost;
+	const response = await fetch(routed.url, { method: request.method ?? "GET", headers, body: request.body ?? null });
 	const arrayBuffer = await response.arrayBuffer();
 	const text = new TextDecoder().decode(arrayBuffer);
 	if (response.status >= 400 && request.throw !== false) throw Object.assign(new Error(`Request failed, status ${response.status}`), { status: response.status });
@@ -69,6 +88,10 @@ class Harness {
 
 	async start(config: HarnessConfig): Promise<void> {
 		installDomHelpers();
+		const mobile = config.mobile === true;
+		document.body.classList.toggle("is-mobile", mobile);
+		document.body.classList.toggle("is-phone", mobile);
+		document.body.classList.toggle("is-desktop", !mobile);
 		const vault = this.vault;
 		for (const [path, text] of Object.entries(config.notes)) await vault.adapter.write(path, text);
 		const pluginDir = `${vault.configDir}/plugins/${config.manifest.id}`;
@@ -86,7 +109,9 @@ class Harness {
 		this.workspace.fileByPath = (path) => vault.getFileByPath(path) as never;
 
 		const dom = { window: window as never, document, createElement: <K extends keyof HTMLElementTagNameMap>(tag: K) => document.createElement(tag), close: async () => undefined };
-		const statusBarEl = document.querySelector<HTMLElement>(".status-bar")!;
+		// A phone has no status bar: the plugin's item is made, but nobody shows it.
+		if (mobile) document.querySelector(".status-bar")?.remove();
+		const statusBarEl = mobile ? document.createElement("div") : document.querySelector<HTMLElement>(".status-bar")!;
 		const pluginClasses = createPluginClasses({
 			app: this.app,
 			adapter: vault.adapter as never,
@@ -95,7 +120,7 @@ class Harness {
 			statusBarEl,
 			commands: this.commands,
 			settingTabs: this.settingTabs,
-			ribbonEl: document.querySelector<HTMLElement>(".side-dock-ribbon") ?? document.body.createDiv({ cls: "side-dock-ribbon" }),
+			ribbonEl: document.querySelector<HTMLElement>(".side-dock-ribbon")!,
 		});
 		const ui = createUiClasses({ dom, notices: this.notices });
 		const views = createViewClasses({ app: this.app, document, workspace: this.workspace, Component: pluginClasses.Component });
@@ -116,7 +141,7 @@ class Harness {
 			TFolder: MemoryTFolder,
 			normalizePath,
 			requestUrl,
-			Platform: { isDesktop: true, isMobile: false, isDesktopApp: true, isMobileApp: false, isIosApp: false, isAndroidApp: false, isPhone: false, isTablet: false, isMacOS: false, isWin: false, isLinux: true, isSafari: false },
+			Platform: mobile ? PHONE_PLATFORM : DESKTOP_PLATFORM,
 		};
 
 		// main.js as Obsidian loads it: CommonJS, with `require("obsidian")` and nothing else.
@@ -146,6 +171,27 @@ class Harness {
 			return true;
 		}
 		return command.checkCallback?.(false) !== false;
+	}
+
+	/** The editor of the latest `runEditorCommand`, to read what the command made of its text. */
+	editor: HostEditor | undefined;
+
+	/**
+	 * Runs an editor command on `text` in the note at `path`, with `selected` (its first
+	 * occurrence) selected, or the cursor at the end; false when it is not available there.
+	 */
+	runEditorCommand(id: string, text: string, path: string, selected?: string): boolean {
+		const command = this.commands.get(`memory-agent:${id}`);
+		if (!command) return false;
+		const end = text.split("\n");
+		const editor = selected === undefined ? new HostEditor(text, { line: end.length - 1, ch: end.at(-1)!.length }) : HostEditor.selecting(text, selected);
+		this.editor = editor;
+		const info = { file: this.vault.getFileByPath(path) } as never;
+		if (command.editorCallback) {
+			void command.editorCallback(editor as never, info);
+			return true;
+		}
+		return command.editorCheckCallback?.(false, editor as never, info) !== false;
 	}
 
 	/** Every note the plugin opened: path, line (`eState.line`) or subpath. */
