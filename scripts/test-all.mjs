@@ -6,7 +6,10 @@ import { spawnSync } from "node:child_process";
 import { ROOT } from "./lib/run.mjs";
 
 const steps = [
-	["Rust core (cargo test)", "cargo", ["test", "--quiet"]],
+	// With the `cli` feature: the native command's modules are tested too, and its binary is
+	// built for the TypeScript suites that run it against the plugin's database.
+	["Rust core (cargo test)", "cargo", ["test", "--quiet", "--features", "cli"]],
+	["The memory-agent command (cargo build)", "cargo", ["build", "--quiet", "--features", "cli", "--bin", "memory-agent"]],
 	["Build (WebAssembly + main.js)", process.execPath, ["scripts/build.mjs"]],
 	["TypeScript suites (node --test)", process.execPath, ["scripts/run-ts-tests.mjs"]],
 	["Lint (the project's rules: Obsidian's recommended ones and the layering)", process.execPath, ["node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "plugin"]],

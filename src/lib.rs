@@ -12,6 +12,8 @@ pub mod engine;
 pub mod error;
 pub mod hash;
 pub mod llm;
+#[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
+pub mod native;
 pub mod notes;
 pub mod select;
 pub mod stems;

@@ -59,7 +59,12 @@ export interface UiHost {
 }
 
 /** Starts the fake and a host with the notes written and the keys planted, and loads the plugin. */
-export async function startUiHost({ notes = NOTES, settings = {}, mobile = false }: { notes?: Record<string, string>; settings?: Record<string, unknown>; mobile?: boolean } = {}): Promise<UiHost> {
+export async function startUiHost({
+	notes = NOTES,
+	settings = {},
+	mobile = false,
+	vaultDir,
+}: { notes?: Record<string, string>; settings?: Record<string, unknown>; mobile?: boolean; vaultDir?: string } = {}): Promise<UiHost> {
 	const fake = await startFakeBedrock();
 	fake.respond = memoryModel({
 		memories: PLANNED,
@@ -67,7 +72,7 @@ export async function startUiHost({ notes = NOTES, settings = {}, mobile = false
 		connects: ["Sintra", "Flying to Lisbon"],
 		plans: { Portugal: ["flight", "lisbon", "plane"] },
 	});
-	const host = await startHost({ mobile });
+	const host = await startHost({ mobile, vaultDir });
 	for (const [notePath, text] of Object.entries(notes)) {
 		await fs.mkdir(path.dirname(host.diskPath(notePath)), { recursive: true });
 		await fs.writeFile(host.diskPath(notePath), text);

@@ -1,0 +1,95 @@
+//! The command line: a verb, its text, and options (`--vault` or `MEMORY_AGENT_VAULT`).
+
+use std::path::PathBuf;
+
+use memory_agent::native::{CredentialOptions, DEFAULT_CONFIG_DIR};
+
+pub const USAGE: &str = "Usage:
+  memory-agent recall \"question\" --vault DIR [--budget TOKENS] [--json]
+      The memories and insights a question would be answered from, with their notes. No model call.
+  memory-agent ask \"question\" --vault DIR [--profile NAME] [--region REGION] [--json]
+      The answer, from Claude on AWS Bedrock, with its sources.
+  memory-agent remember \"text\" --vault DIR [--json]
+      Writes the text (or stdin) as a note in the vault's Memory inbox folder, which Memory Agent remembers.
+  memory-agent status --vault DIR [--json]
+  memory-agent mcp --vault DIR [--profile NAME] [--region REGION]
+      A Model Context Protocol server over stdio (tools: recall, ask, remember, status).
+
+Options:
+  --vault DIR        the vault's folder (or MEMORY_AGENT_VAULT)
+  --config-dir NAME  the vault's config folder, if not .obsidian
+  --profile NAME     the AWS profile (or AWS_PROFILE); AWS_BEARER_TOKEN_BEDROCK for an API key
+  --region REGION    the AWS region (else AWS_REGION, the profile's, the plugin's)";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Recall,
+    Ask,
+    Remember,
+    Status,
+    Mcp,
+    Help,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub command: Command,
+    pub text: String,
+    pub vault: PathBuf,
+    pub config_dir: String,
+    pub budget: Option<usize>,
+    pub json: bool,
+    pub credentials: CredentialOptions,
+}
+
+pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut args = args.peekable();
+    let command = match args.next().as_deref() {
+        Some("recall") => Command::Recall,
+        Some("ask") => Command::Ask,
+        Some("remember") => Command::Remember,
+        Some("status") => Command::Status,
+        Some("mcp") => Command::Mcp,
+        None | Some("help" | "--help" | "-h") => Command::Help,
+        Some(other) => return Err(format!("Unknown command \"{other}\".")),
+    };
+    let mut options = Options {
+        command,
+        text: String::new(),
+        vault: std::env::var_os("MEMORY_AGENT_VAULT").map(PathBuf::from).unwrap_or_default(),
+        config_dir: DEFAULT_CONFIG_DIR.to_owned(),
+        budget: None,
+        json: false,
+        credentials: CredentialOptions::default(),
+    };
+    let mut words: Vec<String> = Vec::new();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value."));
+        match arg.as_str() {
+            "--vault" => options.vault = PathBuf::from(value("--vault")?),
+            "--config-dir" => options.config_dir = value("--config-dir")?,
+            "--budget" => {
+                let budget = value("--budget")?;
+                options.budget =
+                    Some(budget.parse().map_err(|_| format!("--budget takes a number of tokens, not \"{budget}\"."))?);
+            }
+            "--profile" => options.credentials.profile = Some(value("--profile")?),
+            "--region" => options.credentials.region = Some(value("--region")?),
+            "--json" => options.json = true,
+            "--help" | "-h" => options.command = Command::Help,
+            flag if flag.starts_with("--") => return Err(format!("Unknown option {flag}.")),
+            _ => words.push(arg),
+        }
+    }
+    options.text = words.join(" ");
+    if options.command == Command::Help {
+        return Ok(options);
+    }
+    if options.vault.as_os_str().is_empty() {
+        return Err("Which vault? Give its folder with --vault DIR (or set MEMORY_AGENT_VAULT).".into());
+    }
+    if matches!(options.command, Command::Recall | Command::Ask) && options.text.trim().is_empty() {
+        return Err("Type a question.".into());
+    }
+    Ok(options)
+}

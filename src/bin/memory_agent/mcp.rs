@@ -1,0 +1,142 @@
+//! `memory-agent mcp`: the vault's memory as a Model Context Protocol server over stdio (the
+//! official Rust SDK, `rmcp`), for Claude Code, Claude Desktop, Kiro and other MCP clients.
+//!
+//! Every call opens a fresh session (so it sees what Obsidian saved last) on a thread of its
+//! own: the engine is single-threaded, the SDK's handlers are not.
+
+use memory_agent::native::{remember, CredentialOptions, Session, VaultDir};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use serde::Serialize;
+
+const INSTRUCTIONS: &str = "The user's memory of their Obsidian vault: what their notes say about people, \
+places, plans, decisions and dates. Call `recall` before answering anything about the user's own notes, \
+meetings, people or past events, and cite the note paths it returns. Call `remember` when the user tells \
+you something worth keeping (a decision, a fact about a person, a plan) or asks you to remember it. `ask` \
+has Claude on Bedrock answer from the memory directly (it costs a model call); `status` tells how much is \
+remembered.";
+
+#[derive(Clone)]
+pub struct MemoryServer {
+    vault: VaultDir,
+    credentials: CredentialOptions,
+    #[allow(dead_code)] // read by the `tool_handler` macro
+    tool_router: ToolRouter<Self>,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct RecallInput {
+    #[schemars(description = "The question, in the user's words (names, dates and keywords help).")]
+    question: String,
+    #[schemars(description = "At most this many tokens of memories (default: the plugin's setting).")]
+    budget_tokens: Option<usize>,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct AskInput {
+    #[schemars(description = "The question to answer from the user's memory.")]
+    question: String,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct RememberInput {
+    #[schemars(description = "What to remember, as one self-contained statement with names and dates \
+(\"Alice approved the Q3 budget on 2026-11-30\").")]
+    text: String,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct StatusInput {}
+
+#[tool_router]
+impl MemoryServer {
+    pub fn new(vault: VaultDir, credentials: CredentialOptions) -> Self {
+        MemoryServer { vault, credentials, tool_router: Self::tool_router() }
+    }
+
+    #[tool(description = "Look up the user's memories for a question: the memories and insights from their \
+Obsidian notes that answer it, each with its date and the note's path (and heading) to cite. No model \
+call, no cost. Use it before answering about the user's notes, people, meetings, plans or past events.")]
+    async fn recall(&self, Parameters(input): Parameters<RecallInput>) -> Result<CallToolResult, ErrorData> {
+        let vault = self.vault.clone();
+        reply(on_own_thread(move || Session::open(vault)?.recall(&input.question, input.budget_tokens)).await)
+    }
+
+    #[tool(description = "Answer a question from the user's memory with Claude on AWS Bedrock: the answer, \
+with numbered sources and their note paths. Costs one model call; prefer `recall` when you can answer \
+yourself.")]
+    async fn ask(&self, Parameters(input): Parameters<AskInput>) -> Result<CallToolResult, ErrorData> {
+        let (vault, credentials) = (self.vault.clone(), self.credentials.clone());
+        reply(
+            on_own_thread(move || {
+                let session = Session::open(vault)?;
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|error| error.to_string())?;
+                runtime.block_on(tokio::task::LocalSet::new().run_until(session.ask(&input.question, &credentials)))
+            })
+            .await,
+        )
+    }
+
+    #[tool(description = "Remember something for the user: it becomes a note in the vault's `Memory inbox` \
+folder, which Memory Agent in Obsidian turns into a memory (at once while Obsidian runs, else at its next \
+start). Use it when the user states a decision, a fact about a person or a plan worth keeping, or asks \
+you to remember something. Never for secrets.")]
+    async fn remember(&self, Parameters(input): Parameters<RememberInput>) -> Result<CallToolResult, ErrorData> {
+        let vault = self.vault.clone();
+        reply(on_own_thread(move || remember(&vault, &input.text)).await)
+    }
+
+    #[tool(description = "How much of the vault is remembered: memories, insights, notes, work waiting in \
+Obsidian, the model and region.")]
+    async fn status(&self, Parameters(_input): Parameters<StatusInput>) -> Result<CallToolResult, ErrorData> {
+        let vault = self.vault.clone();
+        reply(on_own_thread(move || Session::open(vault)?.status()).await)
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("memory-agent", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// Runs `work` on a thread of its own and waits for it without holding the server up.
+async fn on_own_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(work());
+    });
+    receiver.await.unwrap_or_else(|_| Err("the call stopped before it finished".into()))
+}
+
+/// A tool's report as JSON text, or its failure as a tool error the agent can read.
+fn reply<T: Serialize>(result: Result<T, String>) -> Result<CallToolResult, ErrorData> {
+    Ok(match result {
+        Ok(report) => {
+            let text = serde_json::to_string_pretty(&report)
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            CallToolResult::success(vec![ContentBlock::text(text)])
+        }
+        Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+    })
+}
+
+/// Serves until the client closes stdin.
+pub async fn serve(vault: VaultDir, credentials: CredentialOptions) -> Result<(), String> {
+    let service = MemoryServer::new(vault, credentials)
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|error| format!("the MCP session did not start: {error}"))?;
+    service.waiting().await.map_err(|error| format!("the MCP session ended with an error: {error}"))?;
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! How the verbs' reports look: JSON with `--json`, else plain text for a person.
+
+use memory_agent::native::{AskReport, RecallReport, RememberReport, StatusReport};
+use serde::Serialize;
+
+fn json(value: &impl Serialize) -> Result<(), String> {
+    println!("{}", serde_json::to_string_pretty(value).map_err(|error| error.to_string())?);
+    Ok(())
+}
+
+fn place(path: &str, heading: Option<&str>) -> String {
+    match (path, heading) {
+        ("", _) => "typed text".to_owned(),
+        (path, Some(heading)) => format!("{path} › {heading}"),
+        (path, None) => path.to_owned(),
+    }
+}
+
+pub fn recall(report: &RecallReport, as_json: bool) -> Result<(), String> {
+    if as_json {
+        return json(report);
+    }
+    for memory in &report.memories {
+        let date = memory.date.as_deref().unwrap_or("undated");
+        println!(
+            "[memory:{}] {date} · {} · {}",
+            memory.id,
+            place(&memory.source_path, memory.heading.as_deref()),
+            memory.summary
+        );
+    }
+    for insight in &report.insights {
+        println!("[consolidation:{}] {}", insight.id, insight.insight);
+    }
+    println!(
+        "\n{} of {} memories and {} of {} insights, {} tokens.",
+        report.memories.len(),
+        report.memories_total,
+        report.insights.len(),
+        report.insights_total,
+        report.tokens
+    );
+    Ok(())
+}
+
+pub fn ask(report: &AskReport, as_json: bool) -> Result<(), String> {
+    if as_json {
+        return json(report);
+    }
+    println!("{}\n", report.answer);
+    for (index, source) in report.sources.iter().enumerate() {
+        let place = if source.kind == "memory" {
+            place(&source.source_path, source.heading.as_deref())
+        } else {
+            format!("insight from {}", source.connects.join(", "))
+        };
+        println!("[{}] {} ({place})", index + 1, source.summary);
+    }
+    println!("\n{} tokens in, {} out · about ${:.4}", report.input_tokens, report.output_tokens, report.cost_usd);
+    Ok(())
+}
+
+pub fn remember(report: &RememberReport, as_json: bool) -> Result<(), String> {
+    if as_json {
+        return json(report);
+    }
+    println!("{}", report.how);
+    Ok(())
+}
+
+pub fn status(report: &StatusReport, as_json: bool) -> Result<(), String> {
+    if as_json {
+        return json(report);
+    }
+    println!("Vault: {}\nDatabase: {} ({} bytes)", report.vault, report.database, report.database_bytes);
+    println!("{} memories and {} insights from {} notes.", report.memories, report.insights, report.notes);
+    println!(
+        "Waiting in Obsidian: {} jobs, {} failed{}.",
+        report.queued_jobs,
+        report.failed_jobs,
+        if report.paused { " (paused)" } else { "" }
+    );
+    println!("Model: {} in {}", report.model_id, report.region);
+    Ok(())
+}

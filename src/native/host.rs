@@ -1,0 +1,109 @@
+//! The host on a computer: HTTP with `ureq`, the system clock and time zone, the vault's files
+//! from disk. The native counterpart of the plugin's worker host (`src/wasm/host.rs`).
+
+use std::io::Read;
+use std::time::Duration;
+
+use crate::domain::Millis;
+use crate::engine::{Host, Progress, VaultFile};
+use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
+
+use super::vault::VaultDir;
+
+/// A response body larger than this is not Bedrock's (its answers are a few KB).
+const MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
+
+pub struct NativeHost {
+    agent: ureq::Agent,
+    vault: VaultDir,
+}
+
+impl NativeHost {
+    pub fn new(vault: VaultDir) -> Self {
+        let agent = ureq::Agent::config_builder()
+            // Bedrock's errors are answers to read, not failures of the request.
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(120)))
+            .user_agent(concat!("memory-agent/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .new_agent();
+        NativeHost { agent, vault }
+    }
+
+    fn send_now(&self, request: &HttpRequest) -> Result<HttpResponse, TransportError> {
+        let mut builder = ureq::http::Request::builder().method(request.method.as_str()).uri(request.url.as_str());
+        for (name, value) in &request.headers {
+            // The HTTP stack sets these itself, to the values the request was signed with.
+            if !name.eq_ignore_ascii_case("host") && !name.eq_ignore_ascii_case("content-length") {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
+        }
+        let built = builder.body(request.body.clone()).map_err(|error| TransportError::Network(error.to_string()))?;
+        let mut response = self.agent.run(built).map_err(transport_error)?;
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+            .collect();
+        let mut body = String::new();
+        response
+            .body_mut()
+            .as_reader()
+            .take(MAX_RESPONSE_BYTES)
+            .read_to_string(&mut body)
+            .map_err(|error| TransportError::Network(format!("reading the response: {error}")))?;
+        Ok(HttpResponse { status, headers, body })
+    }
+}
+
+fn transport_error(error: ureq::Error) -> TransportError {
+    match error {
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => TransportError::Offline(error.to_string()),
+        other => TransportError::Network(other.to_string()),
+    }
+}
+
+impl HttpTransport for NativeHost {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
+        // One question at a time on this thread: blocking here holds no one else up.
+        self.send_now(&request)
+    }
+}
+
+impl Clock for NativeHost {
+    #[allow(clippy::disallowed_methods)] // The host is where time comes from.
+    fn now(&self) -> Millis {
+        let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        since.as_millis() as Millis
+    }
+
+    async fn sleep(&self, millis: u64) {
+        tokio::time::sleep(Duration::from_millis(millis)).await;
+    }
+}
+
+impl Host for NativeHost {
+    async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
+        let file = self.vault.file(path)?;
+        match std::fs::read(&file) {
+            Ok(bytes) => {
+                let metadata = std::fs::metadata(&file).map_err(|error| error.to_string())?;
+                let mtime = metadata
+                    .modified()
+                    .ok()
+                    .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |since| since.as_millis() as Millis);
+                Ok(Some(VaultFile { size: bytes.len() as u64, bytes, mtime }))
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(format!("Cannot read {path}: {error}")),
+        }
+    }
+
+    fn utc_offset_minutes(&self) -> i32 {
+        chrono::Local::now().offset().local_minus_utc() / 60
+    }
+
+    fn progress(&self, _progress: &Progress) {}
+}

@@ -1,0 +1,89 @@
+//! What the command's verbs answer, as plain data: printed as text, or as JSON with `--json`
+//! and to MCP clients. Memories carry their note's path, so an agent can open the source.
+
+use serde::Serialize;
+
+/// A memory the selection would give the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecalledMemory {
+    pub id: String,
+    /// `YYYY-MM-DD` when it happened (or was made), none when unknown.
+    pub date: Option<String>,
+    /// The note's vault path; "" for typed text.
+    pub source_path: String,
+    pub heading: Option<String>,
+    pub line_start: Option<u32>,
+    pub summary: String,
+    pub entities: Vec<String>,
+    pub importance: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecalledInsight {
+    pub id: String,
+    pub insight: String,
+    pub memory_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallReport {
+    pub question: String,
+    pub memories: Vec<RecalledMemory>,
+    pub insights: Vec<RecalledInsight>,
+    pub memories_total: usize,
+    pub insights_total: usize,
+    pub tokens: usize,
+}
+
+/// A cited memory or insight with the note to open.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CitedSource {
+    pub kind: String,
+    pub id: String,
+    pub summary: String,
+    pub source_path: String,
+    pub heading: Option<String>,
+    pub line_start: Option<u32>,
+    /// For an insight, the notes of the memories it connects.
+    pub connects: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskReport {
+    pub question: String,
+    /// Markdown; each `[memory:ID]` is followed by its number in `sources` (`[1]`).
+    pub answer: String,
+    pub sources: Vec<CitedSource>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RememberReport {
+    /// The inbox note the text went to.
+    pub note: String,
+    pub how: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusReport {
+    pub vault: String,
+    pub database: String,
+    pub database_bytes: u64,
+    pub memories: u64,
+    pub insights: u64,
+    pub notes: u64,
+    pub queued_jobs: u64,
+    pub failed_jobs: u64,
+    pub paused: bool,
+    pub region: String,
+    pub model_id: String,
+}

@@ -1,0 +1,275 @@
+// The `memory-agent` command and its MCP server, end to end: the plugin remembers the test
+// notes in the headless host (through the fake Bedrock) and saves its database; the native
+// command, built from the same crate, reads that database while the plugin runs. `recall` and
+// `status` make no model call; `ask` is signed with credentials from the environment, a shared
+// credentials file's profile or a Bedrock API key, and the fake Bedrock checks every signature
+// with AWS's signer; `remember` writes the vault's inbox note, which the plugin remembers when
+// it next starts. The MCP server is spoken to over stdio as a client would.
+
+import assert from "node:assert/strict";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { TEST_API_KEY, TEST_CREDENTIALS } from "../fake-bedrock/index";
+import { type UiHost, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const BIN = path.join(ROOT, "target", "debug", "memory-agent");
+const skip = existsSync(BIN) ? false : `${BIN} is not built (cargo build --features cli --bin memory-agent)`;
+
+let vaultDir: string;
+let home: string;
+let ui: UiHost;
+
+before(async () => {
+	if (skip) return;
+	vaultDir = await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-command-vault-"));
+	home = await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-command-home-"));
+	ui = await startUiHost({ vaultDir, settings: { dailyConsolidation: false } });
+	await rememberNotes(ui.host);
+	await waitForMemories(ui.host, 3);
+	// The plugin saves its database a moment after a change: the command sees it once saved.
+	await waitForStatus((status) => status.memories === 3);
+});
+
+after(async () => {
+	await ui?.close();
+	if (vaultDir) await fs.rm(vaultDir, { recursive: true, force: true });
+	if (home) await fs.rm(home, { recursive: true, force: true });
+});
+
+interface Ran {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+/** Runs the command (asynchronously: the fake Bedrock answers from this process) with an environment of its own. */
+function run(args: string[], { env = {}, input }: { env?: Record<string, string>; input?: string } = {}): Promise<Ran> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(BIN, args, { env: isolated(env) });
+		let stdout = "";
+		let stderr = "";
+		child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+		child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+		child.on("error", reject);
+		child.on("close", (code) => resolve({ code, stdout, stderr }));
+		// A command that reads no stdin may be gone before it is written to.
+		child.stdin.on("error", () => undefined);
+		child.stdin.end(input ?? "");
+	});
+}
+
+/** No credentials from this machine: a home of its own, no instance metadata, only what a test gives. */
+function isolated(env: Record<string, string>): NodeJS.ProcessEnv {
+	return {
+		PATH: process.env.PATH,
+		HOME: home,
+		TZ: "UTC",
+		AWS_EC2_METADATA_DISABLED: "true",
+		AWS_CONFIG_FILE: path.join(home, "aws-config"),
+		AWS_SHARED_CREDENTIALS_FILE: path.join(home, "aws-credentials"),
+		...env,
+	};
+}
+
+const KEYS_IN_ENVIRONMENT = { AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey, AWS_REGION: "us-east-1" };
+
+async function json<T>(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<T> {
+	const ran = await run([...args, "--vault", vaultDir, "--json"], options);
+	assert.equal(ran.code, 0, `memory-agent ${args.join(" ")} failed: ${ran.stderr}`);
+	return JSON.parse(ran.stdout) as T;
+}
+
+interface Status {
+	memories: number;
+	insights: number;
+	notes: number;
+	database: string;
+}
+
+async function waitForStatus(done: (status: Status) => boolean): Promise<Status> {
+	const deadline = Date.now() + 30_000;
+	for (;;) {
+		const status = await json<Status>(["status"]);
+		if (done(status)) return status;
+		if (Date.now() > deadline) throw new Error(`The command still sees ${JSON.stringify(status)}`);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
+
+interface Recall {
+	memories: Array<{ id: string; sourcePath: string; summary: string; date: string | null; heading: string | null }>;
+	memoriesTotal: number;
+}
+
+interface Ask {
+	answer: string;
+	sources: Array<{ kind: string; id: string; sourcePath: string; summary: string }>;
+	inputTokens: number;
+	costUsd: number;
+}
+
+test("recall and status read the plugin's database without a model call", { skip }, async () => {
+	const before = ui.fake.requests.length;
+	const status = await json<Status>(["status"]);
+	assert.equal(status.notes, 3);
+	assert.equal(status.database, ".obsidian/plugins/memory-agent/memory.db");
+	const recalled = await json<Recall>(["recall", "When do we fly to Lisbon?"]);
+	const lisbon = recalled.memories.find((memory) => memory.sourcePath === "Trips/Lisbon.md");
+	assert.ok(lisbon, JSON.stringify(recalled));
+	assert.match(lisbon.summary, /^Flying to Lisbon/);
+	assert.equal(lisbon.date, "2026-03-14");
+	assert.equal(lisbon.heading, "Lisbon trip");
+	assert.equal(recalled.memoriesTotal, 3);
+	assert.equal(ui.fake.requests.length, before, "no model call");
+
+	const text = await run(["recall", "When", "do", "we", "fly?", "--vault", vaultDir]);
+	assert.equal(text.code, 0);
+	assert.match(text.stdout, /^\[memory:[^\]]+\] 2026-03-14 · Trips\/Lisbon\.md › Lisbon trip · Flying to Lisbon/m);
+});
+
+test("ask signs with the environment's keys, a profile's or a Bedrock API key, and cites note paths", { skip }, async () => {
+	const answered = await json<Ask>(["ask", "When do we fly to Lisbon?"], { env: KEYS_IN_ENVIRONMENT });
+	assert.ok(answered.sources.some((source) => source.sourcePath === "Trips/Lisbon.md"), JSON.stringify(answered));
+	assert.match(answered.answer, /\[1\]/);
+	assert.doesNotMatch(answered.answer, /\[memory:/);
+	assert.ok(answered.inputTokens > 0 && answered.costUsd > 0);
+	const query = ui.fake.requests.at(-1)!;
+	assert.match(query.body, /When do we fly to Lisbon\?/);
+	assert.match(query.headers.authorization ?? "", new RegExp(`^AWS4-HMAC-SHA256 Credential=${TEST_CREDENTIALS.accessKeyId}/`));
+
+	await fs.writeFile(path.join(home, "aws-credentials"), `[work]\naws_access_key_id = ${TEST_CREDENTIALS.accessKeyId}\naws_secret_access_key = ${TEST_CREDENTIALS.secretAccessKey}\n`);
+	await fs.writeFile(path.join(home, "aws-config"), "[profile work]\nregion = us-east-1\n");
+	const byProfile = await json<Ask>(["ask", "What is the marketing budget?", "--profile", "work"]);
+	assert.ok(byProfile.sources.some((source) => source.sourcePath === "Work/Budget.md"), JSON.stringify(byProfile));
+
+	const byApiKey = await json<Ask>(["ask", "What is the marketing budget?"], { env: { AWS_BEARER_TOKEN_BEDROCK: TEST_API_KEY, AWS_REGION: "us-east-1" } });
+	assert.ok(byApiKey.sources.length > 0);
+	assert.equal(ui.fake.requests.at(-1)!.headers.authorization, `Bearer ${TEST_API_KEY}`);
+
+	// Wrong keys are Bedrock's answer, told plainly, without the key.
+	const rejected = await run(["ask", "Anything?", "--vault", vaultDir], { env: { ...KEYS_IN_ENVIRONMENT, AWS_SECRET_ACCESS_KEY: "not-the-secret-key" } });
+	assert.equal(rejected.code, 1);
+	assert.doesNotMatch(rejected.stderr, /not-the-secret-key/);
+	await fs.rm(path.join(home, "aws-credentials"));
+	const none = await run(["ask", "Anything?", "--vault", vaultDir]);
+	assert.equal(none.code, 1);
+	assert.match(none.stderr, /No AWS credentials found/);
+});
+
+test("remember goes to the inbox note, which the plugin remembers when it next starts", { skip }, async () => {
+	const remembered = await json<{ note: string }>(["remember"], { input: "Marco moved the budget review to Friday.\n" });
+	assert.match(remembered.note, /^Memory inbox\/(\d{4}-\d{2}-\d{2}) \d{2}-\d{2}-\d{2}\.md$/);
+	const day = /(\d{4}-\d{2}-\d{2})/.exec(remembered.note)![1];
+	assert.equal(await fs.readFile(path.join(vaultDir, remembered.note), "utf8"), `---\ndate: ${day}\n---\n\nMarco moved the budget review to Friday.\n`);
+	const empty = await run(["remember", "   ", "--vault", vaultDir]);
+	assert.equal(empty.code, 1);
+	assert.match(empty.stderr, /empty/);
+
+	// Obsidian was "closed" while the text was added: its next start remembers the note.
+	await ui.host.unloadPlugin();
+	await ui.host.loadPlugin();
+	await ui.host.waitForCore();
+	await waitForStatus((status) => status.memories === 4);
+	const recalled = await json<Recall>(["recall", "When is the budget review?"]);
+	assert.ok(recalled.memories.some((memory) => memory.sourcePath === remembered.note && /budget review to Friday/.test(memory.summary)), JSON.stringify(recalled));
+});
+
+/** A client of the MCP server over the child's stdio: one JSON-RPC message a line. */
+class McpClient {
+	private buffer = "";
+	private readonly waiting = new Map<number, (message: Record<string, unknown>) => void>();
+	private nextId = 1;
+
+	constructor(private readonly child: ChildProcessWithoutNullStreams) {
+		child.stdout.on("data", (chunk: Buffer) => {
+			this.buffer += chunk.toString();
+			for (let end = this.buffer.indexOf("\n"); end >= 0; end = this.buffer.indexOf("\n")) {
+				const line = this.buffer.slice(0, end);
+				this.buffer = this.buffer.slice(end + 1);
+				if (line.trim() === "") continue;
+				const message = JSON.parse(line) as Record<string, unknown>;
+				this.waiting.get(message.id as number)?.(message);
+			}
+		});
+	}
+
+	request(method: string, params: unknown = {}): Promise<Record<string, unknown>> {
+		const id = this.nextId++;
+		const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
+			this.waiting.set(id, resolve);
+			setTimeout(() => reject(new Error(`no answer to ${method}`)), 30_000).unref();
+		});
+		this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+		return answered;
+	}
+
+	notify(method: string): void {
+		this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method })}\n`);
+	}
+
+	async call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
+		const answer = await this.request("tools/call", { name, arguments: args });
+		const result = answer.result as { isError?: boolean; content: Array<{ type: string; text: string }> };
+		return { isError: result.isError === true, text: result.content.map((block) => block.text).join("\n") };
+	}
+}
+
+test("the MCP server: initialize, list the tools, recall with note paths, remember into the inbox", { skip }, async () => {
+	const child = spawn(BIN, ["mcp", "--vault", vaultDir], { env: isolated(KEYS_IN_ENVIRONMENT) });
+	let stderr = "";
+	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+	const client = new McpClient(child);
+	try {
+		const initialized = await client.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "memory-agent-test", version: "1" } });
+		const info = initialized.result as { serverInfo: { name: string }; capabilities: { tools?: unknown }; instructions: string };
+		assert.equal(info.serverInfo.name, "memory-agent");
+		assert.ok(info.capabilities.tools, "it offers tools");
+		assert.match(info.instructions, /recall/);
+		client.notify("notifications/initialized");
+
+		const listed = (await client.request("tools/list")).result as { tools: Array<{ name: string; description: string; inputSchema: { properties: Record<string, unknown>; required?: string[] } }> };
+		assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), ["ask", "recall", "remember", "status"]);
+		for (const tool of listed.tools) assert.ok(tool.description.length > 40, `${tool.name} says what it is for`);
+		const recallTool = listed.tools.find((tool) => tool.name === "recall")!;
+		assert.deepEqual(recallTool.inputSchema.required, ["question"]);
+		assert.deepEqual(listed.tools.find((tool) => tool.name === "remember")!.inputSchema.required, ["text"]);
+
+		const requests = ui.fake.requests.length;
+		const recalled = await client.call("recall", { question: "What does Ana want to visit?" });
+		assert.equal(recalled.isError, false, recalled.text);
+		const report = JSON.parse(recalled.text) as Recall;
+		assert.ok(report.memories.some((memory) => memory.sourcePath === "Journal/2026-02-01.md" && /Sintra/.test(memory.summary)), recalled.text);
+		assert.equal(ui.fake.requests.length, requests, "recall costs no model call");
+
+		const empty = await client.call("recall", { question: " " });
+		assert.equal(empty.isError, true, "a bad call is a tool error the agent can read");
+		assert.match(empty.text, /Type a question/);
+
+		const remembered = await client.call("remember", { text: "Ana booked the castle tour for 15 March." });
+		assert.equal(remembered.isError, false, remembered.text);
+		const { note } = JSON.parse(remembered.text) as { note: string };
+		assert.match(await fs.readFile(path.join(vaultDir, note), "utf8"), /Ana booked the castle tour for 15 March\./);
+
+		// It reaches the memory: the plugin remembers the inbox at its next start, and recall finds it.
+		await ui.host.unloadPlugin();
+		await ui.host.loadPlugin();
+		await ui.host.waitForCore();
+		const deadline = Date.now() + 30_000;
+		for (;;) {
+			const found = JSON.parse((await client.call("recall", { question: "When is the castle tour?" })).text) as Recall;
+			if (found.memories.some((memory) => memory.sourcePath === note && /castle tour/.test(memory.summary))) break;
+			if (Date.now() > deadline) throw new Error(`The remembered text never reached the memory: ${JSON.stringify(found)}`);
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+	} finally {
+		child.stdin.end();
+		await new Promise((resolve) => child.on("close", resolve));
+	}
+	assert.equal(stderr, "", "nothing on stderr: stdout is the protocol's");
+});
