@@ -26,6 +26,10 @@ function vaultPort(app: App): SyncVaultPort {
 			const file = noteFile(path);
 			return file === null ? null : app.vault.cachedRead(file);
 		},
+		readBytes: async (path) => {
+			const file = noteFile(path);
+			return file === null ? null : app.vault.readBinary(file);
+		},
 		metadata: (path) => {
 			const file = noteFile(path);
 			return file === null ? null : app.metadataCache.getFileCache(file);

@@ -7,6 +7,7 @@ import { type BulkEstimate, topFolder } from "./bulk-estimate";
 import { type CachedNoteMetadata, metadataFromCache, metadataFromText } from "./note-metadata";
 import { NoteScope, type ScopeRules } from "./note-scope";
 import { QuietDelay, type QuietTimers } from "./quiet-delay";
+import { renamedNotes } from "./renamed-notes";
 import { forEachInSlices, inBatches, listSourcesInPages, nextTurn } from "./slices";
 
 /** A vault file as the sync sees it. */
@@ -23,6 +24,8 @@ export interface SyncVaultPort {
 	file(path: string): SyncFile | null;
 	/** Reads a note on this device, for the tag check; never sent anywhere. */
 	readText(path: string): Promise<string | null>;
+	/** A note's bytes, to tell a note renamed while Obsidian was closed; never sent anywhere. */
+	readBytes(path: string): Promise<ArrayBuffer | null>;
 	/** The metadata cache's entry, or null when Obsidian has not indexed the note yet. */
 	metadata(path: string): CachedNoteMetadata | null;
 }
@@ -279,7 +282,22 @@ export class VaultSync {
 			else unchanged.push(file);
 		});
 		// Gone from the vault, or no longer in scope after a settings change.
-		const removals = sources.filter((source) => !inScope.has(source.path)).map((source) => source.path);
+		const gone = sources.filter((source) => !inScope.has(source.path));
+		// Renamed or moved while Obsidian was closed: the memories move with the note, at no cost.
+		const renames = await renamedNotes(
+			gone,
+			changed.filter((file) => !known.has(file.path)),
+			(path) => this.deps.vault.readBytes(path),
+		);
+		for (const { from, to } of renames) {
+			const target = this.deps.runtime.store();
+			if (this.stopped || target === undefined) return null;
+			await target.renameNote(from, to);
+		}
+		const renamedFrom = new Set(renames.map((rename) => rename.from));
+		const renamedTo = new Set(renames.map((rename) => rename.to));
+		if (renamedTo.size > 0) changed.splice(0, changed.length, ...changed.filter((file) => !renamedTo.has(file.path)));
+		const removals = gone.filter((source) => !renamedFrom.has(source.path)).map((source) => source.path);
 
 		// Content exclusions, for the files that will be read (the unchanged ones are known and fine).
 		const toCheck = mode === "rebuild" ? [...changed, ...unchanged] : changed;
@@ -328,7 +346,7 @@ export class VaultSync {
 		if (this.stopped || after === undefined) return null;
 		if (mode === "rebuild") await after.retryFailed();
 		this.scopePaths = new Set(inScope.keys());
-		if (removals.length > 0 || queue.length > 0 || mode === "rebuild") this.deps.runtime.changed();
+		if (removals.length > 0 || queue.length > 0 || renames.length > 0 || mode === "rebuild") this.deps.runtime.changed();
 		if (queue.length > 0 || mode === "rebuild") this.deps.runtime.kick();
 		await this.recount(true);
 		return { inScope: inScope.size - this.contentExcluded.size, queued: queue.length, removed: removals.length, excluded: this.contentExcluded.size, cancelled };

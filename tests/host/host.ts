@@ -254,7 +254,7 @@ export class Host {
 			Blob,
 			Worker: this.workers.constructorForRealm,
 			performance,
-			crypto: webcrypto,
+			crypto: realmCrypto,
 			navigator: window.navigator,
 			document,
 			activeDocument: document,
@@ -269,6 +269,19 @@ export class Host {
 }
 
 /** Starts a host over `vaultDir` (or a new temporary vault) with the repository's manifest. */
+/**
+ * Node's WebCrypto for the plugin's realm. Its WebIDL checks are this realm's (`instanceof`),
+ * so the realm's buffers are viewed from here first; in Obsidian there is one realm.
+ */
+const realmCrypto = {
+	getRandomValues: <T extends ArrayBufferView | null>(array: T): T => webcrypto.getRandomValues(array as never) as T,
+	randomUUID: () => webcrypto.randomUUID(),
+	subtle: {
+		digest: (algorithm: AlgorithmIdentifier, data: ArrayBuffer | ArrayBufferView) =>
+			webcrypto.subtle.digest(algorithm, ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data)),
+	},
+};
+
 export async function startHost(options: StartHostOptions = {}): Promise<Host> {
 	const ownsVault = options.vaultDir === undefined;
 	const vaultDir = options.vaultDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-vault-")));
