@@ -519,7 +519,8 @@ fn a_question_whose_full_text_search_sqlite_refuses_is_answered_from_the_rest() 
     // As SQLite answers an FTS expression over its limits ("expression tree is too large").
     engine.store().driver().fail.replace(Some("SELECT docid, matchinfo"));
     let today = memory_agent::calendar::CalendarDate::at(NOW, 0);
-    let selection = engine.recall("What about the budget?", today, 0, Some(1_000)).expect("the question does not fail");
+    let selection =
+        engine.recall("What about the budget?", today, 0, Some(1_000), None).expect("the question does not fail");
     assert!(!selection.packed.memories.is_empty(), "answered from the recent and important memories");
     assert!(engine.store().driver().fail.borrow().is_none(), "the full-text search was tried and refused");
 }

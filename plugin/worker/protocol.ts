@@ -70,7 +70,7 @@ export interface CoreMethods {
 	listSkipped(limit: number): SkippedSources;
 	rememberedNotes(): number;
 	usage(from: string, to: string): UsageReport;
-	recall(question: string, budgetTokens: number | null): Recall;
+	recall(question: string, budgetTokens: number | null, scope?: QuestionScope): Recall;
 	exportJson(): string;
 
 	enqueueNote(path: string): number;

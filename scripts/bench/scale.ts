@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import initSqlJs from "sql.js";
-import type { MemoryStore, StoreStatus } from "../../plugin/core/memory-core-api";
+import type { MemoryStore, QuestionScope, StoreStatus } from "../../plugin/core/memory-core-api";
 import { DatabaseFile } from "../../plugin/storage/database-file";
 import { TEST_CREDENTIALS } from "../../tests/fake-bedrock/index";
 import { type Host, REPO_ROOT, startHost } from "../../tests/host/host";
@@ -129,6 +129,9 @@ interface StageFigures {
 	save: { ms: number; longest: number };
 	select16: { median: number; worst: number; longest: number };
 	select150: { median: number; worst: number; longest: number };
+	/** Limited to the Meetings folder (about half the memories), and to one year of days. */
+	selectFolder: { median: number; worst: number; longest: number };
+	selectYear: { median: number; worst: number; longest: number };
 	browser: { ms: number; longest: number; filteredMs: number };
 	ask: { ms: number; longest: number };
 	rssMb: number;
@@ -192,12 +195,12 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 	});
 
 	// Choosing memories for each question, in the worker (no model call).
-	const select = async (budget: number) => {
+	const select = async (budget: number, scope?: QuestionScope) => {
 		const times: number[] = [];
 		const run = await blocking(async () => {
 			for (const question of QUESTIONS) {
 				const started = performance.now();
-				await store.recall(question, budget);
+				await store.recall(question, budget, scope);
 				times.push(performance.now() - started);
 			}
 		});
@@ -206,6 +209,8 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 	await store.recall(QUESTIONS[0]!, 16_000); // the names index is prepared once per change
 	const select16 = await select(16_000);
 	const select150 = await select(150_000);
+	const selectFolder = await select(16_000, { folders: ["Meetings"] });
+	const selectYear = await select(16_000, { from: "2019-01-01", to: "2019-12-31" });
 
 	// The memory browser's first screen, drawn; then the page for a word typed into its search.
 	const browser = await blocking(() => host.runCommand("open-memory-browser"));
@@ -239,6 +244,8 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 		save: { ms: save.ms, longest: save.longest },
 		select16,
 		select150,
+		selectFolder,
+		selectYear,
 		browser: { ms: browser.ms, longest: browser.longest, filteredMs },
 		ask: { ms: ask.ms, longest: ask.longest },
 		rssMb: process.memoryUsage().rss / 1024 / 1024,
@@ -359,6 +366,8 @@ function printTables(figures: StageFigures[]): void {
 		["save (longest block)", ...figures.map((stage) => `${fmt(stage.save.ms)} (${fmt(stage.save.longest)})`)],
 		["select 16K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select16.median)} / ${fmt(stage.select16.worst)} (${fmt(stage.select16.longest)})`)],
 		["select 150K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select150.median)} / ${fmt(stage.select150.worst)} (${fmt(stage.select150.longest)})`)],
+		["select 16K in a folder: median / worst (block)", ...figures.map((stage) => `${fmt(stage.selectFolder.median)} / ${fmt(stage.selectFolder.worst)} (${fmt(stage.selectFolder.longest)})`)],
+		["select 16K in one year: median / worst (block)", ...figures.map((stage) => `${fmt(stage.selectYear.median)} / ${fmt(stage.selectYear.worst)} (${fmt(stage.selectYear.longest)})`)],
 		["browser first screen (block); filtered", ...figures.map((stage) => `${fmt(stage.browser.ms)} (${fmt(stage.browser.longest)}); ${fmt(stage.browser.filteredMs)}`)],
 		["a question, end to end (block)", ...figures.map((stage) => `${fmt(stage.ask.ms)} (${fmt(stage.ask.longest)})`)],
 		["process RSS", ...figures.map((stage) => `${stage.rssMb.toFixed(0)} MB`)],

@@ -297,13 +297,15 @@ impl<D: SqlDriver> Engine<D> {
         })
     }
 
-    /// What a question's prompt would carry, without asking the model (no cost).
+    /// What a question's prompt would carry, without asking the model (no cost); only
+    /// memories inside `scope` when one is given.
     pub fn recall(
         &self,
         question: &str,
         today: crate::calendar::CalendarDate,
         utc_offset_minutes: i32,
         budget_tokens: Option<usize>,
+        scope: Option<&crate::store::MemoryScope>,
     ) -> Result<crate::select::Selection, StoreError> {
         let settings = self.settings();
         crate::select::select_context(
@@ -317,7 +319,7 @@ impl<D: SqlDriver> Engine<D> {
                 names: &self.names,
                 hint: None,
                 earlier: &[],
-                scope: None,
+                scope,
             },
         )
     }

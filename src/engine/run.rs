@@ -615,7 +615,8 @@ impl<D: SqlDriver> Engine<D> {
             estimate_cost_usd(&model_id, &usage)
         };
         if self.check_question_cost(cost_of(settings.query_budget_tokens), now, offset, allow_over_limit).is_err() {
-            let packed = self.recall(question, input.today, offset, None)?.packed.tokens;
+            let within = scope.memories()?;
+            let packed = self.recall(question, input.today, offset, None, Some(&within))?.packed.tokens;
             self.check_question_cost(cost_of(packed), now, offset, allow_over_limit)?;
         }
         let stopped = || self.is_shut_down();

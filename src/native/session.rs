@@ -11,6 +11,7 @@ use super::reports::{
     AskReport, CitedSource, RecallReport, RecalledInsight, RecalledMemory, RememberReport, StatusReport,
 };
 use super::vault::VaultDir;
+use crate::agents::query::QuestionScope;
 use crate::calendar::CalendarDate;
 use crate::domain::MemoryId;
 use crate::engine::Engine;
@@ -42,15 +43,24 @@ impl Session {
         Ok(Session { engine, host, vault, data, database_bytes: bytes.len() as u64 })
     }
 
-    /// What the selection would give the model for `question`: no model call, no cost.
-    pub fn recall(&self, question: &str, budget_tokens: Option<usize>) -> Result<RecallReport, String> {
+    /// What the selection would give the model for `question`, from the memories inside
+    /// `scope`: no model call, no cost.
+    pub fn recall(
+        &self,
+        question: &str,
+        budget_tokens: Option<usize>,
+        scope: &QuestionScope,
+    ) -> Result<RecallReport, String> {
         if question.trim().is_empty() {
             return Err("Type a question first.".into());
         }
+        let within = scope.memories().map_err(|error| error.to_string())?;
         let offset = self.host.utc_offset_minutes();
         let today = CalendarDate::at(self.host.now(), offset);
-        let selection =
-            self.engine.recall(question, today, offset, budget_tokens).map_err(|error| error.to_string())?;
+        let selection = self
+            .engine
+            .recall(question, today, offset, budget_tokens, Some(&within))
+            .map_err(|error| error.to_string())?;
         let memories = selection
             .packed
             .memories

@@ -293,9 +293,15 @@ impl MemoryCore {
         self.engine.store().export_json().map_err(js)
     }
 
-    /// What the prompt of `question` would carry, without a model call: `Recall`.
+    /// What the prompt of `question` would carry, without a model call, from the memories
+    /// inside `scope` (all without one): `Recall`.
     #[wasm_bindgen(unchecked_return_type = "Recall")]
-    pub fn recall(&self, question: String, budget_tokens: Option<u32>) -> Result<JsValue, JsValue> {
+    pub fn recall(
+        &self,
+        question: String,
+        budget_tokens: Option<u32>,
+        #[wasm_bindgen(unchecked_param_type = "QuestionScope | undefined")] scope: JsValue,
+    ) -> Result<JsValue, JsValue> {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Recall {
@@ -310,8 +316,10 @@ impl MemoryCore {
         let now = self.now()?;
         let offset = self.utc_offset();
         let today = CalendarDate::at(now, offset);
-        let selection =
-            self.engine.recall(&question, today, offset, budget_tokens.map(|budget| budget as usize)).map_err(js)?;
+        let scope: QuestionScope = optional_argument(scope, "Invalid question scope")?;
+        let within = scope.memories().map_err(js)?;
+        let budget = budget_tokens.map(|budget| budget as usize);
+        let selection = self.engine.recall(&question, today, offset, budget, Some(&within)).map_err(js)?;
         let packed = selection.packed;
         to_js(&Recall {
             plan: selection.plan,

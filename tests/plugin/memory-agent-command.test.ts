@@ -128,6 +128,15 @@ test("recall and status read the plugin's database without a model call", { skip
 	assert.equal(recalled.memoriesTotal, 3);
 	assert.equal(ui.fake.requests.length, before, "no model call");
 
+	// Limited to a folder, or to days, it reads only the memories there.
+	const inTrips = await json<Recall>(["recall", "What is planned?", "--folder", "Trips"]);
+	assert.deepEqual(inTrips.memories.map((memory) => memory.sourcePath), ["Trips/Lisbon.md"]);
+	const inFebruary = await json<Recall>(["recall", "What happened?", "--from", "2026-02-01", "--to", "2026-02-28"]);
+	assert.deepEqual(inFebruary.memories.map((memory) => memory.sourcePath), ["Journal/2026-02-01.md"]);
+	const badDay = await run(["recall", "What happened?", "--from", "February", "--vault", vaultDir]);
+	assert.equal(badDay.code, 1);
+	assert.match(badDay.stderr, /is not a date/);
+
 	const text = await run(["recall", "When", "do", "we", "fly?", "--vault", vaultDir]);
 	assert.equal(text.code, 0);
 	assert.match(text.stdout, /^\[memory:[^\]]+\] 2026-03-14 · Trips\/Lisbon\.md › Lisbon trip · Flying to Lisbon/m);
@@ -246,6 +255,9 @@ test("the MCP server: initialize, list the tools, recall with note paths, rememb
 		const report = JSON.parse(recalled.text) as Recall;
 		assert.ok(report.memories.some((memory) => memory.sourcePath === "Journal/2026-02-01.md" && /Sintra/.test(memory.summary)), recalled.text);
 		assert.equal(ui.fake.requests.length, requests, "recall costs no model call");
+
+		const scoped = JSON.parse((await client.call("recall", { question: "What is planned?", folders: ["Work"] })).text) as Recall;
+		assert.deepEqual(scoped.memories.map((memory) => memory.sourcePath), ["Work/Budget.md"]);
 
 		const empty = await client.call("recall", { question: " " });
 		assert.equal(empty.isError, true, "a bad call is a tool error the agent can read");

@@ -152,6 +152,11 @@ test("on a phone: a ribbon icon opens the panel, Enter is a new line and the Ask
 	assert.equal(status?.getAttribute("role"), "button");
 	status!.click();
 	await host.waitFor(() => host.workspaceEl.querySelector(".memory-agent-status-view") !== null, { message: "the status view" });
+	// The ribbon menu leads there too.
+	for (const leaf of host.workspace.getLeavesOfType("memory-agent-status")) leaf.detach();
+	assert.equal(host.workspaceEl.querySelector(".memory-agent-status-view"), null);
+	host.ribbonEl.querySelector<HTMLElement>(".plugin-memory-agent[aria-label='Memory status']")!.click();
+	await host.waitFor(() => host.workspaceEl.querySelector(".memory-agent-status-view") !== null, { message: "the status view from the ribbon" });
 	const input = panel.querySelector<HTMLTextAreaElement>(".memory-agent-question-input")!;
 	input.value = "When do we fly to Lisbon?";
 	const { KeyboardEvent } = host.dom.window;

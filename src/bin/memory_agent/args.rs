@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
+use memory_agent::agents::query::QuestionScope;
 use memory_agent::native::{CredentialOptions, DEFAULT_CONFIG_DIR};
 
 pub const USAGE: &str = "Usage:
-  memory-agent recall \"question\" --vault DIR [--budget TOKENS] [--json]
+  memory-agent recall \"question\" --vault DIR [--budget TOKENS] [--note PATH] [--folder PATH] [--from DAY] [--to DAY] [--json]
       The memories and insights a question would be answered from, with their notes. No model call.
+      --note and --folder (each may repeat) and --from/--to (YYYY-MM-DD) limit it to those.
   memory-agent ask \"question\" --vault DIR [--profile NAME] [--region REGION] [--json]
       The answer, from Claude on AWS Bedrock, with its sources.
   memory-agent remember \"text\" --vault DIR [--json]
@@ -40,6 +42,8 @@ pub struct Options {
     pub budget: Option<usize>,
     pub json: bool,
     pub credentials: CredentialOptions,
+    /// What `recall` is limited to (`--note`, `--folder`, `--from`, `--to`).
+    pub scope: QuestionScope,
 }
 
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
@@ -61,6 +65,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         budget: None,
         json: false,
         credentials: CredentialOptions::default(),
+        scope: QuestionScope::default(),
     };
     let mut words: Vec<String> = Vec::new();
     while let Some(arg) = args.next() {
@@ -75,6 +80,10 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
             }
             "--profile" => options.credentials.profile = Some(value("--profile")?),
             "--region" => options.credentials.region = Some(value("--region")?),
+            "--note" => options.scope.notes.push(value("--note")?),
+            "--folder" => options.scope.folders.push(value("--folder")?),
+            "--from" => options.scope.from = Some(value("--from")?),
+            "--to" => options.scope.to = Some(value("--to")?),
             "--json" => options.json = true,
             "--help" | "-h" => options.command = Command::Help,
             flag if flag.starts_with("--") => return Err(format!("Unknown option {flag}.")),

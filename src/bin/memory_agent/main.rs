@@ -49,7 +49,7 @@ fn run(options: Options) -> Result<(), String> {
         .map_err(|error| format!("cannot start: {error}"))?;
     match options.command {
         Command::Recall => {
-            let report = Session::open(vault)?.recall(&options.text, options.budget)?;
+            let report = Session::open(vault)?.recall(&options.text, options.budget, &options.scope)?;
             print::recall(&report, options.json)
         }
         Command::Ask => {

@@ -4,6 +4,7 @@
 //! Every call opens a fresh session (so it sees what Obsidian saved last) on a thread of its
 //! own: the engine is single-threaded, the SDK's handlers are not.
 
+use memory_agent::agents::query::QuestionScope;
 use memory_agent::native::{remember, CredentialOptions, Session, VaultDir};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -32,6 +33,14 @@ pub struct RecallInput {
     question: String,
     #[schemars(description = "At most this many tokens of memories (default: the plugin's setting).")]
     budget_tokens: Option<usize>,
+    #[schemars(description = "Only memories from these notes (vault paths, e.g. \"Projects/Apollo.md\").")]
+    notes: Option<Vec<String>>,
+    #[schemars(description = "Only memories from notes in these folders and their subfolders (vault paths).")]
+    folders: Option<Vec<String>>,
+    #[schemars(description = "Only memories of this day or later (YYYY-MM-DD).")]
+    from: Option<String>,
+    #[schemars(description = "Only memories of this day or earlier (YYYY-MM-DD).")]
+    to: Option<String>,
 }
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
@@ -61,7 +70,14 @@ Obsidian notes that answer it, each with its date and the note's path (and headi
 call, no cost. Use it before answering about the user's notes, people, meetings, plans or past events.")]
     async fn recall(&self, Parameters(input): Parameters<RecallInput>) -> Result<CallToolResult, ErrorData> {
         let vault = self.vault.clone();
-        reply(on_own_thread(move || Session::open(vault)?.recall(&input.question, input.budget_tokens)).await)
+        let scope = QuestionScope {
+            notes: input.notes.unwrap_or_default(),
+            folders: input.folders.unwrap_or_default(),
+            from: input.from,
+            to: input.to,
+            ..QuestionScope::default()
+        };
+        reply(on_own_thread(move || Session::open(vault)?.recall(&input.question, input.budget_tokens, &scope)).await)
     }
 
     #[tool(description = "Answer a question from the user's memory with Claude on AWS Bedrock: the answer, \
