@@ -9,7 +9,6 @@ use std::rc::Rc;
 use memory_agent::agents::query::EarlierTurn;
 use memory_agent::domain::{Memory, Millis};
 use memory_agent::engine::Engine;
-use memory_agent::llm::RetryPolicy;
 use memory_agent::store::open_from_bytes;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use serde_json::Value;
@@ -43,14 +42,7 @@ fn start() -> Rc<Engine<RusqliteDriver>> {
             store.insert_memory(&memory("m-00000ca702", 380, "Carol moved the hiring review to March.", &["Carol"]))
         })
         .unwrap();
-    let engine = Engine::new(store, 42, NOW).unwrap();
-    let config =
-        support::connection::test_connection(RetryPolicy { max_attempts: 1, base_delay_ms: 100, max_delay_ms: 1_000 });
-    engine.configure_connection(Some(config), 7).unwrap();
-    let mut settings = engine.settings();
-    settings.query_budget_tokens = 1_200;
-    engine.set_settings(settings);
-    Rc::new(engine)
+    Rc::new(support::connection::answering_engine(store, NOW, 1_200))
 }
 
 fn follow_up(

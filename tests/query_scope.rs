@@ -10,7 +10,6 @@ use std::rc::Rc;
 use memory_agent::agents::query::{EarlierTurn, QueryAnswer, QuestionScope};
 use memory_agent::domain::{Memory, Millis};
 use memory_agent::engine::Engine;
-use memory_agent::llm::RetryPolicy;
 use memory_agent::store::open_from_bytes;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use support::fake_model::{self, user_text};
@@ -67,14 +66,7 @@ fn start(budget_tokens: usize) -> Rc<Engine<RusqliteDriver>> {
             ))
         })
         .unwrap();
-    let engine = Engine::new(store, 42, NOW).unwrap();
-    let config =
-        support::connection::test_connection(RetryPolicy { max_attempts: 1, base_delay_ms: 100, max_delay_ms: 1_000 });
-    engine.configure_connection(Some(config), 7).unwrap();
-    let mut settings = engine.settings();
-    settings.query_budget_tokens = budget_tokens;
-    engine.set_settings(settings);
-    Rc::new(engine)
+    Rc::new(support::connection::answering_engine(store, NOW, budget_tokens))
 }
 
 fn ask(

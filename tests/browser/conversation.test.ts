@@ -4,22 +4,13 @@
 // Screenshots of a scoped conversation in light and dark.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { NOTES } from "../plugin/views-fixture";
 import { promptMemories } from "./memory-model";
-import { type Session, ask, launch, openHarness, screenshots, skip } from "./session";
+import { ask, openHarness, screenshots, sharedSession, skip } from "./session";
 
-let session: Session;
-
-before(async () => {
-	if (skip) return;
-	session = await launch();
-});
-
-after(async () => {
-	await session?.close();
-});
+const session = sharedSession();
 
 /** The messages of the latest question sent to the fake Bedrock. */
 function lastQuestion(): { messages: Array<{ role: string; content: Array<{ text?: string }> }> } {

@@ -5,19 +5,10 @@
 // UPDATE_SCREENSHOTS=1, to docs/screenshots/ for the README). The shared helpers: session.ts.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { type Session, SECRET_NAMES, ask, launch, openHarness, screenshots, skip } from "./session";
+import { test } from "node:test";
+import { SECRET_NAMES, ask, openHarness, screenshots, sharedSession, skip } from "./session";
 
-let session: Session;
-
-before(async () => {
-	if (skip) return;
-	session = await launch();
-});
-
-after(async () => {
-	await session?.close();
-});
+const session = sharedSession();
 
 test("a question typed and sent with Enter is answered with citation links that open the note at its line", { skip }, async () => {
 	const page = await openHarness(session);

@@ -5,19 +5,10 @@
 // fits the phone's width. Screenshots: ask-panel-mobile-{light,dark}.png.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { PHONE_VIEWPORT, type Session, launch, openHarness, screenshots, skip } from "./session";
+import { test } from "node:test";
+import { PHONE_VIEWPORT, openHarness, screenshots, sharedSession, skip } from "./session";
 
-let session: Session;
-
-before(async () => {
-	if (skip) return;
-	session = await launch();
-});
-
-after(async () => {
-	await session?.close();
-});
+const session = sharedSession();
 
 test("on a phone the ribbon icon opens the ask panel, the Ask button sends, and the panel fits the width", { skip }, async () => {
 	const page = await openHarness(session, { mobile: true });

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { type FakeBedrock, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
@@ -48,6 +49,37 @@ export interface Session {
 	server: HarnessServer;
 	browser: Browser;
 	close(): Promise<void>;
+}
+
+/**
+ * The session a test file's tests share: launched before them (unless the browser tests are
+ * skipped here), closed after them. Its parts are read when a test uses them.
+ */
+export function sharedSession(): Session {
+	let current: Session | undefined;
+	before(async () => {
+		if (skip) return;
+		current = await launch();
+	});
+	after(async () => {
+		await current?.close();
+	});
+	const started = (): Session => {
+		if (current === undefined) throw new Error("The browser session has not started");
+		return current;
+	};
+	return {
+		get fake() {
+			return started().fake;
+		},
+		get server() {
+			return started().server;
+		},
+		get browser() {
+			return started().browser;
+		},
+		close: () => started().close(),
+	};
 }
 
 /** Starts the fake Bedrock (answering as `MEMORY_MODEL`), the harness server and Chromium. */

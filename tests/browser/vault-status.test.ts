@@ -4,21 +4,12 @@
 // status bar item. Screenshots: bulk-confirm-{light,dark}.png and status-view-{light,dark}.png.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { NOTES } from "../plugin/views-fixture";
-import { type Session, launch, openHarness, screenshots, skip } from "./session";
+import { type Session, openHarness, screenshots, sharedSession, skip } from "./session";
 
-let session: Session;
-
-before(async () => {
-	if (skip) return;
-	session = await launch();
-});
-
-after(async () => {
-	await session?.close();
-});
+const session = sharedSession();
 
 const TOPICS = ["the garden", "the Lisbon trip", "the Q3 budget", "Ana's birthday", "the new bike", "the book club", "the kitchen paint", "Marco's offsite"];
 
