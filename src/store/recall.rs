@@ -297,7 +297,7 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// The candidates (without raw text) with these keys, by key.
-    fn candidates_by_key(&self, keys: &[i64]) -> Result<HashMap<i64, Memory>, StoreError> {
+    pub(super) fn candidates_by_key(&self, keys: &[i64]) -> Result<HashMap<i64, Memory>, StoreError> {
         let rows = self.query(
             &format!("{SELECT_CANDIDATE} WHERE m.key IN (SELECT value FROM json_each(?1))"),
             &[to_json(&keys)],
