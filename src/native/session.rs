@@ -96,15 +96,25 @@ impl Session {
         })
     }
 
-    /// The QueryAgent's answer, its citations numbered and resolved to their notes.
-    pub async fn ask(&self, question: &str, credentials: &CredentialOptions) -> Result<AskReport, String> {
+    /// The QueryAgent's answer from the memories inside `scope`, its citations numbered and
+    /// resolved to their notes.
+    pub async fn ask(
+        &self,
+        question: &str,
+        scope: &QuestionScope,
+        credentials: &CredentialOptions,
+    ) -> Result<AskReport, String> {
         let (auth, region) = bedrock_auth(credentials, &self.data.region).await?;
         let mut config = BedrockConfig::new(&region, auth);
         let model = self.data.model_id.trim();
         config.model_id = if model.is_empty() { default_model_for(&region) } else { model.to_owned() };
         config.endpoint = Some(self.data.endpoint.trim().to_owned()).filter(|endpoint| !endpoint.is_empty());
         self.engine.configure_connection(Some(config), self.host.now() as u64).map_err(|error| error.to_string())?;
-        let answer = self.engine.ask(&self.host, question, false).await.map_err(|error| error.to_string())?;
+        let answer = self
+            .engine
+            .ask_follow_up(&self.host, question, &[], scope, false)
+            .await
+            .map_err(|error| error.to_string())?;
         let mut sources = Vec::with_capacity(answer.citations.len());
         let mut text = answer.answer.clone();
         for (index, citation) in answer.citations.iter().enumerate() {

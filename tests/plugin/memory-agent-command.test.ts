@@ -157,6 +157,9 @@ test("ask signs with the environment's keys, a profile's or a Bedrock API key, a
 	const byProfile = await json<Ask>(["ask", "What is the marketing budget?", "--profile", "work"]);
 	assert.ok(byProfile.sources.some((source) => source.sourcePath === "Work/Budget.md"), JSON.stringify(byProfile));
 
+	const inWork = await json<Ask>(["ask", "What is planned?", "--folder", "Work"], { env: KEYS_IN_ENVIRONMENT });
+	assert.deepEqual(inWork.sources.map((source) => source.sourcePath), ["Work/Budget.md"], "a scoped question reads the folder only");
+
 	const byApiKey = await json<Ask>(["ask", "What is the marketing budget?"], { env: { AWS_BEARER_TOKEN_BEDROCK: TEST_API_KEY, AWS_REGION: "us-east-1" } });
 	assert.ok(byApiKey.sources.length > 0);
 	assert.equal(ui.fake.requests.at(-1)!.headers.authorization, `Bearer ${TEST_API_KEY}`);

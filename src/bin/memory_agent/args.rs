@@ -9,8 +9,8 @@ pub const USAGE: &str = "Usage:
   memory-agent recall \"question\" --vault DIR [--budget TOKENS] [--note PATH] [--folder PATH] [--from DAY] [--to DAY] [--json]
       The memories and insights a question would be answered from, with their notes. No model call.
       --note and --folder (each may repeat) and --from/--to (YYYY-MM-DD) limit it to those.
-  memory-agent ask \"question\" --vault DIR [--profile NAME] [--region REGION] [--json]
-      The answer, from Claude on AWS Bedrock, with its sources.
+  memory-agent ask \"question\" --vault DIR [--note PATH] [--folder PATH] [--from DAY] [--to DAY] [--profile NAME] [--region REGION] [--json]
+      The answer, from Claude on AWS Bedrock, with its sources (limited like recall's).
   memory-agent remember \"text\" --vault DIR [--json]
       Writes the text (or stdin) as a note in the vault's Memory inbox folder, which Memory Agent remembers.
   memory-agent status --vault DIR [--json]

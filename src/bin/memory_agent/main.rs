@@ -54,8 +54,11 @@ fn run(options: Options) -> Result<(), String> {
         }
         Command::Ask => {
             let session = Session::open(vault)?;
-            let report = runtime
-                .block_on(tokio::task::LocalSet::new().run_until(session.ask(&options.text, &options.credentials)))?;
+            let report = runtime.block_on(tokio::task::LocalSet::new().run_until(session.ask(
+                &options.text,
+                &options.scope,
+                &options.credentials,
+            )))?;
             print::ask(&report, options.json)
         }
         Command::Remember => {

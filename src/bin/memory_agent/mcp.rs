@@ -33,6 +33,21 @@ pub struct RecallInput {
     question: String,
     #[schemars(description = "At most this many tokens of memories (default: the plugin's setting).")]
     budget_tokens: Option<usize>,
+    #[serde(flatten)]
+    scope: ScopeInput,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct AskInput {
+    #[schemars(description = "The question to answer from the user's memory.")]
+    question: String,
+    #[serde(flatten)]
+    scope: ScopeInput,
+}
+
+/// What `recall` and `ask` may be limited to; nothing given, the whole memory.
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+pub struct ScopeInput {
     #[schemars(description = "Only memories from these notes (vault paths, e.g. \"Projects/Apollo.md\").")]
     notes: Option<Vec<String>>,
     #[schemars(description = "Only memories from notes in these folders and their subfolders (vault paths).")]
@@ -43,10 +58,16 @@ pub struct RecallInput {
     to: Option<String>,
 }
 
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-pub struct AskInput {
-    #[schemars(description = "The question to answer from the user's memory.")]
-    question: String,
+impl ScopeInput {
+    fn into_scope(self) -> QuestionScope {
+        QuestionScope {
+            notes: self.notes.unwrap_or_default(),
+            folders: self.folders.unwrap_or_default(),
+            from: self.from,
+            to: self.to,
+            ..QuestionScope::default()
+        }
+    }
 }
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
@@ -70,13 +91,7 @@ Obsidian notes that answer it, each with its date and the note's path (and headi
 call, no cost. Use it before answering about the user's notes, people, meetings, plans or past events.")]
     async fn recall(&self, Parameters(input): Parameters<RecallInput>) -> Result<CallToolResult, ErrorData> {
         let vault = self.vault.clone();
-        let scope = QuestionScope {
-            notes: input.notes.unwrap_or_default(),
-            folders: input.folders.unwrap_or_default(),
-            from: input.from,
-            to: input.to,
-            ..QuestionScope::default()
-        };
+        let scope = input.scope.into_scope();
         reply(on_own_thread(move || Session::open(vault)?.recall(&input.question, input.budget_tokens, &scope)).await)
     }
 
@@ -88,11 +103,16 @@ yourself.")]
         reply(
             on_own_thread(move || {
                 let session = Session::open(vault)?;
+                let scope = input.scope.into_scope();
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
                     .map_err(|error| error.to_string())?;
-                runtime.block_on(tokio::task::LocalSet::new().run_until(session.ask(&input.question, &credentials)))
+                runtime.block_on(tokio::task::LocalSet::new().run_until(session.ask(
+                    &input.question,
+                    &scope,
+                    &credentials,
+                )))
             })
             .await,
         )
