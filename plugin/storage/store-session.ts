@@ -121,10 +121,7 @@ export class StoreSession {
 	}
 
 	private async write(): Promise<void> {
-		if (await this.deps.file.changedOnDisk()) {
-			await this.reloadFromDisk();
-			return;
-		}
+		if (await this.deps.file.changedOnDisk() && !(await this.mergeFromDisk())) return;
 		this.changes = false;
 		const bytes = await this.deps.client.call("exportDatabase", this.unsaved);
 		if (bytes === null) return;
@@ -140,7 +137,38 @@ export class StoreSession {
 		}
 	}
 
-	/** Another program replaced the file: its version wins over our unsaved state. */
+	/**
+	 * Another program replaced the file — a sync tool bringing another device's copy: it is
+	 * merged into ours, and the merged memory is what gets saved, so neither side's paid work
+	 * is lost and nothing either side forgot comes back. True when the save may go on; false
+	 * when the other copy won instead (it comes from a newer Memory Agent: we cannot read it).
+	 */
+	private async mergeFromDisk(): Promise<boolean> {
+		const bytes = await this.deps.file.load();
+		if (bytes === undefined) return true;
+		try {
+			const report = await this.deps.client.call("mergeDatabase", bytes);
+			const added = report.memoriesAdded + report.insightsAdded;
+			const removed = report.memoriesRemoved + report.insightsRemoved;
+			if (added + removed > 0) {
+				this.deps.notify(
+					`The memory database ${this.deps.file.path} was changed on disk, probably by a sync tool from another device. ` +
+						`Memory Agent merged it with its own: ${added.toLocaleString()} added, ${removed.toLocaleString()} removed.`,
+				);
+			}
+		} catch (error) {
+			if (errorCode(error) === ErrorCode.storeNewerSchema) {
+				await this.reloadFromDisk();
+				return false;
+			}
+			// A damaged copy is not merged: ours is whole, and saving it replaces the damage.
+			this.deps.notify(`The memory database ${this.deps.file.path} was replaced by a copy that cannot be read (${errorMessage(error)}). Memory Agent saved its own over it.`);
+		}
+		this.unsaved = true;
+		return true;
+	}
+
+	/** Another program replaced the file with one this version cannot read: its version wins over our unsaved state. */
 	private async reloadFromDisk(): Promise<void> {
 		let opened: OpenedStore;
 		try {

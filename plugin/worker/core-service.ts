@@ -41,6 +41,7 @@ const CHANGING: ReadonlySet<CoreMethod> = new Set<CoreMethod>([
 	"testConnection",
 	"checkIntegrity",
 	"compact",
+	"mergeDatabase",
 ]);
 
 /** Statuses pushed during long work are at most this often (each costs a few counts here and a redraw there). */
@@ -79,6 +80,8 @@ export class CoreService {
 			}
 			case "returnBytes":
 				return undefined;
+			case "mergeDatabase":
+				return this.current().mergeDatabase(this.loaded!.sqlJs, args[0] as Uint8Array);
 			case "configure":
 				return this.current().configure(args[0] as CoreSettings);
 			case "browseMemories":

@@ -11,6 +11,7 @@ import type {
 	Compaction,
 	ConnectionCheck,
 	EarlierTurn,
+	MergeReport,
 	QuestionScope,
 	HostRequest,
 	HostResponse,
@@ -96,6 +97,8 @@ export interface CoreMethods {
 
 	/** The database file's bytes when anything changed since the last export (or `force`), else null. */
 	exportDatabase(force: boolean): Uint8Array | null;
+	/** Merges another copy of the database (another device's, brought by a sync tool) into the open store. */
+	mergeDatabase(bytes: Uint8Array): MergeReport;
 	/**
 	 * Gives exported bytes back once they are written (transferred, not copied), so that the
 	 * worker frees them: a database's worth of memory left to the main thread's collector

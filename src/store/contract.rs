@@ -10,7 +10,9 @@ use serde_json::json;
 use super::browse::MemoryQuery;
 use super::driver::SqlValue;
 use super::memories::MemoryFilter;
-use super::{open_from_bytes, schema, DriverError, MemoryScope, NewJob, SearchTerm, SqlDriver, Store, StoreError};
+use super::{
+    open_from_bytes, schema, DriverError, MemoryScope, MergeReport, NewJob, SearchTerm, SqlDriver, Store, StoreError,
+};
 use crate::calendar::CalendarDate;
 use crate::domain::{
     Connection, Consolidation, ConsolidationId, Entity, JobKind, JobState, Memory, MemoryId, Position, Source,
@@ -88,6 +90,7 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ("full-text search ranks by BM25, ignores case and diacritics, matches prefixes", full_text_ranks::<F>),
         ("candidates by day fall back to the local creation day; by name, recent, important", candidates::<F>),
         ("a scope keeps its notes, folders (not names sharing a prefix) and days", scoped_candidates::<F>),
+        ("two copies merged either way agree; nothing removed on either side comes back", merge_copies::<F>),
         ("insights over chosen memories, entity names and memory sizes", insights_names_sizes::<F>),
         ("an older database is indexed on upgrade and a disagreeing index is rebuilt", full_text_upgrade::<F>),
         ("a note's memory keeps no text, a selection keeps its own, lists carry none", texts_kept::<F>),
@@ -791,6 +794,72 @@ fn full_text_ranks<F: DriverFactory>(factory: &F) -> Outcome {
 
 fn day(text: &str) -> Result<CalendarDate, String> {
     CalendarDate::parse(text).ok_or(format!("bad date {text}"))
+}
+
+fn merge_copies<F: DriverFactory>(factory: &F) -> Outcome {
+    let source = |path: &str, updated_at: i64, sha: &str| Source {
+        path: path.into(),
+        mtime: updated_at,
+        size: 10,
+        sha256: sha.repeat(32),
+        updated_at,
+        skipped: None,
+    };
+    let ours = fresh(factory)?;
+    ours.insert_memory(&memory("a1", "a.md", 1)).map_err(text)?;
+    ours.insert_memory(&memory("a2", "a.md", 2)).map_err(text)?;
+    ours.upsert_source(&source("a.md", 2, "a")).map_err(text)?;
+    // The other device starts from the same copy.
+    let theirs = reopen(factory, &ours)?;
+
+    // Here: a1 forgotten, a new note c.md, an insight over a2 and c1, a note d.md remembered early.
+    ours.forget_memory(&MemoryId("a1".into())).map_err(text)?;
+    ours.insert_memory(&memory("c1", "c.md", 3)).map_err(text)?;
+    ours.upsert_source(&source("c.md", 3, "c")).map_err(text)?;
+    ours.save_consolidation_batch(&[], &[insight("i1", &["a2", "c1"], 4)]).map_err(text)?;
+    ours.insert_memory(&memory("d-ours", "d.md", 5)).map_err(text)?;
+    ours.upsert_source(&source("d.md", 5, "d")).map_err(text)?;
+    // There: b.md, typed text, and d.md remembered later from a newer version (with a quiet chunk).
+    theirs.insert_memory(&memory("b1", "b.md", 6)).map_err(text)?;
+    theirs.upsert_source(&source("b.md", 6, "b")).map_err(text)?;
+    let mut typed = memory("t1", "", 7);
+    typed.source_kind = SourceKind::Text;
+    theirs.insert_memory(&typed).map_err(text)?;
+    theirs.insert_memory(&memory("d-theirs", "d.md", 8)).map_err(text)?;
+    theirs.upsert_source(&source("d.md", 8, "e")).map_err(text)?;
+    theirs.set_quiet_chunks("d.md", &[content_hash("nothing here")]).map_err(text)?;
+
+    let report = ours.merge_from(&theirs).map_err(text)?;
+    ensure!(report.memories_added == 3, "b1, t1 and d-theirs are added: {report:?}");
+    ensure!(report.memories_removed == 1, "d-ours, older than theirs, goes: {report:?}");
+    let back = theirs.merge_from(&ours).map_err(text)?;
+    ensure!(back.memories_removed == 1, "a1, forgotten here, goes there: {back:?}");
+    ensure_eq!(back.insights_added, 1);
+    let all = |store: &Store<_>| -> Result<Vec<String>, String> {
+        let mut ids: Vec<String> =
+            store.list_memories(&MemoryFilter::default()).map_err(text)?.into_iter().map(|m| m.id.0).collect();
+        ids.sort();
+        Ok(ids)
+    };
+    ensure_eq!(all(&ours)?, vec!["a2", "b1", "c1", "d-theirs", "t1"]);
+    ensure_eq!(all(&theirs)?, all(&ours)?);
+    ensure!(theirs.get_consolidation(&ConsolidationId("i1".into())).map_err(text)?.is_some(), "the insight went over");
+    ensure_eq!(ours.get_source("d.md").map_err(text)?.map(|s| s.sha256), Some("e".repeat(32)));
+    ensure!(
+        ours.quiet_chunks("d.md").map_err(text)?.contains(&content_hash("nothing here")),
+        "quiet chunks go with the note"
+    );
+    // The adopted memory is searchable by its note's words here too.
+    let found = ours.search_memories(&[SearchTerm::word("lighthouse", false)], 10).map_err(text)?;
+    ensure!(
+        found.iter().any(|hit| hit.memory.id.0 == "d-theirs"),
+        "found {:?}",
+        found.iter().map(|hit| &hit.memory.id).collect::<Vec<_>>()
+    );
+    // Merging again changes nothing, either way.
+    ensure_eq!(ours.merge_from(&theirs).map_err(text)?, MergeReport::default());
+    ensure_eq!(theirs.merge_from(&ours).map_err(text)?, MergeReport { notes_adopted: 0, ..MergeReport::default() });
+    Ok(())
 }
 
 fn scoped_candidates<F: DriverFactory>(factory: &F) -> Outcome {

@@ -290,7 +290,7 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// The ids of the memories of `kind` from `path`.
-    fn memory_ids_of(&self, path: &str, kind: SourceKind) -> Result<Vec<MemoryId>, StoreError> {
+    pub(super) fn memory_ids_of(&self, path: &str, kind: SourceKind) -> Result<Vec<MemoryId>, StoreError> {
         let Some(path_id) = self.find_path_id(path)? else { return Ok(Vec::new()) };
         let rows = self.query(
             "SELECT id FROM memories WHERE path_id = ? AND kind = ? ORDER BY key",
@@ -325,6 +325,8 @@ impl<D: SqlDriver> Store<D> {
             let entity_ids = row.opt_text()?;
             self.unindex_memory(key)?;
             self.unlink_entities(key, entity_ids.as_deref())?;
+            // Kept, so that a merge with another device's copy does not bring it back.
+            self.change("INSERT OR IGNORE INTO tombstones (id) SELECT id FROM memories WHERE key = ?", &[key.into()])?;
             self.change("DELETE FROM memories WHERE key = ?", &[key.into()])?;
         }
         for path_id in paths {

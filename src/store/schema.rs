@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -311,6 +311,14 @@ CREATE VIRTUAL TABLE memories_fts USING fts4(
     tokenize=unicode61 "remove_diacritics=2"
 );
 CREATE VIRTUAL TABLE memories_terms USING fts4aux(memories_fts);
+"#;
+
+/// Version 8: the ids of removed memories and insights (`tombstones`), so that merging
+/// another device's copy of the memory (brought by a sync tool) does not bring back what was
+/// forgotten, edited away or deleted here. Ids are random, never reused, and say nothing of
+/// the text.
+const V8: &str = r#"
+CREATE TABLE tombstones (id TEXT NOT NULL PRIMARY KEY) WITHOUT ROWID;
 "#;
 
 /// The first version with `memories.stems`.

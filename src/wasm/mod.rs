@@ -453,6 +453,20 @@ impl MemoryCore {
         self.engine.store().is_dirty()
     }
 
+    /// Merges another copy of the memory (another device's file, brought by a sync tool) into
+    /// this one: what either side removed stays removed, each note's memories are those of the
+    /// side that remembered it last, the rest is the union (`store::merge`): `MergeReport`.
+    /// The other copy is opened on its own and dropped after; a damaged one throws
+    /// `store.corrupt`, a newer one `store.newer_schema`, and this copy is left as it was.
+    #[wasm_bindgen(js_name = mergeDatabase, unchecked_return_type = "MergeReport")]
+    pub fn merge_database(&self, sql_js: &JsSqlJs, bytes: Uint8Array) -> Result<JsValue, JsValue> {
+        let header = bytes.subarray(0, DATABASE_HEADER_LEN as u32).to_vec();
+        let theirs = open_checked(&header, bytes.length() as usize, || SqlJsDriver::load_array(sql_js, Some(&bytes)))
+            .map_err(js)?;
+        let report = self.engine.store().merge_from(&theirs).map_err(js)?;
+        to_js(&report)
+    }
+
     /// The whole database as the bytes of a file, straight from sql.js (never copied through
     /// this module's memory), for writing to the file; clears the dirty flag.
     #[wasm_bindgen(js_name = exportDatabase)]

@@ -76,7 +76,7 @@ test("a database written by a newer version is left untouched and the memory is 
 	);
 });
 
-test("a database replaced on disk before the next write is reloaded, not overwritten", async () => {
+test("a database replaced on disk before the next write is merged with ours, then saved", async () => {
 	host = await startHost();
 	await host.loadPlugin();
 	await host.waitForCore();
@@ -85,11 +85,10 @@ test("a database replaced on disk before the next write is reloaded, not overwri
 	const synced = await databaseWithMemories(4);
 	await writeDatabase(host, synced);
 
-	// The debounced save (2 s) finds the file changed and loads it instead of writing.
-	await host.waitFor(() => /4 memories/.test(statusBarLabel(host!)), { timeoutMs: 8000, message: "the synced file to load" });
-	assert.ok(host.notices.some((n) => /changed on disk/.test(n)), JSON.stringify(host.notices));
-	assert.deepEqual(await readDatabase(host), synced, "the synced file was not overwritten");
+	// The debounced save (2 s) finds the file changed, merges it into ours and saves the result.
+	await host.waitFor(() => /4 memories/.test(statusBarLabel(host!)), { timeoutMs: 8000, message: "the synced memories to merge" });
+	assert.ok(host.notices.some((n) => /merged it with its own: 4 added/.test(n)), JSON.stringify(host.notices));
 
 	await host.unloadPlugin();
-	assert.deepEqual(await readDatabase(host), synced, "unload did not overwrite it either");
+	assert.equal((await inspectDatabase(host)).memories, 4, "unload keeps the merge");
 });

@@ -95,21 +95,44 @@ test("a database from a newer Memory Agent is left untouched and the store is un
 	assert.deepEqual(port.files.get(DB)?.bytes, newer, "the bytes are unchanged");
 });
 
-test("a database that appears on disk before our first write is loaded, not overwritten", async () => {
+test("another device's copy brought by a sync tool is merged with ours, and what we forgot stays forgotten", async () => {
 	const { SQL } = await loadFacade();
-	const { port, notices, statuses, deps } = await setup();
+	const ours = withMemories(SQL, await emptyDatabase(), 2);
+	const { port, notices, deps } = await setup(await portWith(ours));
 	const session = await StoreSession.open(deps);
-	assert.equal(statuses.at(-1)?.memories, 0);
-	const synced = withMemories(SQL, await emptyDatabase(), 4);
-	await port.mkdir("config/plugins/memory-agent");
-	port.replaceExternally(DB, synced);
+	// Not yet saved here: test-1 forgotten.
+	await deps.client.call("forgetMemory", "test-1");
+	// The other device still has test-1, and remembered test-2..4.
+	const theirs = withMemories(SQL, withMemories(SQL, await emptyDatabase(), 2), 3, 2);
+	port.replaceExternally(DB, theirs);
 
 	await session.flush();
-	assert.deepEqual(port.files.get(DB)?.bytes, synced, "the synced file was not overwritten");
-	assert.equal((await deps.client.call("status")).memories, 4, "the synced version was loaded");
-	assert.equal(statuses.at(-1)?.memories, 4);
-	assert.ok(notices.some((n) => /changed on disk/.test(n)), `notices: ${JSON.stringify(notices)}`);
+	const ids = async () => (await deps.client.call("getMemories", ["test-0", "test-1", "test-2", "test-3", "test-4"])).map((memory) => memory.id);
+	assert.deepEqual(await ids(), ["test-0", "test-2", "test-3", "test-4"], "both sides' work, without what was forgotten here");
+	assert.ok(notices.some((n) => /merged it with its own: 3 added/.test(n)), `notices: ${JSON.stringify(notices)}`);
+	// The merged memory is what the file holds now.
+	const saved = new SQL.Database(port.files.get(DB)!.bytes);
+	assert.deepEqual(saved.exec("SELECT id FROM memories ORDER BY id")[0]?.values.flat(), ["test-0", "test-2", "test-3", "test-4"]);
+	assert.deepEqual(saved.exec("SELECT id FROM tombstones")[0]?.values.flat(), ["test-1"], "the forget travels with the file");
+	saved.close();
 	await session.close();
+});
+
+test("a copy from a newer Memory Agent on another device is loaded, not merged or overwritten", async () => {
+	const { SQL } = await loadFacade();
+	const { port, unavailable, deps } = await setup();
+	const session = await StoreSession.open(deps);
+	const newer = new SQL.Database(withMemories(SQL, await emptyDatabase(), 1));
+	newer.run("PRAGMA user_version = 999");
+	const synced = newer.export();
+	newer.close();
+	await port.mkdir("config/plugins/memory-agent");
+	port.replaceExternally(DB, synced);
+	await session.flush().catch(() => undefined);
+	assert.deepEqual(port.files.get(DB)?.bytes, synced, "the newer file was not overwritten");
+	assert.equal(unavailable.length, 1, "the store is unavailable until Memory Agent is updated");
+	assert.match(unavailable[0] ?? "", /newer version/);
+	await session.close().catch(() => undefined);
 	assert.deepEqual(port.files.get(DB)?.bytes, synced, "closing does not overwrite it either");
 });
 

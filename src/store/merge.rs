@@ -1,0 +1,163 @@
+//! Merging another copy of this memory into this one — another device's, brought by a sync
+//! tool — instead of letting one copy replace the other, so no paid work is lost:
+//!
+//! - what either side removed stays removed (`tombstones`: forgets, edits, deletes);
+//! - a note's memories are those of the side that remembered the note last (its source's
+//!   `updated_at`, then its digest, so both sides choose alike), with that side's quiet chunks;
+//!   the other side's memories of the note go (as tombstones);
+//! - memories of selections and typed text (and of notes with no record), and insights, are
+//!   the union of both, by id;
+//! - jobs, usage and settings stay this side's.
+//!
+//! Both sides running it on each other's copy reach the same memories. It runs in one
+//! transaction: a failure leaves this copy as it was.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use super::memories::MemoryFilter;
+use super::{SqlDriver, SqlValue, Store, StoreError};
+use crate::domain::{ConsolidationId, MemoryId, Source, SourceKind};
+
+/// What a merge changed here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MergeReport {
+    /// Notes whose memories came from the other copy.
+    pub notes_adopted: usize,
+    pub memories_added: usize,
+    pub memories_removed: usize,
+    pub insights_added: usize,
+    pub insights_removed: usize,
+}
+
+/// Which of two records of a note is the later: by when it was remembered, then by digest.
+fn later(theirs: &Source, ours: &Source) -> bool {
+    (theirs.updated_at, &theirs.sha256) > (ours.updated_at, &ours.sha256)
+}
+
+impl<D: SqlDriver> Store<D> {
+    /// The ids of everything removed here.
+    pub fn tombstones(&self) -> Result<BTreeSet<String>, StoreError> {
+        let rows = self.query("SELECT id FROM tombstones", &[])?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| row.into_iter().next().and_then(|value| value.as_str().map(str::to_owned)))
+            .collect())
+    }
+
+    /// Merges `theirs` into this store (see the module's comment).
+    pub fn merge_from<E: SqlDriver>(&self, theirs: &Store<E>) -> Result<MergeReport, StoreError> {
+        let their_tombstones = theirs.tombstones()?;
+        let their_sources = theirs.list_sources()?;
+        let mut their_memories = theirs.list_memories(&MemoryFilter::default())?;
+        // A note's memory keeps a few words for search, not its text: carried as its text, they
+        // make the same words here.
+        let keywords: HashMap<String, String> = theirs
+            .query("SELECT id, keywords FROM memories WHERE keywords IS NOT NULL", &[])?
+            .into_iter()
+            .filter_map(|row| match (row.first(), row.get(1)) {
+                (Some(SqlValue::Text(id)), Some(SqlValue::Text(words))) => Some((id.clone(), words.clone())),
+                _ => None,
+            })
+            .collect();
+        for memory in &mut their_memories {
+            if let Some(words) = keywords.get(&memory.id.0) {
+                memory.raw_text.clone_from(words);
+            }
+        }
+        let their_insights = theirs.list_consolidations(0, 0)?;
+        let mut their_quiet: HashMap<String, Option<Vec<u8>>> = HashMap::new();
+        for source in &their_sources {
+            let rows = theirs.query(
+                "SELECT s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = ?",
+                &[source.path.as_str().into()],
+            )?;
+            let quiet = match rows.into_iter().next().and_then(|row| row.into_iter().next()) {
+                Some(SqlValue::Blob(blob)) => Some(blob),
+                _ => None,
+            };
+            their_quiet.insert(source.path.clone(), quiet);
+        }
+
+        self.transaction(|store| {
+            let mut report = MergeReport::default();
+            // What they removed goes here too.
+            let mut gone_memories: Vec<MemoryId> = Vec::new();
+            for id in &their_tombstones {
+                store.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[id.as_str().into()])?;
+                let memory = MemoryId(id.clone());
+                if store.memory_exists(&memory)? {
+                    gone_memories.push(memory);
+                } else if store.get_consolidation(&ConsolidationId(id.clone()))?.is_some() {
+                    store.delete_consolidation(&ConsolidationId(id.clone()))?;
+                    report.insights_removed += 1;
+                }
+            }
+            let removal = store.remove_memories(&gone_memories)?;
+            report.memories_removed += removal.memories.len();
+            report.insights_removed += removal.consolidations.len();
+            let tombstones = store.tombstones()?;
+
+            // Each note as the side that remembered it last has it.
+            let ours: HashMap<String, Source> =
+                store.list_sources()?.into_iter().map(|source| (source.path.clone(), source)).collect();
+            let mut by_path: HashMap<&str, Vec<&crate::domain::Memory>> = HashMap::new();
+            for memory in their_memories.iter().filter(|memory| memory.source_kind == SourceKind::Note) {
+                by_path.entry(memory.source_path.as_str()).or_default().push(memory);
+            }
+            for source in &their_sources {
+                if ours.get(&source.path).is_some_and(|own| !later(source, own)) {
+                    continue;
+                }
+                let theirs_here: Vec<&crate::domain::Memory> =
+                    by_path.get(source.path.as_str()).cloned().unwrap_or_default();
+                let keep: BTreeSet<&str> = theirs_here.iter().map(|memory| memory.id.0.as_str()).collect();
+                let stale: Vec<MemoryId> = store
+                    .memory_ids_of(&source.path, SourceKind::Note)?
+                    .into_iter()
+                    .filter(|id| !keep.contains(id.0.as_str()))
+                    .collect();
+                let removal = store.remove_memories(&stale)?;
+                report.memories_removed += removal.memories.len();
+                report.insights_removed += removal.consolidations.len();
+                for memory in theirs_here {
+                    if !tombstones.contains(&memory.id.0) && !store.memory_exists(&memory.id)? {
+                        store.insert_memory(memory)?;
+                        report.memories_added += 1;
+                    }
+                }
+                store.upsert_source(source)?;
+                let quiet = their_quiet.get(&source.path).cloned().flatten();
+                store.change(
+                    "UPDATE sources SET quiet = ? WHERE path_id = (SELECT id FROM paths WHERE path = ?)",
+                    &[quiet.map(SqlValue::Blob).unwrap_or(SqlValue::Null), source.path.as_str().into()],
+                )?;
+                report.notes_adopted += 1;
+            }
+
+            // Selections and typed text have no record of a note (nor has a note memory whose
+            // record is gone): both sides' are kept.
+            let recorded: BTreeSet<&str> = their_sources.iter().map(|source| source.path.as_str()).collect();
+            let unrecorded = |memory: &&crate::domain::Memory| {
+                memory.source_kind != SourceKind::Note || !recorded.contains(memory.source_path.as_str())
+            };
+            for memory in their_memories.iter().filter(unrecorded) {
+                if !tombstones.contains(&memory.id.0) && !store.memory_exists(&memory.id)? {
+                    store.insert_memory(memory)?;
+                    report.memories_added += 1;
+                }
+            }
+
+            // Insights over memories both now have.
+            let new_insights: Vec<crate::domain::Consolidation> = their_insights
+                .into_iter()
+                .filter(|insight| !tombstones.contains(&insight.id.0))
+                .filter(|insight| store.get_consolidation(&insight.id).map(|found| found.is_none()).unwrap_or(false))
+                .collect();
+            report.insights_added += store.save_consolidation_batch(&[], &new_insights)?;
+            Ok(report)
+        })
+    }
+}
