@@ -68,6 +68,9 @@ export class MemoryRuntime {
 		this.runner = new WorkRunner({
 			store: () => this.store(),
 			onReport: (report) => void this.reported(report),
+			beforeRun: async () => {
+				if (this.state.kind === "ready") await this.state.session.mergeIfChanged();
+			},
 			onError: (error) => deps.notify(`Memory Agent: ${errorMessage(error)}`),
 			timers: deps.timers,
 			now: () => Date.now(),

@@ -10,6 +10,8 @@ export interface WorkRunnerDeps {
 	/** The open store, or undefined while none is open. */
 	store: () => MemoryStore | undefined;
 	onReport: (report: RunReport) => void;
+	/** Before each run: take in another device's copy of the memory if one arrived (its memories cost nothing here). */
+	beforeRun?: () => Promise<void>;
 	onError: (error: unknown) => void;
 	timers: TimerPort;
 	now: () => number;
@@ -54,6 +56,8 @@ export class WorkRunner {
 			const store = this.deps.store();
 			if (store === undefined || this.stopped) return;
 			try {
+				await this.deps.beforeRun?.();
+				if (this.stopped) return;
 				const report = await store.runDueWork();
 				if (this.stopped) return;
 				this.deps.onReport(report);

@@ -120,6 +120,15 @@ export class StoreSession {
 		if (result.bytesAfter !== result.bytesBefore) this.requestSave();
 	}
 
+	/**
+	 * Merges the file on disk into ours when another program replaced it (another device's
+	 * copy), before work that could pay for what that copy already holds; then saves soon.
+	 */
+	async mergeIfChanged(): Promise<void> {
+		if (this.closed || !(await this.deps.file.changedOnDisk())) return;
+		if (await this.mergeFromDisk()) this.requestSave();
+	}
+
 	private async write(): Promise<void> {
 		if (await this.deps.file.changedOnDisk() && !(await this.mergeFromDisk())) return;
 		this.changes = false;

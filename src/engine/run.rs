@@ -393,6 +393,15 @@ impl<D: SqlDriver> Engine<D> {
         }
         memories.retain(|memory| !forgotten.contains(&memory.id));
         moved.retain(|(id, _)| !forgotten.contains(id));
+        // Another device's copy, merged while the model read this note, holds this very text
+        // remembered after this job began: its memories stay (both sides then agree).
+        if let Some(current) = self.store.get_source(&path)? {
+            if current.sha256 == sha256 && current.updated_at > now {
+                return Ok(Finished::Done);
+            }
+        }
+        // When it was remembered is when it landed: a merge orders two devices' versions by it.
+        let landed = host.now().max(now);
         self.store.transaction(|store| {
             store.replace_note_memories(&path, &memories)?;
             for (id, position) in &moved {
@@ -403,7 +412,7 @@ impl<D: SqlDriver> Engine<D> {
                 mtime: file.mtime,
                 size: file.size,
                 sha256,
-                updated_at: now,
+                updated_at: landed,
                 skipped: None,
             })?;
             store.set_quiet_chunks(&path, &quiet)

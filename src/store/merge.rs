@@ -1,7 +1,8 @@
 //! Merging another copy of this memory into this one — another device's, brought by a sync
 //! tool — instead of letting one copy replace the other, so no paid work is lost:
 //!
-//! - what either side removed stays removed (`tombstones`: forgets, edits, deletes);
+//! - what either side removed stays removed (`tombstones`: forgets, edits, deletes, and the
+//!   records of deleted and renamed notes);
 //! - a note's memories are those of the side that remembered the note last (its source's
 //!   `updated_at`, then its digest, so both sides choose alike), with that side's quiet chunks;
 //!   the other side's memories of the note go (as tombstones);
@@ -17,6 +18,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 
 use super::memories::MemoryFilter;
+use super::sources::source_tombstone;
 use super::{SqlDriver, SqlValue, Store, StoreError};
 use crate::domain::{ConsolidationId, MemoryId, Source, SourceKind};
 
@@ -32,9 +34,11 @@ pub struct MergeReport {
     pub insights_removed: usize,
 }
 
-/// Which of two records of a note is the later: by when it was remembered, then by digest.
-fn later(theirs: &Source, ours: &Source) -> bool {
-    (theirs.updated_at, &theirs.sha256) > (ours.updated_at, &ours.sha256)
+/// Which of two versions of a note wins: the one remembered later, then by digest, then by
+/// its memories' ids (both devices may remember the same text in the same millisecond), so
+/// that both sides choose the same.
+fn later(theirs: (&Source, &[String]), ours: (&Source, &[String])) -> bool {
+    (theirs.0.updated_at, &theirs.0.sha256, theirs.1) > (ours.0.updated_at, &ours.0.sha256, ours.1)
 }
 
 impl<D: SqlDriver> Store<D> {
@@ -108,11 +112,23 @@ impl<D: SqlDriver> Store<D> {
                 by_path.entry(memory.source_path.as_str()).or_default().push(memory);
             }
             for source in &their_sources {
-                if ours.get(&source.path).is_some_and(|own| !later(source, own)) {
-                    continue;
-                }
+                let removed_here = tombstones.contains(&source_tombstone(&source.path, source.updated_at));
                 let theirs_here: Vec<&crate::domain::Memory> =
                     by_path.get(source.path.as_str()).cloned().unwrap_or_default();
+                let mut their_ids: Vec<String> = theirs_here.iter().map(|memory| memory.id.0.clone()).collect();
+                their_ids.sort();
+                let newer = match ours.get(&source.path) {
+                    None => true,
+                    Some(own) => {
+                        let mut own_ids: Vec<String> =
+                            store.memory_ids_of(&source.path, SourceKind::Note)?.into_iter().map(|id| id.0).collect();
+                        own_ids.sort();
+                        later((source, &their_ids), (own, &own_ids))
+                    }
+                };
+                if removed_here || !newer {
+                    continue;
+                }
                 let keep: BTreeSet<&str> = theirs_here.iter().map(|memory| memory.id.0.as_str()).collect();
                 let stale: Vec<MemoryId> = store
                     .memory_ids_of(&source.path, SourceKind::Note)?

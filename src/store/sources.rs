@@ -117,6 +117,20 @@ impl<D: SqlDriver> Store<D> {
         Ok((sources, total))
     }
 
+    /// Keeps that this version of a note's record was removed here (`source_tombstone`), so a
+    /// merge with another device's copy does not bring it back.
+    fn tombstone_source(&self, path_id: i64, path: &str) -> Result<(), StoreError> {
+        let rows = self.query("SELECT updated_at FROM sources WHERE path_id = ?", &[path_id.into()])?;
+        if let Some(row) = rows.into_iter().next() {
+            let updated_at = RowReader::new(row).i64()?;
+            self.change(
+                "INSERT OR IGNORE INTO tombstones (id) VALUES (?)",
+                &[source_tombstone(path, updated_at).into()],
+            )?;
+        }
+        Ok(())
+    }
+
     /// The file is gone: forget its record and its note memories (with the orphan fix).
     /// Selections and typed text taken from it stay: the user asked for those explicitly.
     pub fn remove_source(&self, path: &str) -> Result<Removal, StoreError> {
@@ -125,6 +139,7 @@ impl<D: SqlDriver> Store<D> {
             let ids: Vec<_> =
                 store.memories_of_source(path, SourceKind::Note)?.into_iter().map(|memory| memory.id).collect();
             let removal = store.remove_memories(&ids)?;
+            store.tombstone_source(path_id, path)?;
             store.change("DELETE FROM sources WHERE path_id = ?", &[path_id.into()])?;
             store.drop_path_if_unused(path_id)?;
             Ok(removal)
@@ -143,6 +158,7 @@ impl<D: SqlDriver> Store<D> {
                 store.remove_source(new_path)?;
             }
             let Some(old_id) = store.find_path_id(old_path)? else { return Ok(()) };
+            store.tombstone_source(old_id, old_path)?;
             let keys: Vec<i64> = store
                 .query("SELECT key FROM memories WHERE path_id = ?", &[old_id.into()])?
                 .into_iter()
@@ -190,4 +206,9 @@ fn read_source(row: Vec<SqlValue>) -> Result<Source, StoreError> {
         updated_at: row.i64()?,
         skipped: row.opt_text()?,
     })
+}
+
+/// The tombstone of one version of a note's record: its path and when it was remembered.
+pub(super) fn source_tombstone(path: &str, updated_at: i64) -> String {
+    format!("source:{updated_at}:{path}")
 }

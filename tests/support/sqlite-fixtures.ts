@@ -71,6 +71,12 @@ export function plantRows(db: Database, table: string, count: number, offset = 0
  * `bytes` (a Memory Agent database of the current schema) with `count` more memories of one
  * note, `test-<n>`, made at 1_700_000_000_000 + n; the full-text index is rebuilt over them (the facade must be loaded).
  */
+/** Gives plain sql.js the core's `memory_terms`, which the full-text index's view (and so its integrity check) calls. */
+export function withMemoryTerms(db: Database): Database {
+	db.create_function("memory_terms", (kind: unknown, text: unknown, names: unknown) => memoryTerms(String(kind), String(text ?? ""), String(names ?? "")));
+	return db;
+}
+
 export function withMemories(SQL: SqlJsStatic, bytes: Uint8Array, count: number, offset = 0): Uint8Array {
 	const db = new SQL.Database(bytes);
 	try {
@@ -85,7 +91,7 @@ export function withMemories(SQL: SqlJsStatic, bytes: Uint8Array, count: number,
 			);
 		}
 		// The index's view calls the core's SQL function; plain sql.js gets it from the facade.
-		db.create_function("memory_terms", (kind: unknown, text: unknown, names: unknown) => memoryTerms(String(kind), String(text ?? ""), String(names ?? "")));
+		withMemoryTerms(db);
 		db.run("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')");
 		return db.export();
 	} finally {
