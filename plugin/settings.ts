@@ -27,6 +27,8 @@ export interface MemoryAgentSettings {
 	excludedPatterns: string[];
 	excludedTags: string[];
 	quietDelaySeconds: number;
+	/** Once the memory is shared between devices: how long a note changed on another device waits for that device's memories. */
+	otherDeviceWaitSeconds: number;
 	maxNoteSizeKb: number;
 	bulkConfirmThreshold: number;
 	includePlainText: boolean;
@@ -88,6 +90,7 @@ export function defaultSettings(configDir: string, locale?: string): MemoryAgent
 		excludedPatterns: [],
 		excludedTags: [],
 		quietDelaySeconds: 30,
+		otherDeviceWaitSeconds: 120,
 		maxNoteSizeKb: 2048,
 		bulkConfirmThreshold: 200,
 		includePlainText: false,
@@ -127,6 +130,7 @@ export function validateInteger(value: number, min: number, max: number, what: s
 /** Bounds of every number setting, used by validation and the settings tab. */
 export const NUMBER_BOUNDS = {
 	quietDelaySeconds: { min: 0, max: 3_600, what: "The quiet delay" },
+	otherDeviceWaitSeconds: { min: 0, max: 86_400, what: "The wait for other devices" },
 	maxNoteSizeKb: { min: 1, max: 102_400, what: "The size limit" },
 	bulkConfirmThreshold: { min: 0, max: 1_000_000, what: "The bulk-ingest threshold" },
 	consolidationThreshold: { min: 2, max: 10_000, what: "The consolidation threshold" },

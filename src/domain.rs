@@ -210,6 +210,10 @@ pub struct Job {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StoreStatus {
+    /// Whether another device's copy of this memory was ever merged into it (a sync tool
+    /// shares it): then notes changed elsewhere wait for that device's memories.
+    #[serde(default)]
+    pub shared: bool,
     pub memories: u64,
     pub insights: u64,
     pub queued: u64,

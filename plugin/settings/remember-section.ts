@@ -31,6 +31,12 @@ export function rememberSection(form: SettingsForm): SettingSection {
 				normalize: normalizeTags,
 			}),
 			numberRow(form, "quietDelaySeconds", "Quiet delay (seconds)", "A changed note is read once it has not changed for this long, so a note is not read after every keystroke."),
+			numberRow(
+				form,
+				"otherDeviceWaitSeconds",
+				"Wait for other devices (seconds)",
+				"When a sync tool shares the memory with another device: a note changed there (not in this device's editor) waits this long for that device's memories before it is read here, so it is paid for once.",
+			),
 			numberRow(form, "maxNoteSizeKb", "Size limit (kilobytes)", "Larger files are skipped."),
 			numberRow(form, "bulkConfirmThreshold", "Bulk confirmation (notes)", "Asks before reading more than this many notes at once (for example the first time). 0 never asks."),
 			toggleRow(form, "includePlainText", "Include plain-text files", "Also read .txt files, not only Markdown notes."),

@@ -15,13 +15,13 @@ export class QuietDelay {
 		private readonly onQuiet: (path: string) => void,
 	) {}
 
-	/** The note changed: (re)start its wait. */
-	touch(path: string): void {
+	/** The note changed: (re)start its wait (`delayMs` unless told another). */
+	touch(path: string, delayMs = this.delayMs()): void {
 		this.cancel(path);
 		const handle = this.timers.setTimeout(() => {
 			this.waiting.delete(path);
 			this.onQuiet(path);
-		}, this.delayMs());
+		}, delayMs);
 		this.waiting.set(path, handle);
 	}
 

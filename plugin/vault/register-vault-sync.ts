@@ -5,6 +5,7 @@ import { type App, Notice, type Plugin, TFile, TFolder, normalizePath } from "ob
 import type { PluginContext } from "../plugin-context";
 import { STATUS_VIEW_TYPE, StatusView } from "../views/status-view";
 import { BulkConfirmModal } from "./bulk-confirm-modal";
+import { OtherDeviceWait } from "./other-device-wait";
 import type { ScopeRules } from "./note-scope";
 import { scopeRulesOf } from "./scope-rules";
 import { type SyncVaultPort, VaultSync } from "./vault-sync";
@@ -49,6 +50,17 @@ async function openStatusView(app: App): Promise<void> {
 export function registerVaultSync(plugin: Plugin, context: PluginContext): void {
 	const { app, runtime } = context;
 	const rules = (): ScopeRules => scopeRulesOf(app, context.settings());
+	const otherDevice = new OtherDeviceWait({
+		quietDelayMs: () => context.settings().quietDelaySeconds * 1000,
+		otherDeviceWaitMs: () => context.settings().otherDeviceWaitSeconds * 1000,
+		shared: () => runtime.status()?.shared === true,
+		now: () => Date.now(),
+	});
+	plugin.registerEvent(
+		app.workspace.on("editor-change", (_editor, info) => {
+			if (info.file !== null) otherDevice.typedIn(info.file.path);
+		}),
+	);
 	const sync = new VaultSync({
 		vault: vaultPort(app),
 		runtime: { store: () => runtime.store(), kick: () => runtime.runner.kick(), changed: () => runtime.changed() },
@@ -58,6 +70,7 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 		},
 		rules,
 		quietDelayMs: () => context.settings().quietDelaySeconds * 1000,
+		changeDelayMs: (path) => otherDevice.delayFor(path),
 		bulkThreshold: () => context.settings().bulkConfirmThreshold,
 		maxNoteBytes: () => context.settings().maxNoteSizeKb * 1024,
 		confirmBulk: (question) => BulkConfirmModal.ask(app, question),

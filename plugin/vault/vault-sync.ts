@@ -54,6 +54,11 @@ export interface VaultSyncDeps {
 	timers: QuietTimers;
 	rules: () => ScopeRules;
 	quietDelayMs: () => number;
+	/**
+	 * How long a change to `path` waits instead, when it may come from another device sharing
+	 * the memory (it was not typed here): that device's memories of it are on their way.
+	 */
+	changeDelayMs?: (path: string) => number;
 	bulkThreshold: () => number;
 	maxNoteBytes: () => number;
 	confirmBulk: (question: BulkQuestion) => Promise<BulkChoice>;
@@ -153,7 +158,7 @@ export class VaultSync {
 	fileChanged(path: string): void {
 		if (this.stopped || this.scope().pathExclusion(path) !== null) return;
 		this.scopePaths?.add(path);
-		this.quiet.touch(path);
+		this.quiet.touch(path, this.deps.changeDelayMs?.(path));
 	}
 
 	fileDeleted(path: string): void {

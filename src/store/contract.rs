@@ -809,10 +809,15 @@ fn merge_copies<F: DriverFactory>(factory: &F) -> Outcome {
     ours.insert_memory(&memory("a1", "a.md", 1)).map_err(text)?;
     ours.insert_memory(&memory("a2", "a.md", 2)).map_err(text)?;
     ours.upsert_source(&source("a.md", 2, "a")).map_err(text)?;
+    ours.insert_memory(&memory("r1", "r.md", 2)).map_err(text)?;
+    ours.upsert_source(&source("r.md", 2, "f")).map_err(text)?;
     // The other device starts from the same copy.
     let theirs = reopen(factory, &ours)?;
 
-    // Here: a1 forgotten, a new note c.md, an insight over a2 and c1, a note d.md remembered early.
+    // Here: r.md renamed (the sync tool tells the other side "r.md deleted, r2.md created"), a1
+    // forgotten, a new note c.md, an insight over a2 and c1, a note d.md remembered early.
+    ours.rename_source("r.md", "r2.md", 9).map_err(text)?;
+    theirs.remove_source("r.md").map_err(text)?;
     ours.forget_memory(&MemoryId("a1".into())).map_err(text)?;
     ours.insert_memory(&memory("c1", "c.md", 3)).map_err(text)?;
     ours.upsert_source(&source("c.md", 3, "c")).map_err(text)?;
@@ -831,6 +836,7 @@ fn merge_copies<F: DriverFactory>(factory: &F) -> Outcome {
 
     let report = ours.merge_from(&theirs).map_err(text)?;
     ensure!(report.memories_added == 3, "b1, t1 and d-theirs are added: {report:?}");
+    ensure!(ours.get_source("r.md").map_err(text)?.is_none(), "the deleted record does not come back");
     ensure!(report.memories_removed == 1, "d-ours, older than theirs, goes: {report:?}");
     let back = theirs.merge_from(&ours).map_err(text)?;
     ensure!(back.memories_removed == 1, "a1, forgotten here, goes there: {back:?}");
@@ -841,7 +847,8 @@ fn merge_copies<F: DriverFactory>(factory: &F) -> Outcome {
         ids.sort();
         Ok(ids)
     };
-    ensure_eq!(all(&ours)?, vec!["a2", "b1", "c1", "d-theirs", "t1"]);
+    // The renamed note's memory survives the other side's delete of its old name.
+    ensure_eq!(all(&ours)?, vec!["a2", "b1", "c1", "d-theirs", "r1", "t1"]);
     ensure_eq!(all(&theirs)?, all(&ours)?);
     ensure!(theirs.get_consolidation(&ConsolidationId("i1".into())).map_err(text)?.is_some(), "the insight went over");
     ensure_eq!(ours.get_source("d.md").map_err(text)?.map(|s| s.sha256), Some("e".repeat(32)));

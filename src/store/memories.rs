@@ -200,6 +200,8 @@ impl<D: SqlDriver> Store<D> {
                  WHERE sources.path_id = m.path_id",
                 &[id.0.as_str().into(), kind_code(SourceKind::Note).into()],
             )?;
+            // Forgotten wherever it is, also under another name on another device.
+            store.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[id.0.as_str().into()])?;
             store.remove_memories(std::slice::from_ref(id))
         })?;
         self.merge_search_index()?;
@@ -325,8 +327,13 @@ impl<D: SqlDriver> Store<D> {
             let entity_ids = row.opt_text()?;
             self.unindex_memory(key)?;
             self.unlink_entities(key, entity_ids.as_deref())?;
-            // Kept, so that a merge with another device's copy does not bring it back.
-            self.change("INSERT OR IGNORE INTO tombstones (id) SELECT id FROM memories WHERE key = ?", &[key.into()])?;
+            // Kept, so that a merge with another device's copy does not bring it back there: as
+            // `id@path`, since the other copy may have moved it with a rename.
+            self.change(
+                "INSERT OR IGNORE INTO tombstones (id)
+                 SELECT m.id || '@' || p.path FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE m.key = ?",
+                &[key.into()],
+            )?;
             self.change("DELETE FROM memories WHERE key = ?", &[key.into()])?;
         }
         for path_id in paths {

@@ -41,7 +41,26 @@ fn later(theirs: (&Source, &[String]), ours: (&Source, &[String])) -> bool {
     (theirs.0.updated_at, &theirs.0.sha256, theirs.1) > (ours.0.updated_at, &ours.0.sha256, ours.1)
 }
 
+/// Whether `memory` was removed here: forgotten (its bare id), or removed with its note at the
+/// path it has in the other copy (`id@path`).
+fn removed(tombstones: &BTreeSet<String>, memory: &crate::domain::Memory) -> bool {
+    tombstones.contains(&memory.id.0) || tombstones.contains(&format!("{}@{}", memory.id.0, memory.source_path))
+}
+
 impl<D: SqlDriver> Store<D> {
+    /// Where a memory is now (its note's path, "" for typed text); `None` when there is none.
+    fn memory_path(&self, id: &MemoryId) -> Result<Option<String>, StoreError> {
+        let rows = self.query(
+            "SELECT p.path FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE m.id = ?",
+            &[id.0.as_str().into()],
+        )?;
+        Ok(rows
+            .into_iter()
+            .next()
+            .and_then(|row| row.into_iter().next())
+            .and_then(|value| value.as_str().map(str::to_owned)))
+    }
+
     /// The ids of everything removed here.
     pub fn tombstones(&self) -> Result<BTreeSet<String>, StoreError> {
         let rows = self.query("SELECT id FROM tombstones", &[])?;
@@ -87,16 +106,32 @@ impl<D: SqlDriver> Store<D> {
 
         self.transaction(|store| {
             let mut report = MergeReport::default();
+            // This memory is shared from now on (and the other device learns it from our copy).
+            store.set_meta("merged_another_copy", "1")?;
             // What they removed goes here too.
             let mut gone_memories: Vec<MemoryId> = Vec::new();
-            for id in &their_tombstones {
-                store.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[id.as_str().into()])?;
-                let memory = MemoryId(id.clone());
-                if store.memory_exists(&memory)? {
-                    gone_memories.push(memory);
-                } else if store.get_consolidation(&ConsolidationId(id.clone()))?.is_some() {
-                    store.delete_consolidation(&ConsolidationId(id.clone()))?;
-                    report.insights_removed += 1;
+            for tombstone in &their_tombstones {
+                store.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[tombstone.as_str().into()])?;
+                if tombstone.starts_with("source:") {
+                    continue;
+                }
+                // `id@path`: removed with its note there; here only if it is still at that path
+                // (not moved on with a rename). A bare id: forgotten, wherever it is.
+                let (id, at) = match tombstone.split_once('@') {
+                    Some((id, path)) => (id, Some(path)),
+                    None => (tombstone.as_str(), None),
+                };
+                let memory = MemoryId(id.to_owned());
+                match store.memory_path(&memory)? {
+                    Some(path) if at.is_none_or(|at| at == path) && !gone_memories.contains(&memory) => {
+                        gone_memories.push(memory)
+                    }
+                    Some(_) => {}
+                    None if at.is_none() && store.get_consolidation(&ConsolidationId(id.to_owned()))?.is_some() => {
+                        store.delete_consolidation(&ConsolidationId(id.to_owned()))?;
+                        report.insights_removed += 1;
+                    }
+                    None => {}
                 }
             }
             let removal = store.remove_memories(&gone_memories)?;
@@ -139,7 +174,7 @@ impl<D: SqlDriver> Store<D> {
                 report.memories_removed += removal.memories.len();
                 report.insights_removed += removal.consolidations.len();
                 for memory in theirs_here {
-                    if !tombstones.contains(&memory.id.0) && !store.memory_exists(&memory.id)? {
+                    if !removed(&tombstones, memory) && !store.memory_exists(&memory.id)? {
                         store.insert_memory(memory)?;
                         report.memories_added += 1;
                     }
@@ -160,7 +195,7 @@ impl<D: SqlDriver> Store<D> {
                 memory.source_kind != SourceKind::Note || !recorded.contains(memory.source_path.as_str())
             };
             for memory in their_memories.iter().filter(unrecorded) {
-                if !tombstones.contains(&memory.id.0) && !store.memory_exists(&memory.id)? {
+                if !removed(&tombstones, memory) && !store.memory_exists(&memory.id)? {
                     store.insert_memory(memory)?;
                     report.memories_added += 1;
                 }

@@ -220,7 +220,8 @@ impl<D: SqlDriver> Store<D> {
                     (SELECT count(*) FROM consolidations),
                     (SELECT count(*) FROM jobs WHERE state = 'queued'),
                     (SELECT count(*) FROM jobs WHERE state = 'running'),
-                    (SELECT count(*) FROM jobs WHERE state = 'failed')",
+                    (SELECT count(*) FROM jobs WHERE state = 'failed'),
+                    (SELECT count(*) FROM meta WHERE key = 'merged_another_copy')",
             &[],
         )?;
         let mut row = rows::single(rows)?;
@@ -230,6 +231,7 @@ impl<D: SqlDriver> Store<D> {
             queued: row.u64()?,
             running: row.u64()?,
             failed: row.u64()?,
+            shared: row.u64()? > 0,
             schema_version: schema::read_version(&self.driver)?,
         })
     }

@@ -9,6 +9,8 @@ export interface CoreStatus {
   memories: number; insights: number; queued: number; running: number; failed: number;
   schemaVersion: number; finished: number; current: string | null;
   paused: string | null; pausedByUser: boolean; pausedCode: string | null;
+  /** Another device's copy of this memory was merged into it: the memory is shared by a sync tool. */
+  shared: boolean;
 }
 export interface Entity { name: string; kind: string }
 export interface Position { heading: string | null; line_start: number | null; line_end: number | null }
