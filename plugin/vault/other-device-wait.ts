@@ -5,8 +5,8 @@
 // and nothing is sent. Notes typed here, and every note while the memory is not shared,
 // wait the usual quiet delay.
 
-/** How recently a note was typed in for its change to count as made here. */
-const TYPED_RECENTLY_MS = 60_000;
+/** How soon after typing the editor saves the note (Obsidian saves every 2 s as one types). */
+const SAVED_AFTER_TYPING_MS = 10_000;
 
 export interface OtherDeviceWaitDeps {
 	quietDelayMs(): number;
@@ -21,21 +21,26 @@ export class OtherDeviceWait {
 
 	constructor(private readonly deps: OtherDeviceWaitDeps) {}
 
-	/** The editor changed `path`: its next change is this device's own. */
+	/** The editor changed `path`: its next save is this device's own. */
 	typedIn(path: string): void {
 		this.typed.set(path, this.deps.now());
-		// The map holds the notes typed in lately, not every note ever opened.
+		// The map holds the notes typed in and not saved yet, not every note ever opened.
 		if (this.typed.size > 1_000) {
-			const cutoff = this.deps.now() - TYPED_RECENTLY_MS;
+			const cutoff = this.deps.now() - SAVED_AFTER_TYPING_MS;
 			for (const [typedPath, at] of this.typed) if (at < cutoff) this.typed.delete(typedPath);
 		}
 	}
 
-	/** How long a change to `path` waits before the note is read. */
+	/**
+	 * How long a change to `path` waits before the note is read. A change counts as typed here
+	 * when the editor changed the note just before it; the mark is used up by that change, so a
+	 * change the sync tool brings later is the other device's.
+	 */
 	delayFor(path: string): number {
 		const quiet = this.deps.quietDelayMs();
 		const typedAt = this.typed.get(path);
-		const typedHere = typedAt !== undefined && this.deps.now() - typedAt <= quiet + TYPED_RECENTLY_MS;
+		this.typed.delete(path);
+		const typedHere = typedAt !== undefined && this.deps.now() - typedAt <= SAVED_AFTER_TYPING_MS;
 		return typedHere || !this.deps.shared() ? quiet : Math.max(quiet, this.deps.otherDeviceWaitMs());
 	}
 }
