@@ -248,6 +248,67 @@ fn edits_cost_one_call_per_changed_chunk_renames_and_unchanged_notes_none() {
 }
 
 #[test]
+fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    let text = "# Lighthouse\n\nThe lighthouse plan needs four keepers and a new lamp.\n";
+    host.write("Projects/lighthouse.md", text);
+    let engine = start(&host, &[]);
+    engine.enqueue_note("Projects/lighthouse.md", NOW).unwrap();
+    work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1);
+    let original = engine.list_memories(&MemoryFilter::default()).unwrap().remove(0);
+
+    // A sync tool (or another program) moves it: the new note arrives before the old one's delete.
+    host.bedrock.forget_requests();
+    host.write("Archive/lighthouse.md", text);
+    host.delete("Projects/lighthouse.md");
+    engine.enqueue_note("Archive/lighthouse.md", NOW).unwrap();
+    work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "the moved note's memory is copied");
+    engine.remove_note("Projects/lighthouse.md").unwrap();
+    let moved = engine.list_memories(&MemoryFilter::default()).unwrap();
+    assert_eq!(moved.len(), 1);
+    assert_eq!(moved[0].source_path, "Archive/lighthouse.md");
+    assert_eq!((moved[0].summary.as_str(), &moved[0].entities), (original.summary.as_str(), &original.entities));
+    assert_ne!(moved[0].id, original.id, "a copy, under a new id");
+
+    // Moved again, the delete arriving first: gone from the store at once, copied back from
+    // what the engine kept of the removed note, still without a call.
+    host.delete("Archive/lighthouse.md");
+    engine.remove_note("Archive/lighthouse.md").unwrap();
+    assert_eq!(memory_count(&engine), 0, "the delete takes effect at once");
+    host.write("Old/lighthouse.md", text);
+    engine.enqueue_note("Old/lighthouse.md", NOW).unwrap();
+    work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "the returning text is copied");
+    assert_eq!(memory_count(&engine), 1);
+    // A forgotten memory is never copied back.
+    let returned = engine.list_memories(&MemoryFilter::default()).unwrap().remove(0);
+    engine.forget_memory(&returned.id).unwrap();
+    host.delete("Old/lighthouse.md");
+    engine.remove_note("Old/lighthouse.md").unwrap();
+    host.write("Again/lighthouse.md", text);
+    engine.enqueue_note("Again/lighthouse.md", NOW).unwrap();
+    work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "forgotten text, in a new note, is read afresh");
+
+    // A daily note's template text in another day's note is asked about again (its memory is
+    // dated by its note); in a note of the same day it is not.
+    host.bedrock.forget_requests();
+    let template = "## Standup\n\nReview the harbour tasks with the team.\n";
+    host.write("Daily/2026-11-01.md", template);
+    host.write("Daily/2026-11-02.md", template);
+    host.write("Daily/2026-11-01 evening.md", template);
+    for path in ["Daily/2026-11-01.md", "Daily/2026-11-02.md", "Daily/2026-11-01 evening.md"] {
+        engine.enqueue_note(path, NOW).unwrap();
+        work(&host, &engine);
+    }
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 2, "two days: two calls; the same day's copy: none");
+    assert_eq!(memory_count(&engine), 4);
+}
+
+#[test]
 fn selections_and_typed_text_are_remembered_once() {
     let host = TestHost::new(NOW);
     host.bedrock.respond_with(fake_model::answer);

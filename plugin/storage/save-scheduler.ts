@@ -18,8 +18,8 @@ export interface SaveSchedulerOptions {
 	now?: () => number;
 	/** Quiet time after the last change before writing. */
 	delayMs?: number;
-	/** A change never waits longer than this for its write, however busy the store is. */
-	maxWaitMs?: number;
+	/** A change never waits longer than this for its write, however busy the store is (read at each change). */
+	maxWaitMs?: number | (() => number);
 	/** After this many finished jobs a write happens at once. */
 	maxJobs?: number;
 }
@@ -39,13 +39,14 @@ export class SaveScheduler {
 	private firstRequestAt: number | undefined;
 	private jobsSinceWrite = 0;
 	private readonly delayMs: number;
-	private readonly maxWaitMs: number;
+	private readonly maxWaitMs: () => number;
 	private readonly maxJobs: number;
 	private readonly now: () => number;
 
 	constructor(private readonly options: SaveSchedulerOptions) {
 		this.delayMs = options.delayMs ?? DEFAULT_SAVE_DELAY_MS;
-		this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+		const maxWait = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+		this.maxWaitMs = typeof maxWait === "number" ? () => maxWait : maxWait;
 		this.maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS;
 		this.now = options.now ?? (() => Date.now());
 	}
@@ -55,7 +56,7 @@ export class SaveScheduler {
 		if (this.disposed) return;
 		const now = this.now();
 		this.firstRequestAt ??= now;
-		const due = Math.min(now + this.delayMs, this.firstRequestAt + this.maxWaitMs);
+		const due = Math.min(now + this.delayMs, this.firstRequestAt + this.maxWaitMs());
 		this.cancelTimer();
 		this.hasTimer = true;
 		this.timer = this.options.timers.setTimeout(

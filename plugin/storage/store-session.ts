@@ -6,7 +6,7 @@ import { ErrorCode, errorCode, errorMessage } from "../core/core-error";
 import type { CoreClient } from "../core/core-client";
 import type { StoreStatus } from "../core/memory-core-api";
 import type { DatabaseFile } from "./database-file";
-import { SaveScheduler, type TimerPort } from "./save-scheduler";
+import { DEFAULT_MAX_WAIT_MS, SaveScheduler, type TimerPort } from "./save-scheduler";
 
 /** The store cannot be used (for now); `message` is written for the user. */
 export class StoreUnavailableError extends Error {
@@ -41,6 +41,19 @@ export interface StoreSessionDeps {
 /** The full check waits this long after the start, so it never delays the first work. */
 export const DEFAULT_CHECK_DELAY_MS = 20_000;
 
+/**
+ * Once another device shares the memory, paid work reaches the disk (and the sync tool) within
+ * this long, so the other device finds it before it would pay for the same note — but never so
+ * often that saving takes more than a tenth of the time.
+ */
+export const SHARED_MAX_WAIT_MS = 5_000;
+/**
+ * How often a shared memory looks whether the sync tool replaced its file: one stat. A
+ * replaced file that lacked this device's work is merged and saved again at once, so the work
+ * reaches the other device even when this one has nothing more to do.
+ */
+export const SHARED_CHECK_MS = 5_000;
+
 export class StoreSession {
 	private readonly scheduler: SaveScheduler;
 	private closed = false;
@@ -48,6 +61,11 @@ export class StoreSession {
 	private changes = false;
 	private checkTimer: unknown;
 	private readonly unsubscribe: Array<() => void> = [];
+	/** Another device's copy was merged into this memory (it lives on more than one device). */
+	private shared = false;
+	/** How long the last write took, which bounds how often a shared memory is saved. */
+	private lastWriteMs = 0;
+	private watchTimer: unknown;
 
 	private constructor(
 		private readonly deps: StoreSessionDeps,
@@ -60,7 +78,7 @@ export class StoreSession {
 			onError: (error) => deps.notify(`Memory Agent could not save its database: ${errorMessage(error)}`),
 			timers: deps.timers,
 			delayMs: deps.saveDelayMs,
-			maxWaitMs: deps.maxWaitMs,
+			maxWaitMs: () => this.maxWaitMs(),
 			maxJobs: deps.maxJobs,
 		});
 		this.unsubscribe.push(
@@ -80,6 +98,8 @@ export class StoreSession {
 	static async open(deps: StoreSessionDeps): Promise<StoreSession> {
 		const opened = await openFromDisk(deps);
 		const session = new StoreSession(deps, opened.unsaved);
+		session.shared = opened.status.shared;
+		session.watchWhileShared();
 		await deps.onOpened?.();
 		if (opened.unsaved) session.requestSave();
 		deps.onStatus(opened.status);
@@ -104,6 +124,7 @@ export class StoreSession {
 	 */
 	async close(): Promise<void> {
 		this.cancelCheck();
+		this.stopWatching();
 		if (!this.closed) await this.deps.client.call("stopWork").catch(() => undefined);
 		await this.scheduler.flush();
 		this.scheduler.dispose();
@@ -126,11 +147,26 @@ export class StoreSession {
 	 */
 	async mergeIfChanged(): Promise<void> {
 		if (this.closed || !(await this.deps.file.changedOnDisk())) return;
-		if (await this.mergeFromDisk()) this.requestSave();
+		// The copy lacks our work: saved now, as the other device may be waiting for it.
+		if ((await this.mergeFromDisk()) === "save") await this.flush();
+	}
+
+	private maxWaitMs(): number {
+		const alone = this.deps.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+		return this.shared ? Math.min(alone, Math.max(SHARED_MAX_WAIT_MS, 10 * this.lastWriteMs)) : alone;
 	}
 
 	private async write(): Promise<void> {
-		if (await this.deps.file.changedOnDisk() && !(await this.mergeFromDisk())) return;
+		const started = this.deps.now().getTime();
+		try {
+			await this.writeNow();
+		} finally {
+			this.lastWriteMs = this.deps.now().getTime() - started;
+		}
+	}
+
+	private async writeNow(): Promise<void> {
+		if ((await this.deps.file.changedOnDisk()) && (await this.mergeFromDisk()) !== "save") return;
 		this.changes = false;
 		const bytes = await this.deps.client.call("exportDatabase", this.unsaved);
 		if (bytes === null) return;
@@ -149,14 +185,18 @@ export class StoreSession {
 	/**
 	 * Another program replaced the file — a sync tool bringing another device's copy: it is
 	 * merged into ours, and the merged memory is what gets saved, so neither side's paid work
-	 * is lost and nothing either side forgot comes back. True when the save may go on; false
-	 * when the other copy won instead (it comes from a newer Memory Agent: we cannot read it).
+	 * is lost and nothing either side forgot comes back. "save" when ours must be written (the
+	 * copy lacks something of ours, or is damaged); "alike" when the copy on disk already holds
+	 * everything ours does (writing it back would only have the sync tool carry the file to and
+	 * fro); "reloaded" when the other copy won (it comes from a newer Memory Agent).
 	 */
-	private async mergeFromDisk(): Promise<boolean> {
+	private async mergeFromDisk(): Promise<"save" | "alike" | "reloaded"> {
 		const bytes = await this.deps.file.load();
-		if (bytes === undefined) return true;
+		if (bytes === undefined) return "save";
 		try {
 			const report = await this.deps.client.call("mergeDatabase", bytes);
+			this.shared = true;
+			this.watchWhileShared();
 			const added = report.memoriesAdded + report.insightsAdded;
 			const removed = report.memoriesRemoved + report.insightsRemoved;
 			if (added + removed > 0) {
@@ -165,16 +205,37 @@ export class StoreSession {
 						`Memory Agent merged it with its own: ${added.toLocaleString()} added, ${removed.toLocaleString()} removed.`,
 				);
 			}
+			if (!report.theirsBehind) {
+				this.unsaved = false;
+				this.changes = false;
+				return "alike";
+			}
 		} catch (error) {
 			if (errorCode(error) === ErrorCode.storeNewerSchema) {
 				await this.reloadFromDisk();
-				return false;
+				return "reloaded";
 			}
 			// A damaged copy is not merged: ours is whole, and saving it replaces the damage.
 			this.deps.notify(`The memory database ${this.deps.file.path} was replaced by a copy that cannot be read (${errorMessage(error)}). Memory Agent saved its own over it.`);
 		}
 		this.unsaved = true;
-		return true;
+		return "save";
+	}
+
+	/** While the memory is shared, looks every few seconds whether the sync tool replaced the file. */
+	private watchWhileShared(): void {
+		if (!this.shared || this.closed || this.watchTimer !== undefined) return;
+		this.watchTimer = this.deps.timers.setTimeout(() => {
+			this.watchTimer = undefined;
+			void this.mergeIfChanged()
+				.catch(() => undefined)
+				.finally(() => this.watchWhileShared());
+		}, SHARED_CHECK_MS);
+	}
+
+	private stopWatching(): void {
+		if (this.watchTimer !== undefined) this.deps.timers.clearTimeout(this.watchTimer);
+		this.watchTimer = undefined;
 	}
 
 	/** Another program replaced the file with one this version cannot read: its version wins over our unsaved state. */
@@ -186,6 +247,7 @@ export class StoreSession {
 			this.closed = true;
 			this.scheduler.dispose();
 			this.cancelCheck();
+			this.stopWatching();
 			this.deps.onUnavailable(errorMessage(error));
 			throw error;
 		}

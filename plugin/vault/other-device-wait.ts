@@ -34,7 +34,9 @@ export class OtherDeviceWait {
 	/**
 	 * How long a change to `path` waits before the note is read. A change counts as typed here
 	 * when the editor changed the note just before it; the mark is used up by that change, so a
-	 * change the sync tool brings later is the other device's.
+	 * change the sync tool brings later is the other device's. Typing into a note that came from
+	 * another device ends its wait: this device wrote the version to remember (waiting too would
+	 * have both devices wait for each other, and both pay).
 	 */
 	delayFor(path: string): number {
 		const quiet = this.deps.quietDelayMs();

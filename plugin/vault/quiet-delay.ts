@@ -6,13 +6,20 @@ export interface QuietTimers {
 	clearTimeout(handle: unknown): void;
 }
 
+interface Wait {
+	handle: unknown;
+	/** When it ends (ms since the epoch). */
+	due: number;
+}
+
 export class QuietDelay {
-	private readonly waiting = new Map<string, unknown>();
+	private readonly waiting = new Map<string, Wait>();
 
 	constructor(
 		private readonly timers: QuietTimers,
 		private readonly delayMs: () => number,
 		private readonly onQuiet: (path: string) => void,
+		private readonly now: () => number = () => Date.now(),
 	) {}
 
 	/** The note changed: (re)start its wait (`delayMs` unless told another). */
@@ -22,21 +29,26 @@ export class QuietDelay {
 			this.waiting.delete(path);
 			this.onQuiet(path);
 		}, delayMs);
-		this.waiting.set(path, handle);
+		this.waiting.set(path, { handle, due: this.now() + delayMs });
 	}
 
 	/** Forgets a wait (the note was deleted); true when one was pending. */
 	cancel(path: string): boolean {
-		const handle = this.waiting.get(path);
-		if (handle === undefined) return false;
-		this.timers.clearTimeout(handle);
+		const wait = this.waiting.get(path);
+		if (wait === undefined) return false;
+		this.timers.clearTimeout(wait.handle);
 		this.waiting.delete(path);
 		return true;
 	}
 
-	/** A waiting note was renamed: its wait continues under the new path. */
+	/**
+	 * A waiting note was renamed: its wait continues under the new path, at least the quiet
+	 * delay, and as long as was left (a note from another device still waits for its memories).
+	 */
 	rename(oldPath: string, newPath: string): void {
-		if (this.cancel(oldPath)) this.touch(newPath);
+		const wait = this.waiting.get(oldPath);
+		if (wait === undefined || !this.cancel(oldPath)) return;
+		this.touch(newPath, Math.max(this.delayMs(), wait.due - this.now()));
 	}
 
 	get size(): number {
@@ -45,7 +57,7 @@ export class QuietDelay {
 
 	/** Cancels every wait (unload); the next start's reconciliation picks the notes up. */
 	clear(): void {
-		for (const handle of this.waiting.values()) this.timers.clearTimeout(handle);
+		for (const wait of this.waiting.values()) this.timers.clearTimeout(wait.handle);
 		this.waiting.clear();
 	}
 }

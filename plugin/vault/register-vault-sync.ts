@@ -116,7 +116,12 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 			}),
 		);
 		// A renamed folder is reported file by file; renaming its sources here too would do it twice.
-		plugin.registerEvent(app.vault.on("rename", (file, oldPath) => file instanceof TFile && sync.fileRenamed(oldPath, file.path)));
+		plugin.registerEvent(
+			app.vault.on("rename", (file, oldPath) => {
+				if (!(file instanceof TFile)) return;
+				sync.fileRenamed(oldPath, file.path);
+			}),
+		);
 	});
 
 	plugin.addCommand({

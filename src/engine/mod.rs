@@ -17,6 +17,7 @@ mod fences;
 mod host;
 mod ids;
 mod metered;
+mod reuse;
 mod run;
 mod settings;
 mod spending;
@@ -100,6 +101,8 @@ pub struct Engine<D: SqlDriver> {
     throttle_streak: Cell<u32>,
     /// During an outage, one worker's job is the probe; the others wait for it.
     probing: Cell<bool>,
+    /// Memories of notes removed lately, in case their text returns under another name.
+    removed_notes: reuse::RemovedNotes,
 }
 
 /// A path rule the host evaluates.
@@ -131,6 +134,7 @@ impl<D: SqlDriver> Engine<D> {
             throttled_until: Cell::new(0),
             throttle_streak: Cell::new(0),
             probing: Cell::new(false),
+            removed_notes: reuse::RemovedNotes::default(),
             host_rule: RefCell::new(None),
         })
     }
@@ -215,6 +219,7 @@ impl<D: SqlDriver> Engine<D> {
     /// work on it already in flight stores nothing.
     pub fn remove_note(&self, path: &str) -> Result<Removal, StoreError> {
         self.fences.deleted(path);
+        self.keep_removed(path)?;
         self.store.transaction(|store| {
             store.drop_jobs(&note_key(path))?;
             store.remove_source(path)
@@ -238,6 +243,10 @@ impl<D: SqlDriver> Engine<D> {
 
     /// The user forgets one memory; its insights go and their other memories re-open.
     pub fn forget_memory(&self, id: &MemoryId) -> Result<Removal, StoreError> {
+        // Forgotten text is not copied back from a removed note's memories either.
+        if let Some(hash) = self.store.get_memory(id)?.and_then(|memory| memory.content_hash) {
+            self.removed_notes.drop_content(&hash);
+        }
         self.store.forget_memory(id)
     }
 
@@ -287,6 +296,7 @@ impl<D: SqlDriver> Engine<D> {
             let mut total = Removal::default();
             for path in paths {
                 self.fences.deleted(path);
+                self.keep_removed(path)?;
                 store.drop_jobs(&note_key(path))?;
                 let removal = store.remove_source(path)?;
                 total.memories.extend(removal.memories);

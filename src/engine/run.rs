@@ -350,6 +350,12 @@ impl<D: SqlDriver> Engine<D> {
                 quiet.push(chunk.content_hash.clone());
                 continue;
             }
+            if let Some(copied) = self.memory_from_elsewhere(host, path, chunk, &position, note_date, now).await? {
+                self.still_owned()?;
+                seen.insert(copied.id.0.clone());
+                memories.push(copied);
+                continue;
+            }
             let input = IngestInput {
                 text: &chunk.text,
                 source_path: path,

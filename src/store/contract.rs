@@ -838,6 +838,7 @@ fn merge_copies<F: DriverFactory>(factory: &F) -> Outcome {
     ensure!(report.memories_added == 3, "b1, t1 and d-theirs are added: {report:?}");
     ensure!(ours.get_source("r.md").map_err(text)?.is_none(), "the deleted record does not come back");
     ensure!(report.memories_removed == 1, "d-ours, older than theirs, goes: {report:?}");
+    ensure!(report.theirs_behind, "theirs lacks a2, c1 and the forget of a1: ours must be saved for them");
     let back = theirs.merge_from(&ours).map_err(text)?;
     ensure!(back.memories_removed == 1, "a1, forgotten here, goes there: {back:?}");
     ensure_eq!(back.insights_added, 1);
@@ -863,7 +864,8 @@ fn merge_copies<F: DriverFactory>(factory: &F) -> Outcome {
         "found {:?}",
         found.iter().map(|hit| &hit.memory.id).collect::<Vec<_>>()
     );
-    // Merging again changes nothing, either way.
+    // Merging again changes nothing, either way, and neither copy is behind (saving would only
+    // have the sync tool carry the file back and forth).
     ensure_eq!(ours.merge_from(&theirs).map_err(text)?, MergeReport::default());
     ensure_eq!(theirs.merge_from(&ours).map_err(text)?, MergeReport { notes_adopted: 0, ..MergeReport::default() });
     Ok(())

@@ -32,6 +32,10 @@ pub struct MergeReport {
     pub memories_removed: usize,
     pub insights_added: usize,
     pub insights_removed: usize,
+    /// The other copy lacks something this one has (a memory, an insight, a removal, a newer
+    /// note), so this one must be saved for the other device to get it. When false the two
+    /// are alike and saving would only make the sync tool carry the file back and forth.
+    pub theirs_behind: bool,
 }
 
 /// Which of two versions of a note wins: the one remembered later, then by digest, then by
@@ -72,6 +76,7 @@ impl<D: SqlDriver> Store<D> {
 
     /// Merges `theirs` into this store (see the module's comment).
     pub fn merge_from<E: SqlDriver>(&self, theirs: &Store<E>) -> Result<MergeReport, StoreError> {
+        self.drop_content_index();
         let their_tombstones = theirs.tombstones()?;
         let their_sources = theirs.list_sources()?;
         let mut their_memories = theirs.list_memories(&MemoryFilter::default())?;
@@ -203,12 +208,50 @@ impl<D: SqlDriver> Store<D> {
 
             // Insights over memories both now have.
             let new_insights: Vec<crate::domain::Consolidation> = their_insights
-                .into_iter()
+                .iter()
                 .filter(|insight| !tombstones.contains(&insight.id.0))
                 .filter(|insight| store.get_consolidation(&insight.id).map(|found| found.is_none()).unwrap_or(false))
+                .cloned()
                 .collect();
             report.insights_added += store.save_consolidation_batch(&[], &new_insights)?;
+            report.theirs_behind = store.has_more_than(&their_tombstones, &their_sources, &their_memories, &their_insights)?;
             Ok(report)
         })
+    }
+
+    /// Whether this store holds a removal, a note's version, a memory or an insight that the
+    /// other copy's lists lack.
+    fn has_more_than(
+        &self,
+        tombstones: &BTreeSet<String>,
+        sources: &[Source],
+        memories: &[crate::domain::Memory],
+        insights: &[crate::domain::Consolidation],
+    ) -> Result<bool, StoreError> {
+        if !self.tombstones()?.is_subset(tombstones) {
+            return Ok(true);
+        }
+        let their_sources: BTreeSet<(&str, i64, &str)> =
+            sources.iter().map(|source| (source.path.as_str(), source.updated_at, source.sha256.as_str())).collect();
+        if self
+            .list_sources()?
+            .iter()
+            .any(|source| !their_sources.contains(&(source.path.as_str(), source.updated_at, source.sha256.as_str())))
+        {
+            return Ok(true);
+        }
+        let ids = |sql: &str| -> Result<Vec<String>, StoreError> {
+            Ok(self
+                .query(sql, &[])?
+                .into_iter()
+                .filter_map(|row| row.into_iter().next().and_then(|value| value.as_str().map(str::to_owned)))
+                .collect())
+        };
+        let their_memories: BTreeSet<&str> = memories.iter().map(|memory| memory.id.0.as_str()).collect();
+        if ids("SELECT id FROM memories")?.iter().any(|id| !their_memories.contains(id.as_str())) {
+            return Ok(true);
+        }
+        let their_insights: BTreeSet<&str> = insights.iter().map(|insight| insight.id.0.as_str()).collect();
+        Ok(ids("SELECT id FROM consolidations")?.iter().any(|id| !their_insights.contains(id.as_str())))
     }
 }

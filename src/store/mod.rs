@@ -8,6 +8,7 @@
 
 mod browse;
 mod consolidations;
+mod content_index;
 #[cfg(any(not(target_arch = "wasm32"), feature = "self-check"))]
 pub mod contract;
 mod driver;
@@ -30,7 +31,7 @@ mod sources;
 mod upgrade;
 mod usage;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use thiserror::Error;
 
@@ -117,6 +118,8 @@ pub struct Store<D: SqlDriver> {
     names: entities::NamesCounter,
     /// The user's offset from UTC, to give an undated memory the local day it was made.
     utc_offset_minutes: Cell<i32>,
+    /// Note memories by content hash, built when first asked (`content_index.rs`).
+    content_index: RefCell<Option<content_index::ContentIndex>>,
 }
 
 /// Opens the store held in the bytes of a database file (empty = a new store): checks the
@@ -165,6 +168,7 @@ impl<D: SqlDriver> Store<D> {
             in_transaction: Cell::new(false),
             names: entities::NamesCounter::new(),
             utc_offset_minutes: Cell::new(0),
+            content_index: RefCell::new(None),
         };
         if found == 0 {
             store.set_up_new_file()?;

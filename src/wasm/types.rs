@@ -29,7 +29,8 @@ export interface Citation {
 /** A question asked before in the same conversation, its answer and the memory ids it cited. */
 export interface EarlierTurn { question: string; answer: string; cited: string[] }
 /** What merging another device's copy changed here. */
-export interface MergeReport { notesAdopted: number; memoriesAdded: number; memoriesRemoved: number; insightsAdded: number; insightsRemoved: number }
+/** `theirsBehind`: the other copy lacks something of this one (save it for them); false when the two are alike. */
+export interface MergeReport { notesAdopted: number; memoriesAdded: number; memoriesRemoved: number; insightsAdded: number; insightsRemoved: number; theirsBehind: boolean }
 /** What a question is limited to: notes and folders by vault path (a tag as its notes), days (YYYY-MM-DD, inclusive), the labels the panel shows, a selected passage. */
 export interface QuestionScope { notes?: string[]; folders?: string[]; from?: string; to?: string; labels?: string[]; passage?: string; passagePath?: string }
 export interface QueryAnswer {

@@ -115,6 +115,20 @@ test("another device's copy brought by a sync tool is merged with ours, and what
 	assert.deepEqual(saved.exec("SELECT id FROM memories ORDER BY id")[0]?.values.flat(), ["test-0", "test-2", "test-3", "test-4"]);
 	assert.deepEqual(saved.exec("SELECT id FROM tombstones ORDER BY id")[0]?.values.flat(), ["test-1", "test-1@planted.md"], "the forget travels with the file");
 	saved.close();
+
+	// The other device merges ours and its copy comes back, alike: it is merged, not saved
+	// again (the sync tool would carry the file back and forth for ever).
+	const alike = port.files.get(DB)!.bytes;
+	port.replaceExternally(DB, alike);
+	const replacedAt = port.files.get(DB)!.mtime;
+	await session.mergeIfChanged();
+	await session.flush();
+	assert.equal(port.files.get(DB)!.mtime, replacedAt, "an alike copy is not written back");
+	// A change of ours after it is saved as usual.
+	await deps.client.call("forgetMemory", "test-0");
+	session.requestSave();
+	await session.flush();
+	assert.notEqual(port.files.get(DB)!.mtime, replacedAt, "our own change is saved");
 	await session.close();
 });
 

@@ -6,6 +6,7 @@ import { formatUsd, topFolder } from "../../plugin/vault/bulk-estimate";
 import { GlobList, globToRegExp } from "../../plugin/vault/glob";
 import { metadataFromCache, metadataFromText } from "../../plugin/vault/note-metadata";
 import { NoteScope, type ScopeRules } from "../../plugin/vault/note-scope";
+import { OtherDeviceWait } from "../../plugin/vault/other-device-wait";
 import { QuietDelay } from "../../plugin/vault/quiet-delay";
 import { FakeTimers } from "../support/fake-timers";
 
@@ -87,7 +88,7 @@ test("note metadata from the cache and from text", () => {
 test("quiet delay: rapid saves make one call, after the last save; renames and cancels follow", () => {
 	const timers = new FakeTimers();
 	const quiet: string[] = [];
-	const delay = new QuietDelay(timers, () => 1000, (path) => quiet.push(path));
+	const delay = new QuietDelay(timers, () => 1000, (path) => quiet.push(path), () => timers.now);
 	for (let i = 0; i < 5; i++) {
 		delay.touch("a.md");
 		timers.advance(400);
@@ -106,6 +107,33 @@ test("quiet delay: rapid saves make one call, after the last save; renames and c
 	delay.touch("e.md");
 	delay.clear();
 	assert.equal(timers.pending, 0);
+
+	// A long wait (a note from another device) keeps what is left of it through a rename.
+	delay.touch("f.md", 10_000);
+	timers.advance(4_000);
+	delay.rename("f.md", "g.md");
+	timers.advance(5_900);
+	assert.deepEqual(quiet, ["a.md", "c.md"], "still waiting under the new name");
+	timers.advance(100);
+	assert.deepEqual(quiet, ["a.md", "c.md", "g.md"]);
+});
+
+test("wait for other devices: typed notes wait the quiet delay, notes from elsewhere wait for the other device", () => {
+	let now = 0;
+	let shared = false;
+	const wait = new OtherDeviceWait({ quietDelayMs: () => 1_000, otherDeviceWaitMs: () => 120_000, shared: () => shared, now: () => now });
+	assert.equal(wait.delayFor("a.md"), 1_000, "alone, every change waits the quiet delay");
+	shared = true;
+	wait.typedIn("a.md");
+	now += 2_000;
+	assert.equal(wait.delayFor("a.md"), 1_000, "typed here");
+	assert.equal(wait.delayFor("a.md"), 120_000, "the mark was used up: the next change came from elsewhere");
+	now += 30_000;
+	wait.typedIn("a.md");
+	assert.equal(wait.delayFor("a.md"), 1_000, "typing over another device's change: this device wrote the version to remember");
+	wait.typedIn("c.md");
+	now += 11_000;
+	assert.equal(wait.delayFor("c.md"), 120_000, "a mark older than the editor's save is not this device's");
 });
 
 test("bulk estimate wording: dollars and folders", () => {
