@@ -241,6 +241,17 @@ impl<D: SqlDriver> Engine<D> {
         })
     }
 
+    /// Merges another device's copy of the memory into this one (`Store::merge_from`); the note
+    /// memories it removes with their notes are kept a while, in case the note moved there.
+    pub fn merge_copy<E: SqlDriver>(
+        &self,
+        theirs: &crate::store::Store<E>,
+    ) -> Result<crate::store::MergeReport, StoreError> {
+        let (report, removed) = self.store.merge_from_keeping(theirs)?;
+        self.keep_removed_memories(removed);
+        Ok(report)
+    }
+
     /// The user forgets one memory; its insights go and their other memories re-open.
     pub fn forget_memory(&self, id: &MemoryId) -> Result<Removal, StoreError> {
         // Forgotten text is not copied back from a removed note's memories either.

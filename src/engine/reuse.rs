@@ -53,9 +53,14 @@ impl RemovedNotes {
 impl<D: SqlDriver> Engine<D> {
     /// Keeps the memories of `path` (about to be removed with their note) for `memory_from_elsewhere`.
     pub(super) fn keep_removed(&self, path: &str) -> Result<(), StoreError> {
-        let memories = self.store.list_memories(&MemoryFilter { source_path: Some(path.to_owned()), ..Default::default() })?;
+        let memories =
+            self.store.list_memories(&MemoryFilter { source_path: Some(path.to_owned()), ..Default::default() })?;
         self.removed_notes.keep(memories);
         Ok(())
+    }
+
+    pub(super) fn keep_removed_memories(&self, memories: Vec<Memory>) {
+        self.removed_notes.keep(memories);
     }
 
     /// A memory of `chunk` made in another note, copied to `path` at `position`, when one can

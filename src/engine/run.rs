@@ -302,13 +302,11 @@ impl<D: SqlDriver> Engine<D> {
         let path = path.as_str();
         if let Some(known) = self.store.get_source(path)? {
             if known.sha256 == sha256 {
+                // The same text (touched, or written by a sync tool): the record learns the
+                // file's new time and size, but keeps when it was remembered — devices order
+                // their versions of a note by that, and this is no new version.
                 if known.mtime != file.mtime || known.size != file.size {
-                    self.store.upsert_source(&Source {
-                        mtime: file.mtime,
-                        size: file.size,
-                        updated_at: now,
-                        ..known
-                    })?;
+                    self.store.upsert_source(&Source { mtime: file.mtime, size: file.size, ..known })?;
                 }
                 return Ok(Finished::Done);
             }

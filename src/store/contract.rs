@@ -868,6 +868,16 @@ fn merge_copies<F: DriverFactory>(factory: &F) -> Outcome {
     // have the sync tool carry the file back and forth).
     ensure_eq!(ours.merge_from(&theirs).map_err(text)?, MergeReport::default());
     ensure_eq!(theirs.merge_from(&ours).map_err(text)?, MergeReport { notes_adopted: 0, ..MergeReport::default() });
+
+    // They delete b.md, whose record ours adopted from them: the record and its memory go here
+    // too, and the copies are alike again (a record left behind would have each side save for
+    // the other for ever).
+    theirs.remove_source("b.md").map_err(text)?;
+    let deleted = ours.merge_from(&theirs).map_err(text)?;
+    ensure!(ours.get_source("b.md").map_err(text)?.is_none(), "the deleted note's record goes");
+    ensure!(!ours.memory_exists(&MemoryId("b1".into())).map_err(text)?, "and its memory");
+    ensure!(!deleted.theirs_behind, "{deleted:?}");
+    ensure!(!theirs.merge_from(&ours).map_err(text)?.theirs_behind, "nor is ours behind theirs");
     Ok(())
 }
 

@@ -76,6 +76,16 @@ impl<D: SqlDriver> Store<D> {
 
     /// Merges `theirs` into this store (see the module's comment).
     pub fn merge_from<E: SqlDriver>(&self, theirs: &Store<E>) -> Result<MergeReport, StoreError> {
+        Ok(self.merge_from_keeping(theirs)?.0)
+    }
+
+    /// `merge_from`, also handing back the note memories removed here because the other side
+    /// removed them with their note (a move there arrives as "deleted" here, and its text may
+    /// come back under the new name).
+    pub fn merge_from_keeping<E: SqlDriver>(
+        &self,
+        theirs: &Store<E>,
+    ) -> Result<(MergeReport, Vec<crate::domain::Memory>), StoreError> {
         self.drop_content_index();
         let their_tombstones = theirs.tombstones()?;
         let their_sources = theirs.list_sources()?;
@@ -117,7 +127,16 @@ impl<D: SqlDriver> Store<D> {
             let mut gone_memories: Vec<MemoryId> = Vec::new();
             for tombstone in &their_tombstones {
                 store.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[tombstone.as_str().into()])?;
-                if tombstone.starts_with("source:") {
+                if let Some(removed_record) = tombstone.strip_prefix("source:") {
+                    // `source:<time>:<path>`: they removed the note as it was remembered at
+                    // <time>; our record of that very version goes too (with what is left of it).
+                    let Some((at, path)) = removed_record.split_once(':') else { continue };
+                    let same_version = store.get_source(path)?.is_some_and(|own| own.updated_at.to_string() == at);
+                    if same_version {
+                        let removal = store.remove_source(path)?;
+                        report.memories_removed += removal.memories.len();
+                        report.insights_removed += removal.consolidations.len();
+                    }
                     continue;
                 }
                 // `id@path`: removed with its note there; here only if it is still at that path
@@ -137,6 +156,18 @@ impl<D: SqlDriver> Store<D> {
                         report.insights_removed += 1;
                     }
                     None => {}
+                }
+            }
+            let mut removed_with_notes = Vec::new();
+            for (id, tombstone) in gone_memories.iter().map(|id| (id, format!("{}@", id.0))) {
+                // A forget leaves the bare id as well: forgotten text is never kept.
+                let forgotten = their_tombstones.contains(&id.0);
+                let with_note = their_tombstones
+                    .range(tombstone.clone()..)
+                    .next()
+                    .is_some_and(|their| their.starts_with(&tombstone));
+                if !forgotten && with_note {
+                    removed_with_notes.extend(store.get_memory(id)?);
                 }
             }
             let removal = store.remove_memories(&gone_memories)?;
@@ -214,8 +245,9 @@ impl<D: SqlDriver> Store<D> {
                 .cloned()
                 .collect();
             report.insights_added += store.save_consolidation_batch(&[], &new_insights)?;
-            report.theirs_behind = store.has_more_than(&their_tombstones, &their_sources, &their_memories, &their_insights)?;
-            Ok(report)
+            report.theirs_behind =
+                store.has_more_than(&their_tombstones, &their_sources, &their_memories, &their_insights)?;
+            Ok((report, removed_with_notes))
         })
     }
 

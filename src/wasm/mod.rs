@@ -463,7 +463,7 @@ impl MemoryCore {
         let header = bytes.subarray(0, DATABASE_HEADER_LEN as u32).to_vec();
         let theirs = open_checked(&header, bytes.length() as usize, || SqlJsDriver::load_array(sql_js, Some(&bytes)))
             .map_err(js)?;
-        let report = self.engine.store().merge_from(&theirs).map_err(js)?;
+        let report = self.engine.merge_copy(&theirs).map_err(js)?;
         to_js(&report)
     }
 
