@@ -5,7 +5,7 @@ import type { DataAdapter } from "obsidian";
 /** The part of Obsidian's DataAdapter the database file needs; tests implement it over a folder. */
 export type DatabaseFilePort = Pick<
 	DataAdapter,
-	"exists" | "stat" | "readBinary" | "writeBinary" | "remove" | "rename" | "mkdir"
+	"exists" | "stat" | "readBinary" | "writeBinary" | "remove" | "rename" | "mkdir" | "list" | "trashSystem" | "trashLocal"
 >;
 
 /** What we last saw of the file on disk, to notice when another program replaced it. */
@@ -53,6 +53,39 @@ export class DatabaseFile {
 		if (await this.port.exists(this.path)) await this.port.remove(this.path);
 		await this.port.rename(this.tmpPath, this.path);
 		this.known = await this.signature();
+	}
+
+	/** The file's name, without its folder. */
+	get name(): string {
+		return this.path.slice(this.path.lastIndexOf("/") + 1);
+	}
+
+	/** The names of the other files in the file's folder (where sync tools put their conflict copies). */
+	async siblingNames(): Promise<string[]> {
+		const folder = this.folder();
+		if (!(await this.port.exists(folder))) return [];
+		const listed = await this.port.list(folder);
+		return listed.files.map((path) => path.slice(path.lastIndexOf("/") + 1)).filter((name) => name !== this.name);
+	}
+
+	async readSibling(name: string): Promise<Uint8Array> {
+		return new Uint8Array(await this.port.readBinary(this.sibling(name)));
+	}
+
+	/** Moves a file beside it to the system's trash, or the vault's when there is none. */
+	async trashSibling(name: string): Promise<void> {
+		const path = this.sibling(name);
+		if (!(await this.port.trashSystem(path))) await this.port.trashLocal(path);
+	}
+
+	private folder(): string {
+		const slash = this.path.lastIndexOf("/");
+		return slash < 0 ? "/" : this.path.slice(0, slash);
+	}
+
+	private sibling(name: string): string {
+		const slash = this.path.lastIndexOf("/");
+		return slash < 0 ? name : `${this.path.slice(0, slash)}/${name}`;
 	}
 
 	/** True when the file on disk is not the one we last loaded or saved (e.g. a sync tool replaced it). */

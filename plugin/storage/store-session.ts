@@ -53,6 +53,8 @@ export const SHARED_MAX_WAIT_MS = 5_000;
  * reaches the other device even when this one has nothing more to do.
  */
 export const SHARED_CHECK_MS = 5_000;
+/** The folder is listed for sync tools' conflict copies at most this often (and at the start). */
+export const CONFLICT_SCAN_MS = 5_000;
 
 export class StoreSession {
 	private readonly scheduler: SaveScheduler;
@@ -66,6 +68,10 @@ export class StoreSession {
 	/** How long the last write took, which bounds how often a shared memory is saved. */
 	private lastWriteMs = 0;
 	private watchTimer: unknown;
+	private lastConflictScan = Number.NEGATIVE_INFINITY;
+	private conflictScan: Promise<void> | undefined;
+	/** Conflict copies that could not be merged, told once. */
+	private readonly unmergeable = new Set<string>();
 
 	private constructor(
 		private readonly deps: StoreSessionDeps,
@@ -100,6 +106,7 @@ export class StoreSession {
 		const session = new StoreSession(deps, opened.unsaved);
 		session.shared = opened.status.shared;
 		session.watchWhileShared();
+		void session.mergeConflictCopies().catch((error: unknown) => deps.notify(`Memory Agent could not look for sync conflict copies of its database: ${errorMessage(error)}`));
 		await deps.onOpened?.();
 		if (opened.unsaved) session.requestSave();
 		deps.onStatus(opened.status);
@@ -146,9 +153,59 @@ export class StoreSession {
 	 * copy), before work that could pay for what that copy already holds; then saves soon.
 	 */
 	async mergeIfChanged(): Promise<void> {
+		await this.mergeConflictCopies();
 		if (this.closed || !(await this.deps.file.changedOnDisk())) return;
 		// The copy lacks our work: saved now, as the other device may be waiting for it.
 		if ((await this.mergeFromDisk()) === "save") await this.flush();
+	}
+
+	/**
+	 * The copies a sync tool (Syncthing, Dropbox, iCloud, Google Drive) leaves beside the file
+	 * when two devices changed it at once hold work of the device that lost: each is merged,
+	 * ours is saved, and only then is the copy moved to the trash. One that cannot be merged
+	 * (damaged, from a newer Memory Agent) is left where it is, and the user told once.
+	 */
+	mergeConflictCopies(): Promise<void> {
+		if (this.conflictScan !== undefined) return this.conflictScan;
+		const now = this.deps.now().getTime();
+		if (this.closed || now - this.lastConflictScan < CONFLICT_SCAN_MS) return Promise.resolve();
+		this.lastConflictScan = now;
+		this.conflictScan = this.scanConflictCopies().finally(() => {
+			this.conflictScan = undefined;
+		});
+		return this.conflictScan;
+	}
+
+	private async scanConflictCopies(): Promise<void> {
+		const names = await this.deps.file.siblingNames();
+		if (names.length === 0) return;
+		const copies = await this.deps.client.call("conflictCopies", this.deps.file.name, names);
+		for (const name of copies) {
+			if (this.closed) return;
+			let added = 0;
+			let removed = 0;
+			try {
+				const report = await this.deps.client.call("mergeDatabase", await this.deps.file.readSibling(name));
+				added = report.memoriesAdded + report.insightsAdded;
+				removed = report.memoriesRemoved + report.insightsRemoved;
+			} catch (error) {
+				if (!this.unmergeable.has(name)) {
+					this.unmergeable.add(name);
+					this.deps.notify(`Memory Agent found ${name}, a copy a sync tool made of its database, but could not merge it (${errorMessage(error)}). It was left as it is.`);
+				}
+				continue;
+			}
+			this.shared = true;
+			this.watchWhileShared();
+			this.unsaved = true;
+			await this.flush();
+			if (this.unsaved) continue; // Not saved: the copy stays until its work is on disk here.
+			await this.deps.file.trashSibling(name);
+			this.deps.notify(
+				`Memory Agent merged ${name}, a copy a sync tool made when two devices changed the memory at once ` +
+					`(${added.toLocaleString()} added, ${removed.toLocaleString()} removed), and moved it to the trash.`,
+			);
+		}
 	}
 
 	private maxWaitMs(): number {

@@ -68,6 +68,9 @@ export class CoreService {
 				return this.start();
 			case "open":
 				return this.open(args[0] as Uint8Array | null, args[1] as number);
+			case "conflictCopies":
+				await this.start();
+				return this.loaded!.core.conflictCopies(args[0] as string, args[1] as string[]);
 			case "stopWork":
 				this.store?.close();
 				return undefined;

@@ -49,6 +49,8 @@ export interface CoreInfo {
 export interface CoreMethods {
 	/** Loads both WebAssembly modules (once); nothing else works before. */
 	start(): CoreInfo;
+	/** Which of `names` (files beside the database) are sync tools' conflict copies of `database` (file names). */
+	conflictCopies(database: string, names: string[]): string[];
 	/** Opens the store from a database file's bytes (null = new), closing any open one. */
 	open(bytes: Uint8Array | null, nowMs: number): CoreStatus;
 	/**

@@ -40,6 +40,15 @@ impl Session {
         let now = host.now();
         let engine = Engine::new(store, now as u64, now).map_err(|error| error.to_string())?;
         engine.set_settings(data.engine_settings());
+        // What a sync tool kept beside the file when two devices changed it at once is part of
+        // the memory too (merged here in memory only; the plugin merges it for good).
+        for (name, copy) in vault.conflict_copies(&data)? {
+            // One that cannot be read or merged (from a newer Memory Agent) is left out.
+            if let Ok(theirs) = open_from_bytes(&copy, RusqliteDriver::from_bytes) {
+                let _ =
+                    engine.merge_copy(&theirs).inspect_err(|error| eprintln!("memory-agent: {name} left out: {error}"));
+            }
+        }
         Ok(Session { engine, host, vault, data, database_bytes: bytes.len() as u64 })
     }
 

@@ -80,6 +80,31 @@ impl VaultDir {
         }
     }
 
+    /// Sync tools' conflict copies beside the database (`store::is_conflict_copy`), each whole
+    /// and readable as a database, by file name; the plugin merges them and moves them to the
+    /// trash, the command only reads them.
+    pub fn conflict_copies(&self, data: &PluginData) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let path = self.file(&self.database_path(data))?;
+        let (Some(folder), Some(name)) = (path.parent(), path.file_name().and_then(|name| name.to_str())) else {
+            return Ok(Vec::new());
+        };
+        let Ok(entries) = std::fs::read_dir(folder) else { return Ok(Vec::new()) };
+        let mut copies = Vec::new();
+        for entry in entries.flatten() {
+            let Some(candidate) = entry.file_name().to_str().map(str::to_owned) else { continue };
+            if !crate::store::is_conflict_copy(name, &candidate) {
+                continue;
+            }
+            if let Ok(bytes) = std::fs::read(entry.path()) {
+                if check_database_bytes(&bytes).is_ok() {
+                    copies.push((candidate, bytes));
+                }
+            }
+        }
+        copies.sort();
+        Ok(copies)
+    }
+
     /// The whole database as it is between two saves; `None` when there is none yet.
     pub fn database_snapshot(&self, data: &PluginData) -> Result<Option<Vec<u8>>, String> {
         let path = self.file(&self.database_path(data))?;

@@ -7,6 +7,7 @@
 //! transaction helper.
 
 mod browse;
+mod conflict_copies;
 mod consolidations;
 mod content_index;
 #[cfg(any(not(target_arch = "wasm32"), feature = "self-check"))]
@@ -39,6 +40,7 @@ use crate::domain::StoreStatus;
 use crate::error::ErrorCode;
 
 pub use browse::{InsightPage, MemoryCursor, MemoryPage, MemoryQuery};
+pub use conflict_copies::is_conflict_copy;
 pub use driver::{DriverError, Row, SqlDriver, SqlValue};
 pub use entities::NamesVersion;
 pub use file_check::{check_database_bytes, check_database_header, DATABASE_HEADER_LEN};

@@ -538,6 +538,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     crate::hash::sha256_hex(bytes)
 }
 
+/// Which of `names` (files beside the database) are sync tools' conflict copies of `database`
+/// (both file names, not paths).
+#[wasm_bindgen(js_name = conflictCopies)]
+pub fn conflict_copies(database: &str, names: Vec<String>) -> Vec<String> {
+    names.into_iter().filter(|name| crate::store::is_conflict_copy(database, name)).collect()
+}
+
 /// The schema version this build writes.
 #[wasm_bindgen(js_name = supportedSchemaVersion)]
 pub fn supported_schema_version() -> u32 {

@@ -15,6 +15,8 @@ export type HostAdapterMethods =
 	| "exists"
 	| "stat"
 	| "list"
+	| "trashSystem"
+	| "trashLocal"
 	| "read"
 	| "readBinary"
 	| "write"
@@ -140,6 +142,20 @@ export class HostDataAdapter implements Pick<DataAdapter, HostAdapterMethods> {
 				() => false,
 			);
 			if (taken) throw new Error("Destination file already exists!");
+			await fs.mkdir(path.dirname(target), { recursive: true });
+			await fs.rename(this.full(normalizedPath), target);
+		});
+	}
+
+	/** No system trash in the headless host (as on a phone): false, and the vault's trash is used. */
+	trashSystem(normalizedPath: string): Promise<boolean> {
+		return this.track("trashSystem", [normalizedPath], async () => false);
+	}
+
+	/** Moves the file into the vault's `.trash` folder, as Obsidian does. */
+	trashLocal(normalizedPath: string): Promise<void> {
+		return this.track("trashLocal", [normalizedPath], async () => {
+			const target = path.join(this.basePath, ".trash", path.basename(normalizedPath));
 			await fs.mkdir(path.dirname(target), { recursive: true });
 			await fs.rename(this.full(normalizedPath), target);
 		});

@@ -15,6 +15,8 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { TEST_API_KEY, TEST_CREDENTIALS } from "../fake-bedrock/index";
+import { loadFacade } from "../support/facade";
+import { withMemories } from "../support/sqlite-fixtures";
 import { type UiHost, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -140,6 +142,22 @@ test("recall and status read the plugin's database without a model call", { skip
 	const text = await run(["recall", "When", "do", "we", "fly?", "--vault", vaultDir]);
 	assert.equal(text.code, 0);
 	assert.match(text.stdout, /^\[memory:[^\]]+\] 2026-03-14 · Trips\/Lisbon\.md › Lisbon trip · Flying to Lisbon/m);
+});
+
+test("a sync tool's conflict copy beside the database is part of what the command reads", { skip }, async () => {
+	const database = path.join(vaultDir, ".obsidian/plugins/memory-agent/memory.db");
+	const { SQL } = await loadFacade();
+	// The other device's version: ours plus one memory it made.
+	const copy = path.join(path.dirname(database), "memory.sync-conflict-20261201-192231-ABCDEF7.db");
+	await fs.writeFile(copy, withMemories(SQL, new Uint8Array(await fs.readFile(database)), 1, 40));
+	try {
+		const merged = await json<Status>(["status"]);
+		assert.equal(merged.memories, 4, "the database's 3 and the copy's 1");
+		assert.ok(existsSync(copy), "the command only reads: the copy is left for the plugin");
+	} finally {
+		await fs.rm(copy, { force: true });
+	}
+	assert.equal((await json<Status>(["status"])).memories, 3);
 });
 
 test("ask signs with the environment's keys, a profile's or a Bedrock API key, and cites note paths", { skip }, async () => {

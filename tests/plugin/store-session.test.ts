@@ -132,6 +132,31 @@ test("another device's copy brought by a sync tool is merged with ours, and what
 	await session.close();
 });
 
+test("sync tools' conflict copies beside the file are merged, ours saved, then they go to the trash; a damaged one stays", async () => {
+	const { SQL } = await loadFacade();
+	const ours = withMemories(SQL, await emptyDatabase(), 2);
+	const port = await portWith(ours);
+	// Syncthing kept the other device's version (test-2, test-3) beside ours; a damaged copy too.
+	const folder = DB.slice(0, DB.lastIndexOf("/"));
+	port.replaceExternally(`${folder}/memory.sync-conflict-20261201-192231-ABCDEF7.db`, withMemories(SQL, withMemories(SQL, await emptyDatabase(), 2), 2, 2));
+	port.replaceExternally(`${folder}/memory 2.db`, new TextEncoder().encode("not a database at all, just bytes long enough to be read as a header".repeat(2)));
+	port.replaceExternally(`${folder}/notes.db`, withMemories(SQL, await emptyDatabase(), 1, 9));
+	const { notices, deps } = await setup(port);
+	const session = await StoreSession.open(deps);
+	await session.mergeConflictCopies();
+
+	const saved = new SQL.Database(port.files.get(DB)!.bytes);
+	assert.deepEqual(saved.exec("SELECT id FROM memories ORDER BY id")[0]?.values.flat(), ["test-0", "test-1", "test-2", "test-3"], "ours, with the copy's work, is on disk");
+	saved.close();
+	assert.deepEqual(port.trashed, [`${folder}/memory.sync-conflict-20261201-192231-ABCDEF7.db`], "the merged copy went to the trash, nothing else");
+	assert.ok(port.files.has(`${folder}/memory 2.db`), "the damaged copy is left as it is");
+	assert.ok(port.files.has(`${folder}/notes.db`), "a file that is no copy of ours is not touched");
+	assert.ok(notices.some((n) => /merged memory\.sync-conflict-.*2 added.*moved it to the trash/.test(n)), JSON.stringify(notices));
+	assert.equal(notices.filter((n) => /found memory 2\.db.*could not merge it/.test(n)).length, 1, JSON.stringify(notices));
+	assert.equal((await deps.client.call("status")).shared, true, "the memory is shared from now on");
+	await session.close();
+});
+
 test("a copy from a newer Memory Agent on another device is loaded, not merged or overwritten", async () => {
 	const { SQL } = await loadFacade();
 	const { port, unavailable, deps } = await setup();

@@ -2,8 +2,9 @@
 // (each with the built main.js and its own fake Bedrock) on two copies of a vault. The sync
 // tool runs in the background and, every 0.5–2.5 s (seeded), copies what changed on one side
 // to the other — notes through the receiving vault (as Obsidian sees a sync tool's writes), the
-// database file by replacing it whole (last writer wins, as Obsidian Sync does for other files)
-// — while both sides edit, create, rename and delete notes and forget memories. Invariants:
+// database file by replacing it whole — changed on both sides, the newer wins (as Obsidian Sync
+// does for files that are not notes), and on even seeds the older is kept beside it as a
+// conflict copy (as Syncthing does) — while both sides edit, create, rename and delete notes and forget memories. Invariants:
 // every database file is readable whenever the sync tool reads it; when both sides are idle and
 // the sync settles, both have the same memories and notes; a forget on one side removes the
 // memory on the other; no chunk is sent to the model twice across the two devices.
@@ -121,6 +122,9 @@ async function replaceWhole(target: string, bytes: Uint8Array): Promise<void> {
  * does, the older is kept beside it as a conflict copy, when `conflictCopies`. How many files
  * it wrote.
  */
+/** Conflict copies the sync tool made in the current test. */
+let conflictCopiesMade = 0;
+
 async function syncDatabases(a: Device, b: Device, conflictCopies: boolean): Promise<number> {
 	const [va, vb] = [await databaseVersion(a), await databaseVersion(b)];
 	if (va === null || vb === null) return 0;
@@ -135,6 +139,7 @@ async function syncDatabases(a: Device, b: Device, conflictCopies: boolean): Pro
 			const target = device.ui.host.diskPath(databasePath(device.ui.host)).replace(/\.db$/, `.sync-conflict-${stamp}-${loser === va ? "AAAAAAA" : "BBBBBBB"}.db`);
 			await replaceWhole(target, loser.bytes);
 			written++;
+			conflictCopiesMade++;
 		}
 	}
 	for (const [device, version] of [[a, va], [b, vb]] as const) {
@@ -291,6 +296,7 @@ for (let seed = Number(process.env.TWO_DEVICE_SEED ?? 1); seed <= SEEDS; seed++)
 		a.synced = b.synced = initial?.digest ?? "";
 		// The first exchange of the two copies (B forgot a memory): from now on both know the
 		// memory is shared.
+		conflictCopiesMade = 0;
 		const forgotten = new Set<string>();
 		const [firstForgotten] = await allMemories(b.ui.host);
 		assert.ok(firstForgotten !== undefined);
@@ -301,7 +307,7 @@ for (let seed = Number(process.env.TWO_DEVICE_SEED ?? 1); seed <= SEEDS; seed++)
 		assert.equal((await storeOf(b.ui.host).status()).shared, true);
 
 		const log: string[] = [];
-		const sync = new SyncTool(a, b, seededRandom(seed * 7_919 + 1), log, false);
+		const sync = new SyncTool(a, b, seededRandom(seed * 7_919 + 1), log, seed % 2 === 0);
 		let ids: [string[], string[]] = [[], []];
 		try {
 			for (let step = 0; step < STEPS; step++) {
@@ -333,6 +339,11 @@ for (let seed = Number(process.env.TWO_DEVICE_SEED ?? 1); seed <= SEEDS; seed++)
 		const context = `seed ${seed}:\n${log.join("\n")}\n${ids[0].join() === ids[1].join() ? "" : `${await describe(a)}\n${await describe(b)}`}`;
 		assert.deepEqual(ids[1], ids[0], `both devices have the same memories — ${context}`);
 		assert.deepEqual(await notesOf(b), await notesOf(a), `the vaults are the same — ${context}`);
+		for (const device of [a, b]) {
+			const folder = path.dirname(device.ui.host.diskPath(databasePath(device.ui.host)));
+			const left = (await fs.readdir(folder)).filter((name) => name.includes("sync-conflict"));
+			assert.deepEqual(left, [], `${device.name} merged every conflict copy and moved it to the trash`);
+		}
 		for (const id of forgotten) assert.ok(!ids[0].includes(id), `${id}, forgotten, is gone on both — ${context}`);
 		// Nothing lost: every note has its memory, but those a forget emptied (a rename on one
 		// side and the sync tool's delete of the old name on the other included).
@@ -349,7 +360,7 @@ for (let seed = Number(process.env.TWO_DEVICE_SEED ?? 1); seed <= SEEDS; seed++)
 			}
 		}
 		const twice = [...sent].filter(([, count]) => count > 1);
-		t.diagnostic(`seed ${seed}: ${sent.size} chunks sent, ${twice.length} of them more than once`);
+		t.diagnostic(`seed ${seed}: ${sent.size} chunks sent, ${twice.length} of them more than once; ${conflictCopiesMade} conflict copies merged`);
 		const paidTwice = twice.map(([chunk]) => chunk.replace(/\n/g, " ").slice(0, 90)).join(" || ");
 		if (process.env.TWO_DEVICE_DEBUG) {
 			for (const device of [a, b]) {

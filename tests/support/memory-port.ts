@@ -1,9 +1,9 @@
 // An in-memory DatabaseFilePort with fault injection, for unit tests of the save protocol.
 
-import type { Stat } from "obsidian";
+import type { ListedFiles, Stat } from "obsidian";
 import type { DatabaseFilePort } from "../../plugin/storage/database-file";
 
-export type PortOp = "exists" | "stat" | "readBinary" | "writeBinary" | "remove" | "rename" | "mkdir";
+export type PortOp = "exists" | "stat" | "readBinary" | "writeBinary" | "remove" | "rename" | "mkdir" | "list" | "trash";
 
 /** Thrown by an injected fault, standing in for a crash or an I/O error at that step. */
 export class InjectedFault extends Error {}
@@ -93,6 +93,30 @@ export class MemoryPort implements DatabaseFilePort {
 		this.files.delete(from);
 		this.files.set(to, file);
 		this.checkAfter("rename", from);
+	}
+
+	async list(folder: string): Promise<ListedFiles> {
+		this.check("list", folder);
+		const prefix = folder === "/" ? "" : `${folder}/`;
+		const inFolder = (path: string) => path.startsWith(prefix) && !path.slice(prefix.length).includes("/");
+		return { files: [...this.files.keys()].filter(inFolder), folders: [...this.folders].filter(inFolder) };
+	}
+
+	/** Files moved to the trash (there is no system trash here: the vault's `.trash`). */
+	readonly trashed: string[] = [];
+
+	async trashSystem(path: string): Promise<boolean> {
+		this.check("trash", path);
+		return false;
+	}
+
+	async trashLocal(path: string): Promise<void> {
+		this.check("trash", path);
+		const file = this.files.get(path);
+		if (!file) throw new Error(`ENOENT ${path}`);
+		this.files.delete(path);
+		this.files.set(`.trash/${path.slice(path.lastIndexOf("/") + 1)}`, file);
+		this.trashed.push(path);
 	}
 
 	async mkdir(path: string): Promise<void> {
