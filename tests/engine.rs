@@ -306,6 +306,18 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
     }
     assert_eq!(requests_with_tool(&host, "record_memory").len(), 2, "two days: two calls; the same day's copy: none");
     assert_eq!(memory_count(&engine), 4);
+    // Nor is a removed day's: its name gives another date.
+    host.bedrock.forget_requests();
+    for path in ["Daily/2026-11-02.md", "Daily/2026-11-01 evening.md"] {
+        host.delete(path);
+        engine.remove_note(path).unwrap();
+    }
+    host.delete("Daily/2026-11-01.md");
+    engine.remove_note("Daily/2026-11-01.md").unwrap();
+    host.write("Daily/2026-11-03.md", template);
+    engine.enqueue_note("Daily/2026-11-03.md", NOW).unwrap();
+    work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "another day's removed note is no source");
 }
 
 #[test]

@@ -20,11 +20,14 @@ use super::Engine;
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId, Millis, Position, SourceKind};
-use crate::notes::{decode_note, note_date, parse_note, Chunk};
+use crate::notes::{decode_note, note_date, parse_note, path_date, Chunk};
 use crate::store::{MemoryFilter, SqlDriver, StoreError, CONTENT_HASH_BYTES};
 
 /// How many memories of removed notes are kept for a return under another name.
 const REMOVED_KEPT: usize = 2_000;
+/// How many other notes holding the same text are looked at (each is read to compare dates):
+/// text repeated in hundreds of notes, a template's, must not cost hundreds of reads per chunk.
+const NOTES_COMPARED: usize = 4;
 
 /// Memories of notes removed lately, newest last.
 #[derive(Default)]
@@ -74,16 +77,21 @@ impl<D: SqlDriver> Engine<D> {
         date: CalendarDate,
         now: Millis,
     ) -> Result<Option<Memory>, AgentError> {
-        let mut source = None;
-        for found in self.store.note_memories_with_content(path, &chunk.content_hash)? {
-            if self.dated_alike(host, &found.source_path, date).await? {
-                source = Some(found);
-                break;
+        // A removed note's first (nothing to read; its name must give the same date, if any,
+        // as this note's), then the newest notes holding the text.
+        let mut source = self
+            .removed_notes
+            .with_content(&chunk.content_hash)
+            .filter(|kept| path_date(&kept.source_path) == path_date(path));
+        if source.is_none() {
+            for found in self.store.note_memories_with_content(path, &chunk.content_hash, NOTES_COMPARED)? {
+                if self.dated_alike(host, &found.source_path, date).await? {
+                    source = Some(found);
+                    break;
+                }
             }
         }
-        let Some(found) = source.or_else(|| self.removed_notes.with_content(&chunk.content_hash)) else {
-            return Ok(None);
-        };
+        let Some(found) = source else { return Ok(None) };
         Ok(Some(Memory {
             id: MemoryId(self.fresh_id("m", now)?),
             source_path: path.to_owned(),

@@ -24,6 +24,11 @@ pub fn note_date(path: &str, frontmatter: &Frontmatter, mtime: Millis, utc_offse
 
 /// The first valid date in a file name written `YYYY-MM-DD`, `YYYY_MM_DD` or `YYYYMMDD`,
 /// whose digits are not part of a longer number (`Invoice 120260201` has no date).
+/// The date a note's path names (`Daily/2026-02-01.md`), if any.
+pub fn path_date(path: &str) -> Option<CalendarDate> {
+    name_date(path.rsplit(['/', '\\']).next().unwrap_or(path))
+}
+
 fn name_date(name: &str) -> Option<CalendarDate> {
     let bytes = name.as_bytes();
     let run_at = |at: usize| bytes.get(at..).map_or(0, |rest| rest.iter().take_while(|b| b.is_ascii_digit()).count());

@@ -17,7 +17,7 @@ mod scope;
 mod tags;
 
 pub use chunks::Chunk;
-pub use date::note_date;
+pub use date::{note_date, path_date};
 pub use decode::{decode_note, NoteError};
 pub use frontmatter::{Frontmatter, FrontmatterValue};
 pub use scope::{glob_matches, is_regex_filter, ScopeRules};

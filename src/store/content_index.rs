@@ -27,8 +27,14 @@ fn hash_key(bytes: &[u8]) -> Option<u64> {
 }
 
 impl<D: SqlDriver> Store<D> {
-    /// Note memories made from text with `content_hash`, in notes other than `path`.
-    pub fn note_memories_with_content(&self, path: &str, content_hash: &str) -> Result<Vec<Memory>, StoreError> {
+    /// Up to `limit` note memories made from text with `content_hash`, in notes other than
+    /// `path`, the newest first.
+    pub fn note_memories_with_content(
+        &self,
+        path: &str,
+        content_hash: &str,
+        limit: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
         let hash = stored_hash(content_hash)?;
         let Some(wanted) = hash_key(&hash) else { return Ok(Vec::new()) };
         let keys = {
@@ -38,7 +44,10 @@ impl<D: SqlDriver> Store<D> {
             index.keys_by_hash.get(&wanted).cloned().unwrap_or_default()
         };
         let mut found = Vec::new();
-        for key in keys {
+        for key in keys.into_iter().rev() {
+            if found.len() >= limit {
+                break;
+            }
             let rows = self.query(
                 &format!("{SELECT_FULL} WHERE m.key = ? AND m.kind = ? AND m.content_hash = ?"),
                 &[key.into(), kind_code(SourceKind::Note).into(), SqlValue::Blob(hash.clone())],
