@@ -4,6 +4,7 @@ import { Notice, Plugin, normalizePath, requestUrl } from "obsidian";
 import { createHostHandlers } from "./host/core-host";
 import type { WorkerPlatform } from "./core/start-worker";
 import { MemoryRuntime } from "./memory-runtime";
+import { deviceIdOf } from "./storage/device-id";
 import { type MemoryAgentSettings, settingsFromData, settingsToData } from "./settings";
 import type { PluginContext } from "./plugin-context";
 import { MemoryAgentSettingTab } from "./settings-tab";
@@ -42,6 +43,7 @@ export default class MemoryAgentPlugin extends Plugin {
 			settings: () => this.current,
 			scope: () => scopeRulesOf(this.app, this.current),
 			secrets: this.app.secretStorage,
+			deviceId: () => deviceIdOf(this.app),
 		});
 		this.runtime = runtime;
 

@@ -28,6 +28,8 @@ export interface MemoryRuntimeDeps {
 	/** The exclusion rules now (the settings' and Obsidian's "Excluded files"). */
 	scope: () => CoreScopeRules;
 	secrets: SecretReader;
+	/** This device's id, so the shared memory counts its calls apart from other devices'. */
+	deviceId?: () => string;
 }
 
 type State =
@@ -239,7 +241,11 @@ export class MemoryRuntime {
 		const connection = connectionSettings(settings, this.deps.secrets);
 		this.connectionProblem = typeof connection === "string" ? connection : null;
 		try {
-			await client.call("configure", { engine: engineSettings(settings, this.deps.scope()), connection: typeof connection === "string" ? null : connection });
+			await client.call("configure", {
+				engine: engineSettings(settings, this.deps.scope()),
+				connection: typeof connection === "string" ? null : connection,
+				device: this.deps.deviceId?.(),
+			});
 		} catch (error) {
 			// A malformed connection (e.g. a region typo) is reported; the store stays usable.
 			this.connectionProblem = errorMessage(error);

@@ -650,6 +650,27 @@ fn usage_totals<F: DriverFactory>(factory: &F) -> Outcome {
         ("ingest", 2, 2_000, 1_600)
     );
     ensure_eq!(store.usage_between(day("2026-11-01")?, day("2026-11-30")?).map_err(text)?.len(), 3);
+
+    // Two devices each count their own calls; a merge sums them, and again changes nothing.
+    store.set_device("laptop");
+    let other = reopen(factory, &store)?;
+    other.set_device("phone");
+    store.record_usage(day("2026-11-30")?, "ingest", &call).map_err(text)?;
+    other.record_usage(day("2026-11-30")?, "ingest", &call).map_err(text)?;
+    other.record_usage(day("2026-11-30")?, "ingest", &call).map_err(text)?;
+    let ingest_today = |of: &Store<F::Driver>| -> Result<u64, String> {
+        let today = of.usage_between(day("2026-11-30")?, day("2026-11-30")?).map_err(text)?;
+        Ok(today.iter().filter(|record| record.agent == "ingest").map(|record| record.calls).sum())
+    };
+    // Before the merge: the 2 from before devices were counted and the laptop's 1.
+    ensure_eq!(ingest_today(&store)?, 3);
+    let merged = store.merge_from(&other).map_err(text)?;
+    // After: those, and the phone's 2.
+    ensure_eq!(ingest_today(&store)?, 5);
+    ensure!(merged.theirs_behind, "the phone lacks the laptop's call");
+    other.merge_from(&store).map_err(text)?;
+    ensure_eq!(ingest_today(&other)?, 5);
+    ensure!(!store.merge_from(&other).map_err(text)?.theirs_behind, "alike now");
     Ok(())
 }
 

@@ -8,7 +8,9 @@
 //!   the other side's memories of the note go (as tombstones);
 //! - memories of selections and typed text (and of notes with no record), and insights, are
 //!   the union of both, by id;
-//! - jobs, usage and settings stay this side's.
+//! - usage is counted per device, each row as the copy that counted more calls, so the
+//!   totals are every device's;
+//! - jobs and settings stay this side's.
 //!
 //! Both sides running it on each other's copy reach the same memories. It runs in one
 //! transaction: a failure leaves this copy as it was.
@@ -106,6 +108,7 @@ impl<D: SqlDriver> Store<D> {
             }
         }
         let their_insights = theirs.list_consolidations(0, 0)?;
+        let their_usage = theirs.usage_rows()?;
         let mut their_quiet: HashMap<String, Option<Vec<u8>>> = HashMap::new();
         for source in &their_sources {
             let rows = theirs.query(
@@ -245,10 +248,27 @@ impl<D: SqlDriver> Store<D> {
                 .cloned()
                 .collect();
             report.insights_added += store.save_consolidation_batch(&[], &new_insights)?;
+            for (device, record) in &their_usage {
+                store.merge_usage_row(device, record)?;
+            }
             report.theirs_behind =
-                store.has_more_than(&their_tombstones, &their_sources, &their_memories, &their_insights)?;
+                store.has_more_than(&their_tombstones, &their_sources, &their_memories, &their_insights)?
+                    || store.counted_more_than(&their_usage)?;
             Ok((report, removed_with_notes))
         })
+    }
+
+    /// Whether this store counted calls (of any device) that the other copy's usage lacks.
+    fn counted_more_than(&self, theirs: &[(String, super::UsageRecord)]) -> Result<bool, StoreError> {
+        let their_calls: HashMap<(&str, &str, &str), u64> = theirs
+            .iter()
+            .map(|(device, record)| ((device.as_str(), record.day.as_str(), record.agent.as_str()), record.calls))
+            .collect();
+        Ok(self.usage_rows()?.iter().any(|(device, record)| {
+            their_calls
+                .get(&(device.as_str(), record.day.as_str(), record.agent.as_str()))
+                .is_none_or(|calls| *calls < record.calls)
+        }))
     }
 
     /// Whether this store holds a removal, a note's version, a memory or an insight that the

@@ -122,6 +122,8 @@ pub struct Store<D: SqlDriver> {
     utc_offset_minutes: Cell<i32>,
     /// Note memories by content hash, built when first asked (`content_index.rs`).
     content_index: RefCell<Option<content_index::ContentIndex>>,
+    /// The device whose calls this copy counts (`usage.rs`).
+    device: RefCell<String>,
 }
 
 /// Opens the store held in the bytes of a database file (empty = a new store): checks the
@@ -171,6 +173,7 @@ impl<D: SqlDriver> Store<D> {
             names: entities::NamesCounter::new(),
             utc_offset_minutes: Cell::new(0),
             content_index: RefCell::new(None),
+            device: RefCell::new(String::new()),
         };
         if found == 0 {
             store.set_up_new_file()?;

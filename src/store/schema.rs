@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -319,6 +319,27 @@ CREATE VIRTUAL TABLE memories_terms USING fts4aux(memories_fts);
 /// the text.
 const V8: &str = r#"
 CREATE TABLE tombstones (id TEXT NOT NULL PRIMARY KEY) WITHOUT ROWID;
+"#;
+
+/// Version 9: usage counted per device (`device`, a random id each device keeps to itself), so
+/// a merge sums the devices' spending instead of keeping one side's. What was counted before
+/// belongs to no device (`''`).
+const V9: &str = r#"
+CREATE TABLE usage_by_device (
+    day                TEXT NOT NULL,
+    agent              TEXT NOT NULL,
+    device             TEXT NOT NULL,
+    calls              INTEGER NOT NULL DEFAULT 0,
+    input_tokens       INTEGER NOT NULL DEFAULT 0,
+    output_tokens      INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens  INTEGER NOT NULL DEFAULT 0,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, agent, device)
+);
+INSERT INTO usage_by_device
+    SELECT day, agent, '', calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens FROM usage;
+DROP TABLE usage;
+ALTER TABLE usage_by_device RENAME TO usage;
 "#;
 
 /// The first version with `memories.stems`.

@@ -14,6 +14,9 @@ pub struct SettingsDto {
     pub engine: Option<EngineSettings>,
     #[serde(default)]
     pub connection: Option<ConnectionDto>,
+    /// This device's id, for counting its calls apart from other devices'.
+    #[serde(default)]
+    pub device: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -87,6 +87,9 @@ impl MemoryCore {
             self.engine.set_host_rule(regex_filters(&engine_settings.scope.ignore_filters));
             self.engine.set_settings(engine_settings);
         }
+        if let Some(device) = &settings.device {
+            self.engine.store().set_device(device);
+        }
         let seed = js_sys::Math::random().to_bits();
         let config = settings.connection.map(dto::ConnectionDto::into_config);
         self.engine.configure_connection(config, seed).map_err(js)

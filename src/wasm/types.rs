@@ -104,7 +104,8 @@ export interface CoreScopeRules {
   ignoreFilters?: string[];
 }
 export interface IngestEstimate { notes: number; inputTokens: number; outputTokens: number; costUsd: number; modelId: string; priceKnown: boolean }
-export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null }
+/** `device`: this device's id (kept by the plugin on the device), so its calls are counted apart from other devices'. */
+export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null; device?: string }
 /** Bodies are UTF-8 bytes: they move between the worker and the main thread without a copy. */
 export interface HostRequest { method: string; url: string; headers: Record<string, string>; body: Uint8Array }
 export interface HostResponse { status: number; headers: Record<string, string>; body: Uint8Array }

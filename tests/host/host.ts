@@ -51,6 +51,8 @@ export class Host {
 	/** The Web Workers the plugin started (the core runs in one). */
 	readonly workers = new HostWorkers();
 	readonly secretStorage = new HostSecretStorage();
+	/** `app.loadLocalStorage`: this device's, kept for the host's life. */
+	readonly localStorage = new Map<string, unknown>();
 	readonly adapter: HostDataAdapter;
 	readonly vault: HostVault;
 	readonly workspace: HostWorkspace;
@@ -98,6 +100,8 @@ export class Host {
 			vault: this.vault,
 			workspace: this.workspace,
 			secretStorage: this.secretStorage,
+			loadLocalStorage: (key: string) => this.localStorage.get(key) ?? null,
+			saveLocalStorage: (key: string, data: unknown) => (data === null ? this.localStorage.delete(key) : this.localStorage.set(key, data)),
 			// Obsidian's command registry (not in the public typings): runs a command by its full id.
 			commands: { executeCommandById: (id: string) => this.executeCommandById(id) },
 			metadataCache: this.metadataCache,

@@ -360,6 +360,14 @@ for (let seed = Number(process.env.TWO_DEVICE_SEED ?? 1); seed <= SEEDS; seed++)
 			}
 		}
 		const twice = [...sent].filter(([, count]) => count > 1);
+		// Usage is counted per device and summed: each device's copy counts every call both made.
+		const paidCalls = [a, b].reduce((sum, device) => sum + device.ui.fake.requests.filter((recorded) => recorded.body.includes("record_memory")).length, 0);
+		const day = new Date().toISOString().slice(0, 10);
+		for (const device of [a, b]) {
+			const usage = await storeOf(device.ui.host).usage("2000-01-01", "2999-12-31");
+			const ingest = usage.records.filter((record) => record.agent === "ingest").reduce((sum, record) => sum + record.calls, 0);
+			assert.equal(ingest, paidCalls, `${device.name} counts both devices' calls (${day}) — ${context}`);
+		}
 		t.diagnostic(`seed ${seed}: ${sent.size} chunks sent, ${twice.length} of them more than once; ${conflictCopiesMade} conflict copies merged`);
 		const paidTwice = twice.map(([chunk]) => chunk.replace(/\n/g, " ").slice(0, 90)).join(" || ");
 		if (process.env.TWO_DEVICE_DEBUG) {

@@ -102,6 +102,8 @@ class Harness {
 			vault,
 			workspace: this.workspace,
 			secretStorage: this.secretStorage,
+			loadLocalStorage: (key: string) => window.localStorage.getItem(`memory-agent-test:${key}`),
+			saveLocalStorage: (key: string, data: unknown) => window.localStorage.setItem(`memory-agent-test:${key}`, String(data)),
 			metadataCache: this.metadataCache,
 			commands: { executeCommandById: (id: string) => this.runCommand(id) },
 			setting: { open: () => undefined, openTabById: (id: string) => void this.settingsOpened.push(id) },
