@@ -127,6 +127,7 @@ interface StageFigures {
 	ingest: { ms: number; longest: number; perNote: number };
 	open: { ms: number; longest: number };
 	save: { ms: number; longest: number };
+	merge: { ms: number; longest: number; theirsBehind: boolean };
 	select16: { median: number; worst: number; longest: number };
 	select150: { median: number; worst: number; longest: number };
 	/** Limited to the largest top folder (`share` of the notes), and to the last 30 days (all of them). */
@@ -193,6 +194,10 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 		await new DatabaseFile(host.adapter, dbPath).save(bytes);
 		return bytes.byteLength;
 	});
+	// Another device's copy, alike (the case of every merge once the devices agree): read, every
+	// note, memory and removal compared, nothing to write back.
+	const copy = new Uint8Array(await fs.readFile(host.diskPath(dbPath)));
+	const merge = await blocking(() => client.call("mergeDatabase", copy));
 
 	// Choosing memories for each question, in the worker (no model call).
 	const select = async (budget: number, scope?: QuestionScope) => {
@@ -252,6 +257,7 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 		ingest,
 		open: { ms: open.ms, longest: open.longest },
 		save: { ms: save.ms, longest: save.longest },
+		merge: { ms: merge.ms, longest: merge.longest, theirsBehind: merge.value.theirsBehind },
 		select16,
 		select150,
 		selectFolder,
@@ -374,6 +380,7 @@ function printTables(figures: StageFigures[]): void {
 		["ingest (ms a note; longest block)", ...figures.map((stage) => `${stage.ingest.perNote.toFixed(1)}; ${fmt(stage.ingest.longest)}`)],
 		["open at start (longest block)", ...figures.map((stage) => `${fmt(stage.open.ms)} (${fmt(stage.open.longest)})`)],
 		["save (longest block)", ...figures.map((stage) => `${fmt(stage.save.ms)} (${fmt(stage.save.longest)})`)],
+		["merge an alike copy from another device (block)", ...figures.map((stage) => `${fmt(stage.merge.ms)} (${fmt(stage.merge.longest)})${stage.merge.theirsBehind ? ", not alike!" : ""}`)],
 		["select 16K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select16.median)} / ${fmt(stage.select16.worst)} (${fmt(stage.select16.longest)})`)],
 		["select 150K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select150.median)} / ${fmt(stage.select150.worst)} (${fmt(stage.select150.longest)})`)],
 		["select 16K in the largest folder (its share)", ...figures.map((stage) => `${fmt(stage.selectFolder.median)} / ${fmt(stage.selectFolder.worst)} (${fmt(stage.selectFolder.longest)}) (${Math.round(stage.selectFolder.share * 100)}%)`)],
