@@ -60,20 +60,7 @@ impl<D: SqlDriver> Store<D> {
              FROM usage WHERE day BETWEEN ? AND ? GROUP BY day, agent ORDER BY day, agent",
             &[from.to_string().into(), to.to_string().into()],
         )?;
-        rows.into_iter()
-            .map(|row| {
-                let mut row = RowReader::new(row);
-                Ok(UsageRecord {
-                    day: row.text()?,
-                    agent: row.text()?,
-                    calls: row.u64()?,
-                    input_tokens: row.u64()?,
-                    output_tokens: row.u64()?,
-                    cache_read_tokens: row.u64()?,
-                    cache_write_tokens: row.u64()?,
-                })
-            })
-            .collect()
+        rows.into_iter().map(|row| read_record(&mut RowReader::new(row))).collect()
     }
 
     /// Every row, by day, agent and device: what a merge compares.
@@ -86,19 +73,7 @@ impl<D: SqlDriver> Store<D> {
         rows.into_iter()
             .map(|row| {
                 let mut row = RowReader::new(row);
-                let device = row.text()?;
-                Ok((
-                    device,
-                    UsageRecord {
-                        day: row.text()?,
-                        agent: row.text()?,
-                        calls: row.u64()?,
-                        input_tokens: row.u64()?,
-                        output_tokens: row.u64()?,
-                        cache_read_tokens: row.u64()?,
-                        cache_write_tokens: row.u64()?,
-                    },
-                ))
+                Ok((row.text()?, read_record(&mut row)?))
             })
             .collect()
     }
@@ -126,4 +101,17 @@ impl<D: SqlDriver> Store<D> {
         )?;
         Ok(changed > 0)
     }
+}
+
+/// A record's columns in order: day, agent, calls, then the four token counts.
+fn read_record(row: &mut RowReader) -> Result<UsageRecord, StoreError> {
+    Ok(UsageRecord {
+        day: row.text()?,
+        agent: row.text()?,
+        calls: row.u64()?,
+        input_tokens: row.u64()?,
+        output_tokens: row.u64()?,
+        cache_read_tokens: row.u64()?,
+        cache_write_tokens: row.u64()?,
+    })
 }
