@@ -207,6 +207,8 @@ export class MemoryRuntime {
 				onStatus: (status: StoreStatus) => this.statusReported(status),
 				onUnavailable: (reason) => this.fail(reason),
 				onOpened: () => this.prepare(store),
+				// Notes whose record came from the other device are read again here.
+				onAdopted: () => this.runner.kick(),
 			});
 			// stop() may have run while the core was starting.
 			if (this.isStopped()) {

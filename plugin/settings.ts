@@ -317,5 +317,6 @@ export function engineSettings(settings: MemoryAgentSettings, scope: CoreScopeRu
 		planQuestions: settings.planQuestions,
 		dailyLimitUsd: settings.dailyLimitUsd,
 		monthlyLimitUsd: settings.monthlyLimitUsd,
+		otherDeviceWaitMs: settings.otherDeviceWaitSeconds * 1000,
 	};
 }

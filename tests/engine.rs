@@ -321,6 +321,69 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
 }
 
 #[test]
+fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is_done_at_once() {
+    const WAIT: Millis = 120_000;
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    let text = "# Lighthouse\n\nThe lighthouse plan needs four keepers and a new lamp.\n";
+    host.write("Projects/lighthouse.md", text);
+    let engine = start(&host, &[]);
+    engine.enqueue_note("Projects/lighthouse.md", NOW).unwrap();
+    work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1);
+    host.bedrock.forget_requests();
+
+    // The other device renamed it: here it arrives as "deleted, created". This device holds the
+    // memory the other one waits for, so it copies it at once instead of waiting too.
+    host.delete("Projects/lighthouse.md");
+    engine.remove_note("Projects/lighthouse.md").unwrap();
+    host.write("Archive/lighthouse.md", text);
+    engine.enqueue_note_paying_after("Archive/lighthouse.md", NOW, Some(NOW + WAIT)).unwrap();
+    let report = work(&host, &engine);
+    assert_eq!((report.done, requests_with_tool(&host, "record_memory").len()), (1, 0), "copied, no call");
+    assert!(engine.store().get_source("Archive/lighthouse.md").unwrap().is_some(), "remembered at once");
+    assert_eq!(host.clock.now_ms(), NOW, "without waiting");
+
+    // A new note from the other device needs a call: none is sent before the wait is over,
+    // nothing is stored meanwhile, and the job is due again when it ends, its attempts unspent.
+    host.write("Notes/harbour.md", "# Harbour\n\nThe harbour idea came from Bob.\n");
+    engine.enqueue_note_paying_after("Notes/harbour.md", NOW, Some(NOW + WAIT)).unwrap();
+    let report = work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "no call before the wait is over");
+    assert_eq!(report.next_due_at, Some(NOW + WAIT));
+    assert!(engine.store().get_source("Notes/harbour.md").unwrap().is_none(), "nothing stored meanwhile");
+    let waiting = engine.store().list_jobs(Some(JobState::Queued)).unwrap();
+    assert_eq!((waiting.len(), waiting[0].attempts, waiting[0].last_error.as_deref()), (1, 0, None));
+
+    // Renamed while it waits: the wait goes with it.
+    host.rename("Notes/harbour.md", "Ideas/harbour.md");
+    engine.rename_note("Notes/harbour.md", "Ideas/harbour.md", NOW + 1_000).unwrap();
+    host.clock.advance_by(WAIT / 2);
+    work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "the renamed note still waits");
+    host.clock.advance_by(WAIT / 2);
+    work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "paid for once the wait is over");
+    assert!(engine.store().get_source("Ideas/harbour.md").unwrap().is_some());
+
+    // Typed here afterwards (no wait): paid for at once, whatever the earlier change said.
+    host.bedrock.forget_requests();
+    host.write("Ideas/harbour.md", "# Harbour\n\nThe harbour idea came from Bob, and Alice agreed.\n");
+    engine.enqueue_note_paying_after("Ideas/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT)).unwrap();
+    engine.enqueue_note("Ideas/harbour.md", host.clock.now_ms()).unwrap();
+    work(&host, &engine);
+    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "the last change decides");
+
+    // The version that edit replaced was paid for: when another device brings its text back
+    // (its note renamed there, say), it is copied, not asked about again.
+    host.bedrock.forget_requests();
+    host.write("Moved/harbour.md", "# Harbour\n\nThe harbour idea came from Bob.\n");
+    engine.enqueue_note_paying_after("Moved/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT)).unwrap();
+    let report = work(&host, &engine);
+    assert_eq!((report.done, requests_with_tool(&host, "record_memory").len()), (1, 0), "the replaced memory is copied");
+}
+
+#[test]
 fn selections_and_typed_text_are_remembered_once() {
     let host = TestHost::new(NOW);
     host.bedrock.respond_with(fake_model::answer);

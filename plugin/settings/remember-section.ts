@@ -35,7 +35,7 @@ export function rememberSection(form: SettingsForm): SettingSection {
 				form,
 				"otherDeviceWaitSeconds",
 				"Wait for other devices (seconds)",
-				"When a sync tool shares the memory with another device: a note changed there (not in this device's editor) waits this long for that device's memories before it is read here, so it is paid for once.",
+				"When a sync tool shares the memory with another device: a note changed there (not in this device's editor) waits this long for that device's memories before the model is asked about it here, so it is paid for once.",
 			),
 			numberRow(form, "maxNoteSizeKb", "Size limit (kilobytes)", "Larger files are skipped."),
 			numberRow(form, "bulkConfirmThreshold", "Bulk confirmation (notes)", "Asks before reading more than this many notes at once (for example the first time). 0 never asks."),

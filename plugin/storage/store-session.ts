@@ -28,6 +28,8 @@ export interface StoreSessionDeps {
 	onStatus: (status: StoreStatus) => void;
 	/** Called when the store stopped being usable after it had opened. */
 	onUnavailable: (message: string) => void;
+	/** Called after a merge took notes' records from another device's copy (the core queued them to be read again). */
+	onAdopted?: () => void;
 	/** Called with each store opened (the first, and one reloaded from disk), before use. */
 	onOpened?: () => Promise<void> | void;
 	saveDelayMs?: number;
@@ -186,6 +188,7 @@ export class StoreSession {
 			let removed = 0;
 			try {
 				const report = await this.deps.client.call("mergeDatabase", await this.deps.file.readSibling(name));
+				if (report.notesAdopted > 0) this.deps.onAdopted?.();
 				added = report.memoriesAdded + report.insightsAdded;
 				removed = report.memoriesRemoved + report.insightsRemoved;
 			} catch (error) {
@@ -252,6 +255,7 @@ export class StoreSession {
 		if (bytes === undefined) return "save";
 		try {
 			const report = await this.deps.client.call("mergeDatabase", bytes);
+			if (report.notesAdopted > 0) this.deps.onAdopted?.();
 			this.shared = true;
 			this.watchWhileShared();
 			const added = report.memoriesAdded + report.insightsAdded;

@@ -10,6 +10,8 @@ interface Wait {
 	handle: unknown;
 	/** When it ends (ms since the epoch). */
 	due: number;
+	/** What the change said of paying for the note, handed on when it ends. */
+	payAfter: number | null;
 }
 
 export class QuietDelay {
@@ -18,18 +20,21 @@ export class QuietDelay {
 	constructor(
 		private readonly timers: QuietTimers,
 		private readonly delayMs: () => number,
-		private readonly onQuiet: (path: string) => void,
+		private readonly onQuiet: (path: string, payAfter: number | null) => void,
 		private readonly now: () => number = () => Date.now(),
 	) {}
 
-	/** The note changed: (re)start its wait (`delayMs` unless told another). */
-	touch(path: string, delayMs = this.delayMs()): void {
+	/**
+	 * The note changed: (re)start its wait. `payAfter` is when the note may be paid for (a change
+	 * from another device, whose memory of it is on its way), null for at once; the last change wins.
+	 */
+	touch(path: string, payAfter: number | null = null, delayMs = this.delayMs()): void {
 		this.cancel(path);
 		const handle = this.timers.setTimeout(() => {
 			this.waiting.delete(path);
-			this.onQuiet(path);
+			this.onQuiet(path, payAfter);
 		}, delayMs);
-		this.waiting.set(path, { handle, due: this.now() + delayMs });
+		this.waiting.set(path, { handle, due: this.now() + delayMs, payAfter });
 	}
 
 	/** Forgets a wait (the note was deleted); true when one was pending. */
@@ -43,12 +48,12 @@ export class QuietDelay {
 
 	/**
 	 * A waiting note was renamed: its wait continues under the new path, at least the quiet
-	 * delay, and as long as was left (a note from another device still waits for its memories).
+	 * delay, and a note from another device still waits for its memories to be paid for.
 	 */
 	rename(oldPath: string, newPath: string): void {
 		const wait = this.waiting.get(oldPath);
 		if (wait === undefined || !this.cancel(oldPath)) return;
-		this.touch(newPath, Math.max(this.delayMs(), wait.due - this.now()));
+		this.touch(newPath, wait.payAfter, Math.max(this.delayMs(), wait.due - this.now()));
 	}
 
 	get size(): number {

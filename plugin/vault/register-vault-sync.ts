@@ -51,7 +51,6 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 	const { app, runtime } = context;
 	const rules = (): ScopeRules => scopeRulesOf(app, context.settings());
 	const otherDevice = new OtherDeviceWait({
-		quietDelayMs: () => context.settings().quietDelaySeconds * 1000,
 		otherDeviceWaitMs: () => context.settings().otherDeviceWaitSeconds * 1000,
 		shared: () => runtime.status()?.shared === true,
 		now: () => Date.now(),
@@ -70,7 +69,7 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 		},
 		rules,
 		quietDelayMs: () => context.settings().quietDelaySeconds * 1000,
-		changeDelayMs: (path) => otherDevice.delayFor(path),
+		payAfter: (path) => otherDevice.payAfter(path),
 		bulkThreshold: () => context.settings().bulkConfirmThreshold,
 		maxNoteBytes: () => context.settings().maxNoteSizeKb * 1024,
 		confirmBulk: (question) => BulkConfirmModal.ask(app, question),

@@ -55,10 +55,12 @@ export interface VaultSyncDeps {
 	rules: () => ScopeRules;
 	quietDelayMs: () => number;
 	/**
-	 * How long a change to `path` waits instead, when it may come from another device sharing
-	 * the memory (it was not typed here): that device's memories of it are on their way.
+	 * When a change to `path` may be paid for (ms since the epoch), or null for at once: a
+	 * change that may come from another device sharing the memory (it was not typed here)
+	 * waits for that device's memory of it before any model call, but what costs nothing is
+	 * done at once.
 	 */
-	changeDelayMs?: (path: string) => number;
+	payAfter?: (path: string) => number | null;
 	bulkThreshold: () => number;
 	maxNoteBytes: () => number;
 	confirmBulk: (question: BulkQuestion) => Promise<BulkChoice>;
@@ -99,7 +101,7 @@ export class VaultSync {
 	private cachedScope: { key: string; scope: NoteScope } | undefined;
 
 	constructor(private readonly deps: VaultSyncDeps) {
-		this.quiet = new QuietDelay(deps.timers, deps.quietDelayMs, (path) => void this.queueNote(path));
+		this.quiet = new QuietDelay(deps.timers, deps.quietDelayMs, (path, payAfter) => void this.queueNote(path, payAfter));
 	}
 
 	/** Compares the vault with the store and queues or removes what differs (one at a time). */
@@ -158,7 +160,7 @@ export class VaultSync {
 	fileChanged(path: string): void {
 		if (this.stopped || this.scope().pathExclusion(path) !== null) return;
 		this.scopePaths?.add(path);
-		this.quiet.touch(path, this.deps.changeDelayMs?.(path));
+		this.quiet.touch(path, this.deps.payAfter?.(path) ?? null);
 	}
 
 	fileDeleted(path: string): void {
@@ -220,7 +222,7 @@ export class VaultSync {
 
 	// ── Queueing one note ─────────────────────────────────────────────────────────────────
 
-	private async queueNote(path: string): Promise<void> {
+	private async queueNote(path: string, payAfter: number | null): Promise<void> {
 		const store = this.deps.runtime.store();
 		if (this.stopped || store === undefined) return;
 		const scope = this.scope();
@@ -235,7 +237,7 @@ export class VaultSync {
 			this.settle(current.removeNote(path));
 		} else {
 			this.contentExcluded.delete(path);
-			this.settle(current.enqueueNote(path).then(() => this.deps.runtime.kick()));
+			this.settle(current.enqueueNote(path, payAfter).then(() => this.deps.runtime.kick()));
 		}
 	}
 

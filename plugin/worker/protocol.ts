@@ -76,7 +76,8 @@ export interface CoreMethods {
 	recall(question: string, budgetTokens: number | null, scope?: QuestionScope): Recall;
 	exportJson(): string;
 
-	enqueueNote(path: string): number;
+	/** `payAfter` (ms since the epoch): a change that may come from another device; no model call for it before then. */
+	enqueueNote(path: string, payAfter?: number | null): number;
 	enqueueNotes(paths: string[]): number;
 	rememberText(text: TextToRemember): number;
 	removeNote(path: string): Removal;

@@ -189,10 +189,21 @@ impl<D: SqlDriver> Engine<D> {
 
     /// A note was created or changed (or found at start-up): (re)read it soon.
     pub fn enqueue_note(&self, path: &str, now: Millis) -> Result<i64, StoreError> {
-        self.store.enqueue_job(
-            &NewJob { kind: JobKind::IngestSource, key: note_key(path), payload: json!({ "path": path }) },
-            now,
-        )
+        self.enqueue_note_paying_after(path, now, None)
+    }
+
+    /// `enqueue_note` for a change that may come from another device sharing the memory: the
+    /// note is read at once and whatever costs nothing (unchanged text, a memory made
+    /// elsewhere) is done, but no call is sent for it before `pay_after` — by then that
+    /// device's memory of it has usually arrived and been merged. Reading at once matters when
+    /// this device holds the memory the other one waits for (a note moved there arrives here as
+    /// "deleted, created"): waiting too, both devices would pay.
+    pub fn enqueue_note_paying_after(&self, path: &str, now: Millis, pay_after: Option<Millis>) -> Result<i64, StoreError> {
+        let payload = match pay_after {
+            Some(at) => json!({ "path": path, "payAfter": at }),
+            None => json!({ "path": path }),
+        };
+        self.store.enqueue_job(&NewJob { kind: JobKind::IngestSource, key: note_key(path), payload }, now)
     }
 
     /// Queues a selection or typed text to remember.
@@ -232,24 +243,47 @@ impl<D: SqlDriver> Engine<D> {
         self.fences.renamed(old_path, new_path);
         self.store.transaction(|store| {
             store.rename_source(old_path, new_path, now)?;
-            // Work waiting under the old path moves to the new one (a running job lands
-            // there by its fence).
+            // Work waiting under the old path moves to the new one, still waiting for another
+            // device's memory if it did (a running job lands there by its fence).
+            let pay_after = store.queued_payload(&note_key(old_path))?.and_then(|payload| payload["payAfter"].as_i64());
             if store.drop_jobs(&note_key(old_path))? > 0 {
-                self.enqueue_note(new_path, now)?;
+                self.enqueue_note_paying_after(new_path, now, pay_after)?;
             }
             Ok(())
         })
     }
 
-    /// Merges another device's copy of the memory into this one (`Store::merge_from`); the note
-    /// memories it removes with their notes are kept a while, in case the note moved there.
+    /// Merges another device's copy of the memory into this one (`Store::merge_from`); the paid
+    /// note memories it displaces are kept a while, in case their text turns up here.
     pub fn merge_copy<E: SqlDriver>(
         &self,
         theirs: &crate::store::Store<E>,
     ) -> Result<crate::store::MergeReport, StoreError> {
-        let (report, removed) = self.store.merge_from_keeping(theirs)?;
-        self.keep_removed_memories(removed);
-        Ok(report)
+        self.merge_copy_rechecking(theirs, None)
+    }
+
+    /// `merge_copy`; with `now`, each note whose record came from the other copy is also read
+    /// again here unless work on it already waits: when both devices edited a note at once, the
+    /// sync tool may have kept this device's text while the other's record won, and the store
+    /// must describe the note as it is here (usually a hash and nothing more; a memory this
+    /// device made of its own text, displaced by the merge, is copied back). The text here may
+    /// also be the other device's, its memory still on the way: no call before the wait.
+    pub fn merge_copy_rechecking<E: SqlDriver>(
+        &self,
+        theirs: &crate::store::Store<E>,
+        now: Option<Millis>,
+    ) -> Result<crate::store::MergeReport, StoreError> {
+        let outcome = self.store.merge_from_keeping(theirs)?;
+        self.keep_removed_memories(outcome.displaced);
+        if let Some(now) = now {
+            for path in &outcome.adopted {
+                if self.store.queued_payload(&note_key(path))?.is_none() {
+                    let wait = Millis::try_from(self.settings().other_device_wait_ms).unwrap_or(Millis::MAX / 2);
+                    self.enqueue_note_paying_after(path, now, Some(now.saturating_add(wait)))?;
+                }
+            }
+        }
+        Ok(outcome.merged)
     }
 
     /// The user forgets one memory; its insights go and their other memories re-open.

@@ -8,9 +8,11 @@
 //! another day's note is asked about again.
 //!
 //! When the delete comes first, the memories are gone from the store at once (the user's
-//! delete wins), but the last few thousand removed with their notes stay in memory here, only
-//! to be copied if the same text comes back under another name; nothing else reads them, they
-//! are never saved, and a forgotten memory is never among them.
+//! delete wins), but the last few thousand paid-for memories that left the store — removed
+//! with their notes, replaced by an edit, or displaced by a merge with another device's copy —
+//! stay in memory here, only to be copied if the same text comes back (under another name, or
+//! from the other device); nothing else reads them, they are never saved, and a forgotten
+//! memory is never among them.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

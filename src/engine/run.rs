@@ -57,6 +57,9 @@ enum Finished {
     Skipped,
     /// A vault event overtook the job (the note was deleted meanwhile): nothing was stored.
     Discarded,
+    /// The note needs a model call, which must wait until then for another device's memory of
+    /// it: nothing was stored, and the job runs again at that time (not an attempt).
+    Deferred(Millis),
 }
 
 /// Clears the "a run is going" flag however the run ends, even when a host callback threw
@@ -73,6 +76,8 @@ impl Drop for RunningFlag<'_> {
 #[serde(rename_all = "camelCase")]
 struct NotePayload {
     path: String,
+    /// No call is sent for the note before this (see `Engine::enqueue_note_paying_after`).
+    pay_after: Option<Millis>,
 }
 
 #[derive(Deserialize)]
@@ -175,7 +180,7 @@ impl<D: SqlDriver> Engine<D> {
                 let path = payload.path.as_str();
                 let generation = self.fences.generation(path);
                 self.started.borrow_mut().insert(job.id, (path.to_owned(), generation));
-                let outcome = self.ingest_note(host, path, generation).await;
+                let outcome = self.ingest_note(host, path, generation, payload.pay_after).await;
                 self.started.borrow_mut().remove(&job.id);
                 match outcome {
                     // Whatever went wrong, the note was deleted, renamed or left the scope
@@ -212,13 +217,17 @@ impl<D: SqlDriver> Engine<D> {
         }
         self.note_throttling(&outcome, now);
         match outcome {
+            Ok(Finished::Deferred(at)) => {
+                // Waiting for another device's memory is not an attempt, and not a failure.
+                self.store.release_job_until(job.id, at, now, None)?;
+            }
             Ok(finished) => {
                 self.store.complete_job(job.id, now)?;
                 self.finished.set(self.finished.get() + 1);
                 match finished {
                     Finished::Done => report.done += 1,
                     Finished::Skipped => report.skipped += 1,
-                    Finished::Discarded => {}
+                    Finished::Discarded | Finished::Deferred(_) => {}
                 }
             }
             Err(AgentError::Model(LlmError::Stopped)) => {
@@ -268,7 +277,13 @@ impl<D: SqlDriver> Engine<D> {
 
     /// Reads a note and makes its memories: unchanged notes and unchanged chunks cost no
     /// model call; everything is stored in one transaction once every chunk is done.
-    async fn ingest_note<H: Host>(&self, host: &H, queued_path: &str, generation: u64) -> Result<Finished, AgentError> {
+    async fn ingest_note<H: Host>(
+        &self,
+        host: &H,
+        queued_path: &str,
+        generation: u64,
+        pay_after: Option<Millis>,
+    ) -> Result<Finished, AgentError> {
         let path = queued_path;
         if self.path_exclusion(path).is_some() {
             // Out of scope (a folder, a pattern, Obsidian's filters): never read, and what
@@ -354,6 +369,9 @@ impl<D: SqlDriver> Engine<D> {
                 memories.push(copied);
                 continue;
             }
+            if let Some(at) = pay_after.filter(|at| *at > host.now()) {
+                return self.defer(queued_path, generation, at, now);
+            }
             let input = IngestInput {
                 text: &chunk.text,
                 source_path: path,
@@ -404,6 +422,15 @@ impl<D: SqlDriver> Engine<D> {
                 return Ok(Finished::Done);
             }
         }
+        // The memories this version replaces were paid for: kept a while for reuse, as a
+        // removed note's are (another device may still bring back the text they came from).
+        let kept: BTreeSet<&str> = memories.iter().map(|memory| memory.id.0.as_str()).collect();
+        let replaced: Vec<Memory> = self
+            .store
+            .list_memories(&crate::store::MemoryFilter { source_path: Some(path.clone()), ..Default::default() })?
+            .into_iter()
+            .filter(|memory| memory.source_kind == SourceKind::Note && !kept.contains(memory.id.0.as_str()))
+            .collect();
         // When it was remembered is when it landed: a merge orders two devices' versions by it.
         let landed = host.now().max(now);
         self.store.transaction(|store| {
@@ -421,6 +448,7 @@ impl<D: SqlDriver> Engine<D> {
             })?;
             store.set_quiet_chunks(&path, &quiet)
         })?;
+        self.keep_removed_memories(replaced);
         Ok(Finished::Done)
     }
 
@@ -436,6 +464,19 @@ impl<D: SqlDriver> Engine<D> {
             }
         }
         Ok(landing)
+    }
+
+    /// A note that must wait until `at` before it is paid for: the job waits under its path,
+    /// or the wait moves with a rename; a deleted note's job ends.
+    fn defer(&self, queued_path: &str, generation: u64, at: Millis, now: Millis) -> Result<Finished, AgentError> {
+        match self.landing(queued_path, generation, now)? {
+            Some(path) if path == queued_path => Ok(Finished::Deferred(at)),
+            Some(moved) => {
+                self.enqueue_note_paying_after(&moved, now, Some(at))?;
+                Ok(Finished::Discarded)
+            }
+            None => Ok(Finished::Discarded),
+        }
     }
 
     /// The file is not remembered: its old memories go and the reason is recorded.

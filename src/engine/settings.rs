@@ -44,6 +44,10 @@ pub struct EngineSettings {
     pub daily_limit_usd: f64,
     /// The same for a calendar month.
     pub monthly_limit_usd: f64,
+    /// Once the memory is shared, how long a note whose text may come from another device
+    /// waits for that device's memory of it before it is paid for here (the plugin's "Wait for
+    /// other devices"); used for notes a merge found changed.
+    pub other_device_wait_ms: u64,
 }
 
 impl Default for EngineSettings {
@@ -65,6 +69,7 @@ impl Default for EngineSettings {
             scope: ScopeRules::default(),
             daily_limit_usd: 0.0,
             monthly_limit_usd: 0.0,
+            other_device_wait_ms: 120_000,
         }
     }
 }

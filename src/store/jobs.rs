@@ -229,6 +229,12 @@ impl<D: SqlDriver> Store<D> {
         self.change("DELETE FROM jobs WHERE state = 'done' AND updated_at < ?", &[before.into()])
     }
 
+    /// The payload of the job waiting under `key`, if one waits.
+    pub fn queued_payload(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        let rows = self.query("SELECT payload FROM jobs WHERE key = ? AND state = 'queued'", &[key.into()])?;
+        rows.into_iter().next().map(|row| RowReader::new(row).json()).transpose()
+    }
+
     fn has_queued(&self, key: &str) -> Result<bool, StoreError> {
         Ok(!self.query("SELECT 1 FROM jobs WHERE key = ? AND state = 'queued'", &[key.into()])?.is_empty())
     }

@@ -40,6 +40,16 @@ pub struct MergeReport {
     pub theirs_behind: bool,
 }
 
+/// What a merge did, with what the engine needs besides the report.
+#[derive(Debug)]
+pub struct MergeOutcome {
+    pub merged: MergeReport,
+    /// Paid-for note memories neither copy keeps now (see `Store::merge_from_keeping`).
+    pub displaced: Vec<crate::domain::Memory>,
+    /// Notes whose record came from the other copy: the note here may not hold that text yet.
+    pub adopted: Vec<String>,
+}
+
 /// Which of two versions of a note wins: the one remembered later, then by digest, then by
 /// its memories' ids (both devices may remember the same text in the same millisecond), so
 /// that both sides choose the same.
@@ -67,6 +77,22 @@ impl<D: SqlDriver> Store<D> {
             .and_then(|value| value.as_str().map(str::to_owned)))
     }
 
+    /// Each note's memory ids, sorted, by the note's path.
+    fn note_memory_ids_by_path(&self) -> Result<HashMap<String, Vec<String>>, StoreError> {
+        let rows = self.query(
+            "SELECT p.path, m.id FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE m.kind = ? ORDER BY p.path, m.id",
+            &[super::memories::kind_code(SourceKind::Note).into()],
+        )?;
+        let mut by_path: HashMap<String, Vec<String>> = HashMap::new();
+        for row in rows {
+            let mut row = row.into_iter();
+            if let (Some(SqlValue::Text(path)), Some(SqlValue::Text(id))) = (row.next(), row.next()) {
+                by_path.entry(path).or_default().push(id);
+            }
+        }
+        Ok(by_path)
+    }
+
     /// The ids of everything removed here.
     pub fn tombstones(&self) -> Result<BTreeSet<String>, StoreError> {
         let rows = self.query("SELECT id FROM tombstones", &[])?;
@@ -78,16 +104,15 @@ impl<D: SqlDriver> Store<D> {
 
     /// Merges `theirs` into this store (see the module's comment).
     pub fn merge_from<E: SqlDriver>(&self, theirs: &Store<E>) -> Result<MergeReport, StoreError> {
-        Ok(self.merge_from_keeping(theirs)?.0)
+        Ok(self.merge_from_keeping(theirs)?.merged)
     }
 
-    /// `merge_from`, also handing back the note memories removed here because the other side
-    /// removed them with their note (a move there arrives as "deleted" here, and its text may
-    /// come back under the new name).
-    pub fn merge_from_keeping<E: SqlDriver>(
-        &self,
-        theirs: &Store<E>,
-    ) -> Result<(MergeReport, Vec<crate::domain::Memory>), StoreError> {
+    /// `merge_from`, also handing back the paid-for note memories that neither copy keeps now
+    /// (none of them forgotten): removed here because the other side removed them with their
+    /// note (a move there arrives as "deleted" here, and its text may come back under the new
+    /// name), this side's memories of a note whose other version won, and the other side's of a
+    /// note whose version here won (the note's text here may still turn out to be theirs).
+    pub fn merge_from_keeping<E: SqlDriver>(&self, theirs: &Store<E>) -> Result<MergeOutcome, StoreError> {
         self.drop_content_index();
         let their_tombstones = theirs.tombstones()?;
         let their_sources = theirs.list_sources()?;
@@ -109,18 +134,19 @@ impl<D: SqlDriver> Store<D> {
         }
         let their_insights = theirs.list_consolidations(0, 0)?;
         let their_usage = theirs.usage_rows()?;
-        let mut their_quiet: HashMap<String, Option<Vec<u8>>> = HashMap::new();
-        for source in &their_sources {
-            let rows = theirs.query(
-                "SELECT s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = ?",
-                &[source.path.as_str().into()],
-            )?;
-            let quiet = match rows.into_iter().next().and_then(|row| row.into_iter().next()) {
-                Some(SqlValue::Blob(blob)) => Some(blob),
-                _ => None,
-            };
-            their_quiet.insert(source.path.clone(), quiet);
-        }
+        // One query each, not one per note: a merge runs on every copy the sync tool brings.
+        let their_quiet: HashMap<String, Vec<u8>> = theirs
+            .query("SELECT p.path, s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE s.quiet IS NOT NULL", &[])?
+            .into_iter()
+            .filter_map(|row| {
+                let mut row = row.into_iter();
+                match (row.next(), row.next()) {
+                    (Some(SqlValue::Text(path)), Some(SqlValue::Blob(quiet))) => Some((path, quiet)),
+                    _ => None,
+                }
+            })
+            .collect();
+        let known_tombstones = self.tombstones()?;
 
         self.transaction(|store| {
             let mut report = MergeReport::default();
@@ -128,7 +154,8 @@ impl<D: SqlDriver> Store<D> {
             store.set_meta("merged_another_copy", "1")?;
             // What they removed goes here too.
             let mut gone_memories: Vec<MemoryId> = Vec::new();
-            for tombstone in &their_tombstones {
+            // A removal known here already took effect here (when made, or when merged).
+            for tombstone in their_tombstones.difference(&known_tombstones) {
                 store.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[tombstone.as_str().into()])?;
                 if let Some(removed_record) = tombstone.strip_prefix("source:") {
                     // `source:<time>:<path>`: they removed the note as it was remembered at
@@ -162,6 +189,7 @@ impl<D: SqlDriver> Store<D> {
                 }
             }
             let mut removed_with_notes = Vec::new();
+            let mut adopted = Vec::new();
             for (id, tombstone) in gone_memories.iter().map(|id| (id, format!("{}@", id.0))) {
                 // A forget leaves the bare id as well: forgotten text is never kept.
                 let forgotten = their_tombstones.contains(&id.0);
@@ -181,6 +209,7 @@ impl<D: SqlDriver> Store<D> {
             // Each note as the side that remembered it last has it.
             let ours: HashMap<String, Source> =
                 store.list_sources()?.into_iter().map(|source| (source.path.clone(), source)).collect();
+            let own_ids_by_path = store.note_memory_ids_by_path()?;
             let mut by_path: HashMap<&str, Vec<&crate::domain::Memory>> = HashMap::new();
             for memory in their_memories.iter().filter(|memory| memory.source_kind == SourceKind::Note) {
                 by_path.entry(memory.source_path.as_str()).or_default().push(memory);
@@ -194,21 +223,31 @@ impl<D: SqlDriver> Store<D> {
                 let newer = match ours.get(&source.path) {
                     None => true,
                     Some(own) => {
-                        let mut own_ids: Vec<String> =
-                            store.memory_ids_of(&source.path, SourceKind::Note)?.into_iter().map(|id| id.0).collect();
-                        own_ids.sort();
-                        later((source, &their_ids), (own, &own_ids))
+                        let own_ids = own_ids_by_path.get(source.path.as_str()).map_or(&[][..], Vec::as_slice);
+                        later((source, &their_ids), (own, own_ids))
                     }
                 };
                 if removed_here || !newer {
+                    let own = own_ids_by_path.get(source.path.as_str()).map_or(&[][..], Vec::as_slice);
+                    removed_with_notes.extend(
+                        theirs_here
+                            .iter()
+                            .filter(|memory| !removed(&tombstones, memory) && !own.contains(&memory.id.0))
+                            .map(|memory| (*memory).clone()),
+                    );
                     continue;
                 }
                 let keep: BTreeSet<&str> = theirs_here.iter().map(|memory| memory.id.0.as_str()).collect();
-                let stale: Vec<MemoryId> = store
-                    .memory_ids_of(&source.path, SourceKind::Note)?
+                let stale: Vec<MemoryId> = own_ids_by_path
+                    .get(source.path.as_str())
                     .into_iter()
-                    .filter(|id| !keep.contains(id.0.as_str()))
+                    .flatten()
+                    .filter(|id| !keep.contains(id.as_str()))
+                    .map(|id| MemoryId(id.clone()))
                     .collect();
+                for id in &stale {
+                    removed_with_notes.extend(store.get_memory(id)?);
+                }
                 let removal = store.remove_memories(&stale)?;
                 report.memories_removed += removal.memories.len();
                 report.insights_removed += removal.consolidations.len();
@@ -219,12 +258,13 @@ impl<D: SqlDriver> Store<D> {
                     }
                 }
                 store.upsert_source(source)?;
-                let quiet = their_quiet.get(&source.path).cloned().flatten();
+                let quiet = their_quiet.get(&source.path).cloned();
                 store.change(
                     "UPDATE sources SET quiet = ? WHERE path_id = (SELECT id FROM paths WHERE path = ?)",
                     &[quiet.map(SqlValue::Blob).unwrap_or(SqlValue::Null), source.path.as_str().into()],
                 )?;
                 report.notes_adopted += 1;
+                adopted.push(source.path.clone());
             }
 
             // Selections and typed text have no record of a note (nor has a note memory whose
@@ -254,7 +294,7 @@ impl<D: SqlDriver> Store<D> {
             report.theirs_behind =
                 store.has_more_than(&their_tombstones, &their_sources, &their_memories, &their_insights)?
                     || store.counted_more_than(&their_usage)?;
-            Ok((report, removed_with_notes))
+            Ok(MergeOutcome { merged: report, displaced: removed_with_notes, adopted })
         })
     }
 

@@ -47,7 +47,7 @@ pub use file_check::{check_database_bytes, check_database_header, DATABASE_HEADE
 pub use jobs::NewJob;
 pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
-pub use merge::MergeReport;
+pub use merge::{MergeOutcome, MergeReport};
 pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};
 pub use scope::MemoryScope;
 pub use search_index::sql_memory_terms;

@@ -129,10 +129,13 @@ impl MemoryCore {
         self.engine.shut_down(self.now()?).map_err(js)
     }
 
-    /// Queues a note to be (re)read; returns the job id.
+    /// Queues a note to be (re)read; returns the job id. With `payAfter` (ms since the epoch),
+    /// a change that may come from another device: what costs nothing is done at once, but no
+    /// model call is sent for the note before then.
     #[wasm_bindgen(js_name = enqueueNote)]
-    pub fn enqueue_note(&self, path: &str) -> Result<f64, JsValue> {
-        self.engine.enqueue_note(path, self.now()?).map(|id| id as f64).map_err(js)
+    pub fn enqueue_note(&self, path: &str, pay_after: Option<f64>) -> Result<f64, JsValue> {
+        let pay_after = pay_after.filter(|at| at.is_finite()).map(|at| at as Millis);
+        self.engine.enqueue_note_paying_after(path, self.now()?, pay_after).map(|id| id as f64).map_err(js)
     }
 
     /// Queues a selection or typed text `{text, sourcePath, kind, heading?, lineStart?, noteDate?}`.
@@ -466,7 +469,7 @@ impl MemoryCore {
         let header = bytes.subarray(0, DATABASE_HEADER_LEN as u32).to_vec();
         let theirs = open_checked(&header, bytes.length() as usize, || SqlJsDriver::load_array(sql_js, Some(&bytes)))
             .map_err(js)?;
-        let report = self.engine.merge_copy(&theirs).map_err(js)?;
+        let report = self.engine.merge_copy_rechecking(&theirs, Some(self.now()?)).map_err(js)?;
         to_js(&report)
     }
 

@@ -94,6 +94,8 @@ export interface EngineSettings {
   dateOrder?: "dayMonth" | "monthDay"; secondPass?: boolean; planQuestions?: boolean;
   /** Spending limits in US dollars a local day and month (0 = none). */
   dailyLimitUsd?: number; monthlyLimitUsd?: number;
+  /** Once the memory is shared, how long a note whose text may come from another device waits before it is paid for. */
+  otherDeviceWaitMs?: number;
   /** Which notes are never read or sent; checked by the core right before a note is read and sent. */
   scope?: CoreScopeRules;
 }

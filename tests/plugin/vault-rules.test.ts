@@ -88,7 +88,16 @@ test("note metadata from the cache and from text", () => {
 test("quiet delay: rapid saves make one call, after the last save; renames and cancels follow", () => {
 	const timers = new FakeTimers();
 	const quiet: string[] = [];
-	const delay = new QuietDelay(timers, () => 1000, (path) => quiet.push(path), () => timers.now);
+	const payAfters = new Map<string, number | null>();
+	const delay = new QuietDelay(
+		timers,
+		() => 1000,
+		(path, payAfter) => {
+			quiet.push(path);
+			payAfters.set(path, payAfter);
+		},
+		() => timers.now,
+	);
 	for (let i = 0; i < 5; i++) {
 		delay.touch("a.md");
 		timers.advance(400);
@@ -108,32 +117,43 @@ test("quiet delay: rapid saves make one call, after the last save; renames and c
 	delay.clear();
 	assert.equal(timers.pending, 0);
 
-	// A long wait (a note from another device) keeps what is left of it through a rename.
-	delay.touch("f.md", 10_000);
-	timers.advance(4_000);
+	assert.equal(payAfters.get("c.md"), null, "typed here: paid for at once");
+
+	// A change from another device is read after the quiet delay like any other, and keeps
+	// when it may be paid for through a rename; the last change decides.
+	delay.touch("f.md", 60_000);
+	timers.advance(400);
 	delay.rename("f.md", "g.md");
-	timers.advance(5_900);
-	assert.deepEqual(quiet, ["a.md", "c.md"], "still waiting under the new name");
+	timers.advance(500);
+	assert.deepEqual(quiet, ["a.md", "c.md"], "still quiet under the new name");
 	timers.advance(100);
 	assert.deepEqual(quiet, ["a.md", "c.md", "g.md"]);
+	assert.equal(payAfters.get("g.md"), 60_000, "still waits for the other device before paying");
+	delay.touch("h.md", 60_000);
+	delay.touch("h.md");
+	timers.advance(1000);
+	assert.equal(payAfters.get("h.md"), null, "typed over: paid for at once");
 });
 
-test("wait for other devices: typed notes wait the quiet delay, notes from elsewhere wait for the other device", () => {
+test("wait for other devices: typed notes are paid for at once, notes from elsewhere after the other device's wait", () => {
 	let now = 0;
 	let shared = false;
-	const wait = new OtherDeviceWait({ quietDelayMs: () => 1_000, otherDeviceWaitMs: () => 120_000, shared: () => shared, now: () => now });
-	assert.equal(wait.delayFor("a.md"), 1_000, "alone, every change waits the quiet delay");
+	let waitMs = 120_000;
+	const wait = new OtherDeviceWait({ otherDeviceWaitMs: () => waitMs, shared: () => shared, now: () => now });
+	assert.equal(wait.payAfter("a.md"), null, "alone, every change is paid for at once");
 	shared = true;
 	wait.typedIn("a.md");
 	now += 2_000;
-	assert.equal(wait.delayFor("a.md"), 1_000, "typed here");
-	assert.equal(wait.delayFor("a.md"), 120_000, "the mark was used up: the next change came from elsewhere");
+	assert.equal(wait.payAfter("a.md"), null, "typed here");
+	assert.equal(wait.payAfter("a.md"), 122_000, "the mark was used up: the next change came from elsewhere");
 	now += 30_000;
 	wait.typedIn("a.md");
-	assert.equal(wait.delayFor("a.md"), 1_000, "typing over another device's change: this device wrote the version to remember");
+	assert.equal(wait.payAfter("a.md"), null, "typing over another device's change: this device wrote the version to remember");
 	wait.typedIn("c.md");
 	now += 11_000;
-	assert.equal(wait.delayFor("c.md"), 120_000, "a mark older than the editor's save is not this device's");
+	assert.equal(wait.payAfter("c.md"), 163_000, "a mark older than the editor's save is not this device's");
+	waitMs = 0;
+	assert.equal(wait.payAfter("d.md"), null, "no wait set: paid for at once");
 });
 
 test("bulk estimate wording: dollars and folders", () => {
