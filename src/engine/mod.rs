@@ -206,6 +206,14 @@ impl<D: SqlDriver> Engine<D> {
         self.store.enqueue_job(&NewJob { kind: JobKind::IngestSource, key: note_key(path), payload }, now)
     }
 
+    /// Queues a note again for work the engine itself moves or repeats (a rename overtook a
+    /// job, a note was found gone): a wait for another device, on the moved work or on work
+    /// already queued for the note, is kept (the later of the two).
+    pub(crate) fn requeue_note(&self, path: &str, now: Millis, pay_after: Option<Millis>) -> Result<i64, StoreError> {
+        let waiting = self.store.queued_payload(&note_key(path))?.and_then(|payload| payload["payAfter"].as_i64());
+        self.enqueue_note_paying_after(path, now, pay_after.max(waiting))
+    }
+
     /// Queues a selection or typed text to remember.
     pub fn enqueue_text(&self, text: &TextToRemember, now: Millis) -> Result<i64, StoreError> {
         if text.text.trim().is_empty() {
@@ -247,7 +255,7 @@ impl<D: SqlDriver> Engine<D> {
             // device's memory if it did (a running job lands there by its fence).
             let pay_after = store.queued_payload(&note_key(old_path))?.and_then(|payload| payload["payAfter"].as_i64());
             if store.drop_jobs(&note_key(old_path))? > 0 {
-                self.enqueue_note_paying_after(new_path, now, pay_after)?;
+                self.requeue_note(new_path, now, pay_after)?;
             }
             Ok(())
         })

@@ -188,7 +188,7 @@ impl<D: SqlDriver> Engine<D> {
                     // renamed note is read again under its new path.
                     Err(_) if self.fences.landing(path, generation).as_deref() != Some(path) => {
                         if let Some(moved) = self.landing(path, generation, host.now())? {
-                            self.enqueue_note(&moved, host.now())?;
+                            self.requeue_note(&moved, host.now(), payload.pay_after)?;
                         }
                         Ok(Finished::Discarded)
                     }
@@ -299,13 +299,16 @@ impl<D: SqlDriver> Engine<D> {
         let Some(file) = file else {
             // Gone, or renamed before it was read: the renamed note is read under its new path.
             match self.fences.landing(queued_path, generation) {
-                Some(moved) if moved != queued_path => drop(self.enqueue_note(&moved, host.now())?),
+                Some(moved) if moved != queued_path => drop(self.requeue_note(&moved, host.now(), pay_after)?),
                 _ => {
                     for renamed in self.fences.renamed_from(queued_path) {
-                        self.enqueue_note(&renamed, host.now())?;
+                        self.requeue_note(&renamed, host.now(), pay_after)?;
                     }
                 }
             }
+            // What was paid for it stays a while for reuse: its text may come back under
+            // another name (a record a merge brought for a note renamed here, say).
+            self.keep_removed(path)?;
             self.store.remove_source(path)?;
             return Ok(Finished::Done);
         };
@@ -460,7 +463,7 @@ impl<D: SqlDriver> Engine<D> {
         let landing = self.fences.landing(path, generation);
         if landing.is_none() {
             for renamed in self.fences.renamed_from(path) {
-                self.enqueue_note(&renamed, now)?;
+                self.requeue_note(&renamed, now, None)?;
             }
         }
         Ok(landing)
@@ -472,7 +475,7 @@ impl<D: SqlDriver> Engine<D> {
         match self.landing(queued_path, generation, now)? {
             Some(path) if path == queued_path => Ok(Finished::Deferred(at)),
             Some(moved) => {
-                self.enqueue_note_paying_after(&moved, now, Some(at))?;
+                self.requeue_note(&moved, now, Some(at))?;
                 Ok(Finished::Discarded)
             }
             None => Ok(Finished::Discarded),
