@@ -37,6 +37,11 @@ export class QuietDelay {
 		this.waiting.set(path, { handle, due: this.now() + delayMs, payAfter });
 	}
 
+	/** When the note waiting under `path` may be paid for (null: at once); undefined when none waits. */
+	payAfterOf(path: string): number | null | undefined {
+		return this.waiting.get(path)?.payAfter;
+	}
+
 	/** Forgets a wait (the note was deleted); true when one was pending. */
 	cancel(path: string): boolean {
 		const wait = this.waiting.get(path);

@@ -106,11 +106,11 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 
 	// Obsidian reports every file as "created" while it loads the vault; listen only afterwards.
 	app.workspace.onLayoutReady(() => {
-		plugin.registerEvent(app.vault.on("create", (file) => file instanceof TFile && sync.fileChanged(file.path)));
+		plugin.registerEvent(app.vault.on("create", (file) => file instanceof TFile && sync.fileChanged(file.path, file.stat.size)));
 		plugin.registerEvent(app.vault.on("modify", (file) => file instanceof TFile && sync.fileChanged(file.path)));
 		plugin.registerEvent(
 			app.vault.on("delete", (file) => {
-				if (file instanceof TFile) sync.fileDeleted(file.path);
+				if (file instanceof TFile) sync.fileDeleted(file.path, file.stat.size);
 				else if (file instanceof TFolder) void sync.folderDeleted(file.path);
 			}),
 		);

@@ -39,6 +39,12 @@ export interface SyncRuntimePort {
 	changed(): void;
 }
 
+/**
+ * How long a note typed here and deleted before it was read is looked for under another name:
+ * a sync tool brings a rename made on another device as "deleted, created".
+ */
+const TYPED_GONE_MS = 60_000;
+
 export type BulkChoice = { kind: "start"; folders?: ReadonlySet<string> } | { kind: "pause" } | { kind: "cancel" };
 
 /** What the bulk dialog shows. */
@@ -99,6 +105,13 @@ export class VaultSync {
 	private stopped = false;
 	private readonly listeners = new Set<() => void>();
 	private cachedScope: { key: string; scope: NoteScope } | undefined;
+	/**
+	 * Sizes of notes typed here that were deleted while waiting to be read, with when: the
+	 * other device renamed a note this one had just written, before either remembered it. The
+	 * note that comes back with that size is still this device's to pay for — waiting for the
+	 * other device, which waits for this one, both would pay.
+	 */
+	private readonly typedGone = new Map<number, number>();
 
 	constructor(private readonly deps: VaultSyncDeps) {
 		this.quiet = new QuietDelay(deps.timers, deps.quietDelayMs, (path, payAfter) => void this.queueNote(path, payAfter));
@@ -156,15 +169,27 @@ export class VaultSync {
 
 	// ── Vault events ──────────────────────────────────────────────────────────────────────
 
-	/** A file was created or saved: queue it once it has been quiet for the delay. */
-	fileChanged(path: string): void {
+	/** A file was created or saved (`size` when known): queue it once it has been quiet for the delay. */
+	fileChanged(path: string, size?: number): void {
 		if (this.stopped || this.scope().pathExclusion(path) !== null) return;
 		this.scopePaths?.add(path);
-		this.quiet.touch(path, this.deps.payAfter?.(path) ?? null);
+		let payAfter = this.deps.payAfter?.(path) ?? null;
+		const now = Date.now();
+		const typedGoneAt = size === undefined ? undefined : this.typedGone.get(size);
+		if (payAfter !== null && size !== undefined && typedGoneAt !== undefined && now - typedGoneAt <= TYPED_GONE_MS) {
+			this.typedGone.delete(size);
+			payAfter = null;
+		}
+		this.quiet.touch(path, payAfter);
 	}
 
-	fileDeleted(path: string): void {
+	fileDeleted(path: string, size?: number): void {
 		if (this.stopped || this.scope().pathExclusion(path) !== null) return;
+		if (size !== undefined && this.quiet.payAfterOf(path) === null) {
+			const now = Date.now();
+			for (const [goneSize, at] of this.typedGone) if (now - at > TYPED_GONE_MS) this.typedGone.delete(goneSize);
+			this.typedGone.set(size, now);
+		}
 		this.quiet.cancel(path);
 		this.scopePaths?.delete(path);
 		this.contentExcluded.delete(path);

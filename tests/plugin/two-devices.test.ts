@@ -108,7 +108,11 @@ interface DatabaseVersion {
 async function databaseVersion(device: Device): Promise<DatabaseVersion | null> {
 	const bytes = await readableDatabase(device);
 	if (bytes === null) return null;
-	const { mtimeMs } = await fs.stat(device.ui.host.diskPath(databasePath(device.ui.host)));
+	// The plugin's save removes the old file before renaming the new one into place: caught
+	// between the two, the tool finds nothing to copy this time.
+	const stat = await fs.stat(device.ui.host.diskPath(databasePath(device.ui.host))).catch(() => null);
+	if (stat === null) return null;
+	const { mtimeMs } = stat;
 	return { bytes, digest: createHash("sha256").update(bytes).digest("hex"), mtimeMs };
 }
 

@@ -1,4 +1,4 @@
-// The vault sync's pure parts: the glob matcher, the scope rules, note metadata, the quiet delay and the bulk estimate.
+// The vault sync's pure parts: the glob matcher, the scope rules, note metadata, the quiet delay, the wait for other devices and the bulk estimate.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -8,7 +8,9 @@ import { metadataFromCache, metadataFromText } from "../../plugin/vault/note-met
 import { NoteScope, type ScopeRules } from "../../plugin/vault/note-scope";
 import { OtherDeviceWait } from "../../plugin/vault/other-device-wait";
 import { QuietDelay } from "../../plugin/vault/quiet-delay";
-import { FakeTimers } from "../support/fake-timers";
+import { type SyncFile, VaultSync } from "../../plugin/vault/vault-sync";
+import type { MemoryStore } from "../../plugin/core/memory-core-api";
+import { FakeTimers, drain } from "../support/fake-timers";
 
 test("glob: * stays in one folder, ** crosses folders, ? is one character", () => {
 	const match = (glob: string, path: string) => globToRegExp(glob).test(path);
@@ -125,8 +127,8 @@ test("quiet delay: rapid saves make one call, after the last save; renames and c
 	timers.advance(400);
 	delay.rename("f.md", "g.md");
 	timers.advance(500);
-	assert.deepEqual(quiet, ["a.md", "c.md"], "still quiet under the new name");
-	timers.advance(100);
+	assert.deepEqual(quiet, ["a.md", "c.md"], "a renamed note waits the quiet delay again");
+	timers.advance(500);
 	assert.deepEqual(quiet, ["a.md", "c.md", "g.md"]);
 	assert.equal(payAfters.get("g.md"), 60_000, "still waits for the other device before paying");
 	delay.touch("h.md", 60_000);
@@ -154,6 +156,56 @@ test("wait for other devices: typed notes are paid for at once, notes from elsew
 	assert.equal(wait.payAfter("c.md"), 163_000, "a mark older than the editor's save is not this device's");
 	waitMs = 0;
 	assert.equal(wait.payAfter("d.md"), null, "no wait set: paid for at once");
+});
+
+test("a note typed here and renamed on the other device before it was read is still paid for here", async () => {
+	const timers = new FakeTimers();
+	const queued = new Map<string, number | null | undefined>();
+	const store = {
+		enqueueNote: (path: string, payAfter?: number | null) => {
+			queued.set(path, payAfter);
+			return Promise.resolve(1);
+		},
+		removeNote: () => Promise.resolve({ memories: [], consolidations: [] }),
+	} as unknown as MemoryStore;
+	const files = new Map<string, SyncFile>();
+	const typedHere = new Set<string>();
+	const sync = new VaultSync({
+		vault: { files: () => files.values(), file: (path) => files.get(path) ?? null, readText: () => Promise.resolve(null), readBytes: () => Promise.resolve(null), metadata: () => null },
+		runtime: { store: () => store, kick: () => undefined, changed: () => undefined },
+		timers,
+		rules: () => RULES,
+		quietDelayMs: () => 1_000,
+		payAfter: (path) => (typedHere.has(path) ? null : 99_000),
+		bulkThreshold: () => 1_000,
+		maxNoteBytes: () => 1_000_000,
+		confirmBulk: () => Promise.resolve({ kind: "start" }),
+		notify: () => undefined,
+	});
+	const write = (path: string, size: number) => files.set(path, { path, mtime: 1, size });
+	// Written here; the sync tool brings the other device's rename of it before it was read.
+	typedHere.add("New.md");
+	write("New.md", 120);
+	sync.fileChanged("New.md", 120);
+	files.delete("New.md");
+	sync.fileDeleted("New.md", 120);
+	write("Moved/New.md", 120);
+	sync.fileChanged("Moved/New.md", 120);
+	// Another note from elsewhere, of another size, waits for the other device as usual.
+	write("Other.md", 77);
+	sync.fileChanged("Other.md", 77);
+	timers.advance(1_000);
+	await drain();
+	assert.equal(queued.get("Moved/New.md"), null, "this device wrote it: paid for at once");
+	assert.equal(queued.get("Other.md"), 99_000, "from elsewhere: paid for after the wait");
+	assert.ok(!queued.has("New.md"));
+	// Once only: a second note of that size from elsewhere waits.
+	write("Again.md", 120);
+	sync.fileChanged("Again.md", 120);
+	timers.advance(1_000);
+	await drain();
+	assert.equal(queued.get("Again.md"), 99_000);
+	sync.stop();
 });
 
 test("bulk estimate wording: dollars and folders", () => {
