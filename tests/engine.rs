@@ -247,8 +247,8 @@ fn edits_cost_one_call_per_changed_chunk_renames_and_unchanged_notes_none() {
     assert_eq!(memory_count(&engine), 0);
 }
 
-#[test]
-fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does() {
+/// `Projects/lighthouse.md`, remembered with one call; its text.
+fn lighthouse_remembered() -> (TestHost, TestEngine, &'static str) {
     let host = TestHost::new(NOW);
     host.bedrock.respond_with(fake_model::answer);
     let text = "# Lighthouse\n\nThe lighthouse plan needs four keepers and a new lamp.\n";
@@ -257,6 +257,12 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
     engine.enqueue_note("Projects/lighthouse.md", NOW).unwrap();
     work(&host, &engine);
     assert_eq!(requests_with_tool(&host, "record_memory").len(), 1);
+    (host, engine, text)
+}
+
+#[test]
+fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does() {
+    let (host, engine, text) = lighthouse_remembered();
     let original = engine.list_memories(&MemoryFilter::default()).unwrap().remove(0);
 
     // A sync tool (or another program) moves it: the new note arrives before the old one's delete.
@@ -323,14 +329,7 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
 #[test]
 fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is_done_at_once() {
     const WAIT: Millis = 120_000;
-    let host = TestHost::new(NOW);
-    host.bedrock.respond_with(fake_model::answer);
-    let text = "# Lighthouse\n\nThe lighthouse plan needs four keepers and a new lamp.\n";
-    host.write("Projects/lighthouse.md", text);
-    let engine = start(&host, &[]);
-    engine.enqueue_note("Projects/lighthouse.md", NOW).unwrap();
-    work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1);
+    let (host, engine, text) = lighthouse_remembered();
     host.bedrock.forget_requests();
 
     // The other device renamed it: here it arrives as "deleted, created". This device holds the
