@@ -1,4 +1,4 @@
-// `npm test`: every test of the project, in layers — the Rust core natively, then a fresh
+// `npm test`: every test of the project, in layers — the Rust core natively and its lint, then a fresh
 // build, then the TypeScript suites against it, then the project's lint and the Obsidian
 // review's lint (its published config, unmodified, no warning allowed).
 
@@ -9,6 +9,11 @@ const steps = [
 	// With the `cli` feature: the native command's modules are tested too, and its binary is
 	// built for the TypeScript suites that run it against the plugin's database.
 	["Rust core (cargo test)", "cargo", ["test", "--quiet", "--features", "cli"]],
+	// Clippy holds what review alone would not: `clippy.toml` forbids the clock calls that panic in
+	// WebAssembly, and every warning fails the run.
+	["Rust lint (cargo clippy --all-targets --all-features -D warnings)", "cargo", ["clippy", "--quiet", "--all-targets", "--all-features", "--", "-D", "warnings"]],
+	// The facade (`src/wasm/`) exists only for WebAssembly: lint it there too.
+	["Rust lint of the WebAssembly build (cargo clippy --target wasm32-unknown-unknown)", "cargo", ["clippy", "--quiet", "--target", "wasm32-unknown-unknown", "--lib", "--", "-D", "warnings"]],
 	["The memory-agent command (cargo build)", "cargo", ["build", "--quiet", "--features", "cli", "--bin", "memory-agent"]],
 	["Build (WebAssembly + main.js)", process.execPath, ["scripts/build.mjs"]],
 	["TypeScript suites (node --test)", process.execPath, ["scripts/run-ts-tests.mjs"]],

@@ -19,7 +19,7 @@
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use crate::words::{fold, words};
+use crate::words::{fold, is_thai_mark, words};
 
 /// Bumped when `index_terms` would give other terms for the same text.
 pub const STEMS_VERSION: u32 = 1;
@@ -118,11 +118,6 @@ fn kind_of(c: char) -> Kind {
         }
         _ => Kind::Spaced,
     }
-}
-
-/// Thai and Lao vowel and tone marks: the tokenizer splits words at them.
-pub fn is_thai_mark(c: char) -> bool {
-    matches!(c as u32, 0x0E31 | 0x0E34..=0x0E3A | 0x0E47..=0x0E4E | 0x0EB1 | 0x0EB4..=0x0EBC | 0x0EC8..=0x0ECD)
 }
 
 /// A word split where its script changes ("Obsidian的插件" → "Obsidian", "的插件").

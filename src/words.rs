@@ -78,7 +78,7 @@ fn split_words(text: &str, mut each: impl FnMut(String)) {
                 && chars[index - 1].is_ascii_digit()
                 && chars.get(index + 1).is_some_and(char::is_ascii_digit);
             // Combining marks (decomposed Vietnamese, Thai tone marks) belong to their letter.
-            let mark = ('\u{300}'..='\u{36f}').contains(&here) || crate::stems::is_thai_mark(here);
+            let mark = ('\u{300}'..='\u{36f}').contains(&here) || is_thai_mark(here);
             if here.is_alphanumeric() || joins_digits || mark {
                 index += 1;
             } else {
@@ -377,6 +377,12 @@ pub fn is_stop_word(word: &Word, script: Script, position: usize) -> bool {
         return true;
     }
     script == Script::VietnameseFolded && VIETNAMESE_FOLDED.contains(&word.lower.as_str())
+}
+
+/// Thai and Lao vowel and tone marks: the tokenizer splits words at them (and `stems` leaves
+/// them out of character pairs).
+pub fn is_thai_mark(c: char) -> bool {
+    matches!(c as u32, 0x0E31 | 0x0E34..=0x0E3A | 0x0E47..=0x0E4E | 0x0EB1 | 0x0EB4..=0x0EBC | 0x0EC8..=0x0ECD)
 }
 
 #[cfg(test)]
