@@ -77,7 +77,9 @@ pub struct Memory {
     pub source_path: String,
     pub source_kind: SourceKind,
     pub position: Position,
-    /// The text the memory was made from, kept so it can be re-extracted later.
+    /// For a selection or typed text, the text itself (it exists nowhere else). For a note's
+    /// chunk, the text only while the memory is being made and searched for keywords: the store
+    /// keeps a few of its words (`keywords`), and the note stays the place of its text.
     pub raw_text: String,
     pub summary: String,
     pub entities: Vec<Entity>,

@@ -1,7 +1,7 @@
 //! The plugin's host object, seen from Rust: HTTP through Obsidian's `requestUrl`, the
 //! clock (`Date.now()` and `setTimeout`), the vault's files, the time zone, progress.
 //!
-//! The plugin passes one JS object with these methods (see `plugin/core/host.ts`); every
+//! The plugin passes one JS object with these methods (built in `plugin/worker/core-service.ts`, `CoreService.host`); every
 //! promise is awaited here through `wasm-bindgen-futures`.
 
 use js_sys::{Object, Promise, Reflect, Uint8Array};
