@@ -417,7 +417,9 @@ impl Gathered<'_> {
     /// searches cover every memory; these are the scope's own filler).
     fn add_filler<D: SqlDriver>(&mut self, store: &Store<D>, pool: u32) -> Result<(), StoreError> {
         let (recent, important) = match self.context.scope {
-            Some(scope) => (store.memories_in_scope(scope, false, pool)?, store.memories_in_scope(scope, true, pool / 4)?),
+            Some(scope) => {
+                (store.memories_in_scope(scope, false, pool)?, store.memories_in_scope(scope, true, pool / 4)?)
+            }
             None => (store.recent_memories(pool)?, store.important_memories(pool / 4)?),
         };
         for memory in recent {
