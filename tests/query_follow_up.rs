@@ -6,13 +6,14 @@ mod support;
 
 use std::rc::Rc;
 
-use memory_agent::agents::query::EarlierTurn;
+use memory_agent::agents::query::{AnswerPiece, EarlierTurn};
 use memory_agent::domain::{Memory, Millis};
 use memory_agent::engine::Engine;
 use memory_agent::store::open_from_bytes;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use serde_json::Value;
 use support::fake_model::{self, user_text};
+use support::scripted_transport::Scripted;
 use support::small_talk::SMALL_TALK;
 use support::test_host::TestHost;
 use support::virtual_time::run;
@@ -113,4 +114,65 @@ fn forgotten_memories_and_long_conversations_stay_within_the_budget() {
     assert_eq!(messages[0]["content"][0]["text"], "Question: Question number 4?");
     assert!(messages[1]["content"][0]["text"].as_str().unwrap().chars().count() <= 2_000, "answers are cut");
     assert!(!user_text(&body).contains("m-forgotten"), "an id no longer stored is left out");
+}
+
+#[test]
+fn grouped_repeated_and_unknown_citations_become_numbered_pieces_and_go_back_grouped() {
+    let host = TestHost::new(NOW);
+    // Cites both Carol memories in one bracket, one of them again, an id that does not exist,
+    // and a stored memory the prompt did not carry: only what the model was given is a citation.
+    host.bedrock.respond_with(|request| {
+        let body: Value = serde_json::from_str(&request.body).unwrap();
+        let prompt = user_text(&body);
+        let not_given = (0..300).map(|n| format!("m-{n:010x}")).find(|id| !prompt.contains(id.as_str())).unwrap();
+        Scripted::text(&format!(
+            "Carol owns the plan and moved the review [memory:m-00000ca701, memory:m-00000ca702]. \
+             She owns it [memory:m-00000ca701; memory:m-0000000bad]. Also [memory:{not_given}]."
+        ))
+    });
+    let engine = start();
+    let (e, h) = (engine.clone(), host.clone());
+    let answer = run(&host.clock, async move {
+        e.ask_follow_up(&h, "Who owns the hiring plan and when is the review?", &[], &Default::default(), false)
+            .await
+            .unwrap()
+    });
+    let text = |text: &str| AnswerPiece::Text { text: text.into() };
+    let cite = |number: usize| AnswerPiece::Citation { number };
+    assert_eq!(
+        answer.pieces,
+        vec![
+            text("Carol owns the plan and moved the review "),
+            cite(1),
+            cite(2),
+            text(". She owns it "),
+            cite(1),
+            text(". Also."),
+        ]
+    );
+    let cited: Vec<(usize, &str, &str)> = answer
+        .citations
+        .iter()
+        .map(|citation| (citation.number, citation.id.as_str(), citation.summary.as_str()))
+        .collect();
+    assert_eq!(
+        cited,
+        vec![
+            (1, "m-00000ca701", "Carol will own the hiring plan."),
+            (2, "m-00000ca702", "Carol moved the hiring review to March.")
+        ]
+    );
+    assert_eq!(answer.unknown_citations.len(), 2, "{:?}", answer.unknown_citations);
+    assert_eq!(answer.unknown_citations[0], "m-0000000bad");
+
+    // As an earlier turn, the answer goes back with its citations grouped as the prompt asks.
+    let earlier = vec![EarlierTurn { question: "Who owns it?".into(), answer: answer.answer.clone(), cited: vec![] }];
+    assert_eq!(
+        answer.answer,
+        "Carol owns the plan and moved the review [memory:m-00000ca701, memory:m-00000ca702]. \
+         She owns it [memory:m-00000ca701]. Also."
+    );
+    host.bedrock.respond_with(fake_model::answer);
+    let body = follow_up(&host, &engine, "and since when?", earlier);
+    assert_eq!(body["messages"][1]["content"][0]["text"], answer.answer.as_str());
 }

@@ -6,6 +6,7 @@ import type { CoreArgs, CoreMethod, CoreResult } from "../worker/protocol";
 import type { CoreClient } from "./core-client";
 
 export type {
+	AnswerPiece,
 	Citation,
 	Compaction,
 	ConnectionCheck,

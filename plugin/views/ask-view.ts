@@ -6,7 +6,7 @@ import { ItemView, MarkdownRenderer, Notice, Platform, type TFile, type Workspac
 import { errorCode, errorMessage } from "../core/core-error";
 import type { Citation, EarlierTurn, Memory, QueryAnswer, QuestionScope } from "../core/memory-core-api";
 import { notesWithTag } from "../vault/vault-index";
-import { type SourcePlace, answerWithWikiLinks, citationKey, numberCitations, splitCitations } from "./citations";
+import { type SourcePlace, answerParts, answerWithWikiLinks, citationKey, markdownWithMarks, splitAtMarks } from "./citations";
 import { answerCostText, consideredText, plannedText } from "./considered-text";
 import { type SavedTurn, conversationFileName, conversationToMarkdown } from "./conversation-note";
 import { type ErrorAdvice, adviceFor, connectionAdvice } from "./error-advice";
@@ -27,8 +27,6 @@ export interface AskViewDeps {
 	/** Shows the status bar's line in `el` too (a phone has no status bar); returns the undo. */
 	mirrorStatus(el: HTMLElement): () => void;
 }
-
-type Numbered = Map<string, { number: number; citation: Citation }>;
 
 /** The core refused a question that may pass a spending limit; the user decides. */
 const OVER_LIMIT = "budget.over_limit";
@@ -249,6 +247,7 @@ export class AskMemoryView extends ItemView {
 			await this.renderAnswer(answerEl, answer);
 			if (answer.askedModel) {
 				const cited = answer.citations.filter((citation) => citation.kind === "memory").map((citation) => citation.id);
+				// The core's text of the pieces, with markers: what the model reads back in a follow-up.
 				this.turns.push({ question: text, answer: answer.answer, cited });
 				this.lastAnswer = answer;
 				if (this.saved.length === 0) this.startedAt = Date.now();
@@ -289,10 +288,10 @@ export class AskMemoryView extends ItemView {
 		const { memory } = this.deps;
 		const store = memory.store();
 		if (store === undefined) throw new NotReadyError({ title: memory.describe(), detail: "", next: "retry" });
-		if ((await store.status()).memories > 0) {
-			const issue = memory.connectionIssue();
-			if (issue !== null) throw new NotReadyError(connectionAdvice(issue));
-		}
+		// The last pushed status says whether the model will be needed: no round trip to the
+		// worker (which may be busy remembering) before the question leaves.
+		const issue = memory.connectionIssue();
+		if (issue !== null && (memory.status()?.memories ?? 1) > 0) throw new NotReadyError(connectionAdvice(issue));
 		const scope = await this.resolveScope();
 		if (typeof scope === "string") throw new NotReadyError({ title: scope, detail: "", next: "none" });
 		this.memoriesById.clear();
@@ -312,16 +311,16 @@ export class AskMemoryView extends ItemView {
 	}
 
 	private async renderAnswer(answerEl: HTMLElement, answer: QueryAnswer): Promise<void> {
-		const numbered = numberCitations(answer.citations);
 		this.sessionCitations.push(...answer.citations);
 		const body = answerEl.createDiv({ cls: "memory-agent-answer-body markdown-rendered" });
-		await MarkdownRenderer.render(this.app, inertMarkdown(answer.answer), body, "", this);
+		const { markdown, groups } = markdownWithMarks(answerParts(answer.pieces, answer.citations));
+		await MarkdownRenderer.render(this.app, inertMarkdown(markdown), body, "", this);
 		replaceRemoteMedia(body);
-		this.linkCitations(body, numbered, answerEl);
+		this.linkCitations(body, groups, answerEl);
 
-		if (numbered.size > 0) {
+		if (answer.citations.length > 0) {
 			const sources = answerEl.createEl("ol", { cls: "memory-agent-sources" });
-			for (const { number, citation } of numbered.values()) this.renderSource(sources, number, citation);
+			for (const citation of answer.citations) this.renderSource(sources, citation);
 		}
 		const footer = answerEl.createDiv({ cls: "memory-agent-answer-footer" });
 		const considered = consideredText(answer);
@@ -334,46 +333,45 @@ export class AskMemoryView extends ItemView {
 		copy.addEventListener("click", () => void this.copy(answer, copy));
 	}
 
-	/** Replaces `[memory:ID]` markers in the rendered answer's text with numbered links. */
-	private linkCitations(body: HTMLElement, numbered: Numbered, answerEl: HTMLElement): void {
+	/** Replaces the marks `markdownWithMarks` left in the rendered answer with numbered links, one group per mark. */
+	private linkCitations(body: HTMLElement, groups: readonly Citation[][], answerEl: HTMLElement): void {
 		const walker = body.ownerDocument.createTreeWalker(body, 4 /* NodeFilter.SHOW_TEXT */);
 		const texts: Text[] = [];
-		for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
-			if (node.parentElement?.closest("code, pre") === null) texts.push(node as Text);
-		}
+		for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) texts.push(node as Text);
 		for (const node of texts) {
-			const pieces = splitCitations(node.data);
-			if (pieces.length === 1 && "text" in pieces[0]!) continue;
+			const split = splitAtMarks(node.data);
 			const parent = node.parentElement;
-			if (parent === null) continue;
-			for (const piece of pieces) {
-				if ("text" in piece) {
-					node.before(piece.text);
+			if ((split.length === 1 && typeof split[0] === "string") || parent === null) continue;
+			for (const part of split) {
+				if (typeof part === "string") {
+					node.before(part);
 					continue;
 				}
-				const entry = numbered.get(citationKey(piece.kind, piece.id));
-				if (entry === undefined) continue;
 				// createEl appends to the parent; before() then moves the mark to where the marker was.
 				const sup = parent.createEl("sup", { cls: "memory-agent-cite-mark" });
 				node.before(sup);
-				const link = sup.createEl("a", {
-					cls: ["memory-agent-cite", `is-${entry.citation.kind}`],
-					text: String(entry.number),
-					href: "#",
-					attr: { "data-citation": citationKey(piece.kind, piece.id), "aria-label": entry.citation.summary },
-				});
-				link.addEventListener("click", (event) => {
-					event.preventDefault();
-					void this.follow(entry.citation, answerEl);
-				});
+				for (const citation of groups[part] ?? []) this.citeLink(sup, citation, answerEl);
 			}
 			node.remove();
 		}
 	}
 
+	private citeLink(sup: HTMLElement, citation: Citation, answerEl: HTMLElement): void {
+		const link = sup.createEl("a", {
+			cls: ["memory-agent-cite", `is-${citation.kind}`],
+			text: String(citation.number),
+			href: "#",
+			attr: { "data-citation": citationKey(citation.kind, citation.id), "aria-label": citation.summary },
+		});
+		link.addEventListener("click", (event) => {
+			event.preventDefault();
+			void this.follow(citation, answerEl);
+		});
+	}
+
 	/** One numbered entry under the answer: the cited memory or insight, clickable. */
-	private renderSource(list: HTMLElement, number: number, citation: Citation): void {
-		const item = list.createEl("li", { cls: ["memory-agent-source", `is-${citation.kind}`], attr: { value: String(number), "data-citation": citationKey(citation.kind, citation.id) } });
+	private renderSource(list: HTMLElement, citation: Citation): void {
+		const item = list.createEl("li", { cls: ["memory-agent-source", `is-${citation.kind}`], attr: { value: String(citation.number), "data-citation": citationKey(citation.kind, citation.id) } });
 		if (citation.kind === "memory") {
 			this.sourceLink(item, citation.summary, citation);
 			return;
@@ -461,7 +459,7 @@ export class AskMemoryView extends ItemView {
 	private async asMarkdown(answer: QueryAnswer): Promise<string> {
 		const insightSources = answer.citations.filter((citation) => citation.kind === "consolidation").flatMap((citation) => citation.memoryIds);
 		const memories = insightSources.length > 0 ? await this.memories(insightSources) : new Map<string, Memory>();
-		return answerWithWikiLinks(answer.answer, answer.citations, (id) => {
+		return answerWithWikiLinks(answer, (id) => {
 			const found = memories.get(id);
 			return found === undefined ? undefined : placeOf(found);
 		});

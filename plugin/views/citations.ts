@@ -1,42 +1,33 @@
-// Citations in an answer: finding `[memory:ID]` / `[consolidation:ID]`, numbering them, and
-// turning them into note links (no Obsidian imports: unit-testable).
+// An answer's pieces as the core sends them (Markdown text, and citations by number) drawn as
+// Markdown with note links, or with marks the panel turns into numbered links (no Obsidian
+// imports: unit-testable). The core reads the model's citation markers; nothing here does.
 
-import type { Citation } from "../core/memory-core-api";
-
-/** One citation marker as the core writes it into an answer. */
-export const CITATION_PATTERN = /\[(memory|consolidation):([^\]\s]+)\]/g;
+import type { AnswerPiece, Citation, QueryAnswer } from "../core/memory-core-api";
 
 export type CitationKind = Citation["kind"];
 
-/** A piece of answer text: plain text, or a citation marker. */
-export type AnswerPiece = { text: string } | { kind: CitationKind; id: string };
+/** A part of an answer to draw: Markdown text, or the citations cited together at one place. */
+export type AnswerPart = { text: string } | { cited: Citation[] };
 
-/** Splits `text` at citation markers, keeping both. */
-export function splitCitations(text: string): AnswerPiece[] {
-	const pieces: AnswerPiece[] = [];
-	let last = 0;
-	for (const match of text.matchAll(CITATION_PATTERN)) {
-		const at = match.index;
-		if (at > last) pieces.push({ text: text.slice(last, at) });
-		pieces.push({ kind: match[1] as CitationKind, id: match[2] ?? "" });
-		last = at + match[0].length;
+/** The pieces with adjacent citations gathered: `[memory:a, memory:b]` is one place citing two. */
+export function answerParts(pieces: readonly AnswerPiece[], citations: readonly Citation[]): AnswerPart[] {
+	const parts: AnswerPart[] = [];
+	for (const piece of pieces) {
+		if (piece.kind === "text") {
+			parts.push({ text: piece.text });
+			continue;
+		}
+		const citation = citations[piece.number - 1];
+		if (citation === undefined) continue;
+		const last = parts[parts.length - 1];
+		if (last !== undefined && "cited" in last) last.cited.push(citation);
+		else parts.push({ cited: [citation] });
 	}
-	if (last < text.length) pieces.push({ text: text.slice(last) });
-	return pieces;
+	return parts;
 }
 
 export function citationKey(kind: CitationKind, id: string): string {
 	return `${kind}:${id}`;
-}
-
-/** The number each cited item gets ([1], [2] …), in the order the core listed them (first citation first). */
-export function numberCitations(citations: readonly Citation[]): Map<string, { number: number; citation: Citation }> {
-	const numbered = new Map<string, { number: number; citation: Citation }>();
-	for (const citation of citations) {
-		const key = citationKey(citation.kind, citation.id);
-		if (!numbered.has(key)) numbered.set(key, { number: numbered.size + 1, citation });
-	}
-	return numbered;
 }
 
 /** Where a memory came from, enough to open it or link to it. */
@@ -63,36 +54,57 @@ export function linkText(place: SourcePlace): string | null {
 }
 
 /**
- * The answer for the clipboard: each citation becomes `[[note#heading]]` link(s). An insight
- * becomes links to the memories it connects (`sourcesOf` finds them); typed text, which has no
- * note, is dropped.
+ * The answer for the clipboard or a note: each citation becomes `[[note#heading]]` link(s). An
+ * insight becomes links to the memories it connects (`sourcesOf` finds them); typed text, which
+ * has no note, is dropped. Citations cited together give each link once.
  */
 export function answerWithWikiLinks(
-	answer: string,
-	citations: readonly Citation[],
+	answer: Pick<QueryAnswer, "pieces" | "citations">,
 	sourcesOf: (memoryId: string) => SourcePlace | undefined,
 ): string {
-	const byKey = numberCitations(citations);
-	const links = (kind: CitationKind, id: string): string[] => {
-		const citation = byKey.get(citationKey(kind, id))?.citation;
-		if (kind === "memory") {
-			const place = citation ?? sourcesOf(id);
-			const link = place === undefined ? null : linkText(place);
-			return link === null ? [] : [link];
-		}
-		const memoryIds = citation?.memoryIds ?? [];
-		return memoryIds.flatMap((memoryId) => {
-			const place = sourcesOf(memoryId);
-			const link = place === undefined ? null : linkText(place);
-			return link === null ? [] : [link];
-		});
+	const linkOf = (place: SourcePlace | undefined): string[] => {
+		const link = place === undefined ? null : linkText(place);
+		return link === null ? [] : [link];
 	};
-	return splitCitations(answer)
-		.map((piece) => {
-			if ("text" in piece) return piece.text;
-			const unique = [...new Set(links(piece.kind, piece.id))];
-			return unique.map((link) => `[[${link}]]`).join(" ");
-		})
+	const links = (citation: Citation): string[] =>
+		citation.kind === "memory" ? linkOf(citation) : citation.memoryIds.flatMap((memoryId) => linkOf(sourcesOf(memoryId)));
+	return answerParts(answer.pieces, answer.citations)
+		.map((part) => ("text" in part ? part.text : [...new Set(part.cited.flatMap(links))].map((link) => `[[${link}]]`).join(" ")))
 		.join("")
 		.trim();
+}
+
+/** Private-use characters around a mark's index: no model text or Markdown syntax uses them. */
+const MARK_OPEN = "\uE000";
+const MARK_CLOSE = "\uE001";
+const MARK = /\uE000(\d+)\uE001/g;
+const MARK_CHARACTERS = /[\uE000\uE001]/g;
+
+/**
+ * The answer as Markdown for the panel's renderer, each place of citations written as a mark
+ * that `splitAtMarks` finds again in the rendered text; `groups[i]` are the citations of mark `i`.
+ */
+export function markdownWithMarks(parts: readonly AnswerPart[]): { markdown: string; groups: Citation[][] } {
+	const groups: Citation[][] = [];
+	const markdown = parts
+		.map((part) => {
+			if ("text" in part) return part.text.replace(MARK_CHARACTERS, "");
+			groups.push(part.cited);
+			return `${MARK_OPEN}${groups.length - 1}${MARK_CLOSE}`;
+		})
+		.join("");
+	return { markdown, groups };
+}
+
+/** Rendered text split at the marks `markdownWithMarks` wrote: text, or the index of a group. */
+export function splitAtMarks(text: string): Array<string | number> {
+	const split: Array<string | number> = [];
+	let last = 0;
+	for (const match of text.matchAll(MARK)) {
+		if (match.index > last) split.push(text.slice(last, match.index));
+		split.push(Number(match[1]));
+		last = match.index + match[0].length;
+	}
+	if (last < text.length) split.push(text.slice(last));
+	return split;
 }

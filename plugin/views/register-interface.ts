@@ -14,6 +14,7 @@ export function registerInterface(plugin: Plugin, context: PluginContext): void 
 	const { app, runtime } = context;
 	const memory: MemoryPort = {
 		store: () => runtime.store(),
+		status: () => runtime.status(),
 		changed: () => runtime.changed(),
 		kick: () => runtime.runner.kick(),
 		describe: () => runtime.describe(),

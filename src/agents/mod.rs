@@ -5,6 +5,7 @@
 //! comes back; an invalid answer is retried once with the reason, then the agent fails.
 //! Nothing half-made ever reaches the store: agents return values, the engine stores them.
 
+pub mod answer_pieces;
 pub mod consolidate;
 mod fence;
 pub mod ingest;

@@ -6,21 +6,26 @@
 //! offers a `more_memories` tool: if the model calls it (it may, once), the memories it
 //! asks for are fetched (`select::select_more`), added after the cache point, and the
 //! question is asked again without the tool. The first pass then keeps a fifth of the
-//! budget free for them, so the total stays within the budget. After the answer, every
-//! cited id is checked against the store: unknown ids are removed from the text and
-//! reported; known ones come back with where they came from.
+//! budget free for them, so the total stays within the budget. The answer is read once into
+//! pieces (`answer_pieces`): only what was given to the model for this question can be
+//! cited; other ids are removed from the text and reported; cited ones come back numbered,
+//! with where they came from.
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::answer_pieces::AnswerPiece;
+use super::answer_pieces::{parse_answer, render_pieces, CitedKind, Reference};
 use super::fence::fenced;
 use super::planner::{plan_from_tool, plan_question, search_plan_schema};
 use super::{cached_if_worth_it, AgentError, Model};
 use crate::calendar::CalendarDate;
-use crate::domain::{ConsolidationId, MemoryId};
-use crate::llm::{ContentBlock, ConverseRequest, Message, Role, ToolSpec};
+use crate::domain::{Consolidation, Memory, MemoryId};
+use crate::llm::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, ToolSpec};
 use crate::select::{
     event_day, insight_line, line_cost, memory_line, select_context, select_more, DateOrder, NameCache, Packed,
-    SelectionRequest,
+    QueryPlan, Selection, SelectionRequest,
 };
 use crate::store::{MemoryScope, SqlDriver, Store};
 use crate::tokens::estimate_tokens;
@@ -162,6 +167,8 @@ const MAX_EARLIER_CITED: usize = 40;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Citation {
+    /// Its place in the answer's citation list, from 1: what its citation pieces say.
+    pub number: usize,
     /// `memory` or `consolidation`.
     pub kind: &'static str,
     pub id: String,
@@ -195,17 +202,50 @@ pub struct Considered {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QueryAnswer {
-    /// Markdown, with only valid citations left in it.
-    pub answer: String,
-    /// Each cited item once, in order of first citation.
+    /// The answer as Markdown text and numbered citations, in reading order: what every
+    /// renderer draws.
+    pub pieces: Vec<AnswerPiece>,
+    /// Each cited item once, in order of first citation: `citations[n - 1].number == n`.
     pub citations: Vec<Citation>,
-    /// Ids the model cited that do not exist; removed from the answer.
+    /// The pieces as the model reads them back as an earlier turn of a follow-up (each run of
+    /// citations one `[kind:ID, …]` bracket); made from `pieces` by `marked_text`, never shown.
+    pub answer: String,
+    /// Ids the model cited that were not given to it for this question; left out of the pieces.
     pub unknown_citations: Vec<String>,
     pub considered: Considered,
     /// Whether the model was called (not for an empty store).
     pub asked_model: bool,
     /// What the answer cost (set by the engine, which knows the prices).
     pub cost: Option<AnswerCost>,
+}
+
+impl QueryAnswer {
+    /// The answer when nothing was asked of the model.
+    fn without_model(text: &str, considered: Considered) -> Self {
+        let pieces = vec![AnswerPiece::Text { text: text.to_owned() }];
+        QueryAnswer {
+            answer: marked_text(&pieces, &[]),
+            pieces,
+            citations: vec![],
+            unknown_citations: vec![],
+            considered,
+            asked_model: false,
+            cost: None,
+        }
+    }
+}
+
+/// The pieces with each run of citations as one `[memory:a, consolidation:c]` bracket, the
+/// way the prompt asks the model to cite.
+fn marked_text(pieces: &[AnswerPiece], citations: &[Citation]) -> String {
+    render_pieces(pieces, |numbers| {
+        let cited: Vec<String> = numbers
+            .iter()
+            .filter_map(|number| citations.get(number - 1))
+            .map(|citation| format!("{}:{}", citation.kind, citation.id))
+            .collect();
+        format!("[{}]", cited.join(", "))
+    })
 }
 
 /// The tokens of an answer's model calls and their estimated price.
@@ -226,121 +266,255 @@ pub async fn answer<M: Model, D: SqlDriver>(
 ) -> Result<QueryAnswer, AgentError> {
     let status = store.status()?;
     if status.memories == 0 {
-        return Ok(QueryAnswer {
-            answer: NO_MEMORIES_ANSWER.into(),
-            citations: vec![],
-            unknown_citations: vec![],
-            considered: Considered { insights_total: status.insights as usize, ..Considered::default() },
-            asked_model: false,
-            cost: None,
-        });
+        let considered = Considered { insights_total: status.insights as usize, ..Considered::default() };
+        return Ok(QueryAnswer::without_model(NO_MEMORIES_ANSWER, considered));
     }
     let hint = if input.plan_question { plan_question(model, input.question, input.today).await } else { None };
-    let earlier = &input.earlier[input.earlier.len().saturating_sub(MAX_EARLIER_TURNS)..];
-    let history = earlier_messages(earlier);
-    let history_tokens: usize = history.iter().map(message_tokens).sum();
     let scope = input.scope.memories()?;
-    let mut carried = carried_memories(store, earlier, input.budget_tokens / 2)?;
-    // A scope set after the earlier turns holds for what they cited too.
-    carried.retain(|memory| scope.contains(&memory.source_path, event_day(memory, input.utc_offset_minutes)));
-    let carried_tokens: usize = carried.iter().map(line_cost).sum();
-    let whole = if input.second_pass { input.budget_tokens - input.budget_tokens / 5 } else { input.budget_tokens };
-    let first_budget = whole.saturating_sub(history_tokens + carried_tokens);
+    let conversation = Conversation::of(store, input, &scope)?;
     let passage = input.scope.passage();
+    let selection = select_for_question(store, input, hint.as_ref(), &conversation, passage.as_deref(), &scope)?;
+    let Selection { plan, packed, memories_total, insights_total } = selection;
+    let packed = with_carried(packed, conversation.carried);
+    let mut considered = Considered {
+        memories_total,
+        insights_total,
+        memories_packed: packed.memories.len(),
+        insights_packed: packed.insights.len(),
+        tokens_packed: packed.tokens,
+        reasons: packed.reasons.clone(),
+        planned_keywords: plan.planned,
+        scoped: scope.limits(),
+    };
+    let mut prompt = Prompt::new(model, input, &packed, passage.as_deref(), conversation.history);
+    let mut reply = model.converse(&prompt.request).await?;
+    let asked_for_more = reply.tool_calls.iter().find(|call| call.name == MORE_MEMORIES).map(|call| &call.input);
+    let mut more = None;
+    if let (true, Some(tool_input)) = (input.second_pass, asked_for_more) {
+        let fetched = fetch_more(store, input, &scope, &packed, tool_input)?;
+        considered.add_more(&fetched);
+        reply = prompt.ask_again(model, &fetched).await?;
+        more = Some(fetched);
+    }
+    Ok(resolved(&reply.text, [Some(&packed), more.as_ref()].into_iter().flatten(), considered))
+}
+
+/// What a question continues: the latest earlier turns as messages, and the memories they
+/// cited that still exist and lie inside the scope.
+struct Conversation<'a> {
+    earlier: &'a [EarlierTurn],
+    history: Vec<Message>,
+    carried: Vec<Memory>,
+}
+
+impl<'a> Conversation<'a> {
+    fn of<D: SqlDriver>(store: &Store<D>, input: &QueryInput<'a>, scope: &MemoryScope) -> Result<Self, AgentError> {
+        let earlier = &input.earlier[input.earlier.len().saturating_sub(MAX_EARLIER_TURNS)..];
+        let mut carried = carried_memories(store, earlier, input.budget_tokens / 2)?;
+        // A scope set after the earlier turns holds for what they cited too.
+        carried.retain(|memory| scope.contains(&memory.source_path, event_day(memory, input.utc_offset_minutes)));
+        Ok(Conversation { earlier, history: earlier_messages(earlier), carried })
+    }
+
+    /// The prompt tokens the earlier turns and their memories take.
+    fn tokens(&self) -> usize {
+        self.history.iter().map(message_tokens).sum::<usize>() + self.carried.iter().map(line_cost).sum::<usize>()
+    }
+}
+
+/// The memories and insights chosen for the question, within what the conversation and the
+/// passage leave of the budget (less the fifth a second pass keeps free).
+fn select_for_question<D: SqlDriver>(
+    store: &Store<D>,
+    input: &QueryInput<'_>,
+    hint: Option<&QueryPlan>,
+    conversation: &Conversation<'_>,
+    passage: Option<&str>,
+    scope: &MemoryScope,
+) -> Result<Selection, AgentError> {
+    let whole = if input.second_pass { input.budget_tokens - input.budget_tokens / 5 } else { input.budget_tokens };
+    let passage_tokens = passage.map_or(0, estimate_tokens);
+    let budget = whole.saturating_sub(conversation.tokens()).saturating_sub(passage_tokens);
     // Latest first: "and when was that?" is about what was asked just before. A passage the
     // question is about comes first of all: "what else do I know about this?"
     let earlier_questions: Vec<&str> =
-        passage.as_deref().into_iter().chain(earlier.iter().rev().map(|turn| turn.question.as_str())).collect();
-    let passage_tokens = passage.as_deref().map_or(0, estimate_tokens);
-    let first_budget = first_budget.saturating_sub(passage_tokens);
-    let selection = select_context(
+        passage.into_iter().chain(conversation.earlier.iter().rev().map(|turn| turn.question.as_str())).collect();
+    Ok(select_context(
         store,
         &SelectionRequest {
             question: input.question,
             today: input.today,
             utc_offset_minutes: input.utc_offset_minutes,
             date_order: input.date_order,
-            budget_tokens: first_budget,
+            budget_tokens: budget,
             names: input.names,
-            hint: hint.as_ref(),
+            hint,
             earlier: &earlier_questions,
-            scope: Some(&scope),
+            scope: Some(scope),
         },
-    )?;
-    let packed = with_carried(selection.packed, carried);
-    let mut considered = Considered {
-        memories_total: selection.memories_total,
-        insights_total: selection.insights_total,
-        memories_packed: packed.memories.len(),
-        insights_packed: packed.insights.len(),
-        tokens_packed: packed.tokens,
-        reasons: packed.reasons.clone(),
-        planned_keywords: selection.plan.planned.clone(),
-        scoped: scope.limits(),
-    };
-    let memories_block = ContentBlock::Text(fenced("memories", &context(&packed)));
-    let question = format!(
-        "{}Today is {}.\n\nQuestion: {}",
-        scope_preamble(input.scope, passage.as_deref()),
-        input.today,
-        input.question.trim()
-    );
-    let mut system = SYSTEM.to_owned();
-    if input.second_pass {
-        system.push_str(SECOND_PASS_RULE);
+    )?)
+}
+
+impl Considered {
+    /// Counts what a second pass added.
+    fn add_more(&mut self, more: &Packed) {
+        self.memories_packed += more.memories.len();
+        self.insights_packed += more.insights.len();
+        self.tokens_packed += more.tokens;
+        self.reasons.extend(more.reasons.iter().map(|(label, count)| (format!("more:{label}"), *count)));
     }
-    // The memories are read again only by a second pass: only then is caching them worth the
-    // write (1.25× the input price), and only when they reach the model's minimum.
-    let prefix = estimate_tokens(&system) + considered.tokens_packed;
-    let memories = if input.second_pass {
-        cached_if_worth_it(model, vec![memories_block.clone()], prefix)
-    } else {
-        vec![memories_block.clone()]
-    };
-    let mut messages = history;
-    messages.push(Message {
-        role: Role::User,
-        content: memories.iter().cloned().chain([ContentBlock::Text(question.clone())]).collect(),
-    });
-    let mut request = ConverseRequest {
-        system: vec![ContentBlock::Text(system)],
-        messages,
-        max_tokens: input.max_answer_tokens,
-        temperature: Some(0.2),
-        forced_tool: None,
-        offered_tools: if input.second_pass { vec![more_memories_tool()] } else { vec![] },
-    };
-    let mut reply = model.converse(&request).await?;
-    let asked_for_more = reply.tool_calls.iter().find(|call| call.name == MORE_MEMORIES).map(|call| call.input.clone());
-    if let (true, Some(tool_input)) = (input.second_pass, asked_for_more) {
-        let plan = plan_from_tool(&tool_input);
-        let exclude: Vec<MemoryId> = packed.memories.iter().map(|memory| memory.id.clone()).collect();
-        let room = input.budget_tokens.saturating_sub(packed.tokens);
-        let more = select_more(store, &plan, input.today, input.utc_offset_minutes, &exclude, room, Some(&scope))?;
-        considered.memories_packed += more.memories.len();
-        considered.insights_packed += more.insights.len();
-        considered.tokens_packed += more.tokens;
-        considered.reasons.extend(more.reasons.iter().map(|(label, count)| (format!("more:{label}"), *count)));
+}
+
+/// The question's request, and what asking it again after a second pass re-sends.
+struct Prompt {
+    request: ConverseRequest,
+    /// The memories block, with a cache point when it is worth one.
+    memories: Vec<ContentBlock>,
+    /// The last user text: the scope, the passage, today and the question.
+    question: String,
+}
+
+impl Prompt {
+    fn new<M: Model>(
+        model: &M,
+        input: &QueryInput<'_>,
+        packed: &Packed,
+        passage: Option<&str>,
+        history: Vec<Message>,
+    ) -> Self {
+        let memories_block = ContentBlock::Text(fenced("memories", &context(packed)));
+        let question = format!(
+            "{}Today is {}.\n\nQuestion: {}",
+            scope_preamble(input.scope, passage),
+            input.today,
+            input.question.trim()
+        );
+        let mut system = SYSTEM.to_owned();
+        if input.second_pass {
+            system.push_str(SECOND_PASS_RULE);
+        }
+        // The memories are read again only by a second pass: only then is caching them worth the
+        // write (1.25× the input price), and only when they reach the model's minimum.
+        let prefix = estimate_tokens(&system) + packed.tokens;
+        let memories = if input.second_pass {
+            cached_if_worth_it(model, vec![memories_block], prefix)
+        } else {
+            vec![memories_block]
+        };
+        let mut messages = history;
+        messages.push(Message {
+            role: Role::User,
+            content: memories.iter().cloned().chain([ContentBlock::Text(question.clone())]).collect(),
+        });
+        let request = ConverseRequest {
+            system: vec![ContentBlock::Text(system)],
+            messages,
+            max_tokens: input.max_answer_tokens,
+            temperature: Some(0.2),
+            forced_tool: None,
+            offered_tools: if input.second_pass { vec![more_memories_tool()] } else { vec![] },
+        };
+        Prompt { request, memories, question }
+    }
+
+    /// Asks again with the same tools, system prompt and memories (the cached prefix), the
+    /// memories the model asked for, and the instruction to answer now.
+    async fn ask_again<M: Model>(&mut self, model: &M, more: &Packed) -> Result<ConverseReply, AgentError> {
         let found = if more.memories.is_empty() && more.insights.is_empty() {
             "The search for more memories found nothing new.".to_owned()
         } else {
-            format!("More memories, fetched for this question:\n{}", fenced("memories", &context(&more)))
+            format!("More memories, fetched for this question:\n{}", fenced("memories", &context(more)))
         };
-        // Asked again with the same tools, system prompt and memories (the cached prefix), and
-        // told to answer now.
-        let ask = format!("{found}\n\n{question}\n\n{ANSWER_NOW}");
-        if let Some(last) = request.messages.last_mut() {
-            last.content = memories.into_iter().chain([ContentBlock::Text(ask)]).collect();
+        let ask = format!("{found}\n\n{}\n\n{ANSWER_NOW}", self.question);
+        if let Some(last) = self.request.messages.last_mut() {
+            last.content = self.memories.iter().cloned().chain([ContentBlock::Text(ask)]).collect();
         }
-        reply = model.converse(&request).await?;
-        if reply.text.trim().is_empty() {
-            // It asked for more again instead of answering: once more, without the tool.
-            request.offered_tools.clear();
-            reply = model.converse(&request).await?;
+        let reply = model.converse(&self.request).await?;
+        if !reply.text.trim().is_empty() {
+            return Ok(reply);
+        }
+        // It asked for more again instead of answering: once more, without the tool.
+        self.request.offered_tools.clear();
+        Ok(model.converse(&self.request).await?)
+    }
+}
+
+/// The memories the model asked for with `more_memories`, leaving out those it has, within
+/// the budget the first pass left.
+fn fetch_more<D: SqlDriver>(
+    store: &Store<D>,
+    input: &QueryInput<'_>,
+    scope: &MemoryScope,
+    packed: &Packed,
+    tool_input: &serde_json::Value,
+) -> Result<Packed, AgentError> {
+    let plan = plan_from_tool(tool_input);
+    let exclude: Vec<MemoryId> = packed.memories.iter().map(|memory| memory.id.clone()).collect();
+    let room = input.budget_tokens.saturating_sub(packed.tokens);
+    Ok(select_more(store, &plan, input.today, input.utc_offset_minutes, &exclude, room, Some(scope))?)
+}
+
+/// The answer's pieces and citations: only what was `given` to the model can be cited.
+fn resolved<'a>(text: &str, given: impl Iterator<Item = &'a Packed>, considered: Considered) -> QueryAnswer {
+    let mut citable: HashMap<Reference, Citation> = HashMap::new();
+    for packed in given {
+        for memory in &packed.memories {
+            citable.insert(Reference { kind: CitedKind::Memory, id: memory.id.0.clone() }, memory_citation(memory));
+        }
+        for insight in &packed.insights {
+            citable.insert(
+                Reference { kind: CitedKind::Consolidation, id: insight.id.0.clone() },
+                insight_citation(insight),
+            );
         }
     }
-    let (answer, citations, unknown_citations) = resolve_citations(store, &reply.text)?;
-    Ok(QueryAnswer { answer, citations, unknown_citations, considered, asked_model: true, cost: None })
+    let parsed = parse_answer(text, |reference| citable.contains_key(reference));
+    let citations: Vec<Citation> = parsed
+        .cited
+        .iter()
+        .enumerate()
+        .filter_map(|(at, reference)| {
+            citable.get(reference).map(|citation| Citation { number: at + 1, ..citation.clone() })
+        })
+        .collect();
+    debug_assert_eq!(citations.len(), parsed.cited.len(), "every cited item was citable");
+    QueryAnswer {
+        answer: marked_text(&parsed.pieces, &citations),
+        pieces: parsed.pieces,
+        citations,
+        unknown_citations: parsed.unknown,
+        considered,
+        asked_model: true,
+        cost: None,
+    }
+}
+
+fn memory_citation(memory: &Memory) -> Citation {
+    Citation {
+        number: 0,
+        kind: CitedKind::Memory.as_str(),
+        id: memory.id.0.clone(),
+        summary: memory.summary.clone(),
+        source_path: memory.source_path.clone(),
+        heading: memory.position.heading.clone(),
+        line_start: memory.position.line_start,
+        line_end: memory.position.line_end,
+        memory_ids: vec![],
+    }
+}
+
+fn insight_citation(insight: &Consolidation) -> Citation {
+    Citation {
+        number: 0,
+        kind: CitedKind::Consolidation.as_str(),
+        id: insight.id.0.clone(),
+        summary: insight.insight.clone(),
+        source_path: String::new(),
+        heading: None,
+        line_start: None,
+        line_end: None,
+        memory_ids: insight.memory_ids.iter().map(|id| id.0.clone()).collect(),
+    }
 }
 
 /// What the question is limited to and the passage it is about, before the question; empty
@@ -389,7 +563,7 @@ fn carried_memories<D: SqlDriver>(
     store: &Store<D>,
     earlier: &[EarlierTurn],
     room: usize,
-) -> Result<Vec<crate::domain::Memory>, AgentError> {
+) -> Result<Vec<Memory>, AgentError> {
     let mut ids: Vec<MemoryId> = Vec::new();
     for id in earlier.iter().rev().flat_map(|turn| turn.cited.iter()) {
         let id = MemoryId(id.clone());
@@ -410,7 +584,7 @@ fn carried_memories<D: SqlDriver>(
 }
 
 /// The selection with the memories carried from earlier turns first (each once).
-fn with_carried(mut packed: Packed, carried: Vec<crate::domain::Memory>) -> Packed {
+fn with_carried(mut packed: Packed, carried: Vec<Memory>) -> Packed {
     if carried.is_empty() {
         return packed;
     }
@@ -443,93 +617,4 @@ range of dates, by names of people, places or things, and/or by keywords. Call i
             .into(),
         input_schema: search_plan_schema(),
     }
-}
-
-/// Finds `[memory:ID]` / `[consolidation:ID]` citations (several may share one bracket,
-/// separated by commas), keeps the known ones, drops the unknown ones from the text.
-fn resolve_citations<D: SqlDriver>(
-    store: &Store<D>,
-    text: &str,
-) -> Result<(String, Vec<Citation>, Vec<String>), AgentError> {
-    let mut out = String::with_capacity(text.len());
-    let mut citations: Vec<Citation> = Vec::new();
-    let mut unknown: Vec<String> = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find('[') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let Some(close) = after.find(']') else {
-            out.push_str(&rest[open..]);
-            rest = "";
-            break;
-        };
-        let inside = &after[..close];
-        let references: Vec<(&str, &str)> = inside
-            .split(',')
-            .filter_map(|part| {
-                let part = part.trim();
-                part.strip_prefix("memory:")
-                    .map(|id| ("memory", id.trim()))
-                    .or_else(|| part.strip_prefix("consolidation:").map(|id| ("consolidation", id.trim())))
-            })
-            .collect();
-        if references.is_empty() {
-            out.push('[');
-            out.push_str(inside);
-            out.push(']');
-        } else {
-            let mut kept = Vec::new();
-            for (kind, id) in references {
-                match lookup(store, kind, id)? {
-                    Some(citation) => {
-                        kept.push(format!("{kind}:{id}"));
-                        if !citations.iter().any(|known| known.id == citation.id && known.kind == citation.kind) {
-                            citations.push(citation);
-                        }
-                    }
-                    None => {
-                        if !unknown.iter().any(|known| known == id) {
-                            unknown.push(id.to_owned());
-                        }
-                    }
-                }
-            }
-            if kept.is_empty() {
-                // "fact [bad] and" → "fact and", "fact [bad]." → "fact."
-                let trimmed = out.trim_end_matches(' ').len();
-                out.truncate(trimmed);
-            } else {
-                out.push_str(&format!("[{}]", kept.join(", ")));
-            }
-        }
-        rest = &after[close + 1..];
-    }
-    out.push_str(rest);
-    let answer = out.trim().to_owned();
-    Ok((answer, citations, unknown))
-}
-
-fn lookup<D: SqlDriver>(store: &Store<D>, kind: &str, id: &str) -> Result<Option<Citation>, AgentError> {
-    if kind == "memory" {
-        return Ok(store.get_memory(&MemoryId(id.to_owned()))?.map(|memory| Citation {
-            kind: "memory",
-            id: memory.id.0,
-            summary: memory.summary,
-            source_path: memory.source_path,
-            heading: memory.position.heading,
-            line_start: memory.position.line_start,
-            line_end: memory.position.line_end,
-            memory_ids: vec![],
-        }));
-    }
-    Ok(store.get_consolidation(&ConsolidationId(id.to_owned()))?.map(|insight| Citation {
-        kind: "consolidation",
-        id: insight.id.0,
-        summary: insight.insight,
-        source_path: String::new(),
-        heading: None,
-        line_start: None,
-        line_end: None,
-        memory_ids: insight.memory_ids.into_iter().map(|id| id.0).collect(),
-    }))
 }

@@ -56,7 +56,8 @@ pub struct CitedSource {
 #[serde(rename_all = "camelCase")]
 pub struct AskReport {
     pub question: String,
-    /// Markdown; each `[memory:ID]` is followed by its number in `sources` (`[1]`).
+    /// Markdown; each citation is its number in `sources`, those cited together share a
+    /// bracket (`[1]`, `[1, 2]`).
     pub answer: String,
     pub sources: Vec<CitedSource>,
     pub input_tokens: u64,

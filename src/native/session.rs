@@ -11,6 +11,7 @@ use super::reports::{
     AskReport, CitedSource, RecallReport, RecalledInsight, RecalledMemory, RememberReport, StatusReport,
 };
 use super::vault::VaultDir;
+use crate::agents::answer_pieces::{render_pieces, AnswerPiece};
 use crate::agents::query::QuestionScope;
 use crate::calendar::CalendarDate;
 use crate::domain::MemoryId;
@@ -105,8 +106,8 @@ impl Session {
         })
     }
 
-    /// The QueryAgent's answer from the memories inside `scope`, its citations numbered and
-    /// resolved to their notes.
+    /// The QueryAgent's answer from the memories inside `scope`, its citations drawn as their
+    /// numbers in the sources, which are resolved to their notes.
     pub async fn ask(
         &self,
         question: &str,
@@ -125,10 +126,8 @@ impl Session {
             .await
             .map_err(|error| error.to_string())?;
         let mut sources = Vec::with_capacity(answer.citations.len());
-        let mut text = answer.answer.clone();
-        for (index, citation) in answer.citations.iter().enumerate() {
-            let marker = format!("{}:{}", citation.kind, citation.id);
-            text = text.replace(&format!("[{marker}]"), &format!("[{}]", index + 1));
+        for citation in &answer.citations {
+            debug_assert_eq!(citation.number, sources.len() + 1, "sources are listed by their numbers");
             let ids: Vec<MemoryId> = citation.memory_ids.iter().map(|id| MemoryId(id.clone())).collect();
             let mut connects: Vec<String> = self
                 .engine
@@ -152,7 +151,7 @@ impl Session {
         let cost = answer.cost.as_ref();
         Ok(AskReport {
             question: question.trim().to_owned(),
-            answer: text,
+            answer: numbered_text(&answer.pieces),
             sources,
             input_tokens: cost.map_or(0, |cost| {
                 cost.usage.input_tokens + cost.usage.cache_read_tokens + cost.usage.cache_write_tokens
@@ -182,6 +181,14 @@ impl Session {
             region,
         })
     }
+}
+
+/// The answer with each run of citations as their numbers in `sources`: `[1]`, `[1, 2]`.
+fn numbered_text(pieces: &[AnswerPiece]) -> String {
+    render_pieces(pieces, |numbers| {
+        let numbers: Vec<String> = numbers.iter().map(usize::to_string).collect();
+        format!("[{}]", numbers.join(", "))
+    })
 }
 
 /// Puts `text` in the vault's inbox note, for the plugin to remember (see `inbox`).

@@ -322,6 +322,8 @@ fn feedback_terms(candidates: &[Candidate], plan: &QueryPlan) -> Vec<SearchTerm>
     terms
 }
 
+/// Gathers candidates for `plan` from the store, ranks them and packs the best into `budget`;
+/// `filler` adds the recent and important memories (of the scope, when there is one).
 fn gather_and_pack<D: SqlDriver>(
     store: &Store<D>,
     plan: &QueryPlan,
@@ -331,108 +333,162 @@ fn gather_and_pack<D: SqlDriver>(
     pool: u32,
     filler: bool,
 ) -> Result<Packed, StoreError> {
-    let mut candidates: Vec<Candidate> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let scope = context.scope;
-    let mut add = |candidates: &mut Vec<Candidate>, memory: Memory| -> Option<usize> {
-        if exclude.contains(memory.id.0.as_str()) {
-            return None;
-        }
-        if scope
-            .is_some_and(|scope| !scope.contains(&memory.source_path, event_day(&memory, context.utc_offset_minutes)))
-        {
-            return None;
-        }
-        if let Some(&at) = index.get(&memory.id.0) {
-            return Some(at);
-        }
-        index.insert(memory.id.0.clone(), candidates.len());
-        candidates.push(Candidate::new(memory, context.utc_offset_minutes));
-        Some(candidates.len() - 1)
-    };
-    if let Some((from, to)) = plan.dates {
-        for memory in store.memories_between(from, to, context.utc_offset_minutes, pool * 2)? {
-            add(&mut candidates, memory);
-        }
-    }
-    for memory in store.memories_about(&plan.entities, pool * 2)? {
-        add(&mut candidates, memory);
-    }
-    // The words are scored; the names only find memories that mention them without listing
-    // them (a name's own weight is in `score`, and scoring its every mention again would rank a
-    // person's memories by how often they say the name).
-    let (words, names) = search_terms(plan);
-    let within = scope.cloned().unwrap_or_default();
-    for found in search(store, &words, pool as usize, &within)? {
-        if let Some(at) = add(&mut candidates, found.memory) {
-            candidates[at].text = found.score;
-        }
-    }
-    for found in search(store, &names, pool as usize, &within)? {
-        add(&mut candidates, found.memory);
-    }
-    if let (Some(scope), true) = (scope, filler) {
-        // The searches above cover every memory; these are the scope's own filler.
-        for memory in store.memories_in_scope(scope, false, pool)? {
-            if let Some(at) = add(&mut candidates, memory) {
-                candidates[at].recent = true;
-            }
-        }
-        for memory in store.memories_in_scope(scope, true, pool / 4)? {
-            add(&mut candidates, memory);
-        }
-    } else if filler {
-        for memory in store.recent_memories(pool)? {
-            if let Some(at) = add(&mut candidates, memory) {
-                candidates[at].recent = true;
-            }
-        }
-        for memory in store.important_memories(pool / 4)? {
-            add(&mut candidates, memory);
-        }
+    let mut gathered = Gathered { candidates: Vec::new(), index: HashMap::new(), exclude, context };
+    let within = context.scope.cloned().unwrap_or_default();
+    gathered.add_matches(store, plan, pool, &within)?;
+    if filler {
+        gathered.add_filler(store, pool)?;
     }
     let names: Vec<Name> = plan.entities.iter().map(|name| Name::new(name)).collect();
-    for candidate in &mut candidates {
+    for candidate in &mut gathered.candidates {
         judge(candidate, plan, &names);
     }
-    score(&mut candidates, plan, context);
-    // "Which city have both Jean and John visited?": the place one side's best memory names
-    // ("I visited Lisbon") is searched among the other side's ("When I was in Lisbon …").
+    score(&mut gathered.candidates, plan, context);
     if plan.compares && plan.entities.len() >= 2 {
-        let best_score = candidates.iter().map(|candidate| candidate.score).fold(0.0, f64::max);
-        let fresh_from = candidates.len();
-        for found in search(store, &feedback_terms(&candidates, plan), pool as usize / 4, &within)? {
-            if let Some(at) = add(&mut candidates, found.memory) {
+        gathered.add_feedback(store, plan, &names, pool, &within)?;
+    }
+    gathered.add_neighbours(store, plan, &names)?;
+    let ranked = rank(gathered.candidates, plan, context.today);
+    fill(store, ranked, plan, budget)
+}
+
+/// The candidates gathered so far, each memory once.
+struct Gathered<'a> {
+    candidates: Vec<Candidate>,
+    /// Where each memory id is in `candidates`.
+    index: HashMap<String, usize>,
+    exclude: &'a HashSet<&'a str>,
+    context: &'a Context<'a>,
+}
+
+impl Gathered<'_> {
+    /// Takes `memory` as a candidate unless it is excluded or outside the scope; where it is
+    /// in `candidates` (also when it was there already), `None` when not taken.
+    fn add(&mut self, memory: Memory) -> Option<usize> {
+        if self.exclude.contains(memory.id.0.as_str()) {
+            return None;
+        }
+        let offset = self.context.utc_offset_minutes;
+        if self.context.scope.is_some_and(|scope| !scope.contains(&memory.source_path, event_day(&memory, offset))) {
+            return None;
+        }
+        if let Some(&at) = self.index.get(&memory.id.0) {
+            return Some(at);
+        }
+        self.index.insert(memory.id.0.clone(), self.candidates.len());
+        self.candidates.push(Candidate::new(memory, offset));
+        debug_assert_eq!(self.index.len(), self.candidates.len(), "each memory is one candidate");
+        Some(self.candidates.len() - 1)
+    }
+
+    /// The memories the plan points at: on its days, about its names, with its words (scored)
+    /// or its names written in them.
+    fn add_matches<D: SqlDriver>(
+        &mut self,
+        store: &Store<D>,
+        plan: &QueryPlan,
+        pool: u32,
+        within: &MemoryScope,
+    ) -> Result<(), StoreError> {
+        if let Some((from, to)) = plan.dates {
+            for memory in store.memories_between(from, to, self.context.utc_offset_minutes, pool * 2)? {
+                self.add(memory);
+            }
+        }
+        for memory in store.memories_about(&plan.entities, pool * 2)? {
+            self.add(memory);
+        }
+        // The words are scored; the names only find memories that mention them without listing
+        // them (a name's own weight is in `score`, and scoring its every mention again would rank a
+        // person's memories by how often they say the name).
+        let (words, names) = search_terms(plan);
+        for found in search(store, &words, pool as usize, within)? {
+            if let Some(at) = self.add(found.memory) {
+                self.candidates[at].text = found.score;
+            }
+        }
+        for found in search(store, &names, pool as usize, within)? {
+            self.add(found.memory);
+        }
+        Ok(())
+    }
+
+    /// The most recent and the most important memories, of the scope when there is one (the
+    /// searches cover every memory; these are the scope's own filler).
+    fn add_filler<D: SqlDriver>(&mut self, store: &Store<D>, pool: u32) -> Result<(), StoreError> {
+        let (recent, important) = match self.context.scope {
+            Some(scope) => {
+                (store.memories_in_scope(scope, false, pool)?, store.memories_in_scope(scope, true, pool / 4)?)
+            }
+            None => (store.recent_memories(pool)?, store.important_memories(pool / 4)?),
+        };
+        for memory in recent {
+            if let Some(at) = self.add(memory) {
+                self.candidates[at].recent = true;
+            }
+        }
+        for memory in important {
+            self.add(memory);
+        }
+        Ok(())
+    }
+
+    /// "Which city have both Jean and John visited?": the place one side's best memory names
+    /// ("I visited Lisbon") is searched among the other side's ("When I was in Lisbon …").
+    fn add_feedback<D: SqlDriver>(
+        &mut self,
+        store: &Store<D>,
+        plan: &QueryPlan,
+        names: &[Name],
+        pool: u32,
+        within: &MemoryScope,
+    ) -> Result<(), StoreError> {
+        let best_score = self.candidates.iter().map(|candidate| candidate.score).fold(0.0, f64::max);
+        let fresh_from = self.candidates.len();
+        for found in search(store, &feedback_terms(&self.candidates, plan), pool as usize / 4, within)? {
+            if let Some(at) = self.add(found.memory) {
+                let candidate = &mut self.candidates[at];
                 if at >= fresh_from {
-                    judge(&mut candidates[at], plan, &names);
+                    judge(candidate, plan, names);
                 }
-                if !candidates[at].about.is_empty() {
-                    candidates[at].borrowed = candidates[at].borrowed.max(FEEDBACK_SHARE * best_score);
+                if !candidate.about.is_empty() {
+                    candidate.borrowed = candidate.borrowed.max(FEEDBACK_SHARE * best_score);
                 }
             }
         }
+        Ok(())
     }
-    // Neighbours of the best: the turn after an answer, the chunk after a heading.
-    let mut best: Vec<usize> = (0..candidates.len()).filter(|&at| candidates[at].matched()).collect();
-    best.sort_by(|&a, &b| candidates[b].score.total_cmp(&candidates[a].score));
-    best.truncate(NEIGHBOURED.min(context.capacity.max(1)));
-    if !best.is_empty() {
+
+    /// Neighbours of the best: the turn after an answer, the chunk after a heading.
+    fn add_neighbours<D: SqlDriver>(
+        &mut self,
+        store: &Store<D>,
+        plan: &QueryPlan,
+        names: &[Name],
+    ) -> Result<(), StoreError> {
+        let candidates = &self.candidates;
+        let mut best: Vec<usize> = (0..candidates.len()).filter(|&at| candidates[at].matched()).collect();
+        best.sort_by(|&a, &b| candidates[b].score.total_cmp(&candidates[a].score));
+        best.truncate(NEIGHBOURED.min(self.context.capacity.max(1)));
+        if best.is_empty() {
+            return Ok(());
+        }
         let score_of: HashMap<String, f64> =
             best.iter().map(|&at| (candidates[at].memory.id.0.clone(), candidates[at].score)).collect();
         let ids: Vec<MemoryId> = best.iter().map(|&at| candidates[at].memory.id.clone()).collect();
         let fresh_from = candidates.len();
         for (parent, memory) in store.neighbours_of(&ids)? {
             let share = NEIGHBOUR_SHARE * score_of.get(&parent.0).copied().unwrap_or(0.0);
-            if let Some(at) = add(&mut candidates, memory) {
-                if at >= fresh_from && candidates[at].about.is_empty() && !candidates[at].in_dates {
-                    judge(&mut candidates[at], plan, &names);
+            if let Some(at) = self.add(memory) {
+                let candidate = &mut self.candidates[at];
+                if at >= fresh_from && candidate.about.is_empty() && !candidate.in_dates {
+                    judge(candidate, plan, names);
                 }
-                candidates[at].borrowed = candidates[at].borrowed.max(share);
+                candidate.borrowed = candidate.borrowed.max(share);
             }
         }
+        Ok(())
     }
-    let ranked = rank(candidates, plan, context.today);
-    fill(store, ranked, plan, budget)
 }
 
 /// The full-text search, which only adds candidates: when SQLite refuses an expression (its

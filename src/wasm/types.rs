@@ -22,8 +22,9 @@ export interface Memory {
 }
 export interface Connection { from: string; to: string; relationship: string }
 export interface Insight { id: string; memory_ids: string[]; insight: string; connections: Connection[]; created_at: number }
+/** `number`: its place in the answer's citations, from 1; the number its citation pieces carry. */
 export interface Citation {
-  kind: "memory" | "consolidation"; id: string; summary: string; sourcePath: string;
+  number: number; kind: "memory" | "consolidation"; id: string; summary: string; sourcePath: string;
   heading: string | null; lineStart: number | null; lineEnd: number | null; memoryIds: string[];
 }
 /** A question asked before in the same conversation, its answer and the memory ids it cited. */
@@ -33,8 +34,14 @@ export interface EarlierTurn { question: string; answer: string; cited: string[]
 export interface MergeReport { notesAdopted: number; memoriesAdded: number; memoriesRemoved: number; insightsAdded: number; insightsRemoved: number; theirsBehind: boolean }
 /** What a question is limited to: notes and folders by vault path (a tag as its notes), days (YYYY-MM-DD, inclusive), the labels the panel shows, a selected passage. */
 export interface QuestionScope { notes?: string[]; folders?: string[]; from?: string; to?: string; labels?: string[]; passage?: string; passagePath?: string }
+/** A piece of an answer, in reading order: Markdown text, or a citation by its number (adjacent ones were cited together). */
+export type AnswerPiece = { kind: "text"; text: string } | { kind: "citation"; number: number };
+/**
+ * An answer: `pieces` is what every renderer draws; `answer` is the same text with `[memory:ID]` markers, only
+ * to be sent back as an earlier turn; `unknownCitations`: ids cited that the model was not given, left out.
+ */
 export interface QueryAnswer {
-  answer: string; citations: Citation[]; unknownCitations: string[]; askedModel: boolean;
+  pieces: AnswerPiece[]; citations: Citation[]; answer: string; unknownCitations: string[]; askedModel: boolean;
   considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; reasons: Array<[string, number]>; plannedKeywords: string[]; scoped: boolean };
   /** The answer's tokens and estimated dollars (null when no model was asked). */
   cost: { usage: TokenUsage; usd: number; priceKnown: boolean } | null;

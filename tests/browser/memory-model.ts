@@ -120,7 +120,10 @@ function recordMemory(text: string, options: MemoryModelOptions): Reply {
 	return { toolUse: { name: "record_memory", input } };
 }
 
-/** Cites the memories sharing words with the question (else the first), and any insight listed. */
+/**
+ * Cites the memories sharing words with the question (else the first), and any insight listed.
+ * The last two share one bracket, `[memory:a, memory:b]`, as Claude often writes them.
+ */
 function answer(text: string): string {
 	const question = /Question: (.*)$/m.exec(text)?.[1] ?? "";
 	const memories = promptMemories(text);
@@ -129,7 +132,12 @@ function answer(text: string): string {
 	const cited = (relevant.length > 0 ? relevant : memories).slice(0, 3);
 	if (cited.length === 0) return "That is not in your memories.";
 	const insight = /^\[consolidation:([^\]]+)\] (.*?) \(from/m.exec(text);
-	const lines = cited.map((memory) => `- ${memory.summary} [memory:${memory.id}]`);
+	const single = cited.length >= 2 ? cited.slice(0, -2) : cited;
+	const lines = single.map((memory) => `- ${memory.summary} [memory:${memory.id}]`);
+	const together = cited.slice(single.length);
+	if (together.length === 2) {
+		lines.push(`- ${together.map((memory) => memory.summary).join(" ")} [${together.map((memory) => `memory:${memory.id}`).join(", ")}]`);
+	}
 	const closing = insight ? `\n\n**Together:** ${insight[2]} [consolidation:${insight[1]}]` : "";
 	return `Here is what your notes say:\n\n${lines.join("\n")}${closing}`;
 }

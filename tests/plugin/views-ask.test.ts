@@ -8,6 +8,9 @@ import type { Editor, MarkdownFileInfo } from "obsidian";
 import { HostEditor } from "../host/views";
 import { type UiHost, askInPanel, askPanel, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
 
+/** The two notes the model cites in one bracket for the Lisbon question, as two links side by side. */
+const GROUPED_LINKS = /\[\[(?:Journal\/2026-02-01#Sunday|Trips\/Lisbon#Lisbon trip)\]\] \[\[(?:Journal\/2026-02-01#Sunday|Trips\/Lisbon#Lisbon trip)\]\]/;
+
 let ui: UiHost | undefined;
 afterEach(async () => {
 	await ui?.close();
@@ -29,6 +32,11 @@ test("a question asked with Enter is answered, citations become numbered links t
 	assert.doesNotMatch(body.textContent ?? "", /\[memory:/, "no raw citation marker is left");
 	const links = [...body.querySelectorAll<HTMLAnchorElement>("a.memory-agent-cite")];
 	assert.deepEqual(links.map((link) => link.textContent), ["1", "2"], "two memories share words with the question");
+	// The model cited both in one bracket, `[memory:a, memory:b]`: one place, two links.
+	const reply = fake.requests.filter((request) => request.body.includes("When do we fly to Lisbon?")).at(-1)?.reply;
+	assert.match(reply !== undefined && typeof reply === "object" && "text" in reply ? (reply.text ?? "") : "", /\[memory:[^\]\s]+, memory:[^\]\s]+\]/, "a grouped bracket");
+	const marks = [...body.querySelectorAll("sup.memory-agent-cite-mark")];
+	assert.deepEqual(marks.map((mark) => mark.querySelectorAll("a.memory-agent-cite").length), [2]);
 	const cited = links.map((link) => link.getAttribute("aria-label"));
 	assert.ok(cited.some((label) => label?.startsWith("Flying to Lisbon")), JSON.stringify(cited));
 	assert.match(exchange.querySelector(".memory-agent-considered")?.textContent ?? "", /^Considered 3 memories, packed 3, \d+ tokens$/);
@@ -70,7 +78,7 @@ test("a follow-up is asked with the earlier turn; \"New conversation\" starts af
 	assert.equal(followUp.messages.length, 3, "the earlier question, its answer, the follow-up");
 	assert.equal(followUp.messages[0]?.content[0]?.text, "Question: When do we fly to Lisbon?");
 	assert.equal(followUp.messages[1]?.role, "assistant");
-	assert.match(followUp.messages[1]?.content[0]?.text ?? "", /\[memory:/, "the earlier answer, as the model wrote it");
+	assert.match(followUp.messages[1]?.content[0]?.text ?? "", /\[memory:[^\]\s]+, memory:[^\]\s]+\]/, "the earlier answer, its citations as the model wrote them");
 
 	newConversation.click();
 	assert.equal(panel.querySelectorAll(".memory-agent-exchange").length, 0, "the panel is cleared");
@@ -97,6 +105,7 @@ test("\"Insert last answer here\" puts the answer into the note with its citatio
 	const text = editor.getValue();
 	assert.ok(text.startsWith("# Plans\n\nFlights: Here is what your notes say:"), text);
 	assert.match(text, /\[\[Trips\/Lisbon#Lisbon trip\]\]/, "citations become links to the notes");
+	assert.match(text, GROUPED_LINKS, "a grouped bracket is two links");
 	assert.doesNotMatch(text, /\[memory:/);
 });
 
@@ -115,6 +124,7 @@ test("a conversation saved as a note is not remembered, and reopened it carries 
 	assert.match(text, /^---\nmemory-agent: conversation\ndate: \d{4}-\d{2}-\d{2}\n---\n/, "marked as a conversation, with its date");
 	assert.match(text, /^## When do we fly to Lisbon\?$/m, "the question is a heading");
 	assert.match(text, /\[\[Trips\/Lisbon#Lisbon trip\]\]/, "citations are links to the notes");
+	assert.match(text, GROUPED_LINKS, "a grouped bracket is two links");
 	assert.doesNotMatch(text, /\[memory:/);
 
 	// Saved conversations are excluded from memory by default: the note is never sent.
@@ -251,6 +261,7 @@ test("the copy button copies the answer with citations as wiki links", async () 
 	const copied = await host.dom.window.navigator.clipboard.readText();
 	assert.match(copied, /\[\[Trips\/Lisbon#Lisbon trip\]\]/);
 	assert.match(copied, /\[\[Journal\/2026-02-01#Sunday\]\]/);
+	assert.match(copied, GROUPED_LINKS, "a grouped bracket is two links");
 	assert.doesNotMatch(copied, /\[memory:/);
 });
 

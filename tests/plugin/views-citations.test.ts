@@ -1,15 +1,16 @@
-// The pure parts of the interface: citation markers, wiki links for the clipboard, the
-// "considered" line, error advice and the memory browser's filter.
+// The pure parts of the interface: an answer's pieces as parts and panel marks, wiki links for
+// the clipboard, the "considered" line, error advice and the memory browser's filter.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Citation } from "../../plugin/core/memory-core-api";
-import { answerWithWikiLinks, linkText, numberCitations, splitCitations } from "../../plugin/views/citations";
+import type { AnswerPiece, Citation } from "../../plugin/core/memory-core-api";
+import { answerParts, answerWithWikiLinks, linkText, markdownWithMarks, splitAtMarks } from "../../plugin/views/citations";
 import { consideredText, plannedText } from "../../plugin/views/considered-text";
 import { adviceFor } from "../../plugin/views/error-advice";
 import { EMPTY_FILTER, queryOf } from "../../plugin/views/memory-filter";
 
-const memoryCitation = (id: string, sourcePath: string, heading: string | null, lineStart: number | null = 0): Citation => ({
+const memoryCitation = (number: number, id: string, sourcePath: string, heading: string | null, lineStart: number | null = 0): Citation => ({
+	number,
 	kind: "memory",
 	id,
 	summary: `summary ${id}`,
@@ -20,20 +21,22 @@ const memoryCitation = (id: string, sourcePath: string, heading: string | null, 
 	memoryIds: [],
 });
 
-test("citation markers are split out of the answer text and numbered in order", () => {
-	assert.deepEqual(splitCitations("A [memory:m1] and B [consolidation:c_2].[memory:m1]"), [
-		{ text: "A " },
-		{ kind: "memory", id: "m1" },
-		{ text: " and B " },
-		{ kind: "consolidation", id: "c_2" },
-		{ text: "." },
-		{ kind: "memory", id: "m1" },
-	]);
-	const numbered = numberCitations([memoryCitation("m1", "a.md", null), memoryCitation("m2", "b.md", null), memoryCitation("m1", "a.md", null)]);
-	assert.deepEqual([...numbered.entries()].map(([key, value]) => [key, value.number]), [
-		["memory:m1", 1],
-		["memory:m2", 2],
-	]);
+const text = (text: string): AnswerPiece => ({ kind: "text", text });
+const cite = (number: number): AnswerPiece => ({ kind: "citation", number });
+
+test("adjacent citation pieces are one place citing several; a repeated one keeps its citation", () => {
+	const citations = [memoryCitation(1, "m1", "a.md", null), memoryCitation(2, "m2", "b.md", null)];
+	const parts = answerParts([text("A "), cite(1), cite(2), text(". B "), cite(2), text("."), cite(9)], citations);
+	assert.deepEqual(parts, [{ text: "A " }, { cited: citations }, { text: ". B " }, { cited: [citations[1]] }, { text: "." }], "an unknown number draws nothing");
+});
+
+test("the panel's Markdown marks each place of citations, and the rendered text is split at the marks", () => {
+	const citations = [memoryCitation(1, "m1", "a.md", null), memoryCitation(2, "m2", "b.md", null)];
+	// A model's text holding the mark characters cannot fake a mark.
+	const { markdown, groups } = markdownWithMarks(answerParts([text("A\uE0007\uE001 "), cite(1), cite(2), text(" and "), cite(1)], citations));
+	assert.deepEqual(groups, [citations, [citations[0]]]);
+	assert.deepEqual(splitAtMarks(markdown), ["A7 ", 0, " and ", 1]);
+	assert.deepEqual(splitAtMarks("no marks"), ["no marks"]);
 });
 
 test("link texts chain nested headings and drop the .md extension", () => {
@@ -43,18 +46,25 @@ test("link texts chain nested headings and drop the .md extension", () => {
 	assert.equal(linkText({ sourcePath: "", heading: "x", lineStart: 0 }), null, "typed text has no note");
 });
 
-test("the clipboard answer has wiki links for memories and for an insight's memories", () => {
+test("the clipboard answer has wiki links for memories, for an insight's memories, and two for a grouped bracket", () => {
 	const citations: Citation[] = [
-		memoryCitation("m1", "Trips/Lisbon.md", "Lisbon trip"),
-		{ kind: "consolidation", id: "c1", summary: "insight", sourcePath: "", heading: null, lineStart: null, lineEnd: null, memoryIds: ["m2", "m3"] },
-		memoryCitation("m4", "", null),
+		memoryCitation(1, "m1", "Trips/Lisbon.md", "Lisbon trip"),
+		{ number: 2, kind: "consolidation", id: "c1", summary: "insight", sourcePath: "", heading: null, lineStart: null, lineEnd: null, memoryIds: ["m2", "m3"] },
+		memoryCitation(3, "m4", "", null),
+		memoryCitation(4, "m5", "Work/Budget.md", "Q3 budget"),
 	];
 	const places = new Map([
 		["m2", { sourcePath: "Journal/2026-02-01.md", heading: "Sunday", lineStart: 0 }],
 		["m3", { sourcePath: "Trips/Lisbon.md", heading: "Lisbon trip", lineStart: 3 }],
 	]);
-	const copied = answerWithWikiLinks("We fly on 14 March [memory:m1]. Ana wants Sintra [consolidation:c1]. Passport [memory:m4].", citations, (id) => places.get(id));
-	assert.equal(copied, "We fly on 14 March [[Trips/Lisbon#Lisbon trip]]. Ana wants Sintra [[Journal/2026-02-01#Sunday]] [[Trips/Lisbon#Lisbon trip]]. Passport .");
+	const pieces = [text("We fly on 14 March "), cite(1), text(". Ana wants Sintra "), cite(2), text(". Passport "), cite(3), text(". Both "), cite(1), cite(4), text(".")];
+	const copied = answerWithWikiLinks({ pieces, citations }, (id) => places.get(id));
+	assert.equal(
+		copied,
+		"We fly on 14 March [[Trips/Lisbon#Lisbon trip]]. Ana wants Sintra [[Journal/2026-02-01#Sunday]] [[Trips/Lisbon#Lisbon trip]]. Passport . Both [[Trips/Lisbon#Lisbon trip]] [[Work/Budget#Q3 budget]].",
+	);
+	// The same note cited twice in one place is linked once.
+	assert.equal(answerWithWikiLinks({ pieces: [text("Twice "), cite(1), cite(2)], citations: [citations[0]!, { ...citations[0]!, number: 2, id: "m9" }] }, () => undefined), "Twice [[Trips/Lisbon#Lisbon trip]]");
 });
 
 test("the considered line counts memories, insights and tokens", () => {

@@ -3,6 +3,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { AnswerPiece, Citation } from "../../plugin/core/memory-core-api";
+import { answerWithWikiLinks } from "../../plugin/views/citations";
 import { conversationToMarkdown, parseConversation } from "../../plugin/views/conversation-note";
 
 const AT = new Date(2026, 11, 1, 15, 20).getTime();
@@ -17,4 +19,18 @@ test("a conversation reads back as it was saved, with each question's scope", ()
 	assert.match(text, /^## And the hotel\? In Alfama\?$/m, "a question stays one heading");
 	assert.deepEqual(parseConversation(text), [turns[0], { ...turns[1], question: "And the hotel? In Alfama?" }]);
 	assert.equal(parseConversation("# Just a note\n\n## A heading\n"), null);
+});
+
+test("an answer citing two memories in one bracket is saved with two links, and reads back with both", () => {
+	const citation = (number: number, id: string, sourcePath: string, heading: string): Citation => ({ number, kind: "memory", id, summary: id, sourcePath, heading, lineStart: 0, lineEnd: 0, memoryIds: [] });
+	// The core's pieces of "We fly with Ana, who wants Sintra [memory:m1, memory:m2]."
+	const answer = {
+		pieces: [{ kind: "text", text: "We fly with Ana, who wants Sintra " }, { kind: "citation", number: 1 }, { kind: "citation", number: 2 }, { kind: "text", text: "." }] satisfies AnswerPiece[],
+		citations: [citation(1, "m1", "Trips/Lisbon.md", "Lisbon trip"), citation(2, "m2", "Journal/2026-02-01.md", "Sunday")],
+	};
+	const saved = { question: "Who comes?", answer: answerWithWikiLinks(answer, () => undefined), cited: ["m1", "m2"], askedAt: AT };
+	const text = conversationToMarkdown([saved], AT);
+	assert.match(text, /^We fly with Ana, who wants Sintra \[\[Trips\/Lisbon#Lisbon trip\]\] \[\[Journal\/2026-02-01#Sunday\]\]\.$/m);
+	assert.doesNotMatch(text, /\[memory:/);
+	assert.deepEqual(parseConversation(text), [saved]);
 });
