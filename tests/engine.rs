@@ -589,7 +589,7 @@ fn bad_keys_pause_the_engine_without_failing_the_work() {
     let report = work(&host, &engine);
     let paused = report.paused.expect("paused");
     assert!(paused.contains("Bedrock rejected the keys"), "{paused}");
-    assert_eq!(engine.paused().unwrap().code.as_deref(), Some("llm.auth"));
+    assert_eq!(engine.paused().unwrap().code(), Some("llm.auth"));
     let status = engine.store().status().unwrap();
     assert_eq!((status.failed, status.queued), (0, 2), "nothing failed, nothing lost");
     assert_eq!(engine.store().get_job(1).unwrap().unwrap().attempts, 0, "the untried attempt did not count");

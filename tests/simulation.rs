@@ -242,7 +242,7 @@ impl Sim {
             ..EngineSettings::default()
         });
         engine.configure_connection(Some(connection()), self.seed).unwrap();
-        let paused_in_file = engine.paused().is_some_and(|pause| pause.by_user);
+        let paused_in_file = engine.paused().is_some_and(|pause| pause.by_user());
         if paused_in_file != self.paused {
             self.fail(&format!("the pause did not survive the restart: paused {} in the file", paused_in_file));
         }
