@@ -262,18 +262,7 @@ impl<D: SqlDriver> Engine<D> {
                 }
             }
             Next::Wait { first_wait, .. } => {
-                // The world's failure, not the job's: it waits (longer each time in a row, at
-                // most an hour) and keeps its attempts, however long the fault lasts.
-                let streak = {
-                    let mut streaks = self.transient_streaks.borrow_mut();
-                    let streak = streaks.entry(job.key.clone()).or_insert(0);
-                    *streak = streak.saturating_add(1);
-                    *streak - 1
-                };
-                let jitter = self.ids.jitter(&format!("{}:{streak}:{now}", job.key));
-                let at = now + failure::transient_wait(first_wait, streak, jitter);
-                let words = failure::waiting(&error, at, utc_offset_minutes);
-                self.store.release_job_until(job.id, at, now, Some(&words))?;
+                self.wait_after_transient(job, &error, first_wait, now, utc_offset_minutes)?;
                 report.retrying += 1;
             }
             Next::Counted if job.attempts < settings.max_job_attempts => {
@@ -293,6 +282,29 @@ impl<D: SqlDriver> Engine<D> {
             }
         }
         Ok(())
+    }
+
+    /// The world's failure, not the job's: it waits (longer each time in a row, at most an
+    /// hour) and keeps its attempts, however long the fault lasts.
+    fn wait_after_transient(
+        &self,
+        job: &Job,
+        error: &JobError,
+        first_wait: Millis,
+        now: Millis,
+        utc_offset_minutes: i32,
+    ) -> Result<(), StoreError> {
+        let streak = {
+            let mut streaks = self.transient_streaks.borrow_mut();
+            let streak = streaks.entry(job.key.clone()).or_insert(0);
+            *streak = streak.saturating_add(1);
+            *streak - 1
+        };
+        let jitter = self.ids.jitter(&format!("{}:{streak}:{now}", job.key));
+        let at = now + failure::transient_wait(first_wait, streak, jitter);
+        debug_assert!(at - now <= failure::MAX_TRANSIENT_WAIT_MS);
+        let words = failure::waiting(error, at, utc_offset_minutes);
+        self.store.release_job_until(job.id, at, now, Some(&words))
     }
 
     fn settle_finished(&self, job: &Job, finished: Finished, now: Millis, report: &mut RunReport) -> Result<(), StoreError> {
@@ -416,7 +428,7 @@ impl<D: SqlDriver> Engine<D> {
         attempt: &NoteAttempt<'_>,
         read: &ReadNote,
         note: &ParsedNote,
-    ) -> Result<Made, AgentError> {
+    ) -> Result<Made, JobError> {
         let (path, now) = (read.path.as_str(), read.started);
         let offset = host.utc_offset_minutes();
         let client = self.client()?;
@@ -467,19 +479,21 @@ impl<D: SqlDriver> Engine<D> {
                     made.memories.push(memory);
                 }
                 Ok(Extraction::Nothing) => made.quiet.push(chunk.content_hash.clone()),
-                // Declined twice: not asked again (every try is billed); the note is skipped with
-                // the reason, shown in the status view, and read again when it changes.
-                Err(AgentError::Refused(why)) => {
-                    let Some(path) = self.landing(attempt.queued_path, attempt.generation, now)? else {
-                        return Ok(Made::Ended(Finished::Discarded));
-                    };
-                    let reason = format!("the model declined it ({why})");
-                    return Ok(Made::Ended(self.skip(&path, &read.file, read.sha256.clone(), &reason, now)?));
-                }
-                Err(error) => return Err(error),
+                Err(AgentError::Refused(why)) => return Ok(Made::Ended(self.declined(attempt, read, &why)?)),
+                Err(error) => return Err(error.into()),
             }
         }
         Ok(Made::Memories(made))
+    }
+
+    /// The model declined a chunk twice: not asked again (every try is billed); the note is
+    /// skipped with the reason, shown in the status view, and read again when it changes.
+    fn declined(&self, attempt: &NoteAttempt<'_>, read: &ReadNote, why: &str) -> Result<Finished, AgentError> {
+        let Some(path) = self.landing(attempt.queued_path, attempt.generation, read.started)? else {
+            return Ok(Finished::Discarded);
+        };
+        let reason = format!("the model declined it ({why})");
+        self.skip(&path, &read.file, read.sha256.clone(), &reason, read.started)
     }
 
     /// Stores the note's memories where the note is now, in one transaction, unless the note

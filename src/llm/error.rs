@@ -107,6 +107,7 @@ impl LlmError {
     }
 
     /// Whether a later attempt of the whole job may succeed (minutes later, not at once).
+    /// What a job does about each error is decided in `engine::failure`.
     pub fn is_transient(&self) -> bool {
         self.is_retryable()
             || matches!(self, LlmError::QuotaExceeded(_) | LlmError::ModelTimeout | LlmError::ModelError(_))
