@@ -135,7 +135,10 @@ fn invalid_twice_stores_nothing_and_the_job_waits_with_the_reason_then_fails() {
     let reason = failed.last_error.unwrap();
     assert!(reason.starts_with("Failed after 5 tries: The model's answer was not usable twice in a row"), "{reason}");
     assert!(reason.contains("importance must be a number"), "{reason}");
-    assert!(reason.ends_with("Nothing more is tried until you choose Retry failed in the Memory status view."), "{reason}");
+    assert!(
+        reason.ends_with("Nothing more is tried until you choose Retry failed in the Memory status view."),
+        "{reason}"
+    );
     assert_eq!(memory_count(&engine), 0);
     assert_eq!(engine.retry_failed(host.clock.now_ms()).unwrap(), 1);
 }
@@ -437,7 +440,9 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
     // Typed here afterwards (no wait): paid for at once, whatever the earlier change said.
     host.bedrock.forget_requests();
     host.write("Ideas/harbour.md", "# Harbour\n\nThe harbour idea came from Bob, and Alice agreed.\n");
-    engine.enqueue_note_paying_after("Ideas/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT)).unwrap();
+    engine
+        .enqueue_note_paying_after("Ideas/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT))
+        .unwrap();
     engine.enqueue_note("Ideas/harbour.md", host.clock.now_ms()).unwrap();
     work(&host, &engine);
     assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "the last change decides");
@@ -446,9 +451,15 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
     // (its note renamed there, say), it is copied, not asked about again.
     host.bedrock.forget_requests();
     host.write("Moved/harbour.md", "# Harbour\n\nThe harbour idea came from Bob.\n");
-    engine.enqueue_note_paying_after("Moved/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT)).unwrap();
+    engine
+        .enqueue_note_paying_after("Moved/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT))
+        .unwrap();
     let report = work(&host, &engine);
-    assert_eq!((report.done, requests_with_tool(&host, "record_memory").len()), (1, 0), "the replaced memory is copied");
+    assert_eq!(
+        (report.done, requests_with_tool(&host, "record_memory").len()),
+        (1, 0),
+        "the replaced memory is copied"
+    );
 }
 
 #[test]

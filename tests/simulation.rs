@@ -112,7 +112,9 @@ fn model(rng: Rc<RefCell<Rng>>, faults: Rc<Cell<bool>>) -> impl Fn(&HttpRequest)
             10..=16 => Scripted::aws_error(500, "InternalServerException", "Internal error"),
             17..=21 => Scripted::Reply { status: 200, headers: vec![], body: "{\"output\": tru".into(), latency_ms: 0 },
             22..=26 => Scripted::tool("record_memory", json!({ "summary": "", "importance": "high" })),
-            27..=31 => Scripted::aws_error(503, "ServiceUnavailableException", "Bedrock is unable to process your request."),
+            27..=31 => {
+                Scripted::aws_error(503, "ServiceUnavailableException", "Bedrock is unable to process your request.")
+            }
             32..=34 => Scripted::Fail(TransportError::Network("connection reset by peer".into())),
             _ => fake_model::answer(request),
         };

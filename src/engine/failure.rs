@@ -151,7 +151,11 @@ pub(super) fn counted(error: &JobError, attempts: u32, bound: u32, at: Millis, u
 
 /// The stored words for a job that failed for good.
 pub(super) fn failed(error: &JobError, attempts: u32, counted: bool) -> String {
-    let tries = if counted { format!(" after {attempts} {}", if attempts == 1 { "try" } else { "tries" }) } else { String::new() };
+    let tries = if counted {
+        format!(" after {attempts} {}", if attempts == 1 { "try" } else { "tries" })
+    } else {
+        String::new()
+    };
     format!(
         "Failed{tries}: {} Nothing more is tried until you choose Retry failed in the Memory status view.",
         sentence(&error.to_string())
@@ -228,8 +232,10 @@ mod tests {
         let gave_up = failed(&wrong, 5, true);
         assert!(gave_up.starts_with("Failed after 5 tries: The model's answer was not usable"), "{gave_up}");
         assert!(gave_up.ends_with("choose Retry failed in the Memory status view."), "{gave_up}");
-        assert!(failed(&JobError::from(LlmError::MaxTokens), 1, false).starts_with("Failed: The model's answer was cut off"));
+        assert!(failed(&JobError::from(LlmError::MaxTokens), 1, false)
+            .starts_with("Failed: The model's answer was cut off"));
         let read = JobError::VaultRead { path: "a.md".into(), reason: "EBUSY".into() };
-        assert!(waiting(&read, at, 0).starts_with("Memory Agent could not read a.md (EBUSY). Memory Agent tries again at 14:05"));
+        assert!(waiting(&read, at, 0)
+            .starts_with("Memory Agent could not read a.md (EBUSY). Memory Agent tries again at 14:05"));
     }
 }

@@ -218,7 +218,12 @@ impl<D: SqlDriver> Engine<D> {
     /// device's memory of it has usually arrived and been merged. Reading at once matters when
     /// this device holds the memory the other one waits for (a note moved there arrives here as
     /// "deleted, created"): waiting too, both devices would pay.
-    pub fn enqueue_note_paying_after(&self, path: &str, now: Millis, pay_after: Option<Millis>) -> Result<i64, StoreError> {
+    pub fn enqueue_note_paying_after(
+        &self,
+        path: &str,
+        now: Millis,
+        pay_after: Option<Millis>,
+    ) -> Result<i64, StoreError> {
         let work = JobWork::IngestSource(NoteJob { path: path.to_owned(), pay_after });
         self.store.enqueue_job(&NewJob { key: note_key(path), work }, now)
     }

@@ -110,10 +110,8 @@ impl<D: SqlDriver> Engine<D> {
     /// gone (it moved), or it is dated the same.
     /// A failed read is transient, as the job's own note's is.
     async fn dated_alike<H: Host>(&self, host: &H, other: &str, date: CalendarDate) -> Result<bool, JobError> {
-        let file = host
-            .read_file(other)
-            .await
-            .map_err(|reason| JobError::VaultRead { path: other.to_owned(), reason })?;
+        let file =
+            host.read_file(other).await.map_err(|reason| JobError::VaultRead { path: other.to_owned(), reason })?;
         let Some(file) = file else { return Ok(true) };
         let settings = self.settings();
         let Ok(text) = decode_note(&file.bytes, settings.max_note_bytes) else { return Ok(false) };

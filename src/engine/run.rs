@@ -95,9 +95,11 @@ impl NoteMemories {
     /// keeps the hash's first bytes).
     fn accounts_for(&self, content_hash: &str) -> bool {
         self.quiet.iter().any(|quiet| quiet == content_hash)
-            || self.memories.iter().filter_map(|memory| memory.content_hash.as_deref()).any(|kept| {
-                !kept.is_empty() && (content_hash.starts_with(kept) || kept.starts_with(content_hash))
-            })
+            || self
+                .memories
+                .iter()
+                .filter_map(|memory| memory.content_hash.as_deref())
+                .any(|kept| !kept.is_empty() && (content_hash.starts_with(kept) || kept.starts_with(content_hash)))
     }
 }
 
@@ -269,8 +271,7 @@ impl<D: SqlDriver> Engine<D> {
                 let base = settings.job_retry_base_ms;
                 let wait = base.saturating_mul(1 << job.attempts.saturating_sub(1).min(20)).min(MAX_RETRY_WAIT_MS);
                 let at = now + Millis::try_from(wait).unwrap_or(Millis::MAX / 2);
-                let words =
-                    failure::counted(&error, job.attempts, settings.max_job_attempts, at, utc_offset_minutes);
+                let words = failure::counted(&error, job.attempts, settings.max_job_attempts, at, utc_offset_minutes);
                 self.store.fail_job(job.id, &words, Some(at), now)?;
                 report.retrying += 1;
             }
@@ -307,7 +308,13 @@ impl<D: SqlDriver> Engine<D> {
         self.store.release_job_until(job.id, at, now, Some(&words))
     }
 
-    fn settle_finished(&self, job: &Job, finished: Finished, now: Millis, report: &mut RunReport) -> Result<(), StoreError> {
+    fn settle_finished(
+        &self,
+        job: &Job,
+        finished: Finished,
+        now: Millis,
+        report: &mut RunReport,
+    ) -> Result<(), StoreError> {
         match finished {
             // Waiting for another device's memory is not an attempt, and not a failure.
             Finished::Deferred(at) => return self.store.release_job_until(job.id, at, now, None),
@@ -378,10 +385,8 @@ impl<D: SqlDriver> Engine<D> {
     /// The note's bytes, or `None` when it is gone. A failed read is transient: the vault may
     /// be busy (a sync tool writing, a locked file), and the note is read again later.
     async fn read_note<H: Host>(&self, host: &H, path: &str) -> Result<Option<VaultFile>, JobError> {
-        let file = host
-            .read_file(path)
-            .await
-            .map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
+        let file =
+            host.read_file(path).await.map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
         self.still_owned()?;
         Ok(file)
     }
@@ -518,7 +523,9 @@ impl<D: SqlDriver> Engine<D> {
         // stays forgotten (and so does its chunk: the forget marked it quiet).
         let forgotten = self.forgotten_meanwhile(&mut made)?;
         debug_assert!(
-            note.chunks.iter().all(|chunk| made.accounts_for(&chunk.content_hash) || forgotten.contains(&chunk.content_hash)),
+            note.chunks
+                .iter()
+                .all(|chunk| made.accounts_for(&chunk.content_hash) || forgotten.contains(&chunk.content_hash)),
             "nothing unfinished is marked done: every chunk of {path} has its memory, is quiet, or was forgotten"
         );
         // Another device's copy, merged while the model read this note, holds this very text

@@ -85,11 +85,17 @@ impl<D: SqlDriver> Engine<D> {
         let settings = self.settings.borrow();
         let (daily, monthly) = (settings.daily_limit_usd, settings.monthly_limit_usd);
         if daily > 0.0 && spent.today + extra >= daily {
-            return Some((LimitPeriod::Day, format!("today's spending limit of ${daily:.2} (${:.2} spent today)", spent.today)));
+            return Some((
+                LimitPeriod::Day,
+                format!("today's spending limit of ${daily:.2} (${:.2} spent today)", spent.today),
+            ));
         }
         if monthly > 0.0 && spent.this_month + extra >= monthly {
             let this_month = spent.this_month;
-            return Some((LimitPeriod::Month, format!("this month's spending limit of ${monthly:.2} (${this_month:.2} spent)")));
+            return Some((
+                LimitPeriod::Month,
+                format!("this month's spending limit of ${monthly:.2} (${this_month:.2} spent)"),
+            ));
         }
         None
     }

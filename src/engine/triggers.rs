@@ -3,7 +3,6 @@
 //! The last run is kept as UTC milliseconds in `meta`, so "a day since" is a plain
 //! difference and means the same whatever time zone the user is in or travels to.
 
-
 use super::Engine;
 use crate::domain::{ConsolidateJob, JobWork, Millis};
 use crate::store::{NewJob, SqlDriver, StoreError};

@@ -411,7 +411,10 @@ fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     let first = store.enqueue_job(&ingest("a.md"), 100).map_err(text)?;
     let again = store
         .enqueue_job(
-            &NewJob { work: JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7) }), ..ingest("a.md") },
+            &NewJob {
+                work: JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7) }),
+                ..ingest("a.md")
+            },
             101,
         )
         .map_err(text)?;
@@ -476,7 +479,10 @@ fn job_rows_of_earlier_versions<F: DriverFactory>(factory: &F) -> Outcome {
     );
     // What this version writes reads back the same, in the same columns.
     store.enqueue_job(&NewJob { key: "note:a.md".into(), work: works[1].clone() }, 9).map_err(text)?;
-    let rows = store.driver.query("SELECT payload FROM jobs WHERE key = 'note:a.md'", &[]).map_err(|error| error.to_string())?;
+    let rows = store
+        .driver
+        .query("SELECT payload FROM jobs WHERE key = 'note:a.md'", &[])
+        .map_err(|error| error.to_string())?;
     ensure_eq!(rows, vec![vec![SqlValue::Text(r#"{"path":"b.md","payAfter":500}"#.into())]]);
     // A row that cannot be read fails with the reason when it comes due; the queue goes on.
     for _ in 0..5 {
@@ -485,7 +491,10 @@ fn job_rows_of_earlier_versions<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(store.claim_next_job(10).map_err(text)?, None);
     let status = store.status().map_err(text)?;
     ensure_eq!((status.running, status.failed), (5, 1));
-    let reason = store.driver.query("SELECT last_error FROM jobs WHERE state = 'failed'", &[]).map_err(|error| error.to_string())?;
+    let reason = store
+        .driver
+        .query("SELECT last_error FROM jobs WHERE state = 'failed'", &[])
+        .map_err(|error| error.to_string())?;
     ensure!(format!("{reason:?}").contains("cannot be read"), "{reason:?}");
     Ok(())
 }
