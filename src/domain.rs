@@ -159,13 +159,13 @@ impl JobKind {
     }
 }
 
-/// Where a job is in its life: queued → running → done / failed.
+/// Where a job is in its life: queued → running → deleted when done, or failed (kept, with
+/// its reason, until the user retries it). A finished job is deleted, so there is no "done".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
     Queued,
     Running,
-    Done,
     Failed,
 }
 
@@ -174,7 +174,6 @@ impl JobState {
         match self {
             JobState::Queued => "queued",
             JobState::Running => "running",
-            JobState::Done => "done",
             JobState::Failed => "failed",
         }
     }
@@ -183,26 +182,89 @@ impl JobState {
         match value {
             "queued" => Some(JobState::Queued),
             "running" => Some(JobState::Running),
-            "done" => Some(JobState::Done),
             "failed" => Some(JobState::Failed),
             _ => None,
         }
     }
 }
 
+/// What a job does, with its input. Stored as the job's `kind` and `payload` columns and sent
+/// to the plugin as `{kind, payload}` (serde's adjacent tagging), so the stored rows of
+/// earlier versions read as they are; `store::jobs` is the one place that reads and writes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "payload", rename_all = "snake_case")]
+pub enum JobWork {
+    /// Read a vault note and (re)make its memories.
+    IngestSource(NoteJob),
+    /// Remember a selection or typed text.
+    IngestText(TextToRemember),
+    /// Find connections across unconsolidated memories.
+    Consolidate(ConsolidateJob),
+}
+
+impl JobWork {
+    pub fn kind(&self) -> JobKind {
+        match self {
+            JobWork::IngestSource(_) => JobKind::IngestSource,
+            JobWork::IngestText(_) => JobKind::IngestText,
+            JobWork::Consolidate(_) => JobKind::Consolidate,
+        }
+    }
+}
+
+/// A note to read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteJob {
+    pub path: String,
+    /// No model call is sent for the note before this: another device's memory of it may be
+    /// on its way (see `Engine::enqueue_note_paying_after`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pay_after: Option<Millis>,
+}
+
+/// Text to remember that is not a whole note: a selection or typed text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextToRemember {
+    pub text: String,
+    /// The note a selection comes from; empty for typed text.
+    #[serde(default)]
+    pub source_path: String,
+    pub kind: SourceKind,
+    #[serde(default)]
+    pub heading: Option<String>,
+    #[serde(default)]
+    pub line_start: Option<u32>,
+    /// The date the text belongs to (`YYYY-MM-DD`); today when missing.
+    #[serde(default)]
+    pub note_date: Option<String>,
+}
+
+/// A consolidation, with what asked for it (`threshold`, `daily`, `command`…).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ConsolidateJob {
+    #[serde(default)]
+    pub trigger: Option<String>,
+}
+
 /// A unit of work in the durable queue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Job {
     pub id: i64,
-    pub kind: JobKind,
+    /// What it does: serialized as `kind` and `payload`.
+    #[serde(flatten)]
+    pub work: JobWork,
     /// Jobs with the same key are never queued or run twice at once (e.g. one note's path).
     pub key: String,
-    /// Kind-specific input, as JSON.
-    pub payload: serde_json::Value,
     pub state: JobState,
+    /// Tries that ended with a wrong or refused answer (bounded by `max_job_attempts`), and
+    /// the try under way while running. Transient failures (throttling, 5xx, the network, a
+    /// vault read) never count: they wait and try again.
     pub attempts: u32,
-    /// The earliest time the job may run (again).
+    /// The earliest time the job may run (again): when a waiting job's next try is.
     pub next_run_at: Millis,
+    /// Why the last try failed, and what happens next, in words for the user.
     pub last_error: Option<String>,
     pub created_at: Millis,
     pub updated_at: Millis,

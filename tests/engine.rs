@@ -122,7 +122,9 @@ fn invalid_twice_stores_nothing_and_the_job_waits_with_the_reason_then_fails() {
     assert!(engine.store().get_source("a.md").unwrap().is_none(), "the note is not marked remembered");
     let waiting = engine.store().get_job(job).unwrap().unwrap();
     assert_eq!(waiting.state, JobState::Queued);
-    assert!(waiting.last_error.unwrap().contains("importance must be a number"));
+    let reason = waiting.last_error.unwrap();
+    assert!(reason.contains("importance must be a number"), "{reason}");
+    assert!(reason.ends_with("That was try 1 of 5; Memory Agent tries again at 08:01."), "{reason}");
     // Each retry waits longer; after the last attempt the job stays failed and visible.
     for _ in 0..10 {
         host.clock.advance_by(7 * 3_600_000);
@@ -130,8 +132,76 @@ fn invalid_twice_stores_nothing_and_the_job_waits_with_the_reason_then_fails() {
     }
     let failed = engine.store().get_job(job).unwrap().unwrap();
     assert_eq!((failed.state, failed.attempts), (JobState::Failed, 5));
+    let reason = failed.last_error.unwrap();
+    assert!(reason.starts_with("Failed after 5 tries: The model's answer was not usable twice in a row"), "{reason}");
+    assert!(reason.contains("importance must be a number"), "{reason}");
+    assert!(
+        reason.ends_with("Nothing more is tried until you choose Retry failed in the Memory status view."),
+        "{reason}"
+    );
     assert_eq!(memory_count(&engine), 0);
     assert_eq!(engine.retry_failed(host.clock.now_ms()).unwrap(), 1);
+}
+
+/// The kinds of transient fault a job meets: Bedrock's and the vault's.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    Unavailable,
+    Throttled,
+    ConnectionReset,
+    VaultRead,
+}
+
+/// Sets `fault` on or off in `host`.
+fn set_fault(host: &TestHost, fault: Fault, on: bool, bedrock_fault: &Rc<std::cell::Cell<Option<Fault>>>) {
+    match fault {
+        Fault::VaultRead => *host.read_error.borrow_mut() = on.then(|| "EBUSY: the file is locked".to_owned()),
+        _ => bedrock_fault.set(on.then_some(fault)),
+    }
+}
+
+#[test]
+fn transient_faults_never_fail_a_job_however_long_they_last_and_it_is_done_once_they_stop() {
+    let bound = memory_agent::engine::EngineSettings::default().max_job_attempts;
+    for fault in [Fault::Unavailable, Fault::Throttled, Fault::ConnectionReset, Fault::VaultRead] {
+        let host = TestHost::new(NOW);
+        let bedrock_fault: Rc<std::cell::Cell<Option<Fault>>> = Rc::default();
+        let faulting = bedrock_fault.clone();
+        host.bedrock.respond_with(move |request| match faulting.get() {
+            Some(Fault::Unavailable) => Scripted::aws_error(503, "ServiceUnavailableException", "Service unavailable"),
+            Some(Fault::Throttled) => Scripted::throttled(),
+            Some(Fault::ConnectionReset) => {
+                Scripted::Fail(memory_agent::llm::TransportError::Network("connection reset by peer".into()))
+            }
+            _ => fake_model::answer(request),
+        });
+        host.write("a.md", "Met Bob at the station.");
+        let engine = start(&host, &[]);
+        let id = engine.enqueue_note("a.md", NOW).unwrap();
+        set_fault(&host, fault, true, &bedrock_fault);
+        let mut waits = Vec::new();
+        // Four times as many failures in a row as the bound allows wrong answers.
+        for _ in 0..4 * bound {
+            let report = work(&host, &engine);
+            assert_eq!((report.failed, report.retrying), (0, 1), "{fault:?}");
+            let job = engine.store().get_job(id).unwrap().unwrap();
+            assert_eq!((job.state, job.attempts), (JobState::Queued, 0), "{fault:?}: no attempt spent");
+            let reason = job.last_error.unwrap();
+            assert!(reason.contains("Memory Agent tries again at") && reason.contains("keeps trying"), "{reason}");
+            let wait = job.next_run_at - host.clock.now_ms();
+            assert!((1..=3_600_000).contains(&wait), "{fault:?}: waits {wait} ms, at most an hour");
+            assert_eq!(report.next_due_at, Some(job.next_run_at), "the host hears when the next try is");
+            waits.push(wait);
+            host.clock.advance_by(wait);
+        }
+        assert!(waits.windows(2).all(|pair| pair[0] <= pair[1] || pair[1] >= 2_700_000), "{fault:?}: {waits:?}");
+        assert!(*waits.last().unwrap() >= 2_700_000, "{fault:?}: the waits grow to the cap: {waits:?}");
+        set_fault(&host, fault, false, &bedrock_fault);
+        let report = work(&host, &engine);
+        assert_eq!((report.done, report.failed), (1, 0), "{fault:?}");
+        assert!(engine.store().get_job(id).unwrap().is_none(), "{fault:?}: done, not failed");
+        assert_eq!(memory_count(&engine), 1, "{fault:?}");
+    }
 }
 
 #[test]
@@ -146,7 +216,9 @@ fn a_cut_off_answer_fails_the_job_without_storing() {
     assert_eq!(work(&host, &engine).failed, 1);
     let failed = engine.store().get_job(job).unwrap().unwrap();
     assert_eq!(failed.state, JobState::Failed);
-    assert!(failed.last_error.unwrap().contains("cut off"));
+    let reason = failed.last_error.unwrap();
+    assert!(reason.starts_with("Failed: The model's answer was cut off"), "{reason}");
+    assert!(reason.contains("Retry failed"), "{reason}");
     assert_eq!(memory_count(&engine), 0);
 }
 
@@ -368,7 +440,9 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
     // Typed here afterwards (no wait): paid for at once, whatever the earlier change said.
     host.bedrock.forget_requests();
     host.write("Ideas/harbour.md", "# Harbour\n\nThe harbour idea came from Bob, and Alice agreed.\n");
-    engine.enqueue_note_paying_after("Ideas/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT)).unwrap();
+    engine
+        .enqueue_note_paying_after("Ideas/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT))
+        .unwrap();
     engine.enqueue_note("Ideas/harbour.md", host.clock.now_ms()).unwrap();
     work(&host, &engine);
     assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "the last change decides");
@@ -377,9 +451,15 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
     // (its note renamed there, say), it is copied, not asked about again.
     host.bedrock.forget_requests();
     host.write("Moved/harbour.md", "# Harbour\n\nThe harbour idea came from Bob.\n");
-    engine.enqueue_note_paying_after("Moved/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT)).unwrap();
+    engine
+        .enqueue_note_paying_after("Moved/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT))
+        .unwrap();
     let report = work(&host, &engine);
-    assert_eq!((report.done, requests_with_tool(&host, "record_memory").len()), (1, 0), "the replaced memory is copied");
+    assert_eq!(
+        (report.done, requests_with_tool(&host, "record_memory").len()),
+        (1, 0),
+        "the replaced memory is copied"
+    );
 }
 
 #[test]
@@ -589,7 +669,7 @@ fn bad_keys_pause_the_engine_without_failing_the_work() {
     let report = work(&host, &engine);
     let paused = report.paused.expect("paused");
     assert!(paused.contains("Bedrock rejected the keys"), "{paused}");
-    assert_eq!(engine.paused().unwrap().code.as_deref(), Some("llm.auth"));
+    assert_eq!(engine.paused().unwrap().code(), Some("llm.auth"));
     let status = engine.store().status().unwrap();
     assert_eq!((status.failed, status.queued), (0, 2), "nothing failed, nothing lost");
     assert_eq!(engine.store().get_job(1).unwrap().unwrap().attempts, 0, "the untried attempt did not count");

@@ -1,9 +1,10 @@
 //! The seeded simulation (after FoundationDB's and TigerBeetle's): the engine and a model of
 //! the plugin runtime on one virtual clock. A random schedule interleaves vault events
 //! (create, modify, rename, delete, a note gaining an excluded tag), remember and forget,
-//! pause and resume, unload and load, a sync tool replacing the database file, and model
-//! faults (throttling, 5xx, bad JSON, invalid tool input, slow calls). After every step the
-//! user's word is checked against what the engine did.
+//! pause and resume, unload and load, a sync tool replacing the database file, and faults
+//! (throttling, 500 and 503, connection resets, failed vault reads, bad JSON, invalid tool
+//! input, slow calls: about a third of the calls). After every step the user's word is
+//! checked against what the engine did, and no job may have failed for a transient reason.
 //!
 //! A failing seed prints itself; replay it with
 //! `SIMULATION_SEED=<seed> cargo test --test simulation -- --nocapture`.
@@ -61,6 +62,8 @@ impl Rng {
 struct SimHost {
     inner: TestHost,
     rng: Rc<RefCell<Rng>>,
+    /// While on, a few vault reads fail (a file busy or locked), as Bedrock calls do.
+    faults: Rc<Cell<bool>>,
 }
 
 impl HttpTransport for SimHost {
@@ -80,8 +83,14 @@ impl Clock for SimHost {
 
 impl Host for SimHost {
     async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
-        let delay = self.rng.borrow_mut().below(400);
+        let (delay, fails) = {
+            let mut rng = self.rng.borrow_mut();
+            (rng.below(400), self.faults.get() && rng.below(100) < 4)
+        };
         self.inner.clock.sleep(delay).await;
+        if fails {
+            return Err("EBUSY: resource busy or locked".into());
+        }
         self.inner.read_file(path).await
     }
     fn utc_offset_minutes(&self) -> i32 {
@@ -103,6 +112,10 @@ fn model(rng: Rc<RefCell<Rng>>, faults: Rc<Cell<bool>>) -> impl Fn(&HttpRequest)
             10..=16 => Scripted::aws_error(500, "InternalServerException", "Internal error"),
             17..=21 => Scripted::Reply { status: 200, headers: vec![], body: "{\"output\": tru".into(), latency_ms: 0 },
             22..=26 => Scripted::tool("record_memory", json!({ "summary": "", "importance": "high" })),
+            27..=31 => {
+                Scripted::aws_error(503, "ServiceUnavailableException", "Bedrock is unable to process your request.")
+            }
+            32..=34 => Scripted::Fail(TransportError::Network("connection reset by peer".into())),
             _ => fake_model::answer(request),
         };
         reply.slow(latency)
@@ -158,7 +171,7 @@ impl Sim {
         inner.bedrock.respond_with(model(rng.clone(), faults.clone()));
         let mut sim = Sim {
             seed,
-            host: SimHost { inner, rng: rng.clone() },
+            host: SimHost { inner, rng: rng.clone(), faults: faults.clone() },
             rng,
             pool: LocalPool::new(),
             loaded: None,
@@ -242,7 +255,7 @@ impl Sim {
             ..EngineSettings::default()
         });
         engine.configure_connection(Some(connection()), self.seed).unwrap();
-        let paused_in_file = engine.paused().is_some_and(|pause| pause.by_user);
+        let paused_in_file = engine.paused().is_some_and(|pause| pause.by_user());
         if paused_in_file != self.paused {
             self.fail(&format!("the pause did not survive the restart: paused {} in the file", paused_in_file));
         }
@@ -516,6 +529,14 @@ impl Sim {
                 self.fail(&format!("memory {} of {}, which is deleted or excluded", memory.id.0, memory.source_path));
             }
         }
+        // Only wrong answers end a job as failed, after the bound; the world's faults never do.
+        let bound = engine.settings().max_job_attempts;
+        for job in jobs.iter().filter(|job| job.state == JobState::Failed) {
+            let reason = job.last_error.as_deref().unwrap_or_default();
+            if job.attempts < bound || !reason.starts_with(&format!("Failed after {bound} tries: ")) {
+                self.fail(&format!("a job failed for a transient reason, or before its bound: {job:?}"));
+            }
+        }
         for job in jobs.iter().filter(|job| job.state != JobState::Running) {
             let Some(path) = job.key.strip_prefix("note:") else { continue };
             // Two waits are allowed, as they cost nothing and send nothing: a note deleted where
@@ -555,7 +576,8 @@ impl Sim {
         self.paused = false;
         self.sent_when_stopped = None;
         engine.retry_failed(self.now()).unwrap();
-        for _ in 0..400 {
+        // Long enough for a job waiting out the longest backoff (an hour).
+        for _ in 0..1_500 {
             self.pass(5_000);
             let status = engine.store().status().unwrap();
             if status.queued == 0 && status.running == 0 && !self.loaded.as_ref().unwrap().running.get() {

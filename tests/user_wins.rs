@@ -100,7 +100,7 @@ fn after_unload_no_call_is_sent_and_running_jobs_wait_untried_in_the_saved_file(
         .list_jobs(None)
         .unwrap()
         .into_iter()
-        .filter(|job| job.kind == memory_agent::domain::JobKind::IngestSource)
+        .filter(|job| job.work.kind() == memory_agent::domain::JobKind::IngestSource)
         .collect();
     let remembered = reopened.store().status().unwrap().memories as usize;
     assert_eq!(jobs.len() + remembered, 8, "each note is remembered or still queued: {jobs:?}");
@@ -118,7 +118,7 @@ fn a_pause_survives_a_restart_and_only_resume_lifts_it() {
     engine.pause().unwrap();
     let bytes = engine.store().export().unwrap();
     let restarted = start(&host, &bytes);
-    assert!(restarted.paused().is_some_and(|pause| pause.by_user), "paused after the restart");
+    assert!(restarted.paused().is_some_and(|pause| pause.by_user()), "paused after the restart");
     work(&host, &restarted);
     assert!(host.bedrock.requests().is_empty(), "nothing runs while paused");
     restarted.configure_connection(Some(connection()), 9).unwrap();
@@ -290,11 +290,12 @@ fn asking_again_for_waiting_work_keeps_its_attempts_and_its_retry_time() {
     let (engine2, host2) = (engine.clone(), host.clone());
     let report = run(&host.clock, async move { engine2.run_due_work(&host2).await.unwrap() });
     let job = engine.store().list_jobs(None).unwrap().remove(0);
-    assert_eq!((job.state, job.attempts), (JobState::Queued, 1));
+    assert_eq!((job.state, job.attempts), (JobState::Queued, 0), "a 503 spends no attempt");
+    assert!(job.next_run_at > host.clock.now());
     assert_eq!(report.next_due_at, Some(job.next_run_at), "the host hears when the retry is due");
     engine.enqueue_note("a.md", host.clock.now()).unwrap();
     let again = engine.store().list_jobs(None).unwrap().remove(0);
-    assert_eq!((again.attempts, again.next_run_at), (1, job.next_run_at));
+    assert_eq!((again.attempts, again.next_run_at), (0, job.next_run_at));
 }
 
 #[test]
@@ -426,8 +427,8 @@ fn a_daily_limit_pauses_work_until_the_next_day_and_a_question_over_it_asks_firs
     let sent = host.bedrock.requests().len();
     assert!((4..20).contains(&sent), "work stopped at the limit after {sent} calls");
     let pause = engine.paused().expect("paused at the limit");
-    assert_eq!(pause.code.as_deref(), Some("budget.daily"));
-    assert!(pause.reason.contains("raise the limit"), "{}", pause.reason);
+    assert_eq!(pause.code(), Some("budget.daily"));
+    assert!(pause.reason().contains("raise the limit"), "{}", pause.reason());
     let spent = engine.spent(host.clock.now(), 0).unwrap();
     assert!(spent.today >= 0.002 && spent.today < 0.003, "{spent:?}");
 

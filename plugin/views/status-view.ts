@@ -1,10 +1,12 @@
-// The "Memory status" view: how much of the vault is remembered, what waits, failed or was
-// skipped (with the reason), today's tokens and estimated cost, and pause/resume/retry.
+// The "Memory status" view: how much of the vault is remembered, what waits (and when its next
+// try is), failed or was skipped (with the reason), today's tokens and estimated cost, and
+// pause/resume/retry.
 
 import { ItemView, type WorkspaceLeaf } from "obsidian";
 import type { MemoryStore } from "../core/memory-core-api";
 import type { NoteCoverage } from "../ui/status-text";
 import { formatUsd } from "../vault/bulk-estimate";
+import { failedRow, queuedRow } from "./job-rows";
 
 export const STATUS_VIEW_TYPE = "memory-agent-status";
 
@@ -35,14 +37,6 @@ function count(n: number, one: string, many: string): string {
 export function localDay(date: Date): string {
 	const pad = (n: number) => String(n).padStart(2, "0");
 	return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-}
-
-function jobPath(job: { key: string; payload: unknown }): string {
-	const payload = job.payload as { path?: unknown; sourcePath?: unknown } | null;
-	if (typeof payload?.path === "string") return payload.path;
-	if (job.key === "consolidate") return "Finding connections between memories";
-	if (typeof payload?.sourcePath === "string" && payload.sourcePath !== "") return `Selected text from ${payload.sourcePath}`;
-	return "Typed text";
 }
 
 export class StatusView extends ItemView {
@@ -120,8 +114,9 @@ export class StatusView extends ItemView {
 		this.button(buttons, "Pause", status.pausedByUser, () => store.pause());
 		this.button(buttons, "Resume", status.paused === null, () => store.resume());
 
-		this.list(root, "Queued", status.queued, queued.map((job) => ({ path: jobPath(job) })));
-		this.list(root, "Failed", status.failed, failed.map((job) => ({ path: jobPath(job), reason: job.last_error ?? "Unknown error" })));
+		const now = Date.now();
+		this.list(root, "Queued", status.queued, queued.map((job) => queuedRow(job, now)));
+		this.list(root, "Failed", status.failed, failed.map(failedRow));
 		this.list(root, "Skipped", skipped.total, skipped.sources.map((source) => ({ path: source.path, reason: source.skipped ?? "" })));
 		const excluded = [...this.port.excludedByContent()].map(([path, reason]) => ({ path, reason }));
 		this.list(root, "Left out by your settings", excluded.length, excluded);

@@ -42,35 +42,6 @@ pub enum AgentError {
     OverLimit(String),
 }
 
-impl AgentError {
-    /// Whether running the same work again later may succeed.
-    pub fn is_transient(&self) -> bool {
-        match self {
-            AgentError::Model(error) => error.is_transient(),
-            AgentError::InvalidOutput(_) => true,
-            AgentError::Store(_) | AgentError::OverLimit(_) | AgentError::Refused(_) => false,
-        }
-    }
-
-    /// Whether every call will fail until the user changes settings (keys, region, model).
-    pub fn needs_settings(&self) -> bool {
-        matches!(
-            self,
-            AgentError::Model(
-                LlmError::Config(_)
-                    | LlmError::Auth(_)
-                    | LlmError::ClockSkew(_)
-                    | LlmError::ExpiredToken
-                    | LlmError::ApiKeyExpired(_)
-                    | LlmError::UseCaseFormRequired(_)
-                    | LlmError::AccessDenied { .. }
-                    | LlmError::NeedsInferenceProfile { .. }
-                    | LlmError::ModelNotFound { .. }
-            )
-        )
-    }
-}
-
 impl ErrorCode for AgentError {
     fn code(&self) -> &'static str {
         match self {

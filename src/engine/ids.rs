@@ -26,6 +26,14 @@ impl IdGenerator {
         let digest = sha256_hex(format!("{}:{count}:{now}", self.seed).as_bytes());
         format!("{prefix}-{}", &digest[..10])
     }
+
+    /// A number in 0..1 from the seed and `salt`: the jitter of a retry's wait, different on
+    /// every device and for every job, the same when replayed.
+    pub fn jitter(&self, salt: &str) -> f64 {
+        let digest = sha256_hex(format!("{}:jitter:{salt}", self.seed).as_bytes());
+        let bits = u64::from_str_radix(&digest[..13], 16).unwrap_or(0);
+        bits as f64 / (1u64 << 52) as f64
+    }
 }
 
 #[cfg(test)]

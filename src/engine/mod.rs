@@ -13,6 +13,7 @@
 //! now, or not at all; a pause stops every call not yet sent and survives a restart; closing
 //! the store hands running jobs back untried and discards whatever they were waiting for.
 
+mod failure;
 mod fences;
 mod host;
 mod ids;
@@ -28,48 +29,63 @@ use std::cell::{Cell, RefCell};
 use fences::Fences;
 use std::rc::Rc;
 
-use serde::Serialize;
-use serde_json::json;
-
 pub use host::{Host, Progress, VaultFile};
 pub use run::RunReport;
 pub use settings::EngineSettings;
 pub use spending::{IngestEstimate, Spent};
 
 use crate::agents::AgentError;
-use crate::domain::{JobKind, Memory, MemoryId, Millis, Position, SourceKind};
+pub use crate::domain::TextToRemember;
+use crate::domain::{JobWork, Memory, MemoryId, Millis, NoteJob, Position, SourceKind};
 use crate::hash::sha256_hex;
 use crate::llm::{BedrockClient, BedrockConfig, LlmError};
 use crate::store::{MemoryFilter, NewJob, Removal, SqlDriver, Store, StoreError};
 use ids::IdGenerator;
 
 /// Why the engine is not running jobs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Pause {
-    /// The user paused it (as opposed to the engine pausing itself).
-    pub by_user: bool,
-    pub reason: String,
-    /// The error code that made the engine pause itself, e.g. `llm.auth`.
-    pub code: Option<String>,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pause {
+    /// The user paused it; kept in the store (`PAUSED_KEY`), so it holds after a restart.
+    ByUser,
+    /// Every call would fail until the user changes the settings (keys, region, model): the
+    /// engine paused itself with the error's code (e.g. `llm.auth`) and words; a new connection
+    /// lifts it.
+    NeedsSettings { code: &'static str, message: String },
+    /// A spending limit was reached; lifted once it no longer holds (a new day or month, a
+    /// higher limit).
+    SpendingLimit { period: LimitPeriod, message: String },
 }
 
-/// Text to remember that is not a whole note: a selection or typed text.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TextToRemember {
-    pub text: String,
-    /// The note a selection comes from; empty for typed text.
-    #[serde(default)]
-    pub source_path: String,
-    pub kind: SourceKind,
-    #[serde(default)]
-    pub heading: Option<String>,
-    #[serde(default)]
-    pub line_start: Option<u32>,
-    /// The date the text belongs to (`YYYY-MM-DD`); today when missing.
-    #[serde(default)]
-    pub note_date: Option<String>,
+/// The period of a spending limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitPeriod {
+    Day,
+    Month,
+}
+
+impl Pause {
+    /// The user paused it (as opposed to the engine pausing itself).
+    pub fn by_user(&self) -> bool {
+        matches!(self, Pause::ByUser)
+    }
+
+    /// Why, in words for the user, with what lifts it.
+    pub fn reason(&self) -> &str {
+        match self {
+            Pause::ByUser => "Paused by you.",
+            Pause::NeedsSettings { message, .. } | Pause::SpendingLimit { message, .. } => message,
+        }
+    }
+
+    /// The stable code of a pause the engine put itself in (`llm.auth`, `budget.daily`…).
+    pub fn code(&self) -> Option<&'static str> {
+        match self {
+            Pause::ByUser => None,
+            Pause::NeedsSettings { code, .. } => Some(code),
+            Pause::SpendingLimit { period: LimitPeriod::Day, .. } => Some("budget.daily"),
+            Pause::SpendingLimit { period: LimitPeriod::Month, .. } => Some("budget.monthly"),
+        }
+    }
 }
 
 /// The engine over one store.
@@ -101,6 +117,9 @@ pub struct Engine<D: SqlDriver> {
     throttle_streak: Cell<u32>,
     /// During an outage, one worker's job is the probe; the others wait for it.
     probing: Cell<bool>,
+    /// Transient failures in a row of the job under each key (this session's): each waits
+    /// longer. Forgotten at a restart, which only makes the next wait short again.
+    transient_streaks: RefCell<std::collections::HashMap<String, u32>>,
     /// Memories of notes removed lately, in case their text returns under another name.
     removed_notes: reuse::RemovedNotes,
 }
@@ -116,7 +135,7 @@ impl<D: SqlDriver> Engine<D> {
     /// and a pause the user asked for holds again.
     pub fn new(store: Store<D>, id_seed: u64, now: Millis) -> Result<Self, StoreError> {
         store.requeue_interrupted_jobs(now)?;
-        let paused = store.get_meta(PAUSED_KEY)?.is_some().then(user_pause);
+        let paused = store.get_meta(PAUSED_KEY)?.is_some().then_some(Pause::ByUser);
         Ok(Engine {
             store,
             settings: RefCell::new(EngineSettings::default()),
@@ -134,6 +153,7 @@ impl<D: SqlDriver> Engine<D> {
             throttled_until: Cell::new(0),
             throttle_streak: Cell::new(0),
             probing: Cell::new(false),
+            transient_streaks: RefCell::default(),
             removed_notes: reuse::RemovedNotes::default(),
             host_rule: RefCell::new(None),
         })
@@ -170,7 +190,7 @@ impl<D: SqlDriver> Engine<D> {
         let client = config.map(|config| BedrockClient::new(config, seed)).transpose()?;
         let connected = client.is_some();
         *self.client.borrow_mut() = client.map(Rc::new);
-        if connected && self.pause.borrow().as_ref().is_some_and(|pause| !pause.by_user) {
+        if connected && self.pause.borrow().as_ref().is_some_and(|pause| !pause.by_user()) {
             *self.pause.borrow_mut() = None;
         }
         Ok(())
@@ -198,19 +218,29 @@ impl<D: SqlDriver> Engine<D> {
     /// device's memory of it has usually arrived and been merged. Reading at once matters when
     /// this device holds the memory the other one waits for (a note moved there arrives here as
     /// "deleted, created"): waiting too, both devices would pay.
-    pub fn enqueue_note_paying_after(&self, path: &str, now: Millis, pay_after: Option<Millis>) -> Result<i64, StoreError> {
-        let payload = match pay_after {
-            Some(at) => json!({ "path": path, "payAfter": at }),
-            None => json!({ "path": path }),
-        };
-        self.store.enqueue_job(&NewJob { kind: JobKind::IngestSource, key: note_key(path), payload }, now)
+    pub fn enqueue_note_paying_after(
+        &self,
+        path: &str,
+        now: Millis,
+        pay_after: Option<Millis>,
+    ) -> Result<i64, StoreError> {
+        let work = JobWork::IngestSource(NoteJob { path: path.to_owned(), pay_after });
+        self.store.enqueue_job(&NewJob { key: note_key(path), work }, now)
+    }
+
+    /// Until when the work waiting for the note at `path` waits for another device, if it does.
+    fn queued_pay_after(store: &Store<D>, path: &str) -> Result<Option<Millis>, StoreError> {
+        Ok(match store.queued_work(&note_key(path))? {
+            Some(JobWork::IngestSource(NoteJob { pay_after, .. })) => pay_after,
+            _ => None,
+        })
     }
 
     /// Queues a note again for work the engine itself moves or repeats (a rename overtook a
     /// job, a note was found gone): a wait for another device, on the moved work or on work
     /// already queued for the note, is kept (the later of the two).
     pub(crate) fn requeue_note(&self, path: &str, now: Millis, pay_after: Option<Millis>) -> Result<i64, StoreError> {
-        let waiting = self.store.queued_payload(&note_key(path))?.and_then(|payload| payload["payAfter"].as_i64());
+        let waiting = Self::queued_pay_after(&self.store, path)?;
         self.enqueue_note_paying_after(path, now, pay_after.max(waiting))
     }
 
@@ -223,15 +253,7 @@ impl<D: SqlDriver> Engine<D> {
             return Err(StoreError::InvalidInput("Whole notes are remembered with enqueue_note.".into()));
         }
         let key = format!("text:{}", sha256_hex(format!("{}\n{}", text.source_path, text.text).as_bytes()));
-        let payload = json!({
-            "text": text.text,
-            "sourcePath": text.source_path,
-            "kind": text.kind,
-            "heading": text.heading,
-            "lineStart": text.line_start,
-            "noteDate": text.note_date,
-        });
-        self.store.enqueue_job(&NewJob { kind: JobKind::IngestText, key, payload }, now)
+        self.store.enqueue_job(&NewJob { key, work: JobWork::IngestText(text.clone()) }, now)
     }
 
     /// A note was deleted (or left the scope): its memories go, with the orphan fix, and
@@ -253,7 +275,7 @@ impl<D: SqlDriver> Engine<D> {
             store.rename_source(old_path, new_path, now)?;
             // Work waiting under the old path moves to the new one, still waiting for another
             // device's memory if it did (a running job lands there by its fence).
-            let pay_after = store.queued_payload(&note_key(old_path))?.and_then(|payload| payload["payAfter"].as_i64());
+            let pay_after = Self::queued_pay_after(store, old_path)?;
             if store.drop_jobs(&note_key(old_path))? > 0 {
                 self.requeue_note(new_path, now, pay_after)?;
             }
@@ -285,7 +307,7 @@ impl<D: SqlDriver> Engine<D> {
         self.keep_removed_memories(outcome.displaced);
         if let Some(now) = now {
             for path in &outcome.adopted {
-                if self.store.queued_payload(&note_key(path))?.is_none() {
+                if self.store.queued_work(&note_key(path))?.is_none() {
                     let wait = Millis::try_from(self.settings().other_device_wait_ms).unwrap_or(Millis::MAX / 2);
                     self.enqueue_note_paying_after(path, now, Some(now.saturating_add(wait)))?;
                 }
@@ -391,7 +413,7 @@ impl<D: SqlDriver> Engine<D> {
     /// back to the queue untried). The pause is kept in the store, so it holds after a restart
     /// until the user resumes.
     pub fn pause(&self) -> Result<(), StoreError> {
-        *self.pause.borrow_mut() = Some(user_pause());
+        *self.pause.borrow_mut() = Some(Pause::ByUser);
         self.store.set_meta(PAUSED_KEY, "1")
     }
 
@@ -423,14 +445,14 @@ impl<D: SqlDriver> Engine<D> {
             running: status.running,
             failed: status.failed,
             current: self.current.borrow().clone(),
-            paused: self.pause.borrow().as_ref().map(|pause| pause.reason.clone()),
+            paused: self.pause.borrow().as_ref().map(|pause| pause.reason().to_owned()),
         })
     }
 
+    /// Every call would fail until the settings change: work waits for the user.
     fn pause_itself(&self, error: &AgentError) {
         use crate::error::ErrorCode;
-        *self.pause.borrow_mut() =
-            Some(Pause { by_user: false, reason: error.to_string(), code: Some(error.code().to_owned()) });
+        *self.pause.borrow_mut() = Some(Pause::NeedsSettings { code: error.code(), message: error.to_string() });
     }
 
     /// The store is still this engine's to write: nothing arriving after `shut_down` is kept.
@@ -459,10 +481,6 @@ impl<D: SqlDriver> Engine<D> {
             }
         }
     }
-}
-
-fn user_pause() -> Pause {
-    Pause { by_user: true, reason: "Paused by you.".into(), code: None }
 }
 
 /// The queue key of a note's ingest: one job per note at a time.

@@ -17,9 +17,9 @@
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
+use super::failure::JobError;
 use super::host::Host;
 use super::Engine;
-use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId, Millis, Position, SourceKind};
 use crate::notes::{decode_note, note_date, parse_note, path_date, Chunk};
@@ -78,7 +78,7 @@ impl<D: SqlDriver> Engine<D> {
         position: &Position,
         date: CalendarDate,
         now: Millis,
-    ) -> Result<Option<Memory>, AgentError> {
+    ) -> Result<Option<Memory>, JobError> {
         // A removed note's first (nothing to read; its name must give the same date, if any,
         // as this note's), then the newest notes holding the text.
         let mut source = self
@@ -108,11 +108,10 @@ impl<D: SqlDriver> Engine<D> {
 
     /// Whether a memory of the note at `other` may stand in a note dated `date`: the note is
     /// gone (it moved), or it is dated the same.
-    async fn dated_alike<H: Host>(&self, host: &H, other: &str, date: CalendarDate) -> Result<bool, AgentError> {
-        let file = host
-            .read_file(other)
-            .await
-            .map_err(|reason| StoreError::InvalidInput(format!("could not read {other}: {reason}")))?;
+    /// A failed read is transient, as the job's own note's is.
+    async fn dated_alike<H: Host>(&self, host: &H, other: &str, date: CalendarDate) -> Result<bool, JobError> {
+        let file =
+            host.read_file(other).await.map_err(|reason| JobError::VaultRead { path: other.to_owned(), reason })?;
         let Some(file) = file else { return Ok(true) };
         let settings = self.settings();
         let Ok(text) = decode_note(&file.bytes, settings.max_note_bytes) else { return Ok(false) };

@@ -1,11 +1,13 @@
 //! Running the queue: workers claim due jobs, run the agents, and settle each job as
-//! done, retried later, failed for good, or handed back untried when the engine pauses.
+//! done, waiting for a later try, failed for good, or handed back untried when the engine
+//! pauses (what a failure means is decided in `failure.rs`).
 
 use std::collections::BTreeSet;
 
 use futures_util::future::join_all;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+use super::failure::{self, JobError, Next};
 use super::host::{Host, VaultFile};
 use super::metered::MeteredModel;
 use super::triggers::LAST_CONSOLIDATION_KEY;
@@ -16,17 +18,16 @@ use crate::agents::query::{answer, AnswerCost, EarlierTurn, QueryAnswer, QueryIn
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{
-    Consolidation, ConsolidationId, Job, JobKind, Memory, MemoryId, Millis, Source, SourceKind, TokenUsage,
+    Consolidation, ConsolidationId, Job, JobWork, Memory, MemoryId, Millis, NoteJob, Position, Source, SourceKind,
+    TextToRemember, TokenUsage,
 };
 use crate::hash::file_digest_hex;
 use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, LlmError, Message};
-use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk};
+use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk, ParsedNote};
 use crate::store::{SqlDriver, StoreError};
 
+/// The longest wait between the tries of a job whose answers were wrong.
 const MAX_RETRY_WAIT_MS: u64 = 6 * 3_600_000;
-/// How long a throttled job waits (a per-minute quota's window), and one over a hard quota.
-const THROTTLED_JOB_WAIT_MS: Millis = 60_000;
-const QUOTA_JOB_WAIT_MS: Millis = 15 * 60_000;
 /// The first wait of every worker after a throttled job, and the longest.
 const THROTTLE_WAIT_MS: Millis = 5_000;
 const MAX_THROTTLE_WAIT_MS: Millis = 30_000;
@@ -62,6 +63,52 @@ enum Finished {
     Deferred(Millis),
 }
 
+/// One try of a note's job: the path it was queued under, its fence's generation then, and
+/// the time before which no call is paid for it.
+struct NoteAttempt<'a> {
+    queued_path: &'a str,
+    generation: u64,
+    pay_after: Option<Millis>,
+}
+
+/// A note as read for a job: where it is now, its bytes and digest, and when the job read it.
+struct ReadNote {
+    path: String,
+    file: VaultFile,
+    sha256: String,
+    started: Millis,
+}
+
+/// What a note's chunks came to.
+#[derive(Default)]
+struct NoteMemories {
+    /// Its memories: kept, copied and new.
+    memories: Vec<Memory>,
+    /// Kept memories whose chunk moved in the note.
+    moved: Vec<(MemoryId, Position)>,
+    /// Chunks with nothing to remember.
+    quiet: Vec<String>,
+}
+
+impl NoteMemories {
+    /// Whether the chunk with `content_hash` has its memory or is quiet (a stored memory
+    /// keeps the hash's first bytes).
+    fn accounts_for(&self, content_hash: &str) -> bool {
+        self.quiet.iter().any(|quiet| quiet == content_hash)
+            || self
+                .memories
+                .iter()
+                .filter_map(|memory| memory.content_hash.as_deref())
+                .any(|kept| !kept.is_empty() && (content_hash.starts_with(kept) || kept.starts_with(content_hash)))
+    }
+}
+
+/// `make_memories`' outcome: every chunk done, or the job ended early (nothing stored).
+enum Made {
+    Memories(NoteMemories),
+    Ended(Finished),
+}
+
 /// Clears the "a run is going" flag however the run ends, even when a host callback threw
 /// and the run's future was dropped half-way.
 struct RunningFlag<'a>(&'a std::cell::Cell<bool>);
@@ -70,25 +117,6 @@ impl Drop for RunningFlag<'_> {
     fn drop(&mut self) {
         self.0.set(false);
     }
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct NotePayload {
-    path: String,
-    /// No call is sent for the note before this (see `Engine::enqueue_note_paying_after`).
-    pay_after: Option<Millis>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct TextPayload {
-    text: String,
-    source_path: String,
-    kind: SourceKind,
-    heading: Option<String>,
-    line_start: Option<u32>,
-    note_date: Option<String>,
 }
 
 /// A connection check's result.
@@ -114,7 +142,7 @@ impl<D: SqlDriver> Engine<D> {
         drop(running);
         *self.current.borrow_mut() = None;
         let mut report = outcome?;
-        report.paused = self.pause.borrow().as_ref().map(|pause| pause.reason.clone());
+        report.paused = self.pause.borrow().as_ref().map(|pause| pause.reason().to_owned());
         report.ran = true;
         report.next_due_at = if report.paused.is_none() { self.store.next_due_at()? } else { None };
         Ok(report)
@@ -160,7 +188,7 @@ impl<D: SqlDriver> Engine<D> {
             self.probing.set(self.throttle_streak.get() > 0);
             *self.current.borrow_mut() = Some(describe(&job));
             let outcome = self.run_job(host, &job).await;
-            if let Err(error) = self.settle(&job, outcome, host.now(), &mut report) {
+            if let Err(error) = self.settle(&job, outcome, host.now(), host.utc_offset_minutes(), &mut report) {
                 // The job must not stay "running" until the next start; the caller hears why.
                 self.probing.set(false);
                 let _ = self.store.release_job(job.id, host.now());
@@ -172,15 +200,14 @@ impl<D: SqlDriver> Engine<D> {
         Ok(report)
     }
 
-    async fn run_job<H: Host>(&self, host: &H, job: &Job) -> Result<Finished, AgentError> {
-        match job.kind {
-            JobKind::IngestSource => {
-                let payload: NotePayload = serde_json::from_value(job.payload.clone())
-                    .map_err(|error| StoreError::InvalidData(format!("job {}: {error}", job.id)))?;
-                let path = payload.path.as_str();
+    async fn run_job<H: Host>(&self, host: &H, job: &Job) -> Result<Finished, JobError> {
+        match &job.work {
+            JobWork::IngestSource(note) => {
+                let path = note.path.as_str();
                 let generation = self.fences.generation(path);
                 self.started.borrow_mut().insert(job.id, (path.to_owned(), generation));
-                let outcome = self.ingest_note(host, path, generation, payload.pay_after).await;
+                let attempt = NoteAttempt { queued_path: path, generation, pay_after: note.pay_after };
+                let outcome = self.ingest_note(host, &attempt).await;
                 self.started.borrow_mut().remove(&job.id);
                 match outcome {
                     // Whatever went wrong, the note was deleted, renamed or left the scope
@@ -188,72 +215,69 @@ impl<D: SqlDriver> Engine<D> {
                     // renamed note is read again under its new path.
                     Err(_) if self.fences.landing(path, generation).as_deref() != Some(path) => {
                         if let Some(moved) = self.landing(path, generation, host.now())? {
-                            self.requeue_note(&moved, host.now(), payload.pay_after)?;
+                            self.requeue_note(&moved, host.now(), note.pay_after)?;
                         }
                         Ok(Finished::Discarded)
                     }
                     outcome => outcome,
                 }
             }
-            JobKind::IngestText => {
-                let payload: TextPayload = serde_json::from_value(job.payload.clone())
-                    .map_err(|error| StoreError::InvalidData(format!("job {}: {error}", job.id)))?;
-                self.ingest_text(host, &payload).await
-            }
-            JobKind::Consolidate => self.consolidate(host).await,
+            JobWork::IngestText(text) => Ok(self.ingest_text(host, text).await?),
+            JobWork::Consolidate(_) => Ok(self.consolidate(host).await?),
         }
     }
 
+    /// Ends a job's try by what its outcome means (`failure::JobError::next`).
     fn settle(
         &self,
         job: &Job,
-        outcome: Result<Finished, AgentError>,
+        outcome: Result<Finished, JobError>,
         now: Millis,
+        utc_offset_minutes: i32,
         report: &mut RunReport,
     ) -> Result<(), StoreError> {
         if self.is_shut_down() {
             // `shut_down` already handed the job back untried; the store is no longer ours.
             return Ok(());
         }
-        self.note_throttling(&outcome, now);
-        match outcome {
-            Ok(Finished::Deferred(at)) => {
-                // Waiting for another device's memory is not an attempt, and not a failure.
-                self.store.release_job_until(job.id, at, now, None)?;
-            }
+        let error = match outcome {
             Ok(finished) => {
-                self.store.complete_job(job.id, now)?;
-                self.finished.set(self.finished.get() + 1);
-                match finished {
-                    Finished::Done => report.done += 1,
-                    Finished::Skipped => report.skipped += 1,
-                    Finished::Discarded | Finished::Deferred(_) => {}
+                self.note_throttling(false, now);
+                self.transient_streaks.borrow_mut().remove(&job.key);
+                return self.settle_finished(job, finished, now, report);
+            }
+            Err(error) => error,
+        };
+        let settings = self.settings();
+        let next = error.next(Millis::try_from(settings.job_retry_base_ms).unwrap_or(Millis::MAX));
+        self.note_throttling(matches!(next, Next::Wait { throttled: true, .. }), now);
+        if !matches!(next, Next::Wait { .. }) {
+            self.transient_streaks.borrow_mut().remove(&job.key);
+        }
+        match next {
+            // Paused or closed before a call was sent: back to the queue, the attempt not counted.
+            Next::Untried => self.store.release_job(job.id, now)?,
+            Next::PauseForSettings => {
+                self.store.release_job(job.id, now)?;
+                if let JobError::Agent(error) = &error {
+                    self.pause_itself(error);
                 }
             }
-            Err(AgentError::Model(LlmError::Stopped)) => {
-                // Paused before a call was sent: back to the queue, the attempt not counted.
-                self.store.release_job(job.id, now)?;
-            }
-            Err(AgentError::Model(error @ (LlmError::Throttled | LlmError::QuotaExceeded(_)))) => {
-                // Over a quota: the job waits out the quota's window (a minute; longer for a
-                // hard quota) and keeps its attempts — however long the throttling lasts, no
-                // note ends as failed for it, and the engine's gate bounds the calls meanwhile.
-                let wait = if error == LlmError::Throttled { THROTTLED_JOB_WAIT_MS } else { QUOTA_JOB_WAIT_MS };
-                self.store.release_job_until(job.id, now + wait, now, Some(&error.to_string()))?;
+            Next::Wait { first_wait, .. } => {
+                self.wait_after_transient(job, &error, first_wait, now, utc_offset_minutes)?;
                 report.retrying += 1;
             }
-            Err(error) if error.needs_settings() => {
-                self.store.release_job(job.id, now)?;
-                self.pause_itself(&error);
-            }
-            Err(error) if error.is_transient() && job.attempts < self.settings.borrow().max_job_attempts => {
-                let base = self.settings.borrow().job_retry_base_ms;
+            Next::Counted if job.attempts < settings.max_job_attempts => {
+                let base = settings.job_retry_base_ms;
                 let wait = base.saturating_mul(1 << job.attempts.saturating_sub(1).min(20)).min(MAX_RETRY_WAIT_MS);
-                self.store.fail_job(job.id, &error.to_string(), Some(now + wait as Millis), now)?;
+                let at = now + Millis::try_from(wait).unwrap_or(Millis::MAX / 2);
+                let words = failure::counted(&error, job.attempts, settings.max_job_attempts, at, utc_offset_minutes);
+                self.store.fail_job(job.id, &words, Some(at), now)?;
                 report.retrying += 1;
             }
-            Err(error) => {
-                self.store.fail_job(job.id, &error.to_string(), None, now)?;
+            Next::Counted | Next::Fails => {
+                let words = failure::failed(&error, job.attempts, next == Next::Counted);
+                self.store.fail_job(job.id, &words, None, now)?;
                 self.finished.set(self.finished.get() + 1);
                 report.failed += 1;
             }
@@ -261,11 +285,53 @@ impl<D: SqlDriver> Engine<D> {
         Ok(())
     }
 
+    /// The world's failure, not the job's: it waits (longer each time in a row, at most an
+    /// hour) and keeps its attempts, however long the fault lasts.
+    fn wait_after_transient(
+        &self,
+        job: &Job,
+        error: &JobError,
+        first_wait: Millis,
+        now: Millis,
+        utc_offset_minutes: i32,
+    ) -> Result<(), StoreError> {
+        let streak = {
+            let mut streaks = self.transient_streaks.borrow_mut();
+            let streak = streaks.entry(job.key.clone()).or_insert(0);
+            *streak = streak.saturating_add(1);
+            *streak - 1
+        };
+        let jitter = self.ids.jitter(&format!("{}:{streak}:{now}", job.key));
+        let at = now + failure::transient_wait(first_wait, streak, jitter);
+        debug_assert!(at - now <= failure::MAX_TRANSIENT_WAIT_MS);
+        let words = failure::waiting(error, at, utc_offset_minutes);
+        self.store.release_job_until(job.id, at, now, Some(&words))
+    }
+
+    fn settle_finished(
+        &self,
+        job: &Job,
+        finished: Finished,
+        now: Millis,
+        report: &mut RunReport,
+    ) -> Result<(), StoreError> {
+        match finished {
+            // Waiting for another device's memory is not an attempt, and not a failure.
+            Finished::Deferred(at) => return self.store.release_job_until(job.id, at, now, None),
+            Finished::Done => report.done += 1,
+            Finished::Skipped => report.skipped += 1,
+            Finished::Discarded => {}
+        }
+        self.store.complete_job(job.id, now)?;
+        self.finished.set(self.finished.get() + 1);
+        Ok(())
+    }
+
     /// Throttled work slows every worker down: 5 s, then twice as long for each throttled
-    /// job in a row, up to 30 s (the jobs themselves wait a minute); any other outcome lifts it.
-    fn note_throttling(&self, outcome: &Result<Finished, AgentError>, now: Millis) {
+    /// job in a row, up to 30 s (the jobs themselves wait a minute or more); any other outcome
+    /// lifts it.
+    fn note_throttling(&self, throttled: bool, now: Millis) {
         self.probing.set(false);
-        let throttled = matches!(outcome, Err(AgentError::Model(LlmError::Throttled | LlmError::QuotaExceeded(_))));
         if !throttled {
             self.throttle_streak.set(0);
             return;
@@ -277,103 +343,131 @@ impl<D: SqlDriver> Engine<D> {
 
     /// Reads a note and makes its memories: unchanged notes and unchanged chunks cost no
     /// model call; everything is stored in one transaction once every chunk is done.
-    async fn ingest_note<H: Host>(
-        &self,
-        host: &H,
-        queued_path: &str,
-        generation: u64,
-        pay_after: Option<Millis>,
-    ) -> Result<Finished, AgentError> {
-        let path = queued_path;
-        if self.path_exclusion(path).is_some() {
+    async fn ingest_note<H: Host>(&self, host: &H, attempt: &NoteAttempt<'_>) -> Result<Finished, JobError> {
+        let queued_path = attempt.queued_path;
+        if self.path_exclusion(queued_path).is_some() {
             // Out of scope (a folder, a pattern, Obsidian's filters): never read, and what
             // was remembered of it before is forgotten.
-            self.store.remove_source(path)?;
+            self.store.remove_source(queued_path)?;
             return Ok(Finished::Skipped);
         }
-        let file = host
-            .read_file(path)
-            .await
-            .map_err(|reason| StoreError::InvalidInput(format!("could not read {path}: {reason}")))?;
-        self.still_owned()?;
-        let Some(file) = file else {
-            // Gone, or renamed before it was read: the renamed note is read under its new path.
-            match self.fences.landing(queued_path, generation) {
-                Some(moved) if moved != queued_path => drop(self.requeue_note(&moved, host.now(), pay_after)?),
-                _ => {
-                    for renamed in self.fences.renamed_from(queued_path) {
-                        self.requeue_note(&renamed, host.now(), pay_after)?;
-                    }
-                }
-            }
-            // What was paid for it stays a while for reuse: its text may come back under
-            // another name (a record a merge brought for a note renamed here, say).
-            self.keep_removed(path)?;
-            self.store.remove_source(path)?;
-            return Ok(Finished::Done);
+        let Some(file) = self.read_note(host, queued_path).await? else {
+            return Ok(self.note_gone(attempt, host.now())?);
         };
         let now = host.now();
         let offset = host.utc_offset_minutes();
         self.store.set_utc_offset(offset);
         let sha256 = file_digest_hex(&file.bytes);
-        let Some(path) = self.landing(queued_path, generation, now)? else { return Ok(Finished::Discarded) };
-        let path = path.as_str();
-        if let Some(known) = self.store.get_source(path)? {
-            if known.sha256 == sha256 {
-                // The same text (touched, or written by a sync tool): the record learns the
-                // file's new time and size, but keeps when it was remembered — devices order
-                // their versions of a note by that, and this is no new version.
-                if known.mtime != file.mtime || known.size != file.size {
-                    self.store.upsert_source(&Source { mtime: file.mtime, size: file.size, ..known })?;
-                }
-                return Ok(Finished::Done);
-            }
+        let Some(path) = self.landing(queued_path, attempt.generation, now)? else { return Ok(Finished::Discarded) };
+        let read = ReadNote { path, file, sha256, started: now };
+        if self.record_if_unchanged(&read)? {
+            return Ok(Finished::Done);
         }
         let settings = self.settings();
-        let text = match decode_note(&file.bytes, settings.max_note_bytes) {
+        let text = match decode_note(&read.file.bytes, settings.max_note_bytes) {
             Ok(text) => text,
-            Err(reason) => return self.skip(path, &file, sha256, &reason.to_string(), now),
+            Err(reason) => return Ok(self.skip(&read.path, &read.file, read.sha256, &reason.to_string(), now)?),
         };
         let note = parse_note(&text, settings.max_chunk_tokens);
         if settings.scope.content_exclusion(&note).is_some() {
             // `memory: false` or an excluded tag, decided on the text just read: nothing is
             // sent, nothing is kept of the note (no record either), and its old memories go.
-            self.store.remove_source(path)?;
+            self.store.remove_source(&read.path)?;
             return Ok(Finished::Skipped);
         }
+        let made = match self.make_memories(host, attempt, &read, &note).await? {
+            Made::Memories(made) => made,
+            Made::Ended(finished) => return Ok(finished),
+        };
+        Ok(self.store_note(host, attempt, read, &note, made)?)
+    }
+
+    /// The note's bytes, or `None` when it is gone. A failed read is transient: the vault may
+    /// be busy (a sync tool writing, a locked file), and the note is read again later.
+    async fn read_note<H: Host>(&self, host: &H, path: &str) -> Result<Option<VaultFile>, JobError> {
+        let file =
+            host.read_file(path).await.map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
+        self.still_owned()?;
+        Ok(file)
+    }
+
+    /// The note is gone, or was renamed before it was read: the renamed note is read under
+    /// its new path, and what was remembered of it leaves the store.
+    fn note_gone(&self, attempt: &NoteAttempt<'_>, now: Millis) -> Result<Finished, AgentError> {
+        let queued_path = attempt.queued_path;
+        match self.fences.landing(queued_path, attempt.generation) {
+            Some(moved) if moved != queued_path => drop(self.requeue_note(&moved, now, attempt.pay_after)?),
+            _ => {
+                for renamed in self.fences.renamed_from(queued_path) {
+                    self.requeue_note(&renamed, now, attempt.pay_after)?;
+                }
+            }
+        }
+        // What was paid for it stays a while for reuse: its text may come back under
+        // another name (a record a merge brought for a note renamed here, say).
+        self.keep_removed(queued_path)?;
+        self.store.remove_source(queued_path)?;
+        Ok(Finished::Done)
+    }
+
+    /// True when the store already holds this very text (touched, or written by a sync
+    /// tool): the record learns the file's new time and size, but keeps when it was
+    /// remembered — devices order their versions of a note by that, and this is no new version.
+    fn record_if_unchanged(&self, read: &ReadNote) -> Result<bool, StoreError> {
+        let Some(known) = self.store.get_source(&read.path)? else { return Ok(false) };
+        if known.sha256 != read.sha256 {
+            return Ok(false);
+        }
+        if known.mtime != read.file.mtime || known.size != read.file.size {
+            self.store.upsert_source(&Source { mtime: read.file.mtime, size: read.file.size, ..known })?;
+        }
+        Ok(true)
+    }
+
+    /// The memories of each chunk: kept when the chunk is unchanged, copied when remembered
+    /// elsewhere, made by the model otherwise (unless the note must wait for another device,
+    /// or the model declines it: then the job ends here, having stored nothing).
+    async fn make_memories<H: Host>(
+        &self,
+        host: &H,
+        attempt: &NoteAttempt<'_>,
+        read: &ReadNote,
+        note: &ParsedNote,
+    ) -> Result<Made, JobError> {
+        let (path, now) = (read.path.as_str(), read.started);
+        let offset = host.utc_offset_minutes();
         let client = self.client()?;
         // A delete (or the note leaving the scope) stops the note's remaining calls too.
-        let stopped = || !self.may_send_for_jobs() || self.fences.landing(queued_path, generation).is_none();
+        let stopped =
+            || !self.may_send_for_jobs() || self.fences.landing(attempt.queued_path, attempt.generation).is_none();
         let model = MeteredModel::new(&client, host, &self.store, "ingest", &stopped);
-        let note_date = note_date(path, &note.frontmatter, file.mtime, offset);
+        let note_date = note_date(path, &note.frontmatter, read.file.mtime, offset);
         let today = CalendarDate::at(now, offset);
         let metadata = note.frontmatter.to_json();
-        let mut memories: Vec<Memory> = Vec::new();
-        let mut moved = Vec::new();
+        let mut made = NoteMemories::default();
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let known_quiet = self.store.quiet_chunks(path)?;
-        let mut quiet: Vec<String> = Vec::new();
         for chunk in &note.chunks {
             let position = Self::position(chunk.heading_path.clone(), chunk.line_start, chunk.line_end);
             if let Some(existing) = self.store.find_memory_by_content(path, SourceKind::Note, &chunk.content_hash)? {
                 if seen.insert(existing.id.0.clone()) {
-                    moved.push((existing.id.clone(), position));
-                    memories.push(existing);
+                    made.moved.push((existing.id.clone(), position));
+                    made.memories.push(existing);
                 }
                 continue;
             }
             if known_quiet.contains(&chunk.content_hash) {
-                quiet.push(chunk.content_hash.clone());
+                made.quiet.push(chunk.content_hash.clone());
                 continue;
             }
             if let Some(copied) = self.memory_from_elsewhere(host, path, chunk, &position, note_date, now).await? {
                 self.still_owned()?;
                 seen.insert(copied.id.0.clone());
-                memories.push(copied);
+                made.memories.push(copied);
                 continue;
             }
-            if let Some(at) = pay_after.filter(|at| *at > host.now()) {
-                return self.defer(queued_path, generation, at, now);
+            if let Some(at) = attempt.pay_after.filter(|at| *at > host.now()) {
+                return Ok(Made::Ended(self.defer(attempt.queued_path, attempt.generation, at, now)?));
             }
             let input = IngestInput {
                 text: &chunk.text,
@@ -383,76 +477,124 @@ impl<D: SqlDriver> Engine<D> {
                 today,
                 metadata: Some(&metadata),
             };
-            let extraction = match extract(&model, &input).await {
-                // Declined twice: not asked again (every try is billed); the note is skipped with
-                // the reason, shown in the status view, and read again when it changes.
-                Err(AgentError::Refused(why)) => {
-                    let Some(path) = self.landing(queued_path, generation, now)? else {
-                        return Ok(Finished::Discarded);
-                    };
-                    return self.skip(&path, &file, sha256, &format!("the model declined it ({why})"), now);
-                }
-                other => other?,
-            };
-            match extraction {
-                Extraction::Memory(extracted) => {
+            match extract(&model, &input).await {
+                Ok(Extraction::Memory(extracted)) => {
                     let memory = self.new_memory(path, SourceKind::Note, position, chunk, extracted, now)?;
                     seen.insert(memory.id.0.clone());
-                    memories.push(memory);
+                    made.memories.push(memory);
                 }
-                Extraction::Nothing => quiet.push(chunk.content_hash.clone()),
+                Ok(Extraction::Nothing) => made.quiet.push(chunk.content_hash.clone()),
+                Err(AgentError::Refused(why)) => return Ok(Made::Ended(self.declined(attempt, read, &why)?)),
+                Err(error) => return Err(error.into()),
             }
         }
+        Ok(Made::Memories(made))
+    }
+
+    /// The model declined a chunk twice: not asked again (every try is billed); the note is
+    /// skipped with the reason, shown in the status view, and read again when it changes.
+    fn declined(&self, attempt: &NoteAttempt<'_>, read: &ReadNote, why: &str) -> Result<Finished, AgentError> {
+        let Some(path) = self.landing(attempt.queued_path, attempt.generation, read.started)? else {
+            return Ok(Finished::Discarded);
+        };
+        let reason = format!("the model declined it ({why})");
+        self.skip(&path, &read.file, read.sha256.clone(), &reason, read.started)
+    }
+
+    /// Stores the note's memories where the note is now, in one transaction, unless the note
+    /// was deleted meanwhile or a merge brought this very text's memories.
+    fn store_note<H: Host>(
+        &self,
+        host: &H,
+        attempt: &NoteAttempt<'_>,
+        read: ReadNote,
+        note: &ParsedNote,
+        mut made: NoteMemories,
+    ) -> Result<Finished, AgentError> {
+        let now = read.started;
         // The note may have been renamed or deleted while the model was answering.
-        let Some(path) = self.landing(queued_path, generation, now)? else { return Ok(Finished::Discarded) };
-        for memory in &mut memories {
+        let Some(path) = self.landing(attempt.queued_path, attempt.generation, now)? else {
+            return Ok(Finished::Discarded);
+        };
+        for memory in &mut made.memories {
             memory.source_path.clone_from(&path);
         }
         // A memory this job found unchanged, forgotten by the user while the model answered,
         // stays forgotten (and so does its chunk: the forget marked it quiet).
-        let mut forgotten = BTreeSet::new();
-        for (id, _) in &moved {
-            if !self.store.memory_exists(id)? {
-                forgotten.insert(id.clone());
-            }
-        }
-        memories.retain(|memory| !forgotten.contains(&memory.id));
-        moved.retain(|(id, _)| !forgotten.contains(id));
+        let forgotten = self.forgotten_meanwhile(&mut made)?;
+        debug_assert!(
+            note.chunks
+                .iter()
+                .all(|chunk| made.accounts_for(&chunk.content_hash) || forgotten.contains(&chunk.content_hash)),
+            "nothing unfinished is marked done: every chunk of {path} has its memory, is quiet, or was forgotten"
+        );
         // Another device's copy, merged while the model read this note, holds this very text
         // remembered after this job began: its memories stay (both sides then agree).
         if let Some(current) = self.store.get_source(&path)? {
-            if current.sha256 == sha256 && current.updated_at > now {
+            if current.sha256 == read.sha256 && current.updated_at > now {
                 return Ok(Finished::Done);
             }
         }
-        // The memories this version replaces were paid for: kept a while for reuse, as a
-        // removed note's are (another device may still bring back the text they came from).
-        let kept: BTreeSet<&str> = memories.iter().map(|memory| memory.id.0.as_str()).collect();
-        let replaced: Vec<Memory> = self
-            .store
-            .list_memories(&crate::store::MemoryFilter { source_path: Some(path.clone()), ..Default::default() })?
-            .into_iter()
-            .filter(|memory| memory.source_kind == SourceKind::Note && !kept.contains(memory.id.0.as_str()))
-            .collect();
+        let replaced = self.replaced_memories(&path, &made.memories)?;
+        debug_assert_eq!(
+            self.fences.landing(attempt.queued_path, attempt.generation).as_deref(),
+            Some(path.as_str()),
+            "a job stores only where its note is now"
+        );
+        debug_assert!(made.memories.iter().all(|memory| memory.source_path == path));
+        debug_assert!(!self.store.in_transaction(), "one transaction per job, of its own");
         // When it was remembered is when it landed: a merge orders two devices' versions by it.
         let landed = host.now().max(now);
         self.store.transaction(|store| {
-            store.replace_note_memories(&path, &memories)?;
-            for (id, position) in &moved {
+            store.replace_note_memories(&path, &made.memories)?;
+            for (id, position) in &made.moved {
                 store.update_memory_position(id, position, now)?;
             }
             store.upsert_source(&Source {
                 path: path.clone(),
-                mtime: file.mtime,
-                size: file.size,
-                sha256,
+                mtime: read.file.mtime,
+                size: read.file.size,
+                sha256: read.sha256,
                 updated_at: landed,
                 skipped: None,
             })?;
-            store.set_quiet_chunks(&path, &quiet)
+            store.set_quiet_chunks(&path, &made.quiet)
         })?;
         self.keep_removed_memories(replaced);
         Ok(Finished::Done)
+    }
+
+    /// Drops from `made` the unchanged memories the user forgot while the job ran; returns
+    /// their chunks' hashes.
+    fn forgotten_meanwhile(&self, made: &mut NoteMemories) -> Result<BTreeSet<String>, StoreError> {
+        let mut forgotten = BTreeSet::new();
+        for (id, _) in &made.moved {
+            if !self.store.memory_exists(id)? {
+                forgotten.insert(id.clone());
+            }
+        }
+        let hashes = made
+            .memories
+            .iter()
+            .filter(|memory| forgotten.contains(&memory.id))
+            .filter_map(|memory| memory.content_hash.clone())
+            .collect();
+        made.memories.retain(|memory| !forgotten.contains(&memory.id));
+        made.moved.retain(|(id, _)| !forgotten.contains(id));
+        Ok(hashes)
+    }
+
+    /// The note memories at `path` that this version does not keep. They were paid for: kept a
+    /// while for reuse, as a removed note's are (another device may still bring back the text
+    /// they came from).
+    fn replaced_memories(&self, path: &str, kept: &[Memory]) -> Result<Vec<Memory>, StoreError> {
+        let kept: BTreeSet<&str> = kept.iter().map(|memory| memory.id.0.as_str()).collect();
+        Ok(self
+            .store
+            .list_memories(&crate::store::MemoryFilter { source_path: Some(path.to_owned()), ..Default::default() })?
+            .into_iter()
+            .filter(|memory| memory.source_kind == SourceKind::Note && !kept.contains(memory.id.0.as_str()))
+            .collect())
     }
 
     /// Where a job on `path` begun at `generation` may store its result now (`None`: the
@@ -507,7 +649,7 @@ impl<D: SqlDriver> Engine<D> {
     }
 
     /// Remembers a selection or typed text (one memory per chunk of it).
-    async fn ingest_text<H: Host>(&self, host: &H, payload: &TextPayload) -> Result<Finished, AgentError> {
+    async fn ingest_text<H: Host>(&self, host: &H, payload: &TextToRemember) -> Result<Finished, AgentError> {
         let now = host.now();
         let offset = host.utc_offset_minutes();
         self.store.set_utc_offset(offset);
@@ -733,9 +875,9 @@ impl crate::agents::Model for NoModel {
 }
 
 fn describe(job: &Job) -> String {
-    match job.kind {
-        JobKind::IngestSource => job.payload.get("path").and_then(|path| path.as_str()).unwrap_or("a note").to_owned(),
-        JobKind::IngestText => "remembered text".to_owned(),
-        JobKind::Consolidate => "consolidating memories".to_owned(),
+    match &job.work {
+        JobWork::IngestSource(NoteJob { path, .. }) => path.clone(),
+        JobWork::IngestText(_) => "remembered text".to_owned(),
+        JobWork::Consolidate(_) => "consolidating memories".to_owned(),
     }
 }

@@ -3,16 +3,12 @@
 //! user's limits. Reaching a limit pauses work until the next day or month, or until the
 //! limit is raised; a question that would pass one is asked about first.
 
-use super::{Engine, Pause};
+use super::{Engine, LimitPeriod, Pause};
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{Millis, TokenUsage};
 use crate::llm::{estimate_cost_usd, DEFAULT_MODEL_ID};
 use crate::store::{SqlDriver, StoreError};
-
-/// The code of a pause because a limit was reached.
-const DAILY: &str = "budget.daily";
-const MONTHLY: &str = "budget.monthly";
 
 /// Estimated dollars spent.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -85,15 +81,21 @@ impl<D: SqlDriver> Engine<D> {
 
     /// Which limit `extra` more dollars would pass, with words for the user; `None` when
     /// none would (or no limit is set).
-    fn limit_passed(&self, spent: Spent, extra: f64) -> Option<(&'static str, String)> {
+    fn limit_passed(&self, spent: Spent, extra: f64) -> Option<(LimitPeriod, String)> {
         let settings = self.settings.borrow();
         let (daily, monthly) = (settings.daily_limit_usd, settings.monthly_limit_usd);
         if daily > 0.0 && spent.today + extra >= daily {
-            return Some((DAILY, format!("today's spending limit of ${daily:.2} (${:.2} spent today)", spent.today)));
+            return Some((
+                LimitPeriod::Day,
+                format!("today's spending limit of ${daily:.2} (${:.2} spent today)", spent.today),
+            ));
         }
         if monthly > 0.0 && spent.this_month + extra >= monthly {
             let this_month = spent.this_month;
-            return Some((MONTHLY, format!("this month's spending limit of ${monthly:.2} (${this_month:.2} spent)")));
+            return Some((
+                LimitPeriod::Month,
+                format!("this month's spending limit of ${monthly:.2} (${this_month:.2} spent)"),
+            ));
         }
         None
     }
@@ -105,19 +107,18 @@ impl<D: SqlDriver> Engine<D> {
             let settings = self.settings.borrow();
             settings.daily_limit_usd > 0.0 || settings.monthly_limit_usd > 0.0
         };
-        let budget_pause = self.pause.borrow().as_ref().is_some_and(is_budget_pause);
+        let budget_pause = matches!(*self.pause.borrow(), Some(Pause::SpendingLimit { .. }));
         if !settings_limit && !budget_pause {
             return Ok(true);
         }
         match self.limit_passed(self.spent(now, utc_offset_minutes)?, 0.0) {
-            Some((code, limit)) => {
+            Some((period, limit)) => {
                 if self.pause.borrow().is_none() || budget_pause {
-                    *self.pause.borrow_mut() = Some(Pause {
-                        by_user: false,
-                        reason: format!(
+                    *self.pause.borrow_mut() = Some(Pause::SpendingLimit {
+                        period,
+                        message: format!(
                             "Memory Agent reached {limit}. Work waits until the limit allows more; to go on now, raise the limit in Settings → Memory Agent → Spending."
                         ),
-                        code: Some(code.to_owned()),
                     });
                 }
                 Ok(false)
@@ -150,8 +151,4 @@ impl<D: SqlDriver> Engine<D> {
         }
         Ok(())
     }
-}
-
-fn is_budget_pause(pause: &Pause) -> bool {
-    !pause.by_user && pause.code.as_deref().is_some_and(|code| code == DAILY || code == MONTHLY)
 }

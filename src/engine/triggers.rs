@@ -3,10 +3,8 @@
 //! The last run is kept as UTC milliseconds in `meta`, so "a day since" is a plain
 //! difference and means the same whatever time zone the user is in or travels to.
 
-use serde_json::json;
-
 use super::Engine;
-use crate::domain::{JobKind, Millis};
+use crate::domain::{ConsolidateJob, JobWork, Millis};
 use crate::store::{NewJob, SqlDriver, StoreError};
 
 pub const LAST_CONSOLIDATION_KEY: &str = "last_consolidation_at";
@@ -58,9 +56,8 @@ impl<D: SqlDriver> Engine<D> {
     pub fn enqueue_consolidation(&self, trigger: &str, now: Millis) -> Result<i64, StoreError> {
         self.store.enqueue_job(
             &NewJob {
-                kind: JobKind::Consolidate,
                 key: CONSOLIDATION_KEY.into(),
-                payload: json!({ "trigger": trigger }),
+                work: JobWork::Consolidate(ConsolidateJob { trigger: Some(trigger.to_owned()) }),
             },
             now,
         )

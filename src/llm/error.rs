@@ -43,17 +43,18 @@ pub enum LlmError {
     /// Bedrock refused the request itself (a bug on our side, or a limit such as size).
     #[error("Bedrock refused the request: {0}")]
     InvalidRequest(String),
-    /// Too many requests; retried with backoff.
-    #[error("Bedrock is throttling requests (too many at once or over the account's quota). Memory Agent slows down and retries.")]
+    /// Too many requests; retried with backoff (the message says nothing of what follows:
+    /// the caller knows, and says it — a job waits, a question is asked again by the user).
+    #[error("Bedrock is throttling requests (too many at once, or over the account's quota).")]
     Throttled,
     /// Over a hard quota of the account (e.g. tokens a day); retrying soon does not help.
-    #[error("This request is over a Bedrock quota of your account ({0}). Memory Agent tries again later; to go faster, ask for a higher quota in the Service Quotas console.")]
+    #[error("This request is over a Bedrock quota of your account ({0}); for more, ask for a higher quota in the Service Quotas console.")]
     QuotaExceeded(String),
     /// The model took too long on this request (HTTP 408); tried again later, not at once.
-    #[error("The model took too long on this request; Memory Agent tries again later.")]
+    #[error("The model took too long on this request.")]
     ModelTimeout,
     /// The model failed while processing the request (HTTP 424).
-    #[error("The model failed while processing this request; Memory Agent tries again later. ({0})")]
+    #[error("The model failed while processing this request. ({0})")]
     ModelError(String),
     /// The model declined, a guardrail or content filter blocked it, or it could not make a
     /// valid tool call: trying the same text again rarely helps.
@@ -63,10 +64,10 @@ pub enum LlmError {
     #[error("The answer was cut off: the question's prompt did not fit the model's context window.")]
     ContextWindowExceeded,
     /// The model is still being loaded; retried.
-    #[error("The model is not ready yet; Memory Agent retries shortly.")]
+    #[error("The model is not ready yet.")]
     ModelNotReady,
     /// A 5xx from Bedrock; retried.
-    #[error("Bedrock is unavailable right now (HTTP {0}); Memory Agent retries shortly.")]
+    #[error("Bedrock is unavailable right now (HTTP {0}).")]
     Unavailable(u16),
     /// No answer within the timeout; retried.
     #[error("Bedrock did not answer within {0} seconds.")]
@@ -106,6 +107,7 @@ impl LlmError {
     }
 
     /// Whether a later attempt of the whole job may succeed (minutes later, not at once).
+    /// What a job does about each error is decided in `engine::failure`.
     pub fn is_transient(&self) -> bool {
         self.is_retryable()
             || matches!(self, LlmError::QuotaExceeded(_) | LlmError::ModelTimeout | LlmError::ModelError(_))

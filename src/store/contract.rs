@@ -5,7 +5,6 @@
 //! in the library, not under `tests/`, because the WebAssembly build must carry it.
 
 use serde::Serialize;
-use serde_json::json;
 
 use super::browse::MemoryQuery;
 use super::driver::SqlValue;
@@ -15,8 +14,8 @@ use super::{
 };
 use crate::calendar::CalendarDate;
 use crate::domain::{
-    Connection, Consolidation, ConsolidationId, Entity, JobKind, JobState, Memory, MemoryId, Position, Source,
-    SourceKind, TokenUsage,
+    Connection, ConsolidateJob, Consolidation, ConsolidationId, Entity, JobState, JobWork, Memory, MemoryId, NoteJob,
+    Position, Source, SourceKind, TextToRemember, TokenUsage,
 };
 use crate::hash::sha256_hex;
 
@@ -75,6 +74,7 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ),
         ("sources are recorded, renamed with their memories and removed", sources::<F>),
         ("jobs go queued → running → done, one per key at a time", job_lifecycle::<F>),
+        ("job rows written by earlier versions read as they are", job_rows_of_earlier_versions::<F>),
         ("failed jobs wait for their retry time, then stay failed and can be retried", job_failures::<F>),
         ("jobs interrupted by a crash run again without duplicates", job_crash_recovery::<F>),
         ("meta values are kept", meta_values::<F>),
@@ -403,21 +403,27 @@ fn sources<F: DriverFactory>(factory: &F) -> Outcome {
 }
 
 fn ingest(key: &str) -> NewJob {
-    NewJob { kind: JobKind::IngestSource, key: key.into(), payload: json!({ "path": key }) }
+    NewJob { key: key.into(), work: JobWork::IngestSource(NoteJob { path: key.into(), pay_after: None }) }
 }
 
 fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     let store = fresh(factory)?;
     let first = store.enqueue_job(&ingest("a.md"), 100).map_err(text)?;
     let again = store
-        .enqueue_job(&NewJob { payload: json!({ "path": "a.md", "v": 2 }), ..ingest("a.md") }, 101)
+        .enqueue_job(
+            &NewJob {
+                work: JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7) }),
+                ..ingest("a.md")
+            },
+            101,
+        )
         .map_err(text)?;
     ensure_eq!(again, first);
     store.enqueue_job(&ingest("b.md"), 102).map_err(text)?;
     ensure_eq!(store.status().map_err(text)?.queued, 2);
     let claimed = store.claim_next_job(200).map_err(text)?.ok_or("nothing claimed")?;
     ensure_eq!((claimed.id, claimed.state, claimed.attempts), (first, JobState::Running, 1));
-    ensure_eq!(claimed.payload, json!({ "path": "a.md", "v": 2 }));
+    ensure_eq!(claimed.work, JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7) }));
     // New work for a running key waits; it is not claimed while the key runs.
     let waiting = store.enqueue_job(&ingest("a.md"), 201).map_err(text)?;
     ensure!(waiting != first, "work for a running note merged into the running job");
@@ -429,7 +435,67 @@ fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(store.get_job(first).map_err(text)?, None);
     ensure!(store.complete_job(first, 301).is_err(), "a done job completed twice");
     ensure_eq!(store.claim_next_job(302).map_err(text)?.map(|job| job.id), Some(waiting));
-    ensure_eq!(store.list_jobs(Some(JobState::Done)).map_err(text)?.len(), 0);
+    Ok(())
+}
+
+fn job_rows_of_earlier_versions<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    store
+        .driver
+        .execute_batch(
+            r#"INSERT INTO jobs (kind, key, payload, state, attempts, next_run_at, created_at, updated_at) VALUES
+             ('ingest_source', 'note:a.md', '{"path":"a.md"}', 'queued', 0, 1, 1, 1),
+             ('ingest_source', 'note:b.md', '{"path":"b.md","payAfter":500}', 'queued', 0, 2, 1, 1),
+             ('ingest_text', 'text:1', '{"text":"Hi.","sourcePath":"","kind":"text","heading":null,"lineStart":null,"noteDate":null}', 'queued', 0, 3, 1, 1),
+             ('ingest_text', 'text:2', '{"text":"Yo.","sourcePath":"n.md","kind":"selection","heading":"H","lineStart":4,"noteDate":"2026-02-01"}', 'queued', 0, 4, 1, 1),
+             ('consolidate', 'consolidate', '{"trigger":"daily"}', 'queued', 0, 5, 1, 1),
+             ('ingest_source', 'note:broken.md', '{"nopath":1}', 'queued', 0, 6, 1, 1);"#,
+        )
+        .map_err(|error| error.to_string())?;
+    let works: Vec<JobWork> = store.list_jobs(None).map_err(text)?.into_iter().map(|job| job.work).collect();
+    let text_job = |text: &str, source_path: &str, kind, heading: Option<&str>, line_start, note_date: Option<&str>| {
+        JobWork::IngestText(TextToRemember {
+            text: text.into(),
+            source_path: source_path.into(),
+            kind,
+            heading: heading.map(str::to_owned),
+            line_start,
+            note_date: note_date.map(str::to_owned),
+        })
+    };
+    ensure_eq!(
+        works,
+        vec![
+            JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: None }),
+            JobWork::IngestSource(NoteJob { path: "b.md".into(), pay_after: Some(500) }),
+            text_job("Hi.", "", SourceKind::Text, None, None, None),
+            text_job("Yo.", "n.md", SourceKind::Selection, Some("H"), Some(4), Some("2026-02-01")),
+            JobWork::Consolidate(ConsolidateJob { trigger: Some("daily".into()) }),
+        ]
+    );
+    ensure_eq!(
+        store.queued_work("note:b.md").map_err(text)?,
+        Some(JobWork::IngestSource(NoteJob { path: "b.md".into(), pay_after: Some(500) }))
+    );
+    // What this version writes reads back the same, in the same columns.
+    store.enqueue_job(&NewJob { key: "note:a.md".into(), work: works[1].clone() }, 9).map_err(text)?;
+    let rows = store
+        .driver
+        .query("SELECT payload FROM jobs WHERE key = 'note:a.md'", &[])
+        .map_err(|error| error.to_string())?;
+    ensure_eq!(rows, vec![vec![SqlValue::Text(r#"{"path":"b.md","payAfter":500}"#.into())]]);
+    // A row that cannot be read fails with the reason when it comes due; the queue goes on.
+    for _ in 0..5 {
+        store.claim_next_job(10).map_err(text)?.ok_or("a readable job was not claimed")?;
+    }
+    ensure_eq!(store.claim_next_job(10).map_err(text)?, None);
+    let status = store.status().map_err(text)?;
+    ensure_eq!((status.running, status.failed), (5, 1));
+    let reason = store
+        .driver
+        .query("SELECT last_error FROM jobs WHERE state = 'failed'", &[])
+        .map_err(|error| error.to_string())?;
+    ensure!(format!("{reason:?}").contains("cannot be read"), "{reason:?}");
     Ok(())
 }
 

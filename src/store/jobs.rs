@@ -4,28 +4,32 @@
 //! is not claimed while its key is running, so a note is never processed twice at once.
 //! Asking again for work already waiting updates that job instead of adding a second one.
 //! A finished job is deleted; a failed one stays, visible with its reason.
+//!
+//! What a job does is a `JobWork`, kept in two columns (`kind`, `payload` as JSON); `work_row`
+//! and `read_work` are the one place that writes and reads them.
 
 use super::driver::SqlValue;
-use super::rows::{single, to_json, RowReader};
+use super::rows::{single, RowReader};
 use super::{SqlDriver, Store, StoreError};
-use crate::domain::{Job, JobKind, JobState, Millis};
+use crate::domain::{Job, JobState, JobWork, Millis};
 
 const COLUMNS: &str = "id, kind, key, payload, state, attempts, next_run_at, last_error, created_at, updated_at";
 
 /// Work to queue.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewJob {
-    pub kind: JobKind,
     pub key: String,
-    pub payload: serde_json::Value,
+    pub work: JobWork,
 }
 
 impl<D: SqlDriver> Store<D> {
     /// Queues work due now; returns the job's id. A job already waiting under the same key
-    /// takes the new payload (the newest request wins) and keeps its id, its attempts and,
-    /// when it is waiting out a retry, its retry time: asking again never buys a failing job
-    /// fresh attempts (only the user's "retry failed" does).
+    /// takes the new work (the newest request wins) and keeps its id, its attempts and, when
+    /// it is waiting out a retry (it failed before: attempts spent, or a transient failure's
+    /// reason kept), its retry time: asking again never buys a failing job fresh attempts or
+    /// an earlier try (only the user's "retry failed" does).
     pub fn enqueue_job(&self, job: &NewJob, now: Millis) -> Result<i64, StoreError> {
+        let (kind, payload) = work_row(&job.work)?;
         self.transaction(|store| {
             let waiting =
                 store.query("SELECT id FROM jobs WHERE key = ? AND state = 'queued'", &[job.key.as_str().into()])?;
@@ -33,52 +37,73 @@ impl<D: SqlDriver> Store<D> {
                 let id = RowReader::new(row).i64()?;
                 store.change(
                     "UPDATE jobs SET kind = ?, payload = ?,
-                        next_run_at = CASE WHEN attempts > 0 THEN max(next_run_at, ?3) ELSE ?3 END,
+                        next_run_at = CASE WHEN attempts > 0 OR last_error IS NOT NULL
+                                           THEN max(next_run_at, ?3) ELSE ?3 END,
                         updated_at = ?4 WHERE id = ?5",
-                    &[job.kind.as_str().into(), to_json(&job.payload), now.into(), now.into(), id.into()],
+                    &[kind.into(), payload.as_str().into(), now.into(), now.into(), id.into()],
                 )?;
                 return Ok(id);
             }
             store.change(
                 "INSERT INTO jobs (kind, key, payload, state, attempts, next_run_at, created_at, updated_at)
                  VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)",
-                &[
-                    job.kind.as_str().into(),
-                    job.key.as_str().into(),
-                    to_json(&job.payload),
-                    now.into(),
-                    now.into(),
-                    now.into(),
-                ],
+                &[kind.into(), job.key.as_str().into(), payload.as_str().into(), now.into(), now.into(), now.into()],
             )?;
             single(store.query("SELECT last_insert_rowid()", &[])?)?.i64()
         })
     }
 
-    /// Takes the next due job whose key is not already running, and marks it running.
+    /// Takes the next due job whose key is not already running, and marks it running. A job
+    /// whose stored work cannot be read (a damaged row) is marked failed with the reason, so it
+    /// neither blocks the queue nor disappears without a word.
     pub fn claim_next_job(&self, now: Millis) -> Result<Option<Job>, StoreError> {
-        self.transaction(|store| {
-            let rows = store.query(
-                &format!(
-                    "SELECT {COLUMNS} FROM jobs AS waiting
-                     WHERE state = 'queued' AND next_run_at <= ?
-                       AND NOT EXISTS (SELECT 1 FROM jobs AS busy
-                                       WHERE busy.key = waiting.key AND busy.state = 'running')
-                     ORDER BY next_run_at, id LIMIT 1"
-                ),
-                &[now.into()],
-            )?;
-            let Some(row) = rows.into_iter().next() else { return Ok(None) };
-            let mut job = read_job(row)?;
-            store.change(
-                "UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?",
-                &[now.into(), job.id.into()],
-            )?;
-            job.state = JobState::Running;
-            job.attempts += 1;
-            job.updated_at = now;
-            Ok(Some(job))
-        })
+        loop {
+            let claimed = self.transaction(|store| {
+                let rows = store.query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM jobs AS waiting
+                         WHERE state = 'queued' AND next_run_at <= ?
+                           AND NOT EXISTS (SELECT 1 FROM jobs AS busy
+                                           WHERE busy.key = waiting.key AND busy.state = 'running')
+                         ORDER BY next_run_at, id LIMIT 1"
+                    ),
+                    &[now.into()],
+                )?;
+                let Some(row) = rows.into_iter().next() else { return Ok(Some(None)) };
+                let id = RowReader::new(row.clone()).i64()?;
+                match read_job(row) {
+                    Ok(job) => store.mark_running(job, now).map(Some).map(Some),
+                    Err(StoreError::InvalidData(reason)) => store.fail_unreadable(id, &reason, now).map(|()| None),
+                    Err(error) => Err(error),
+                }
+            })?;
+            if let Some(claimed) = claimed {
+                return Ok(claimed);
+            }
+        }
+    }
+
+    fn mark_running(&self, mut job: Job, now: Millis) -> Result<Job, StoreError> {
+        self.change(
+            "UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?",
+            &[now.into(), job.id.into()],
+        )?;
+        job.state = JobState::Running;
+        job.attempts += 1;
+        job.updated_at = now;
+        Ok(job)
+    }
+
+    /// A job whose stored work cannot be read is set aside as failed, with why.
+    fn fail_unreadable(&self, id: i64, reason: &str, now: Millis) -> Result<(), StoreError> {
+        let message = format!(
+            "This job's stored data cannot be read ({reason}), so it is not tried again; editing its note queues the note afresh."
+        );
+        self.change(
+            "UPDATE jobs SET state = 'failed', last_error = ?, updated_at = ? WHERE id = ?",
+            &[message.as_str().into(), now.into(), id.into()],
+        )?;
+        Ok(())
     }
 
     /// The running job finished its work: it is deleted, since nothing needs a done job (and
@@ -91,9 +116,10 @@ impl<D: SqlDriver> Store<D> {
         Ok(())
     }
 
-    /// The running job failed with `error`. With `retry_at` it waits until then; without,
-    /// it stays failed (visible, retryable by command). When newer work for the same key is
-    /// already waiting, that job supersedes this one, which is dropped.
+    /// The running job's answer was wrong (the try counts against its attempts). With
+    /// `retry_at` it waits until then; without, it stays failed (visible, retryable by
+    /// command). When newer work for the same key is already waiting, that job supersedes
+    /// this one, which is dropped.
     pub fn fail_job(&self, id: i64, error: &str, retry_at: Option<Millis>, now: Millis) -> Result<(), StoreError> {
         self.settle_running(id, |store, job| {
             let (state, next_run_at) = match retry_at {
@@ -113,8 +139,8 @@ impl<D: SqlDriver> Store<D> {
         self.release_job_until(id, now, now, None)
     }
 
-    /// `release_job`, due at `due` (work Bedrock throttled: not the job's fault, so not an
-    /// attempt), with the reason it waits.
+    /// `release_job`, due at `due` (a transient failure, such as Bedrock throttling or a
+    /// failed vault read: not the job's fault, so not an attempt), with the reason it waits.
     pub fn release_job_until(&self, id: i64, due: Millis, now: Millis, reason: Option<&str>) -> Result<(), StoreError> {
         self.settle_running(id, |store, _| {
             store.change(
@@ -169,13 +195,23 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// At most `limit` jobs in `state` (all when `None`; `limit` 0 = no limit), oldest first.
+    /// A row whose work cannot be read is left out (it is counted in the status, and failed
+    /// with the reason when it comes due).
     pub fn list_jobs_limited(&self, state: Option<JobState>, limit: u32) -> Result<Vec<Job>, StoreError> {
         let limit = if limit == 0 { -1 } else { i64::from(limit) };
         let rows = self.query(
             &format!("SELECT {COLUMNS} FROM jobs WHERE (?1 IS NULL OR state = ?1) ORDER BY id LIMIT ?2"),
             &[state.map(JobState::as_str).into(), limit.into()],
         )?;
-        rows.into_iter().map(read_job).collect()
+        let mut jobs = Vec::with_capacity(rows.len());
+        for row in rows {
+            match read_job(row) {
+                Ok(job) => jobs.push(job),
+                Err(StoreError::InvalidData(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(jobs)
     }
 
     /// The store is closing with work in flight: running jobs go back to the queue as if
@@ -224,15 +260,13 @@ impl<D: SqlDriver> Store<D> {
         self.change("DELETE FROM jobs WHERE key = ? AND state IN ('queued', 'failed')", &[key.into()])
     }
 
-    /// Drops finished jobs older than `before`; the queue keeps only what matters.
-    pub fn prune_done_jobs(&self, before: Millis) -> Result<usize, StoreError> {
-        self.change("DELETE FROM jobs WHERE state = 'done' AND updated_at < ?", &[before.into()])
-    }
-
-    /// The payload of the job waiting under `key`, if one waits.
-    pub fn queued_payload(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
-        let rows = self.query("SELECT payload FROM jobs WHERE key = ? AND state = 'queued'", &[key.into()])?;
-        rows.into_iter().next().map(|row| RowReader::new(row).json()).transpose()
+    /// The work waiting under `key`, if a job waits.
+    pub fn queued_work(&self, key: &str) -> Result<Option<JobWork>, StoreError> {
+        let rows = self.query("SELECT kind, payload FROM jobs WHERE key = ? AND state = 'queued'", &[key.into()])?;
+        let Some(row) = rows.into_iter().next() else { return Ok(None) };
+        let mut row = RowReader::new(row);
+        let kind = row.text()?;
+        read_work(&kind, &row.text()?).map(Some)
     }
 
     fn has_queued(&self, key: &str) -> Result<bool, StoreError> {
@@ -257,18 +291,31 @@ impl<D: SqlDriver> Store<D> {
     }
 }
 
+/// A job's work as its `kind` and `payload` columns.
+fn work_row(work: &JobWork) -> Result<(&'static str, String), StoreError> {
+    let mut tagged = serde_json::to_value(work).map_err(|error| StoreError::InvalidInput(error.to_string()))?;
+    let payload = tagged.get_mut("payload").map(serde_json::Value::take).unwrap_or_default();
+    Ok((work.kind().as_str(), payload.to_string()))
+}
+
+/// A job's work from its `kind` and `payload` columns (as every version wrote them).
+fn read_work(kind: &str, payload: &str) -> Result<JobWork, StoreError> {
+    let unreadable = |error: serde_json::Error| StoreError::InvalidData(format!("job `{kind}` {payload}: {error}"));
+    let payload: serde_json::Value = serde_json::from_str(payload).map_err(unreadable)?;
+    serde_json::from_value(serde_json::json!({ "kind": kind, "payload": payload })).map_err(unreadable)
+}
+
 fn read_job(row: Vec<SqlValue>) -> Result<Job, StoreError> {
     let mut row = RowReader::new(row);
     let id = row.i64()?;
     let kind = row.text()?;
     let key = row.text()?;
-    let payload = row.json()?;
+    let work = read_work(&kind, &row.text()?)?;
     let state = row.text()?;
     Ok(Job {
         id,
-        kind: JobKind::parse(&kind).ok_or_else(|| StoreError::InvalidData(format!("unknown job kind `{kind}`")))?,
+        work,
         key,
-        payload,
         state: JobState::parse(&state)
             .ok_or_else(|| StoreError::InvalidData(format!("unknown job state `{state}`")))?,
         attempts: row.u32()?,

@@ -245,6 +245,12 @@ impl<D: SqlDriver> Store<D> {
         })
     }
 
+    /// Whether a `transaction` is open (the engine asserts a job's results go into one of
+    /// their own).
+    pub fn in_transaction(&self) -> bool {
+        self.in_transaction.get()
+    }
+
     /// Runs `work` in one transaction: all of its changes are kept, or none.
     /// Nested calls join the outer transaction.
     pub fn transaction<T>(&self, work: impl FnOnce(&Self) -> Result<T, StoreError>) -> Result<T, StoreError> {

@@ -22,7 +22,7 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::agents::query::{EarlierTurn, QuestionScope};
 use crate::calendar::CalendarDate;
 use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
-use crate::engine::{Engine, TextToRemember};
+use crate::engine::{Engine, Pause, TextToRemember};
 use crate::error::ErrorCode;
 use crate::llm::estimate_cost_usd;
 use crate::store::{open_checked, schema, MemoryCursor, MemoryFilter, MemoryQuery, DATABASE_HEADER_LEN};
@@ -117,8 +117,8 @@ impl MemoryCore {
             finished: progress.finished,
             current: progress.current,
             paused: progress.paused,
-            paused_by_user: pause.as_ref().is_some_and(|pause| pause.by_user),
-            paused_code: pause.and_then(|pause| pause.code),
+            paused_by_user: pause.as_ref().is_some_and(Pause::by_user),
+            paused_code: pause.and_then(|pause| pause.code().map(str::to_owned)),
         })
     }
 

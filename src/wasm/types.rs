@@ -48,11 +48,16 @@ export interface QueryAnswer {
 }
 export interface RunReport { done: number; skipped: number; retrying: number; failed: number; paused: string | null; ran: boolean; nextDueAt: number | null }
 export interface Removal { memories: string[]; consolidations: string[]; reopened: string[] }
-export interface Job {
-  id: number; kind: "ingest_source" | "ingest_text" | "consolidate"; key: string; payload: unknown;
-  state: "queued" | "running" | "done" | "failed"; attempts: number; next_run_at: number;
+/** What a job does, with its input (`payAfter`: no model call for the note before then). */
+export type JobWork =
+  | { kind: "ingest_source"; payload: { path: string; payAfter?: number } }
+  | { kind: "ingest_text"; payload: TextToRemember & { sourcePath: string } }
+  | { kind: "consolidate"; payload: { trigger: string | null } };
+/** `attempts`: tries with a wrong answer (transient failures never count); `next_run_at`: when a waiting job's next try is; `last_error`: why the last try failed and what happens next. */
+export type Job = JobWork & {
+  id: number; key: string; state: "queued" | "running" | "failed"; attempts: number; next_run_at: number;
   last_error: string | null; created_at: number; updated_at: number;
-}
+};
 export interface Source { path: string; mtime: number; size: number; sha256: string; updated_at: number; skipped: string | null }
 export interface TokenUsage { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }
 export interface UsageReport {

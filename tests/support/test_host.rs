@@ -18,6 +18,8 @@ pub struct TestHost {
     pub vault: std::rc::Rc<RefCell<BTreeMap<String, VaultFile>>>,
     pub offset_minutes: std::rc::Rc<Cell<i32>>,
     pub progress_log: std::rc::Rc<RefCell<Vec<Progress>>>,
+    /// While set, every vault read fails with this reason (a busy or locked file).
+    pub read_error: std::rc::Rc<RefCell<Option<String>>>,
 }
 
 impl TestHost {
@@ -29,6 +31,7 @@ impl TestHost {
             vault: Default::default(),
             offset_minutes: Default::default(),
             progress_log: Default::default(),
+            read_error: Default::default(),
         }
     }
 
@@ -72,6 +75,9 @@ impl Clock for TestHost {
 
 impl Host for TestHost {
     async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
+        if let Some(reason) = self.read_error.borrow().clone() {
+            return Err(reason);
+        }
         Ok(self.vault.borrow().get(path).cloned())
     }
 
