@@ -252,21 +252,16 @@ export function connectionSettings(settings: MemoryAgentSettings, secrets: Secre
 	return { ...base, auth: { kind: "accessKey", accessKeyId, secretAccessKey, sessionToken: sessionToken === "" ? null : sessionToken } };
 }
 
-/** The engine part of the core's settings. */
+/**
+ * The engine part of the core's settings: the settings the engine takes, under its names and in
+ * its units, as the core's schema maps them (`ENGINE_FIELDS`; the command maps data.json the same way).
+ */
 export function engineSettings(settings: MemoryAgentSettings, scope: CoreScopeRules): NonNullable<CoreSettings["engine"]> {
-	return {
-		scope,
-		consolidationThreshold: settings.consolidationThreshold,
-		consolidationBatchSize: settings.consolidationBatchSize,
-		dailyConsolidation: settings.dailyConsolidation,
-		maxNoteBytes: settings.maxNoteSizeKb * 1024,
-		queryBudgetTokens: settings.contextBudgetTokens,
-		maxAnswerTokens: settings.answerMaxTokens,
-		dateOrder: settings.dateOrder,
-		secondPass: settings.secondPass,
-		planQuestions: settings.planQuestions,
-		dailyLimitUsd: settings.dailyLimitUsd,
-		monthlyLimitUsd: settings.monthlyLimitUsd,
-		otherDeviceWaitMs: settings.otherDeviceWaitSeconds * 1000,
-	};
+	const engine: Record<string, unknown> = { scope };
+	for (const field of SETTINGS_SCHEMA.engineFields) {
+		const value = settings[field.setting];
+		engine[field.engine] = typeof value === "number" ? value * field.scale : value;
+	}
+	// The names are the engine's by construction; the core's tests check each one is its own.
+	return engine;
 }

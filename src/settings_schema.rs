@@ -178,6 +178,35 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Whole(MONTHLY_LIMIT_USD),
 ];
 
+/// A setting the engine takes (the rest are the plugin's own), under the engine's name for it
+/// (`engine::EngineSettings`, camelCase) and in its unit: the value times `scale`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineField {
+    pub setting: &'static str,
+    pub engine: &'static str,
+    pub scale: u64,
+}
+
+const fn engine_field(setting: &'static str, engine: &'static str, scale: u64) -> EngineField {
+    EngineField { setting, engine, scale }
+}
+
+/// How the settings reach the engine, for the plugin (its `configure`) and the command alike.
+pub const ENGINE_FIELDS: &[EngineField] = &[
+    engine_field(CONSOLIDATION_THRESHOLD.key, "consolidationThreshold", 1),
+    engine_field(CONSOLIDATION_BATCH_SIZE.key, "consolidationBatchSize", 1),
+    engine_field(DAILY_CONSOLIDATION.key, "dailyConsolidation", 1),
+    engine_field(MAX_NOTE_SIZE_KB.key, "maxNoteBytes", 1_024),
+    engine_field(CONTEXT_BUDGET_TOKENS.key, "queryBudgetTokens", 1),
+    engine_field(ANSWER_MAX_TOKENS.key, "maxAnswerTokens", 1),
+    engine_field(DATE_ORDER.key, "dateOrder", 1),
+    engine_field(SECOND_PASS.key, "secondPass", 1),
+    engine_field(PLAN_QUESTIONS.key, "planQuestions", 1),
+    engine_field(DAILY_LIMIT_USD.key, "dailyLimitUsd", 1),
+    engine_field(MONTHLY_LIMIT_USD.key, "monthlyLimitUsd", 1),
+    engine_field(OTHER_DEVICE_WAIT_SECONDS.key, "otherDeviceWaitMs", 1_000),
+];
+
 /// `1234567` as `1,234,567`: the messages are in English.
 fn grouped(number: u64) -> String {
     let digits = number.to_string();
@@ -412,6 +441,18 @@ impl PluginSettings {
     pub fn list(&self, setting: &List) -> Vec<&str> {
         self.value(setting.key).as_array().map(|items| items.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
     }
+    /// The settings the engine takes, under its names and in its units (`ENGINE_FIELDS`).
+    pub fn engine_json(&self) -> Value {
+        let fields = ENGINE_FIELDS.iter().map(|field| {
+            let value = self.value(field.setting);
+            let scaled = match value.as_u64() {
+                Some(number) => json!(number * field.scale),
+                None => value.clone(),
+            };
+            (field.engine.to_owned(), scaled)
+        });
+        Value::Object(fields.collect())
+    }
 }
 
 fn describe(setting: &Setting) -> Value {
@@ -452,8 +493,13 @@ pub fn schema_json() -> Value {
     let settings: Vec<Value> = SETTINGS.iter().map(describe).collect();
     let default_models: Map<String, Value> =
         BEDROCK_REGIONS.iter().map(|region| ((*region).to_owned(), json!(default_model_for(region)))).collect();
+    let engine_fields: Vec<Value> = ENGINE_FIELDS
+        .iter()
+        .map(|field| json!({ "setting": field.setting, "engine": field.engine, "scale": field.scale }))
+        .collect();
     json!({
         "settings": settings,
+        "engineFields": engine_fields,
         "bedrockRegions": BEDROCK_REGIONS,
         "defaultRegion": DEFAULT_REGION,
         "defaultModels": default_models,
@@ -481,6 +527,20 @@ mod tests {
             }
             assert_eq!(setting.check(&setting.default_value()), Ok(setting.default_value()), "{}", setting.key());
         }
+    }
+
+    #[test]
+    fn every_engine_field_names_a_setting_and_only_numbers_are_scaled() {
+        for field in ENGINE_FIELDS {
+            let setting = SETTINGS.iter().find(|setting| setting.key() == field.setting);
+            assert!(setting.is_some(), "{} is a setting", field.setting);
+            assert!(field.scale == 1 || matches!(setting, Some(Setting::Whole(_))), "{}", field.setting);
+        }
+        let engine = read(r#"{"maxNoteSizeKb":3,"otherDeviceWaitSeconds":2,"secondPass":true}"#).engine_json();
+        assert_eq!(engine["maxNoteBytes"], 3 * 1_024);
+        assert_eq!(engine["otherDeviceWaitMs"], 2_000);
+        assert_eq!(engine["secondPass"], true);
+        assert_eq!(engine.as_object().unwrap().len(), ENGINE_FIELDS.len());
     }
 
     #[test]

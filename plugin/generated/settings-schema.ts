@@ -71,6 +71,68 @@ export const SETTINGS_SCHEMA = {
 		"us-west-2": "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 	},
 	"defaultRegion": "us-east-1",
+	"engineFields": [
+		{
+			"engine": "consolidationThreshold",
+			"scale": 1,
+			"setting": "consolidationThreshold"
+		},
+		{
+			"engine": "consolidationBatchSize",
+			"scale": 1,
+			"setting": "consolidationBatchSize"
+		},
+		{
+			"engine": "dailyConsolidation",
+			"scale": 1,
+			"setting": "dailyConsolidation"
+		},
+		{
+			"engine": "maxNoteBytes",
+			"scale": 1024,
+			"setting": "maxNoteSizeKb"
+		},
+		{
+			"engine": "queryBudgetTokens",
+			"scale": 1,
+			"setting": "contextBudgetTokens"
+		},
+		{
+			"engine": "maxAnswerTokens",
+			"scale": 1,
+			"setting": "answerMaxTokens"
+		},
+		{
+			"engine": "dateOrder",
+			"scale": 1,
+			"setting": "dateOrder"
+		},
+		{
+			"engine": "secondPass",
+			"scale": 1,
+			"setting": "secondPass"
+		},
+		{
+			"engine": "planQuestions",
+			"scale": 1,
+			"setting": "planQuestions"
+		},
+		{
+			"engine": "dailyLimitUsd",
+			"scale": 1,
+			"setting": "dailyLimitUsd"
+		},
+		{
+			"engine": "monthlyLimitUsd",
+			"scale": 1,
+			"setting": "monthlyLimitUsd"
+		},
+		{
+			"engine": "otherDeviceWaitMs",
+			"scale": 1000,
+			"setting": "otherDeviceWaitSeconds"
+		}
+	],
 	"settings": [
 		{
 			"default": "",

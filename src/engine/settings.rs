@@ -89,25 +89,12 @@ fn date_order(value: &str) -> DateOrder {
 
 impl EngineSettings {
     /// The engine's settings with what the plugin's `data.json` chose (the command's reading;
-    /// the plugin sends the same values through `configure`). The exclusion rules are not
-    /// among them: they need what only Obsidian knows.
+    /// the plugin sends the same fields, made from the same table, through `configure`). The
+    /// exclusion rules are not among them: they need what only Obsidian knows.
     pub fn from_plugin_settings(settings: &PluginSettings) -> Self {
-        let defaults = EngineSettings::default();
-        EngineSettings {
-            consolidation_threshold: settings.whole(&schema::CONSOLIDATION_THRESHOLD),
-            consolidation_batch_size: settings.whole(&schema::CONSOLIDATION_BATCH_SIZE) as u32,
-            daily_consolidation: settings.toggle(&schema::DAILY_CONSOLIDATION),
-            max_note_bytes: settings.whole(&schema::MAX_NOTE_SIZE_KB) * KB,
-            query_budget_tokens: settings.whole(&schema::CONTEXT_BUDGET_TOKENS) as usize,
-            max_answer_tokens: settings.whole(&schema::ANSWER_MAX_TOKENS) as u32,
-            date_order: date_order(settings.choice(&schema::DATE_ORDER)),
-            second_pass: settings.toggle(&schema::SECOND_PASS),
-            plan_questions: settings.toggle(&schema::PLAN_QUESTIONS),
-            daily_limit_usd: settings.whole(&schema::DAILY_LIMIT_USD) as f64,
-            monthly_limit_usd: settings.whole(&schema::MONTHLY_LIMIT_USD) as f64,
-            other_device_wait_ms: settings.whole(&schema::OTHER_DEVICE_WAIT_SECONDS) * SECOND_MS,
-            ..defaults
-        }
+        let read = serde_json::from_value(settings.engine_json());
+        debug_assert!(read.is_ok(), "every engine field of the schema is the engine's: {read:?}");
+        read.unwrap_or_default()
     }
 
     /// Checks values a person chose; the message names the setting. Those of the plugin's
@@ -154,6 +141,27 @@ mod tests {
         for allowed in schema::DATE_ORDER.allowed {
             let order = date_order(allowed);
             assert_eq!(serde_json::to_value(order).unwrap(), *allowed, "{allowed} reads as itself");
+        }
+    }
+
+    #[test]
+    fn every_engine_field_of_the_schema_is_one_of_the_engines() {
+        // A field the engine does not know would be ignored silently: set each one alone to a
+        // value other than its default and see the engine take it.
+        for field in schema::ENGINE_FIELDS {
+            let default = EngineSettings::default();
+            let mut chosen = serde_json::Map::new();
+            let other = match &schema::SETTINGS.iter().find(|setting| setting.key() == field.setting) {
+                Some(schema::Setting::Whole(whole)) => serde_json::json!((whole.default + 1) * field.scale),
+                Some(schema::Setting::Toggle(toggle)) => serde_json::json!(!toggle.default),
+                Some(schema::Setting::Choice(choice)) => {
+                    serde_json::json!(choice.allowed.iter().find(|allowed| **allowed != choice.default))
+                }
+                _ => panic!("{} has no engine value", field.setting),
+            };
+            chosen.insert(field.engine.to_owned(), other);
+            let taken: EngineSettings = serde_json::from_value(serde_json::Value::Object(chosen)).unwrap();
+            assert_ne!(taken, default, "{} → {}", field.setting, field.engine);
         }
     }
 

@@ -578,7 +578,8 @@ pub fn settings_schema() -> String {
     crate::settings_schema::schema_json().to_string()
 }
 
-/// `data.json`'s text read as the core reads it: `{ settings, problems: [{key, message}] }`,
+/// `data.json`'s text read as the core reads it: `{ settings, problems: [{key, message}],
+/// engine }` (`engine`: what the engine takes of them, as the command gives it),
 /// for the tests that hold the plugin's reading to the core's. Only in the test build.
 #[cfg(feature = "self-check")]
 #[wasm_bindgen(js_name = readSettings)]
@@ -591,7 +592,7 @@ pub fn read_settings(data_json: &str) -> Result<String, JsValue> {
         .iter()
         .map(|problem| serde_json::json!({ "key": problem.key, "message": problem.message }))
         .collect();
-    Ok(serde_json::json!({ "settings": read.to_json(), "problems": problems }).to_string())
+    Ok(serde_json::json!({ "settings": read.to_json(), "problems": problems, "engine": read.engine_json() }).to_string())
 }
 
 /// Runs the store contract suite on fresh sql.js databases: `[{name, ok, error?}]`. Only in

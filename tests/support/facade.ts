@@ -27,7 +27,7 @@ export interface SelfCheckFacade {
 	storeSelfCheck(sql: SqlJsStatic): unknown;
 	/** The core's settings schema as JSON (src/settings_schema.rs). */
 	settingsSchema(): string;
-	/** data.json's text read as the core reads it: `{ settings, problems: [{ key, message }] }` as JSON. */
+	/** data.json's text read as the core reads it: `{ settings, problems: [{ key, message }], engine }` as JSON. */
 	readSettings(dataJson: string): string;
 }
 

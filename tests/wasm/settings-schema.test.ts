@@ -9,13 +9,15 @@ import { test } from "node:test";
 import { GENERATED_SCHEMA, renderSettingsSchema } from "../../scripts/lib/settings-schema.mjs";
 import { BEDROCK_REGIONS, defaultModelFor } from "../../plugin/bedrock/regions";
 import { SETTINGS_SCHEMA } from "../../plugin/generated/settings-schema";
-import { type NumberKey, defaultDatabasePath, parseNumberSetting, settingsFromData, validateDatabasePath, validateFolders, validateNumberSetting } from "../../plugin/settings";
+import { type NumberKey, defaultDatabasePath, engineSettings, parseNumberSetting, settingsFromData, validateDatabasePath, validateFolders, validateNumberSetting } from "../../plugin/settings";
 import { REPO_ROOT } from "../host/host";
 import { loadFacade, loadSelfCheckFacade } from "../support/facade";
 
 interface CoreReading {
 	settings: Record<string, unknown>;
 	problems: Array<{ key: string; message: string }>;
+	/** What the engine takes of them, as the command gives it. */
+	engine: Record<string, unknown>;
 }
 
 async function coreReading(data: unknown): Promise<CoreReading> {
@@ -65,6 +67,16 @@ test("the plugin reads data.json as the core and the command do", async () => {
 		const core = await coreReading(data);
 		assert.deepEqual(pluginReading(data), core.settings, JSON.stringify(data));
 	}
+});
+
+test("the engine gets the same settings from the plugin as from the command", async () => {
+	for (const data of STORED_FILES) {
+		const core = await coreReading(data);
+		const { scope, ...engine } = engineSettings(settingsFromData(data, ".obsidian", "en-GB"), { excludedTags: ["private"] });
+		assert.deepEqual(scope, { excludedTags: ["private"] });
+		assert.deepEqual(engine, core.engine, JSON.stringify(data));
+	}
+	assert.equal(engineSettings(settingsFromData({ maxNoteSizeKb: 3 }, ".o"), {}).maxNoteBytes, 3 * 1024, "in the engine's unit");
 });
 
 test("a number setting is refused exactly when the core refuses it, with the core's message", async () => {
