@@ -1,69 +1,40 @@
-// The plugin's settings: their shape, defaults, validation and the core settings they make
-// (no Obsidian imports). Keys are stable once released: data.json holds them.
+// The plugin's settings: their shape, defaults and bounds from the core's schema (generated at
+// build time), how a stored data.json is read, and the core settings they make (no Obsidian
+// imports). Keys are stable once released: data.json holds them.
 
 import type { CoreScopeRules, CoreSettings } from "./core/memory-core-api";
+import { SETTINGS_SCHEMA } from "./generated/settings-schema";
 
-export type AuthMethod = "accessKey" | "apiKey";
-export type DateOrder = "dayMonth" | "monthDay";
+/** One setting of the core's schema (src/settings_schema.rs), as generated at build time. */
+type SchemaSetting = (typeof SETTINGS_SCHEMA.settings)[number];
+type WholeSetting = Extract<SchemaSetting, { kind: "whole" }>;
 
-export interface MemoryAgentSettings {
-	/** Vault-relative path of the SQLite database file. */
-	databasePath: string;
+type ValueOf<S extends SchemaSetting> = S extends { kind: "whole" }
+	? number
+	: S extends { kind: "toggle" }
+		? boolean
+		: S extends { kind: "choice"; allowed: readonly (infer Allowed)[] }
+			? Allowed
+			: S extends { kind: "list" }
+				? string[]
+				: string;
 
-	// Connection. Secrets are never here: these are the *names* of entries in Obsidian's
-	// secret storage (`app.secretStorage`), chosen with a SecretComponent.
-	authMethod: AuthMethod;
-	region: string;
-	modelId: string;
-	accessKeyIdSecret: string;
-	secretAccessKeySecret: string;
-	sessionTokenSecret: string;
-	apiKeySecret: string;
-	/** Replaces the AWS endpoint (VPC endpoints); empty for the default. */
-	endpoint: string;
+/**
+ * The settings as data.json holds them: the keys and each value's type come from the core's
+ * schema, where each is documented. Secrets are never here: `…Secret` are the *names* of entries
+ * in Obsidian's secret storage (`app.secretStorage`), chosen with a SecretComponent.
+ */
+export type MemoryAgentSettings = { [S in SchemaSetting as S["key"]]: ValueOf<S> };
 
-	// What to remember.
-	excludedFolders: string[];
-	excludedPatterns: string[];
-	excludedTags: string[];
-	quietDelaySeconds: number;
-	/** Once the memory is shared between devices: how long a note changed on another device waits for that device's memories. */
-	otherDeviceWaitSeconds: number;
-	maxNoteSizeKb: number;
-	bulkConfirmThreshold: number;
-	includePlainText: boolean;
-
-	// Consolidation.
-	consolidationThreshold: number;
-	consolidationBatchSize: number;
-	dailyConsolidation: boolean;
-
-	// Answers.
-	contextBudgetTokens: number;
-	answerMaxTokens: number;
-	dateOrder: DateOrder;
-	secondPass: boolean;
-	/** Ask the model what to search for before choosing memories (one small call a question). */
-	planQuestions: boolean;
-
-	// Conversations.
-	/** Where conversations are saved as notes, relative to the vault. */
-	conversationFolder: string;
-	/** Save every conversation as it goes, not only on "Save as note". */
-	autoSaveConversations: boolean;
-	/** Remember saved conversations like other notes (off: no answer becomes a memory of itself). */
-	rememberConversations: boolean;
-
-	// Spending (estimated US dollars; 0 = no limit).
-	dailyLimitUsd: number;
-	monthlyLimitUsd: number;
-}
+export type AuthMethod = MemoryAgentSettings["authMethod"];
+export type DateOrder = MemoryAgentSettings["dateOrder"];
+/** The settings typed as whole numbers within bounds. */
+export type NumberKey = WholeSetting["key"];
 
 /** Default location, inside the vault's config folder (which is not always `.obsidian`). */
 export function defaultDatabasePath(configDir: string): string {
 	return `${configDir}/plugins/memory-agent/memory.db`;
 }
-
 
 /** Day/month or month/day, from the locale's own way of writing 1 February. */
 export function localeDateOrder(locale?: string): DateOrder {
@@ -73,44 +44,21 @@ export function localeDateOrder(locale?: string): DateOrder {
 	return month >= 0 && month < day ? "monthDay" : "dayMonth";
 }
 
-export function defaultSettings(configDir: string, locale?: string): MemoryAgentSettings {
-	return {
-		databasePath: defaultDatabasePath(configDir),
-		authMethod: "accessKey",
-		region: "us-east-1",
-		// Empty: the model the core recommends for the region (Claude Haiku 4.5 through the
-		// inference profile that region may call).
-		modelId: "",
-		accessKeyIdSecret: "",
-		secretAccessKeySecret: "",
-		sessionTokenSecret: "",
-		apiKeySecret: "",
-		endpoint: "",
-		excludedFolders: [],
-		excludedPatterns: [],
-		excludedTags: [],
-		quietDelaySeconds: 30,
-		otherDeviceWaitSeconds: 120,
-		maxNoteSizeKb: 2048,
-		bulkConfirmThreshold: 200,
-		includePlainText: false,
-		consolidationThreshold: 5,
-		consolidationBatchSize: 50,
-		dailyConsolidation: true,
-		contextBudgetTokens: 150_000,
-		answerMaxTokens: 2_000,
-		dateOrder: localeDateOrder(locale),
-		secondPass: false,
-		planQuestions: false,
-		conversationFolder: "Memory conversations",
-		autoSaveConversations: false,
-		rememberConversations: false,
-		dailyLimitUsd: 0,
-		monthlyLimitUsd: 0,
-	};
+/** A schema default as a value of its own (lists are copied, so no two settings share one). */
+function defaultOf(setting: SchemaSetting): unknown {
+	return Array.isArray(setting.default) ? [...(setting.default as readonly string[])] : setting.default;
 }
 
-/** Why `path` cannot be the database path, or null when it can. */
+export function defaultSettings(configDir: string, locale?: string): MemoryAgentSettings {
+	// Built from the schema whose type `MemoryAgentSettings` is: every key, each with its default.
+	const settings = Object.fromEntries(SETTINGS_SCHEMA.settings.map((setting) => [setting.key, defaultOf(setting)])) as MemoryAgentSettings;
+	// The two defaults only the plugin knows: the config folder and the locale.
+	settings.databasePath = defaultDatabasePath(configDir);
+	settings.dateOrder = localeDateOrder(locale);
+	return settings;
+}
+
+/** Why `path` cannot be the database path, or null when it can (the core's `database_path_problem`, held to it by a test). */
 export function validateDatabasePath(path: string): string | null {
 	const trimmed = path.trim();
 	if (trimmed === "") return "Enter a path for the database file.";
@@ -120,40 +68,32 @@ export function validateDatabasePath(path: string): string | null {
 	return null;
 }
 
-/** A whole number in [min, max], or the reason it is not. */
-export function validateInteger(value: number, min: number, max: number, what: string): string | null {
-	if (!Number.isInteger(value)) return `${what} must be a whole number.`;
-	if (value < min || value > max) return `${what} must be between ${min.toLocaleString()} and ${max.toLocaleString()}.`;
-	return null;
+function wholeSetting(key: NumberKey): WholeSetting {
+	const setting = SETTINGS_SCHEMA.settings.find((candidate): candidate is WholeSetting => candidate.kind === "whole" && candidate.key === key);
+	if (setting === undefined) throw new Error(`${key} is not a number setting of the schema`);
+	return setting;
 }
 
-/** Bounds of every number setting, used by validation and the settings tab. */
-export const NUMBER_BOUNDS = {
-	quietDelaySeconds: { min: 0, max: 3_600, what: "The quiet delay" },
-	otherDeviceWaitSeconds: { min: 0, max: 86_400, what: "The wait for other devices" },
-	maxNoteSizeKb: { min: 1, max: 102_400, what: "The size limit" },
-	bulkConfirmThreshold: { min: 0, max: 1_000_000, what: "The bulk-ingest threshold" },
-	consolidationThreshold: { min: 2, max: 10_000, what: "The consolidation threshold" },
-	consolidationBatchSize: { min: 2, max: 200, what: "The batch size" },
-	contextBudgetTokens: { min: 1_000, max: 190_000, what: "The context budget" },
-	answerMaxTokens: { min: 100, max: 8_000, what: "The answer length" },
-	dailyLimitUsd: { min: 0, max: 100_000, what: "The daily limit" },
-	monthlyLimitUsd: { min: 0, max: 1_000_000, what: "The monthly limit" },
-} as const satisfies Partial<Record<keyof MemoryAgentSettings, { min: number; max: number; what: string }>>;
+/** The bounds of the number `key`, from the core's schema. */
+export function numberBounds(key: NumberKey): { min: number; max: number } {
+	const { min, max } = wholeSetting(key);
+	return { min, max };
+}
 
-export type NumberKey = keyof typeof NUMBER_BOUNDS;
-
+/** Why `value` cannot be the number `key`, in the core's words; the core checks the same bounds. */
 export function validateNumberSetting(key: NumberKey, value: number): string | null {
-	const bounds = NUMBER_BOUNDS[key];
-	return validateInteger(value, bounds.min, bounds.max, bounds.what);
+	const setting = wholeSetting(key);
+	if (Number.isFinite(value) && !Number.isInteger(value)) return setting.messages.notWhole;
+	if (!(value >= setting.min && value <= setting.max)) return setting.messages.outOfRange;
+	return null;
 }
 
 /** A number typed into a text field, or the reason it is not a valid value for `key`. */
 export function parseNumberSetting(key: NumberKey, text: string): { value: number } | { problem: string } {
 	const trimmed = text.trim();
-	if (trimmed === "") return { problem: `${NUMBER_BOUNDS[key].what} is missing: enter a number.` };
+	if (trimmed === "") return { problem: wholeSetting(key).messages.missing };
 	const value = Number(trimmed);
-	const problem = Number.isNaN(value) ? `${NUMBER_BOUNDS[key].what} must be a number.` : validateNumberSetting(key, value);
+	const problem = Number.isNaN(value) ? wholeSetting(key).messages.notANumber : validateNumberSetting(key, value);
 	return problem === null ? { value } : { problem };
 }
 
@@ -228,44 +168,54 @@ function count(text: string, char: string): number {
 	return text.split(char).length - 1;
 }
 
+/** The value `raw` gives `setting`, normalised, or undefined when it cannot be used (its default is). */
+function storedValue(setting: SchemaSetting, raw: unknown): unknown {
+	switch (setting.kind) {
+		case "whole":
+			return typeof raw === "number" && validateNumberSetting(setting.key, raw) === null ? raw : undefined;
+		case "toggle":
+			return typeof raw === "boolean" ? raw : undefined;
+		case "choice":
+			return (setting.allowed as readonly unknown[]).includes(raw) ? raw : undefined;
+		case "list":
+			return Array.isArray(raw)
+				? raw.filter((item): item is string => typeof item === "string").map((item) => item.trim()).filter((item) => item !== "")
+				: undefined;
+		case "text":
+			return typeof raw === "string" ? storedText(setting.rule, raw.trim()) : undefined;
+	}
+}
+
+/** Text by its schema rule (src/settings_schema.rs, `TextRule`). */
+function storedText(rule: Extract<SchemaSetting, { kind: "text" }>["rule"], text: string): string | undefined {
+	switch (rule) {
+		case "free":
+			return text;
+		case "region":
+			return text === "" ? SETTINGS_SCHEMA.defaultRegion : text;
+		case "databasePath":
+			return validateDatabasePath(text) === null ? text : undefined;
+		case "folder": {
+			const folder = text.replace(/^\/+|\/+$/g, "");
+			return folder !== "" && validateFolders([folder]) === null ? folder : undefined;
+		}
+	}
+}
+
 /**
- * Settings from what `loadData()` returned. Unknown keys are dropped; a missing or invalid
- * value falls back to its default, so a hand-edited data.json cannot stop the plugin.
+ * Settings from what `loadData()` returned, read as the core reads data.json (the command does):
+ * unknown keys are dropped; a missing or invalid value falls back to its default, so a
+ * hand-edited data.json cannot stop the plugin.
  */
 export function settingsFromData(data: unknown, configDir: string, locale?: string): MemoryAgentSettings {
 	const settings = defaultSettings(configDir, locale);
-	if (typeof data !== "object" || data === null) return settings;
+	if (typeof data !== "object" || data === null || Array.isArray(data)) return settings;
 	const raw = data as Record<string, unknown>;
-	const text = (key: keyof MemoryAgentSettings): string | undefined => (typeof raw[key] === "string" ? (raw[key]) : undefined);
-	const list = (key: keyof MemoryAgentSettings): string[] | undefined =>
-		Array.isArray(raw[key]) ? (raw[key] as unknown[]).filter((item): item is string => typeof item === "string") : undefined;
-	const bool = (key: keyof MemoryAgentSettings): boolean | undefined => (typeof raw[key] === "boolean" ? (raw[key]) : undefined);
-
-	const path = text("databasePath");
-	if (path !== undefined && validateDatabasePath(path) === null) settings.databasePath = path.trim();
-	const auth = text("authMethod");
-	if (auth === "accessKey" || auth === "apiKey") settings.authMethod = auth;
-	for (const key of ["region", "modelId", "accessKeyIdSecret", "secretAccessKeySecret", "sessionTokenSecret", "apiKeySecret", "endpoint"] as const) {
-		const value = text(key);
-		if (value !== undefined) settings[key] = value.trim();
+	const values: Record<string, unknown> = settings;
+	for (const setting of SETTINGS_SCHEMA.settings) {
+		const value = storedValue(setting, raw[setting.key]);
+		if (value !== undefined) values[setting.key] = value;
 	}
-	if (settings.region === "") settings.region = "us-east-1";
-	const folder = text("conversationFolder")?.trim().replace(/^\/+|\/+$/g, "");
-	if (folder !== undefined && folder !== "" && validateFolders([folder]) === null) settings.conversationFolder = folder;
-	for (const key of ["excludedFolders", "excludedPatterns", "excludedTags"] as const) {
-		const value = list(key);
-		if (value !== undefined) settings[key] = value.map((item) => item.trim()).filter((item) => item !== "");
-	}
-	for (const key of Object.keys(NUMBER_BOUNDS) as NumberKey[]) {
-		const value = raw[key];
-		if (typeof value === "number" && validateNumberSetting(key, value) === null) settings[key] = value;
-	}
-	for (const key of ["includePlainText", "dailyConsolidation", "secondPass", "planQuestions", "autoSaveConversations", "rememberConversations"] as const) {
-		const value = bool(key);
-		if (value !== undefined) settings[key] = value;
-	}
-	const order = text("dateOrder");
-	if (order === "dayMonth" || order === "monthDay") settings.dateOrder = order;
 	return settings;
 }
 
@@ -302,21 +252,16 @@ export function connectionSettings(settings: MemoryAgentSettings, secrets: Secre
 	return { ...base, auth: { kind: "accessKey", accessKeyId, secretAccessKey, sessionToken: sessionToken === "" ? null : sessionToken } };
 }
 
-/** The engine part of the core's settings. */
+/**
+ * The engine part of the core's settings: the settings the engine takes, under its names and in
+ * its units, as the core's schema maps them (`ENGINE_FIELDS`; the command maps data.json the same way).
+ */
 export function engineSettings(settings: MemoryAgentSettings, scope: CoreScopeRules): NonNullable<CoreSettings["engine"]> {
-	return {
-		scope,
-		consolidationThreshold: settings.consolidationThreshold,
-		consolidationBatchSize: settings.consolidationBatchSize,
-		dailyConsolidation: settings.dailyConsolidation,
-		maxNoteBytes: settings.maxNoteSizeKb * 1024,
-		queryBudgetTokens: settings.contextBudgetTokens,
-		maxAnswerTokens: settings.answerMaxTokens,
-		dateOrder: settings.dateOrder,
-		secondPass: settings.secondPass,
-		planQuestions: settings.planQuestions,
-		dailyLimitUsd: settings.dailyLimitUsd,
-		monthlyLimitUsd: settings.monthlyLimitUsd,
-		otherDeviceWaitMs: settings.otherDeviceWaitSeconds * 1000,
-	};
+	const engine: Record<string, unknown> = { scope };
+	for (const field of SETTINGS_SCHEMA.engineFields) {
+		const value = settings[field.setting];
+		engine[field.engine] = typeof value === "number" ? value * field.scale : value;
+	}
+	// The names are the engine's by construction; the core's tests check each one is its own.
+	return engine;
 }

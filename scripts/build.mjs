@@ -1,5 +1,5 @@
-// `npm run build`: Rust → WebAssembly → type-check → main.js with the core's worker inlined
-// (both .wasm files inside it, gzip-compressed).
+// `npm run build`: Rust → WebAssembly → the settings schema written for the plugin → type-check
+// → main.js with the core's worker inlined (both .wasm files inside it, gzip-compressed).
 //
 // Flags: --skip-wasm (reuse build/pkg), --dev (no minification, inline source map),
 // --wasm-opt=Os|Oz|O3|none (or env MEMORY_AGENT_WASM_OPT): binaryen's wasm-opt on our .wasm.
@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { bundlePlugin } from "./lib/bundle.mjs";
 import { ROOT, runNodeScript } from "./lib/run.mjs";
+import { writeSettingsSchema } from "./lib/settings-schema.mjs";
 import { fileSizes, formatBytes } from "./lib/sizes.mjs";
 import {
 	cargoBuildWasm,
@@ -88,10 +89,12 @@ function printSizes(workerBytes) {
 
 async function main() {
 	if (flag("skip-wasm")) {
-		if (!fs.existsSync(CORE_WASM)) throw new Error("build/pkg is missing: run `npm run build` without --skip-wasm");
+		if (!fs.existsSync(CORE_WASM) || !fs.existsSync(SELF_CHECK_DIR)) throw new Error("build/pkg is missing: run `npm run build` without --skip-wasm");
 	} else {
 		buildWasm();
 	}
+	// The plugin imports the core's settings schema; the test build exports it (see src/wasm).
+	if (await writeSettingsSchema(SELF_CHECK_DIR)) console.log("plugin/generated/settings-schema.ts updated from src/settings_schema.rs");
 	typeCheck();
 	const bundled = await bundlePlugin({ production: !flag("dev") });
 	checkInputs(bundled);

@@ -16,6 +16,7 @@ pub mod llm;
 pub mod native;
 pub mod notes;
 pub mod select;
+pub mod settings_schema;
 pub mod stems;
 pub mod store;
 pub mod tokens;

@@ -6,6 +6,7 @@ import type { Setting } from "obsidian";
 import { errorMessage } from "../core/core-error";
 import type { ModelChoice } from "../core/memory-core-api";
 import type { ConnectionTestPort } from "../bedrock/connection-test";
+import { defaultModelFor } from "../bedrock/regions";
 import { validateModelId } from "../settings";
 import { FieldMessage, type SettingsForm, addValidatedField, saveChoice } from "./settings-form";
 import type { SettingRow } from "./setting-rows";
@@ -20,7 +21,7 @@ export interface ModelRowDeps {
 const loaded = new Map<string, ModelChoice[]>();
 
 function recommended(deps: ModelRowDeps, region: string): string {
-	return deps.runtime.core()?.defaultModels[region] ?? "Claude Haiku 4.5 through the profile of the region";
+	return deps.runtime.core()?.defaultModels[region] ?? defaultModelFor(region) ?? "Claude Haiku 4.5 through the profile of the region";
 }
 
 export function modelRow(deps: ModelRowDeps): SettingRow {

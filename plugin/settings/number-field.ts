@@ -1,12 +1,12 @@
-// A whole-number setting typed as text, checked against its bounds in plugin/settings.ts.
+// A whole-number setting typed as text, checked against the core's bounds (plugin/settings.ts).
 
-import { type MemoryAgentSettings, type NumberKey, NUMBER_BOUNDS, parseNumberSetting } from "../settings";
+import { type MemoryAgentSettings, type NumberKey, numberBounds, parseNumberSetting } from "../settings";
 import { type SettingsForm, addValidatedField } from "./settings-form";
 import type { SettingRow } from "./setting-rows";
 
 /** The row for the number `key`; its description ends with the allowed range. */
 export function numberRow(form: SettingsForm, key: NumberKey, name: string, description: string): SettingRow {
-	const bounds = NUMBER_BOUNDS[key];
+	const bounds = numberBounds(key);
 	return {
 		name,
 		desc: `${description} From ${bounds.min.toLocaleString()} to ${bounds.max.toLocaleString()}.`,

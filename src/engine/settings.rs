@@ -1,9 +1,12 @@
-//! The engine's knobs, with defaults that suit a personal vault and Claude Haiku 4.5.
+//! The engine's knobs, with defaults that suit a personal vault and Claude Haiku 4.5. Those a
+//! person sets come from the plugin's settings schema (`settings_schema`): their defaults and
+//! bounds are read from there, only converted to the engine's units.
 
 use serde::Deserialize;
 
 use crate::notes::ScopeRules;
 use crate::select::DateOrder;
+use crate::settings_schema::{self as schema, PluginSettings, Whole};
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -50,59 +53,145 @@ pub struct EngineSettings {
     pub other_device_wait_ms: u64,
 }
 
+const KB: u64 = 1_024;
+const SECOND_MS: u64 = 1_000;
+
 impl Default for EngineSettings {
     fn default() -> Self {
         EngineSettings {
-            consolidation_threshold: 5,
-            consolidation_batch_size: 50,
-            daily_consolidation: true,
+            consolidation_threshold: schema::CONSOLIDATION_THRESHOLD.default,
+            consolidation_batch_size: schema::CONSOLIDATION_BATCH_SIZE.default as u32,
+            daily_consolidation: schema::DAILY_CONSOLIDATION.default,
             max_chunk_tokens: 1_500,
-            max_note_bytes: 2 * 1024 * 1024,
-            query_budget_tokens: 150_000,
-            max_answer_tokens: 2_000,
+            max_note_bytes: schema::MAX_NOTE_SIZE_KB.default * KB,
+            query_budget_tokens: schema::CONTEXT_BUDGET_TOKENS.default as usize,
+            max_answer_tokens: schema::ANSWER_MAX_TOKENS.default as u32,
             max_job_attempts: 5,
             job_retry_base_ms: 60_000,
             parallel_jobs: 3,
-            date_order: DateOrder::DayMonth,
-            second_pass: false,
-            plan_questions: false,
+            date_order: date_order(schema::DATE_ORDER.default),
+            second_pass: schema::SECOND_PASS.default,
+            plan_questions: schema::PLAN_QUESTIONS.default,
             scope: ScopeRules::default(),
-            daily_limit_usd: 0.0,
-            monthly_limit_usd: 0.0,
-            other_device_wait_ms: 120_000,
+            daily_limit_usd: schema::DAILY_LIMIT_USD.default as f64,
+            monthly_limit_usd: schema::MONTHLY_LIMIT_USD.default as f64,
+            other_device_wait_ms: schema::OTHER_DEVICE_WAIT_SECONDS.default * SECOND_MS,
         }
     }
 }
 
+/// One of `schema::DATE_ORDER`'s allowed values as the engine's type.
+fn date_order(value: &str) -> DateOrder {
+    let order = serde_json::from_value(serde_json::Value::from(value));
+    debug_assert!(order.is_ok(), "every allowed date order is a DateOrder: {value}");
+    order.unwrap_or_default()
+}
+
 impl EngineSettings {
-    /// Checks values a person typed; the message names the setting.
+    /// The engine's settings with what the plugin's `data.json` chose (the command's reading;
+    /// the plugin sends the same fields, made from the same table, through `configure`). The
+    /// exclusion rules are not among them: they need what only Obsidian knows.
+    pub fn from_plugin_settings(settings: &PluginSettings) -> Self {
+        let read = serde_json::from_value(settings.engine_json());
+        debug_assert!(read.is_ok(), "every engine field of the schema is the engine's: {read:?}");
+        read.unwrap_or_default()
+    }
+
+    /// Checks values a person chose; the message names the setting. Those of the plugin's
+    /// settings are held to the schema's bounds (in its units: kilobytes, seconds); the others
+    /// are the engine's own.
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(bool, &str); 9] = [
-            (
-                self.daily_limit_usd >= 0.0 && self.monthly_limit_usd >= 0.0,
-                "A spending limit is an amount of dollars, 0 for none.",
-            ),
-            (self.consolidation_threshold >= 2, "The consolidation threshold must be at least 2."),
-            (
-                (2..=200).contains(&self.consolidation_batch_size),
-                "The consolidation batch size must be between 2 and 200.",
-            ),
+        let chosen: [(Whole, f64); 8] = [
+            (schema::CONSOLIDATION_THRESHOLD, self.consolidation_threshold as f64),
+            (schema::CONSOLIDATION_BATCH_SIZE, f64::from(self.consolidation_batch_size)),
+            (schema::MAX_NOTE_SIZE_KB, self.max_note_bytes as f64 / KB as f64),
+            (schema::CONTEXT_BUDGET_TOKENS, self.query_budget_tokens as f64),
+            (schema::ANSWER_MAX_TOKENS, f64::from(self.max_answer_tokens)),
+            (schema::DAILY_LIMIT_USD, self.daily_limit_usd),
+            (schema::MONTHLY_LIMIT_USD, self.monthly_limit_usd),
+            (schema::OTHER_DEVICE_WAIT_SECONDS, self.other_device_wait_ms as f64 / SECOND_MS as f64),
+        ];
+        if let Some(problem) = chosen.iter().find_map(|(setting, value)| setting.range_problem(*value)) {
+            return Err(problem);
+        }
+        let own: [(bool, &str); 3] = [
             ((200..=20_000).contains(&self.max_chunk_tokens), "The chunk size must be between 200 and 20,000 tokens."),
-            (self.max_note_bytes >= 1_024, "The size limit must be at least 1 KB."),
-            (
-                (1_000..=190_000).contains(&self.query_budget_tokens),
-                "The context budget must be between 1,000 and 190,000 tokens.",
-            ),
-            (
-                (100..=8_000).contains(&self.max_answer_tokens),
-                "The answer length must be between 100 and 8,000 tokens.",
-            ),
             (self.max_job_attempts >= 1, "Jobs need at least one attempt."),
             ((1..=8).contains(&self.parallel_jobs), "Between 1 and 8 jobs can run at once."),
         ];
-        match checks.iter().find(|(ok, _)| !ok) {
+        match own.iter().find(|(ok, _)| !ok) {
             Some((_, message)) => Err((*message).to_owned()),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings_schema::read_settings;
+
+    #[test]
+    fn the_defaults_are_the_schemas() {
+        let settings = EngineSettings::default();
+        assert_eq!(EngineSettings::from_plugin_settings(&PluginSettings::default()), settings);
+        assert_eq!(settings.validate(), Ok(()));
+        assert_eq!(settings.max_note_bytes, 2 * 1024 * 1024);
+        assert_eq!(settings.other_device_wait_ms, 120_000);
+        for allowed in schema::DATE_ORDER.allowed {
+            let order = date_order(allowed);
+            assert_eq!(serde_json::to_value(order).unwrap(), *allowed, "{allowed} reads as itself");
+        }
+    }
+
+    #[test]
+    fn every_engine_field_of_the_schema_is_one_of_the_engines() {
+        // A field the engine does not know would be ignored silently: set each one alone to a
+        // value other than its default and see the engine take it.
+        for field in schema::ENGINE_FIELDS {
+            let default = EngineSettings::default();
+            let mut chosen = serde_json::Map::new();
+            let other = match &schema::SETTINGS.iter().find(|setting| setting.key() == field.setting) {
+                Some(schema::Setting::Whole(whole)) => serde_json::json!((whole.default + 1) * field.scale),
+                Some(schema::Setting::Toggle(toggle)) => serde_json::json!(!toggle.default),
+                Some(schema::Setting::Choice(choice)) => {
+                    serde_json::json!(choice.allowed.iter().find(|allowed| **allowed != choice.default))
+                }
+                _ => panic!("{} has no engine value", field.setting),
+            };
+            chosen.insert(field.engine.to_owned(), other);
+            let taken: EngineSettings = serde_json::from_value(serde_json::Value::Object(chosen)).unwrap();
+            assert_ne!(taken, default, "{} → {}", field.setting, field.engine);
+        }
+    }
+
+    #[test]
+    fn chosen_values_arrive_in_the_engines_units() {
+        let chosen = read_settings(&serde_json::json!({
+            "maxNoteSizeKb": 10, "otherDeviceWaitSeconds": 5, "dateOrder": "monthDay",
+            "answerMaxTokens": 64, "dailyLimitUsd": 3, "consolidationBatchSize": 20
+        }));
+        let settings = EngineSettings::from_plugin_settings(&chosen);
+        assert_eq!(settings.max_note_bytes, 10 * 1024);
+        assert_eq!(settings.other_device_wait_ms, 5_000);
+        assert_eq!(settings.date_order, DateOrder::MonthDay);
+        assert_eq!(settings.max_answer_tokens, 2_000, "64 is below the schema's minimum: the default");
+        assert_eq!(settings.daily_limit_usd, 3.0);
+        assert_eq!(settings.consolidation_batch_size, 20);
+    }
+
+    #[test]
+    fn validation_holds_the_schemas_bounds_and_says_which() {
+        let valid = EngineSettings::default();
+        let refused = |settings: EngineSettings| settings.validate().unwrap_err();
+        assert_eq!(
+            refused(EngineSettings { max_answer_tokens: 99, ..valid.clone() }),
+            schema::ANSWER_MAX_TOKENS.out_of_range_message()
+        );
+        assert!(refused(EngineSettings { max_note_bytes: 1_000, ..valid.clone() }).contains("size limit"));
+        assert!(refused(EngineSettings { daily_limit_usd: f64::NAN, ..valid.clone() }).contains("daily limit"));
+        assert!(refused(EngineSettings { consolidation_threshold: 10_001, ..valid.clone() }).contains("threshold"));
+        assert!(refused(EngineSettings { parallel_jobs: 9, ..valid.clone() }).contains("at once"));
+        assert_eq!(EngineSettings { daily_limit_usd: 0.5, max_note_bytes: 1_500, ..valid }.validate(), Ok(()));
     }
 }

@@ -5,7 +5,11 @@ use std::fmt;
 use super::error::LlmError;
 use super::retry::RetryPolicy;
 
-/// Claude Haiku 4.5 through the US cross-region inference profile (the default region's).
+/// The region used when none is chosen (the plugin's setting, the command's last resort).
+pub const DEFAULT_REGION: &str = "us-east-1";
+
+/// Claude Haiku 4.5 through the US cross-region inference profile (the default region's:
+/// `default_model_for(DEFAULT_REGION)`, checked by a test).
 pub const DEFAULT_MODEL_ID: &str = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
 
 const HAIKU_4_5: &str = "anthropic.claude-haiku-4-5-20251001-v1:0";
@@ -345,7 +349,8 @@ mod tests {
                 "{region}"
             );
         }
-        assert_eq!(default_model_for("us-east-1"), DEFAULT_MODEL_ID);
+        assert_eq!(default_model_for(DEFAULT_REGION), DEFAULT_MODEL_ID);
+        assert!(BEDROCK_REGIONS.contains(&DEFAULT_REGION));
         assert!(BEDROCK_REGIONS.iter().all(|region| !region.starts_with("us-gov")), "GovCloud is not offered");
     }
 }

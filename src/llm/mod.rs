@@ -20,7 +20,7 @@ mod skew;
 
 pub use catalog::ModelChoice;
 pub use client::BedrockClient;
-pub use config::{default_model_for, BedrockAuth, BedrockConfig, BEDROCK_REGIONS, DEFAULT_MODEL_ID};
+pub use config::{default_model_for, BedrockAuth, BedrockConfig, BEDROCK_REGIONS, DEFAULT_MODEL_ID, DEFAULT_REGION};
 pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolCall, ToolSpec};
 pub use error::LlmError;
 pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};

@@ -34,6 +34,9 @@ impl Session {
     /// Opens the vault's memory as Obsidian last saved it (empty when it has none yet).
     pub fn open(vault: VaultDir) -> Result<Self, String> {
         let data = vault.plugin_data()?;
+        for problem in data.problems() {
+            eprintln!("memory-agent: data.json: {problem} (its default is used, as in the plugin)");
+        }
         let bytes = vault.database_snapshot(&data)?.unwrap_or_default();
         let store = open_from_bytes(&bytes, RusqliteDriver::from_bytes)
             .map_err(|error| format!("{}: {error}", vault.database_path(&data)))?;
@@ -165,7 +168,7 @@ impl Session {
     pub fn status(&self) -> Result<StatusReport, String> {
         let store = self.engine.store();
         let status = store.status().map_err(|error| error.to_string())?;
-        let region = if self.data.region.trim().is_empty() { "us-east-1".to_owned() } else { self.data.region.clone() };
+        let region = self.data.region.clone();
         let model = self.data.model_id.trim();
         Ok(StatusReport {
             vault: self.vault.root().display().to_string(),

@@ -570,6 +570,31 @@ pub fn default_model_id(region: Option<String>) -> String {
     region.map_or_else(|| crate::llm::DEFAULT_MODEL_ID.to_owned(), |region| crate::llm::default_model_for(&region))
 }
 
+/// The plugin's settings schema as JSON (`settings_schema::schema_json`), which the build writes
+/// to `plugin/generated/settings-schema.ts`. Only in the test build, which the build also makes.
+#[cfg(feature = "self-check")]
+#[wasm_bindgen(js_name = settingsSchema)]
+pub fn settings_schema() -> String {
+    crate::settings_schema::schema_json().to_string()
+}
+
+/// `data.json`'s text read as the core reads it: `{ settings, problems: [{key, message}],
+/// engine }` (`engine`: what the engine takes of them, as the command gives it),
+/// for the tests that hold the plugin's reading to the core's. Only in the test build.
+#[cfg(feature = "self-check")]
+#[wasm_bindgen(js_name = readSettings)]
+pub fn read_settings(data_json: &str) -> Result<String, JsValue> {
+    let data: serde_json::Value = serde_json::from_str(data_json)
+        .map_err(|error| coded_error(&format!("Invalid settings: {error}"), "settings.invalid"))?;
+    let read = crate::settings_schema::read_settings(&data);
+    let problems: Vec<serde_json::Value> = read
+        .problems()
+        .iter()
+        .map(|problem| serde_json::json!({ "key": problem.key, "message": problem.message }))
+        .collect();
+    Ok(serde_json::json!({ "settings": read.to_json(), "problems": problems, "engine": read.engine_json() }).to_string())
+}
+
 /// Runs the store contract suite on fresh sql.js databases: `[{name, ok, error?}]`. Only in
 /// the test build (`--features self-check`).
 #[cfg(feature = "self-check")]

@@ -164,11 +164,11 @@ test("from Obsidian 1.13 every row is a definition the settings search finds, un
 	assert.match(rows.find((row) => row.name === "Quiet delay (seconds)")?.desc ?? "", /From 0 to 3,600\./, "the range is in the searchable description");
 });
 
-test("the region list is the core's; before the core loads, the fallback copy is the same list", async () => {
+test("the region list is the core's; before the core loads, the list generated from it at build time", async () => {
 	const { facade } = await loadFacade();
 	const loading = await openTab({ layoutReady: false });
 	const options = (driver: SettingsTabDriver) => [...driver.select("Region").options].map((option) => option.value);
-	assert.deepEqual(options(loading), facade.bedrockRegions(), "the TypeScript copy matches src/llm/config.rs");
+	assert.deepEqual(options(loading), facade.bedrockRegions(), "the list generated at build time is the core's");
 	assert.equal(loading.select("Region").value, "us-east-1");
 	host!.fireLayoutReady();
 	await host!.waitForCore();

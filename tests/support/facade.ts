@@ -21,10 +21,20 @@ export function loadFacade(): Promise<{ facade: Facade; SQL: SqlJsStatic }> {
 	return loading;
 }
 
-/** The test build of the facade, which also carries the store contract suite (`storeSelfCheck`). */
-export async function loadSelfCheckFacade(): Promise<{ storeSelfCheck(sql: SqlJsStatic): unknown; SQL: SqlJsStatic }> {
+/** What only the test build of the facade exports. */
+export interface SelfCheckFacade {
+	/** The store contract suite. */
+	storeSelfCheck(sql: SqlJsStatic): unknown;
+	/** The core's settings schema as JSON (src/settings_schema.rs). */
+	settingsSchema(): string;
+	/** data.json's text read as the core reads it: `{ settings, problems: [{ key, message }], engine }` as JSON. */
+	readSettings(dataJson: string): string;
+}
+
+/** The test build of the facade, which also carries the store contract suite and the settings schema. */
+export async function loadSelfCheckFacade(): Promise<SelfCheckFacade & { SQL: SqlJsStatic }> {
 	const glue = path.join(REPO_ROOT, "build", "pkg-self-check", "memory_agent.js");
-	const module = (await import(pathToFileURL(glue).href)) as { default: (input: { module_or_path: Buffer }) => Promise<unknown>; storeSelfCheck(sql: SqlJsStatic): unknown };
+	const module = (await import(pathToFileURL(glue).href)) as SelfCheckFacade & { default: (input: { module_or_path: Buffer }) => Promise<unknown> };
 	await module.default({ module_or_path: await readFile(path.join(REPO_ROOT, "build", "pkg-self-check", "memory_agent_bg.wasm")) });
-	return { storeSelfCheck: module.storeSelfCheck, SQL: await initSqlJs() };
+	return { storeSelfCheck: module.storeSelfCheck, settingsSchema: module.settingsSchema, readSettings: module.readSettings, SQL: await initSqlJs() };
 }
