@@ -100,7 +100,6 @@ export const CORE_CONTRACT = {
 	browseMemories: { changes: false, store: true, call: ({ core }, ...args) => core.browseMemories(...args) },
 	browseInsights: { changes: false, store: true, call: ({ core }, ...args) => core.browseInsights(...args) },
 	getMemories: { changes: false, store: true, call: ({ core }, ...args) => core.getMemories(...args) },
-	getMemory: { changes: false, store: true, call: ({ core }, ...args) => core.getMemory(...args) },
 	listJobs: { changes: false, store: true, call: ({ core }, ...args) => core.listJobs(...args) },
 	listSources: { changes: false, store: true, call: ({ core }, ...args) => core.listSources(...args) },
 	listSkipped: { changes: false, store: true, call: ({ core }, ...args) => core.listSkipped(...args) },

@@ -275,12 +275,6 @@ impl MemoryCore {
         to_js(&self.engine.store().get_memories(&ids).map_err(js)?)
     }
 
-    /// One memory with its text (a selection's or typed text; a note's text is in the note).
-    #[wasm_bindgen(js_name = getMemory, unchecked_return_type = "Memory | null")]
-    pub fn get_memory(&self, id: String) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.store().get_memory(&MemoryId(id)).map_err(js)?)
-    }
-
     /// Every memory and insight as a JSON document (Settings → Export).
     #[wasm_bindgen(js_name = exportJson)]
     pub fn export_json(&self) -> Result<String, JsValue> {
