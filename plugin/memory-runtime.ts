@@ -3,7 +3,7 @@
 // host side: requestUrl, vault reads, the database file, notices and the UI.
 
 import { CoreClient, type HostHandlers } from "./core/core-client";
-import { errorMessage } from "./core/core-error";
+import { ErrorCode, errorCode, errorMessage } from "./core/core-error";
 import { type CoreInfo, type CoreScopeRules, type MemoryStore, type RunReport, type StoreStatus, memoryStore } from "./core/memory-core-api";
 import { type WorkerPlatform, startCoreWorker } from "./core/start-worker";
 import { WorkRunner } from "./engine/work-runner";
@@ -43,6 +43,13 @@ type State =
 const COMPACT_AFTER_JOBS = 200;
 /** At unload the last write may take this long before the worker is ended anyway. */
 const STOP_FLUSH_MS = 10_000;
+/**
+ * A worker that stopped answering is restarted, but not more than this often within
+ * `RESTART_WINDOW_MS`: one that is stuck again at every start (the same note, the same file)
+ * leaves the memory unavailable instead of restarting for ever.
+ */
+const MAX_RESTARTS = 3;
+const RESTART_WINDOW_MS = 10 * 60_000;
 
 /** Waits for `work`, but no longer than `ms` (its failure is not this caller's concern). */
 async function withinTime(work: Promise<void>, ms: number, timers: TimerPort): Promise<void> {
@@ -62,6 +69,8 @@ export class MemoryRuntime {
 	private connectionProblem: string | null = null;
 	private lastPauseNotice: string | null = null;
 	private jobsSinceCompaction = 0;
+	/** When the worker was restarted for not answering (the last `RESTART_WINDOW_MS`). */
+	private restarts: number[] = [];
 	private readonly readyListeners = new Set<(store: MemoryStore) => void>();
 	private readonly statusListeners = new Set<(status: StoreStatus) => void>();
 	readonly runner: WorkRunner;
@@ -73,7 +82,10 @@ export class MemoryRuntime {
 			beforeRun: async () => {
 				if (this.state.kind === "ready") await this.state.session.mergeIfChanged();
 			},
-			onError: (error) => deps.notify(`Memory Agent: ${errorMessage(error)}`),
+			onError: (error) => {
+				// A stuck worker is told once, by the watchdog's notice.
+				if (errorCode(error) !== ErrorCode.workerUnresponsive) deps.notify(`Memory Agent: ${errorMessage(error)}`);
+			},
 			timers: deps.timers,
 			now: () => Date.now(),
 		});
@@ -190,9 +202,13 @@ export class MemoryRuntime {
 	private async open(): Promise<void> {
 		const { deps } = this;
 		this.state = { kind: "starting" };
+		let client: CoreClient | undefined;
 		try {
 			const started = startCoreWorker(deps.platform);
-			const client = new CoreClient(started.worker, deps.host);
+			client = new CoreClient(started.worker, deps.host, {
+				timers: deps.timers,
+				onUnresponsive: () => this.restartStuckWorker(client),
+			});
 			this.client = client;
 			client.on("status", (status) => this.statusReported(status));
 			this.info = await client.call("start");
@@ -215,11 +231,16 @@ export class MemoryRuntime {
 				await session.close();
 				return;
 			}
+			// The worker stopped answering while the store opened: a new one is starting.
+			if (this.client !== client) {
+				session.abandon();
+				return;
+			}
 			this.state = { kind: "ready", session, store };
 			this.announceReady(store);
 			this.runner.kick();
 		} catch (error) {
-			if (this.isStopped()) return;
+			if (this.isStopped() || (client !== undefined && this.client !== client)) return;
 			if (error instanceof StoreUnavailableError) deps.notify(error.message);
 			else deps.notify(`Memory Agent could not start: ${errorMessage(error)}`);
 			this.fail(errorMessage(error));
@@ -275,6 +296,30 @@ export class MemoryRuntime {
 			this.jobsSinceCompaction = 0;
 			void this.state.session.compact().catch(() => undefined);
 		}
+	}
+
+	/**
+	 * The watchdog ended a worker that stopped answering (its waiting calls failed with
+	 * `worker.unresponsive`): the user is told, and a new worker opens the store from the file
+	 * as last saved — unless it was stuck too often lately.
+	 */
+	private restartStuckWorker(client: CoreClient | undefined): void {
+		if (client === undefined || client !== this.client || this.isStopped()) return;
+		this.client = undefined;
+		if (this.state.kind === "ready") this.state.session.abandon();
+		this.started = undefined;
+		const now = Date.now();
+		this.restarts = this.restarts.filter((at) => now - at < RESTART_WINDOW_MS);
+		if (this.restarts.length >= MAX_RESTARTS) {
+			const reason = `its worker stopped answering ${MAX_RESTARTS + 1} times within ${RESTART_WINDOW_MS / 60_000} minutes`;
+			this.deps.notify(`Memory Agent's worker stopped answering again, so Memory Agent stays off until it is reloaded (turn it off and on in Community plugins).`);
+			this.fail(reason);
+			return;
+		}
+		this.restarts.push(now);
+		this.deps.notify("Memory Agent's worker stopped answering; restarting it.");
+		this.deps.statusBar.showStarting();
+		void this.start();
 	}
 
 	private isStopped(): boolean {

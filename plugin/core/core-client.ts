@@ -1,5 +1,6 @@
 // The main thread's side of the core's worker: calls with ids and promises, the host's
-// answers to what the core asks (HTTP, vault reads), and the core's events.
+// answers to what the core asks (HTTP, vault reads), the core's events, and a watchdog that
+// notices a worker that stopped answering.
 
 import {
 	type CoreArgs,
@@ -15,6 +16,8 @@ import {
 	toWireError,
 	transferablesOf,
 } from "../worker/protocol";
+import type { TimerPort } from "../storage/save-scheduler";
+import { ErrorCode } from "./core-error";
 
 /** What the main thread does for the core. */
 export type HostHandlers = { [M in keyof HostMethods]: (...args: Parameters<HostMethods[M]>) => Promise<ReturnType<HostMethods[M]>> };
@@ -27,6 +30,24 @@ export interface WorkerLike extends MessageChannelEnd {
 
 type Listener<E extends CoreEvent> = (data: CoreEvents[E]) => void;
 
+/**
+ * How the client notices a worker that stopped answering: while calls wait, it pings the
+ * worker now and then; the worker answers a ping at once unless it is stuck in a computation
+ * (a model call waits on the network, not on the worker, so it never holds a ping back).
+ */
+export interface WatchdogOptions {
+	timers: TimerPort;
+	/** Called once the worker was ended for not answering; waiting calls have failed with `worker.unresponsive`. */
+	onUnresponsive(): void;
+	pingEveryMs?: number;
+	answerWithinMs?: number;
+}
+
+/** While calls wait, the worker is pinged this often… */
+export const PING_EVERY_MS = 5_000;
+/** …and ended when a ping is not answered within this long. */
+export const ANSWER_WITHIN_MS = 30_000;
+
 export class CoreClient {
 	private nextId = 1;
 	private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
@@ -34,10 +55,14 @@ export class CoreClient {
 	private ended: Error | undefined;
 	/** Set at unload: from then on the core's requests for HTTP are refused here. */
 	private sendingRefused = false;
+	/** The next ping, or the deadline of the ping in flight. */
+	private watchTimer: unknown;
+	private pinging = false;
 
 	constructor(
 		private readonly worker: WorkerLike,
 		private readonly host: HostHandlers,
+		private readonly watchdog?: WatchdogOptions,
 	) {
 		worker.onmessage = (event) => this.receive(event.data as FromWorker);
 		worker.onerror = (event) => this.end(new Error(`The memory worker failed: ${event.message ?? "unknown error"}`));
@@ -51,6 +76,7 @@ export class CoreClient {
 			this.pending.set(id, { resolve: resolve, reject });
 			const message: ToWorker = { kind: "call", id, method, args };
 			this.worker.postMessage(message, args.flatMap(transferablesOf));
+			this.watch();
 		});
 	}
 
@@ -77,7 +103,7 @@ export class CoreClient {
 
 	/** Ends the worker at once: whatever it was doing stops; waiting calls fail. */
 	terminate(): void {
-		this.end(Object.assign(new Error("Memory Agent was stopped."), { code: "worker.stopped" }));
+		this.end(Object.assign(new Error("Memory Agent was stopped."), { code: ErrorCode.workerStopped }));
 		this.worker.terminate();
 	}
 
@@ -117,9 +143,49 @@ export class CoreClient {
 		if (this.ended === undefined) this.worker.postMessage(reply, transfer);
 	}
 
+	/** While calls wait, pings the worker after a while (the next call starts again when it is idle). */
+	private watch(): void {
+		const watchdog = this.watchdog;
+		if (watchdog === undefined || this.ended !== undefined || this.pinging || this.watchTimer !== undefined) return;
+		this.watchTimer = watchdog.timers.setTimeout(() => {
+			this.watchTimer = undefined;
+			this.ping(watchdog);
+		}, watchdog.pingEveryMs ?? PING_EVERY_MS);
+	}
+
+	private ping(watchdog: WatchdogOptions): void {
+		if (this.pending.size === 0 || this.ended !== undefined) return;
+		this.pinging = true;
+		this.watchTimer = watchdog.timers.setTimeout(() => this.unresponsive(watchdog), watchdog.answerWithinMs ?? ANSWER_WITHIN_MS);
+		const answered = () => {
+			watchdog.timers.clearTimeout(this.watchTimer);
+			this.watchTimer = undefined;
+			this.pinging = false;
+		};
+		this.call("ping").then(
+			() => {
+				answered();
+				this.watch();
+			},
+			answered,
+		);
+	}
+
+	/** The worker did not answer a ping in time: it is ended, and whoever started it told. */
+	private unresponsive(watchdog: WatchdogOptions): void {
+		this.watchTimer = undefined;
+		if (this.ended !== undefined) return;
+		const error = new Error("Memory Agent's worker stopped answering, so it was restarted: try again in a moment.");
+		this.end(Object.assign(error, { code: ErrorCode.workerUnresponsive }));
+		this.worker.terminate();
+		watchdog.onUnresponsive();
+	}
+
 	private end(error: Error): void {
 		if (this.ended !== undefined) return;
 		this.ended = error;
+		if (this.watchTimer !== undefined) this.watchdog?.timers.clearTimeout(this.watchTimer);
+		this.watchTimer = undefined;
 		for (const waiting of this.pending.values()) waiting.reject(error);
 		this.pending.clear();
 	}

@@ -4,6 +4,10 @@
 export const ErrorCode = {
 	storeCorrupt: "store.corrupt",
 	storeNewerSchema: "store.newer_schema",
+	/** The core's worker did not answer in time: it was ended (and is started again); the call may be made again. */
+	workerUnresponsive: "worker.unresponsive",
+	/** The core's worker was ended (unload). */
+	workerStopped: "worker.stopped",
 } as const;
 
 /** The facade's error code of `error`, or undefined for errors that have none. */

@@ -2,7 +2,7 @@
 // core sends (generated from Rust), and the open store as asynchronous calls to its worker.
 
 import type { CoreStatus } from "../../build/pkg/memory_agent.js";
-import type { CoreArgs, CoreMethod, CoreResult } from "../worker/protocol";
+import { type CoreArgs, type CoreResult, STORE_METHODS, type StoreMethod } from "../worker/contract";
 import type { CoreClient } from "./core-client";
 
 export type {
@@ -38,51 +38,23 @@ export type {
 	UsageReport,
 	VaultFileData,
 } from "../../build/pkg/memory_agent.js";
-export type { CoreInfo } from "../worker/protocol";
+export type { CoreInfo } from "../worker/contract";
 
 /** Counts and engine state; mirrors the facade's `MemoryCore.status()`. */
 export type StoreStatus = CoreStatus;
 
-/** What the views, commands and vault sync may ask of the open store (lifecycle calls stay with the session). */
-const STORE_METHODS = [
-	"status",
-	"browseMemories",
-	"browseInsights",
-	"getMemories",
-	"getMemory",
-	"listJobs",
-	"listSources",
-	"listSkipped",
-	"rememberedNotes",
-	"usage",
-	"recall",
-	"exportJson",
-	"enqueueNote",
-	"enqueueNotes",
-	"rememberText",
-	"removeNote",
-	"removeNotes",
-	"renameNote",
-	"forgetMemory",
-	"consolidateNow",
-	"pause",
-	"resume",
-	"retryFailed",
-	"runDueWork",
-	"ask",
-	"estimateIngest",
-	"testConnection",
-	"listModels",
-] as const satisfies readonly CoreMethod[];
-
-type StoreMethod = (typeof STORE_METHODS)[number];
-
-/** The open store: every call goes to the core's worker and answers with a promise. */
-export type MemoryStore = { readonly [M in StoreMethod]: (...args: CoreArgs<M>) => Promise<CoreResult<M>> };
+/** The open store: every call the contract lets the views make goes to the core's worker and answers with a promise. */
+export type MemoryStore = { readonly [M in StoreMethod]: StoreCall<M> };
+type StoreCall<M extends StoreMethod> = (...args: CoreArgs<M>) => Promise<CoreResult<M>>;
 
 /** The store's calls over `client`. */
 export function memoryStore(client: CoreClient): MemoryStore {
-	const store: Record<string, unknown> = {};
-	for (const method of STORE_METHODS) store[method] = (...args: never) => client.call(method, ...(args as CoreArgs<typeof method>));
-	return store as MemoryStore;
+	const calls: Partial<Record<StoreMethod, unknown>> = {};
+	for (const method of STORE_METHODS) calls[method] = storeCall(client, method);
+	// Every store method was set just above, each one `StoreCall` of its name.
+	return calls as MemoryStore;
+}
+
+function storeCall<M extends StoreMethod>(client: CoreClient, method: M): StoreCall<M> {
+	return (...args: CoreArgs<M>) => client.call(method, ...args);
 }

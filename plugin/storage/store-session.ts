@@ -83,7 +83,10 @@ export class StoreSession {
 		this.scheduler = new SaveScheduler({
 			write: () => this.write(),
 			isDirty: () => !this.closed && (this.unsaved || this.changes),
-			onError: (error) => deps.notify(`Memory Agent could not save its database: ${errorMessage(error)}`),
+			// An abandoned session's write fails with its worker: that is told once, by the runtime.
+			onError: (error) => {
+				if (!this.closed) deps.notify(`Memory Agent could not save its database: ${errorMessage(error)}`);
+			},
 			timers: deps.timers,
 			delayMs: deps.saveDelayMs,
 			maxWaitMs: () => this.maxWaitMs(),
@@ -141,6 +144,19 @@ export class StoreSession {
 		if (this.closed) return;
 		this.closed = true;
 		await this.deps.client.call("close").catch(() => undefined);
+	}
+
+	/**
+	 * Lets the session go without a word to its worker, which was ended (it stopped answering):
+	 * no timer fires and nothing is written from now on. What was not saved is lost with the
+	 * worker; the next session opens the file as it was last written.
+	 */
+	abandon(): void {
+		this.cancelCheck();
+		this.stopWatching();
+		this.scheduler.dispose();
+		for (const unsubscribe of this.unsubscribe) unsubscribe();
+		this.closed = true;
 	}
 
 	/** Hands free pages back (after large deletions or a long first ingest). */

@@ -2,6 +2,7 @@
 // vault's create/modify/delete/rename events, with exclusions checked before any text is read
 // by the core. No Obsidian import: the vault, the runtime and the dialog come in as ports.
 
+import { ErrorCode, errorCode } from "../core/core-error";
 import type { MemoryStore, Source } from "../core/memory-core-api";
 import { type BulkEstimate, topFolder } from "./bulk-estimate";
 import { type CachedNoteMetadata, metadataFromCache, metadataFromText } from "./note-metadata";
@@ -236,7 +237,10 @@ export class VaultSync {
 				this.deps.runtime.changed();
 				this.scheduleCoverage();
 			},
-			(error: unknown) => this.deps.notify(`Memory Agent: ${error instanceof Error ? error.message : String(error)}`),
+			(error: unknown) => {
+				// A worker that stopped answering is told by the runtime; the restarted one reconciles the vault.
+				if (errorCode(error) !== ErrorCode.workerUnresponsive) this.deps.notify(`Memory Agent: ${error instanceof Error ? error.message : String(error)}`);
+			},
 		);
 	}
 

@@ -2,9 +2,10 @@
 // store, answers the main thread's calls, and asks the main thread for HTTP and vault reads.
 // No globals and no Obsidian: the worker entry (or a test) wires it to messages.
 
-import type { CoreHost, CoreSettings, MemoryCore, MemoryQuery, TextToRemember } from "../../build/pkg/memory_agent.js";
+import type { CoreHost, CoreStatus, MemoryCore, MergeReport } from "../../build/pkg/memory_agent.js";
+import { type CallTarget, type CoreInfo, type CoreMethod, type CoreWorker, contractEntry } from "./contract";
 import type { LoadedCore } from "./load-core";
-import type { CoreArgs, CoreEvent, CoreEvents, CoreInfo, CoreMethod, CoreResult, HostMethods } from "./protocol";
+import type { CoreEvent, CoreEvents, HostMethods } from "./protocol";
 
 /** What the service needs from whoever runs it. */
 export interface CoreServiceDeps {
@@ -20,91 +21,36 @@ export interface CoreServiceDeps {
 	clearTimeout(handle: unknown): void;
 }
 
-/** Calls that may change the store: the main thread hears `changed` and the new status after them. */
-const CHANGING: ReadonlySet<CoreMethod> = new Set<CoreMethod>([
-	"open",
-	"stopWork",
-	"configure",
-	"enqueueNote",
-	"enqueueNotes",
-	"rememberText",
-	"removeNote",
-	"removeNotes",
-	"renameNote",
-	"forgetMemory",
-	"consolidateNow",
-	"pause",
-	"resume",
-	"retryFailed",
-	"runDueWork",
-	"ask",
-	"testConnection",
-	"checkIntegrity",
-	"compact",
-	"mergeDatabase",
-]);
-
 /** Statuses pushed during long work are at most this often (each costs a few counts here and a redraw there). */
 const STATUS_INTERVAL_MS = 250;
 
-export class CoreService {
+export class CoreService implements CoreWorker {
 	private loading: Promise<LoadedCore> | undefined;
 	private loaded: LoadedCore | undefined;
 	private store: MemoryCore | undefined;
 	private statusTimer: unknown;
+	private readonly target: CallTarget;
 
-	constructor(private readonly deps: CoreServiceDeps) {}
+	constructor(private readonly deps: CoreServiceDeps) {
+		const current = () => this.current();
+		this.target = {
+			worker: this,
+			get core() {
+				return current();
+			},
+		};
+	}
 
-	/** Runs one call of the protocol. */
-	async handle<M extends CoreMethod>(method: M, args: CoreArgs<M>): Promise<CoreResult<M>> {
-		const result = (await this.run(method, args)) as CoreResult<M>;
-		if (CHANGING.has(method)) this.afterChange();
+	/** Runs one call of the protocol: the contract's entry of that name (its arguments are the client's `CoreArgs`). */
+	async handle(method: CoreMethod, args: readonly unknown[]): Promise<unknown> {
+		const entry = contractEntry(method);
+		if (entry === undefined) throw Object.assign(new Error(`Unknown call ${method}`), { code: "worker.unknown_call" });
+		const result: unknown = await entry.call(this.target, ...args);
+		if (entry.changes) this.afterChange();
 		return result;
 	}
 
-	private async run(method: CoreMethod, args: unknown[]): Promise<unknown> {
-		switch (method) {
-			case "start":
-				return this.start();
-			case "open":
-				return this.open(args[0] as Uint8Array | null, args[1] as number);
-			case "conflictCopies":
-				await this.start();
-				return this.loaded!.core.conflictCopies(args[0] as string, args[1] as string[]);
-			case "stopWork":
-				this.store?.close();
-				return undefined;
-			case "close":
-				this.close();
-				return undefined;
-			case "exportDatabase": {
-				const store = this.current();
-				return args[0] === true || store.isDirty() ? store.exportDatabase() : null;
-			}
-			case "returnBytes":
-				return undefined;
-			case "mergeDatabase":
-				return this.current().mergeDatabase(this.loaded!.sqlJs, args[0] as Uint8Array);
-			case "configure":
-				return this.current().configure(args[0] as CoreSettings);
-			case "browseMemories":
-				return this.current().browseMemories(args[0] as MemoryQuery);
-			case "rememberText":
-				return this.current().rememberText(args[0] as TextToRemember);
-			default:
-				return this.passThrough(method, args);
-		}
-	}
-
-	/** The calls that are the facade's methods of the same name. */
-	private passThrough(method: CoreMethod, args: unknown[]): unknown {
-		const store = this.current() as unknown as Record<string, unknown>;
-		const target = store[method];
-		if (typeof target !== "function") throw Object.assign(new Error(`Unknown call ${method}`), { code: "worker.unknown_call" });
-		return (target as (...values: unknown[]) => unknown).apply(store, args);
-	}
-
-	private async start(): Promise<CoreInfo> {
+	async start(): Promise<CoreInfo> {
 		this.loading ??= this.deps.load();
 		this.loaded = await this.loading;
 		const { core } = this.loaded;
@@ -113,9 +59,13 @@ export class CoreService {
 		return { bedrockRegions, defaultModels, supportedSchemaVersion: core.supportedSchemaVersion() };
 	}
 
-	private async open(bytes: Uint8Array | null, nowMs: number): Promise<unknown> {
-		await this.start();
-		const { core, sqlJs } = this.loaded!;
+	async conflictCopies(database: string, names: string[]): Promise<string[]> {
+		const { core } = await this.modules();
+		return core.conflictCopies(database, names);
+	}
+
+	async open(bytes: Uint8Array | null, nowMs: number): Promise<CoreStatus> {
+		const { core, sqlJs } = await this.modules();
 		// The old store goes first: it must not start another job, whatever happens next.
 		this.close();
 		const store = core.MemoryCore.open(sqlJs, bytes ?? undefined, nowMs, this.deps.randomSeed());
@@ -124,12 +74,36 @@ export class CoreService {
 		return store.status();
 	}
 
-	private close(): void {
+	stopWork(): void {
+		this.store?.close();
+	}
+
+	close(): void {
 		const store = this.store;
 		if (store === undefined) return;
 		this.store = undefined;
 		store.close();
 		store.free();
+	}
+
+	exportDatabase(force: boolean): Uint8Array | null {
+		const store = this.current();
+		return force || store.isDirty() ? store.exportDatabase() : null;
+	}
+
+	mergeDatabase(bytes: Uint8Array): MergeReport {
+		return this.current().mergeDatabase(this.loaded?.sqlJs, bytes);
+	}
+
+	/** Nothing to do: the bytes were transferred here, and dropping them frees them. */
+	returnBytes(): void {}
+
+	ping(): void {}
+
+	private async modules(): Promise<LoadedCore> {
+		await this.start();
+		if (this.loaded === undefined) throw new Error("the core's modules did not load");
+		return this.loaded;
 	}
 
 	private current(): MemoryCore {

@@ -39,7 +39,7 @@ port.onmessage = (event) => {
 		return;
 	}
 	const { id, method, args } = message;
-	service.handle(method, args as never).then(
+	service.handle(method, args).then(
 		(value) => post({ kind: "result", id, ok: true, value }, transferablesOf(value)),
 		(error: unknown) => post({ kind: "result", id, ok: false, error: toWireError(error) }),
 	);

@@ -25,7 +25,7 @@ use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
 use crate::engine::{Engine, Pause, TextToRemember};
 use crate::error::ErrorCode;
 use crate::llm::estimate_cost_usd;
-use crate::store::{open_checked, schema, MemoryCursor, MemoryFilter, MemoryQuery, DATABASE_HEADER_LEN};
+use crate::store::{open_checked, schema, MemoryCursor, MemoryQuery, DATABASE_HEADER_LEN};
 use dto::SettingsDto;
 use errors::{coded_error, to_js_error};
 use host::{JsHost, JsHostAdapter};
@@ -189,9 +189,9 @@ impl MemoryCore {
     pub fn ask(
         &self,
         question: String,
-        allow_over_limit: Option<bool>,
-        #[wasm_bindgen(unchecked_param_type = "EarlierTurn[] | undefined")] earlier: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "QuestionScope | undefined")] scope: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "boolean | null")] allow_over_limit: Option<bool>,
+        #[wasm_bindgen(unchecked_optional_param_type = "EarlierTurn[]")] earlier: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "QuestionScope")] scope: JsValue,
     ) -> Result<Promise, JsValue> {
         let earlier: Vec<EarlierTurn> = optional_argument(earlier, "Invalid conversation")?;
         let scope: QuestionScope = optional_argument(scope, "Invalid question scope")?;
@@ -245,18 +245,6 @@ impl MemoryCore {
         self.engine.retry_failed(self.now()?).map(|count| count as f64).map_err(js)
     }
 
-    /// Memories newest first: `{sourcePath?, limit?, offset?}`.
-    #[wasm_bindgen(js_name = listMemories, unchecked_return_type = "Memory[]")]
-    pub fn list_memories(
-        &self,
-        source_path: Option<String>,
-        limit: Option<u32>,
-        offset: Option<u32>,
-    ) -> Result<JsValue, JsValue> {
-        let filter = MemoryFilter { source_path, limit: limit.unwrap_or(0), offset: offset.unwrap_or(0) };
-        to_js(&self.engine.list_memories(&filter).map_err(js)?)
-    }
-
     /// A page of the memory browser: `{text?, source?, entity?, topic?, from?, to?, before?, limit?}`.
     #[wasm_bindgen(js_name = browseMemories, unchecked_return_type = "MemoryPage")]
     pub fn browse_memories(
@@ -287,12 +275,6 @@ impl MemoryCore {
         to_js(&self.engine.store().get_memories(&ids).map_err(js)?)
     }
 
-    /// One memory with its text (a selection's or typed text; a note's text is in the note).
-    #[wasm_bindgen(js_name = getMemory, unchecked_return_type = "Memory | null")]
-    pub fn get_memory(&self, id: String) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.store().get_memory(&MemoryId(id)).map_err(js)?)
-    }
-
     /// Every memory and insight as a JSON document (Settings → Export).
     #[wasm_bindgen(js_name = exportJson)]
     pub fn export_json(&self) -> Result<String, JsValue> {
@@ -306,7 +288,7 @@ impl MemoryCore {
         &self,
         question: String,
         budget_tokens: Option<u32>,
-        #[wasm_bindgen(unchecked_param_type = "QuestionScope | undefined")] scope: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "QuestionScope")] scope: JsValue,
     ) -> Result<JsValue, JsValue> {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
@@ -336,12 +318,6 @@ impl MemoryCore {
             memories_total: selection.memories_total,
             insights_total: selection.insights_total,
         })
-    }
-
-    /// Insights newest first.
-    #[wasm_bindgen(js_name = listInsights, unchecked_return_type = "Insight[]")]
-    pub fn list_insights(&self, limit: Option<u32>, offset: Option<u32>) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.store().list_consolidations(limit.unwrap_or(0), offset.unwrap_or(0)).map_err(js)?)
     }
 
     /// Forgets a memory: `{memories, consolidations, reopened}`.
@@ -488,14 +464,9 @@ impl MemoryCore {
     }
 
     /// Merges the full-text index and hands free pages back: `{bytesBefore, bytesAfter}`.
+    #[wasm_bindgen(unchecked_return_type = "Compaction")]
     pub fn compact(&self) -> Result<JsValue, JsValue> {
         to_js(&self.engine.store().compact().map_err(js)?)
-    }
-
-    /// Pages of the file: `{pageSize, pages, freePages}`.
-    #[wasm_bindgen(js_name = sizeReport, unchecked_return_type = "SizeReport")]
-    pub fn size_report(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.store().size_report().map_err(js)?)
     }
 
     fn host(&self) -> Result<Rc<JsHostAdapter>, JsValue> {

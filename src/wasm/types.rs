@@ -81,7 +81,6 @@ export interface MemoryPage { memories: Memory[]; next: MemoryCursor | null; mat
 export interface InsightPage { insights: Insight[]; next: MemoryCursor | null; total: number }
 export interface Integrity { repairedIndex: boolean }
 export interface Compaction { bytesBefore: number; bytesAfter: number }
-export interface SizeReport { pageSize: number; pages: number; freePages: number }
 export interface SkippedSources { sources: Source[]; total: number }
 export interface QueryPlan { dates: [string, string] | null; entities: string[]; keywords: string[]; wantsLatest: boolean }
 export interface Recall {

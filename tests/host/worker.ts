@@ -36,6 +36,9 @@ export class HostWorkers {
 	}
 }
 
+/** The host's own message (never the plugin's): the thread gets stuck at the next call it receives. */
+const STUCK_AT_NEXT_CALL = "host-test:stuck-at-next-call";
+
 /** The script that turns a Node worker thread into a Web Worker's global scope. */
 function prelude(timeScale: number): string {
 	return `
@@ -47,7 +50,14 @@ if (__timeScale !== 1) {
 	globalThis.setTimeout = (callback, ms, ...args) => realSetTimeout(callback, Math.ceil((ms ?? 0) / __timeScale), ...args);
 }
 globalThis.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);
+let __stuckAtNextCall = false;
 parentPort.on("message", (data) => {
+	if (data && data.kind === "${STUCK_AT_NEXT_CALL}") {
+		__stuckAtNextCall = true;
+		return;
+	}
+	// A core stuck in a computation: the thread never answers anything again.
+	if (__stuckAtNextCall && data && data.kind === "call") for (;;);
 	if (typeof globalThis.onmessage === "function") globalThis.onmessage({ data });
 });
 `;
@@ -84,6 +94,13 @@ export class HostWorker {
 		if (kind === "reply") this.fileReads.delete(id);
 		if (this.thread === undefined) this.queue.push({ message, transfer });
 		else this.thread.postMessage(message, transfer as never);
+	}
+
+	/** From the next call it receives on, the worker's thread computes for ever: it stops answering, as a stuck core would. */
+	getStuckAtNextCall(): void {
+		const message = { kind: STUCK_AT_NEXT_CALL };
+		if (this.thread === undefined) this.queue.push({ message, transfer: [] });
+		else this.thread.postMessage(message);
 	}
 
 	terminate(): void {

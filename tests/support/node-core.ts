@@ -40,7 +40,7 @@ export async function inProcessCore(host: Partial<HostHandlers> = {}): Promise<C
 					else waiting?.reject(fromWireError(data.error));
 					return;
 				}
-				service.handle(data.method, data.args as never).then(
+				service.handle(data.method, data.args).then(
 					(value) => toMain?.({ kind: "result", id: data.id, ok: true, value }, transferablesOf(value)),
 					(error: unknown) => toMain?.({ kind: "result", id: data.id, ok: false, error: toWireError(error) }, []),
 				);
