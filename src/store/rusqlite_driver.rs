@@ -6,7 +6,7 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, MAIN_DB};
 
-use super::driver::{DriverError, Row, SqlDriver, SqlValue};
+use super::driver::{DriverError, Row, SqlDriver, SqlErrorKind, SqlValue};
 
 /// An in-memory SQLite database, like sql.js holds one.
 pub struct RusqliteDriver {
@@ -30,15 +30,17 @@ impl RusqliteDriver {
                 .connection
                 .borrow_mut()
                 .deserialize_read_exact(MAIN_DB, bytes, bytes.len(), false)
-                .map_err(|error| DriverError::NotADatabase(error.to_string()))?;
+                .map_err(sql_error)?;
         }
         Ok(driver)
     }
 }
 
 /// The SQL functions the schema uses (`memory_terms`, for the full-text index's view).
+/// Innocuous (no side effects, reads nothing but its arguments), so the schema's view may call
+/// it while `trusted_schema` is off (`store::schema_guard`).
 fn register_functions(connection: &Connection) -> rusqlite::Result<()> {
-    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS;
     connection.create_scalar_function("memory_terms", 3, flags, |context| {
         let kind: String = context.get(0)?;
         let text: Option<String> = context.get(1)?;
@@ -86,10 +88,16 @@ impl SqlDriver for RusqliteDriver {
         let data = connection.serialize(MAIN_DB).map_err(sql_error)?;
         Ok(data.to_vec())
     }
+
+    fn functions_are_innocuous(&self) -> bool {
+        true
+    }
 }
 
+/// The engine's error, classified by its extended result code (`SqlErrorKind`).
 fn sql_error(error: rusqlite::Error) -> DriverError {
-    DriverError::Sql(error.to_string())
+    let kind = error.sqlite_error().map_or(SqlErrorKind::Other, |code| SqlErrorKind::of_result_code(code.extended_code));
+    DriverError::new(kind, error.to_string())
 }
 
 fn to_rusqlite(value: &SqlValue) -> Value {
