@@ -30,6 +30,7 @@ mod schema_guard;
 mod scope;
 mod search_index;
 mod sources;
+mod tombstones;
 mod upgrade;
 mod usage;
 
@@ -55,6 +56,7 @@ pub use scope::MemoryScope;
 pub use search_index::sql_memory_terms;
 pub use search_index::{keywords, MAX_KEYWORDS};
 pub use sources::QuietChunks;
+pub use tombstones::{Tombstone, Tombstones};
 pub use usage::UsageRecord;
 
 /// What can go wrong in the store.
