@@ -433,46 +433,11 @@ impl<D: SqlDriver> Store<D> {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
-    use std::cell::Cell;
-
     use super::super::rusqlite_driver::RusqliteDriver;
-    use super::super::{DriverError, Row, SqlErrorKind};
+    use super::super::test_driver::Failing;
+    use super::super::SqlErrorKind;
     use super::*;
     use crate::domain::{Consolidation, Position};
-
-    /// rusqlite, failing every statement that starts with `failing` once `armed`.
-    struct Failing {
-        inner: RusqliteDriver,
-        failing: &'static str,
-        armed: Cell<bool>,
-    }
-
-    impl Failing {
-        fn check(&self, sql: &str) -> Result<(), DriverError> {
-            if self.armed.get() && sql.trim_start().starts_with(self.failing) {
-                return Err(DriverError::new(SqlErrorKind::OutOfMemory, "out of memory (injected)"));
-            }
-            Ok(())
-        }
-    }
-
-    impl SqlDriver for Failing {
-        fn execute(&self, sql: &str, params: &[SqlValue]) -> Result<usize, DriverError> {
-            self.check(sql)?;
-            self.inner.execute(sql, params)
-        }
-        fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Row>, DriverError> {
-            self.check(sql)?;
-            self.inner.query(sql, params)
-        }
-        fn execute_batch(&self, sql: &str) -> Result<(), DriverError> {
-            self.check(sql)?;
-            self.inner.execute_batch(sql)
-        }
-        fn export(&self) -> Result<Vec<u8>, DriverError> {
-            self.inner.export()
-        }
-    }
 
     fn memory(id: &str, path: &str, kind: SourceKind) -> Memory {
         Memory {
@@ -508,19 +473,14 @@ mod tests {
         };
         theirs.save_consolidation_batch(&[], std::slice::from_ref(&insight)).unwrap();
 
-        let failing = Failing {
-            inner: RusqliteDriver::new(),
-            failing: "SELECT id, memory_ids",
-            armed: Cell::new(false),
-        };
-        let ours = Store::open(failing).unwrap();
+        let ours = Store::open(Failing::new("SELECT id, memory_ids", SqlErrorKind::OutOfMemory)).unwrap();
         ours.insert_memory(&memory("o1", "", SourceKind::Text)).unwrap();
         let before = (ours.status().unwrap(), ours.tombstones().unwrap(), ours.get_meta("merged_another_copy").unwrap());
 
-        ours.driver().armed.set(true);
+        ours.driver().arm(true);
         let failed = ours.merge_from(&theirs);
         assert!(matches!(failed, Err(StoreError::Sql(ref error)) if error.kind == SqlErrorKind::OutOfMemory), "{failed:?}");
-        ours.driver().armed.set(false);
+        ours.driver().arm(false);
         let after = (ours.status().unwrap(), ours.tombstones().unwrap(), ours.get_meta("merged_another_copy").unwrap());
         assert_eq!(after, before, "a failed merge left part of itself behind");
 

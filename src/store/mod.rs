@@ -30,6 +30,8 @@ mod schema_guard;
 mod scope;
 mod search_index;
 mod sources;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod test_driver;
 mod tombstones;
 mod upgrade;
 mod usage;
@@ -51,7 +53,7 @@ pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
 pub use merge::{MergeOutcome, MergeReport};
 pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};
-pub use schema_guard::{ForeignObject, ObjectKind};
+pub use schema_guard::{describe_removed, ForeignObject, ObjectKind};
 pub use scope::MemoryScope;
 pub use search_index::sql_memory_terms;
 pub use search_index::{keywords, MAX_KEYWORDS};

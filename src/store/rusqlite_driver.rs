@@ -119,3 +119,32 @@ fn from_rusqlite(value: ValueRef<'_>) -> SqlValue {
         ValueRef::Blob(bytes) => SqlValue::Blob(bytes.to_vec()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(result: Result<impl Sized, DriverError>) -> SqlErrorKind {
+        result.err().map_or(SqlErrorKind::Other, |error| error.kind)
+    }
+
+    #[test]
+    fn errors_are_classified_by_result_code() {
+        let driver = RusqliteDriver::new();
+        driver.execute_batch("CREATE TABLE t (x INTEGER PRIMARY KEY)").unwrap();
+        driver.execute("INSERT INTO t VALUES (1)", &[]).unwrap();
+        assert_eq!(kind(driver.execute("INSERT INTO t VALUES (1)", &[])), SqlErrorKind::Constraint);
+        assert_eq!(kind(driver.query("SELECT * FROM missing", &[])), SqlErrorKind::Other);
+        // A file of the right length whose header is not SQLite's.
+        let garbage = RusqliteDriver::from_bytes(&[7u8; 4096]).unwrap();
+        assert_eq!(kind(garbage.query("SELECT * FROM sqlite_master", &[])), SqlErrorKind::NotADatabase);
+        // A real database whose pages were overwritten.
+        let mut bytes = driver.export().unwrap();
+        bytes.resize(3 * 4096, 0);
+        for byte in &mut bytes[100..] {
+            *byte = 0xA5;
+        }
+        let damaged = RusqliteDriver::from_bytes(&bytes).unwrap();
+        assert!(kind(damaged.query("SELECT * FROM t", &[])).is_damage());
+    }
+}

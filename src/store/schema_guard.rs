@@ -63,6 +63,29 @@ pub struct ForeignObject {
     pub name: String,
 }
 
+/// The objects removed at open, for people: "2 unknown database objects (triggers: wipe;
+/// views: peek)". The plugin's notice and the command's warning both say this.
+pub fn describe_removed(objects: &[ForeignObject]) -> String {
+    let mut groups: BTreeMap<ObjectKind, Vec<&str>> = BTreeMap::new();
+    for object in objects {
+        groups.entry(object.kind).or_default().push(&object.name);
+    }
+    let listed: Vec<String> = groups
+        .into_iter()
+        .map(|(kind, names)| {
+            let label = match kind {
+                ObjectKind::Trigger => "triggers",
+                ObjectKind::View => "views",
+                ObjectKind::Index => "indexes",
+                ObjectKind::Table => "tables",
+            };
+            format!("{label}: {}", names.join(", "))
+        })
+        .collect();
+    let plural = if objects.len() == 1 { "" } else { "s" };
+    format!("{} unknown database object{plural} ({})", objects.len(), listed.join("; "))
+}
+
 /// An object the schema makes, and the statement that made it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Expected {
@@ -310,6 +333,20 @@ mod tests {
             ]
         );
         assert!(objects["memories_fts_after_insert"].create.as_deref().is_some_and(|sql| sql.ends_with("END")));
+    }
+
+    #[test]
+    fn removed_objects_are_described_by_kind() {
+        let object = |kind, name: &str| ForeignObject { kind, name: name.into() };
+        assert_eq!(
+            describe_removed(&[
+                object(ObjectKind::Trigger, "wipe"),
+                object(ObjectKind::Trigger, "spin"),
+                object(ObjectKind::View, "peek")
+            ]),
+            "3 unknown database objects (triggers: wipe, spin; views: peek)"
+        );
+        assert_eq!(describe_removed(&[object(ObjectKind::Table, "x")]), "1 unknown database object (tables: x)");
     }
 
     #[test]
