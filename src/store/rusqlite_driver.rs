@@ -147,4 +147,12 @@ mod tests {
         let damaged = RusqliteDriver::from_bytes(&bytes).unwrap();
         assert!(kind(damaged.query("SELECT * FROM t", &[])).is_damage());
     }
+
+    #[test]
+    fn corruption_is_told_by_the_code_not_by_words_in_the_message() {
+        let driver = RusqliteDriver::new();
+        let error = driver.query("SELECT * FROM \"database disk image is malformed\"", &[]).unwrap_err();
+        assert!(error.message.contains("malformed"));
+        assert!(matches!(super::super::StoreError::from(error), super::super::StoreError::Sql(_)));
+    }
 }
