@@ -238,7 +238,8 @@ mod tests {
                 })
                 .unwrap();
         }
-        let job = NewJob { kind: JobKind::IngestSource, key: "a.md".into(), payload: serde_json::json!({ "path": "a.md" }) };
+        let job =
+            NewJob { kind: JobKind::IngestSource, key: "a.md".into(), payload: serde_json::json!({ "path": "a.md" }) };
         store.enqueue_job(&job, 1).unwrap();
         store.claim_next_job(2).unwrap().unwrap();
         // Opening puts the interrupted job back in the queue: an update of `jobs`.

@@ -120,8 +120,7 @@ fn fresh<F: DriverFactory>(factory: &F) -> Result<Store<F::Driver>, String> {
 
 fn reopen<F: DriverFactory>(factory: &F, store: &Store<F::Driver>) -> Result<Store<F::Driver>, String> {
     let bytes = store.export().map_err(text)?;
-    let reopened =
-        open_from_bytes(&bytes, |bytes| factory.load(bytes)).map_err(|error| format!("reopen: {error}"))?;
+    let reopened = open_from_bytes(&bytes, |bytes| factory.load(bytes)).map_err(|error| format!("reopen: {error}"))?;
     let removed = reopened.foreign_objects_removed();
     ensure!(removed.is_empty(), "the store's own schema was taken for foreign: {removed:?}");
     Ok(reopened)

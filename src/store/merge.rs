@@ -129,7 +129,8 @@ fn later(theirs: (&Source, &[String]), ours: (&Source, &[String])) -> bool {
 /// in the other copy.
 fn removed(tombstones: &Tombstones, memory: &Memory) -> bool {
     tombstones.contains(&Tombstone::Forgotten { id: memory.id.0.clone() })
-        || tombstones.contains(&Tombstone::RemovedWithNote { id: memory.id.0.clone(), path: memory.source_path.clone() })
+        || tombstones
+            .contains(&Tombstone::RemovedWithNote { id: memory.id.0.clone(), path: memory.source_path.clone() })
 }
 
 impl<D: SqlDriver> Store<D> {
@@ -272,8 +273,8 @@ impl<D: SqlDriver> Store<D> {
         let own_ids_by_path = self.note_memory_ids_by_path()?;
         let their_by_path = theirs.note_memories_by_path();
         for source in &theirs.sources {
-            let removed_here =
-                tombstones.contains(&Tombstone::SourceRecord { updated_at: source.updated_at, path: source.path.clone() });
+            let removed_here = tombstones
+                .contains(&Tombstone::SourceRecord { updated_at: source.updated_at, path: source.path.clone() });
             let theirs_here: Vec<&Memory> = their_by_path.get(source.path.as_str()).cloned().unwrap_or_default();
             let own_ids = own_ids_by_path.get(source.path.as_str()).map_or(&[][..], Vec::as_slice);
             let newer = ours.get(&source.path).is_none_or(|own| {
@@ -475,11 +476,15 @@ mod tests {
 
         let ours = Store::open(Failing::new("SELECT id, memory_ids", SqlErrorKind::OutOfMemory)).unwrap();
         ours.insert_memory(&memory("o1", "", SourceKind::Text)).unwrap();
-        let before = (ours.status().unwrap(), ours.tombstones().unwrap(), ours.get_meta("merged_another_copy").unwrap());
+        let before =
+            (ours.status().unwrap(), ours.tombstones().unwrap(), ours.get_meta("merged_another_copy").unwrap());
 
         ours.driver().arm(true);
         let failed = ours.merge_from(&theirs);
-        assert!(matches!(failed, Err(StoreError::Sql(ref error)) if error.kind == SqlErrorKind::OutOfMemory), "{failed:?}");
+        assert!(
+            matches!(failed, Err(StoreError::Sql(ref error)) if error.kind == SqlErrorKind::OutOfMemory),
+            "{failed:?}"
+        );
         ours.driver().arm(false);
         let after = (ours.status().unwrap(), ours.tombstones().unwrap(), ours.get_meta("merged_another_copy").unwrap());
         assert_eq!(after, before, "a failed merge left part of itself behind");

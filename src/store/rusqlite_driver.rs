@@ -96,7 +96,8 @@ impl SqlDriver for RusqliteDriver {
 
 /// The engine's error, classified by its extended result code (`SqlErrorKind`).
 fn sql_error(error: rusqlite::Error) -> DriverError {
-    let kind = error.sqlite_error().map_or(SqlErrorKind::Other, |code| SqlErrorKind::of_result_code(code.extended_code));
+    let kind =
+        error.sqlite_error().map_or(SqlErrorKind::Other, |code| SqlErrorKind::of_result_code(code.extended_code));
     DriverError::new(kind, error.to_string())
 }
 

@@ -133,11 +133,7 @@ fn statements(migration: &str) -> Vec<String> {
     while !rest.trim().is_empty() {
         let trimmed = rest.trim_start();
         let is_trigger = words(trimmed).take(2).eq(["CREATE", "TRIGGER"]);
-        let end = if is_trigger {
-            trimmed.find("END;").map(|at| at + "END".len())
-        } else {
-            trimmed.find(';')
-        };
+        let end = if is_trigger { trimmed.find("END;").map(|at| at + "END".len()) } else { trimmed.find(';') };
         let Some(end) = end else {
             statements.push(trimmed.trim().to_owned());
             break;
@@ -259,7 +255,8 @@ pub(super) fn remove_foreign_objects<D: SqlDriver>(
             .ok_or_else(|| StoreError::Corrupt(format!("the schema holds an object of kind `{kind}`")))?;
         match expected.get(&name) {
             Some(ours) if ours.kind == kind && !ours.sql_is_fixed() => {}
-            Some(ours) if ours.kind == kind && sql.as_deref().map(normalized) == ours.create.as_deref().map(normalized) => {}
+            Some(ours)
+                if ours.kind == kind && sql.as_deref().map(normalized) == ours.create.as_deref().map(normalized) => {}
             Some(ours) => {
                 // Ours by name, changed (or of another kind): removed, and ours put back.
                 if ours.sql_is_fixed() {

@@ -69,7 +69,10 @@ pub type Tombstones = BTreeSet<Tombstone>;
 /// Whether `tombstones` hold a removal of the memory `id` with its note (at any path).
 pub(super) fn removed_with_a_note(tombstones: &Tombstones, id: &str) -> bool {
     let first = Tombstone::RemovedWithNote { id: id.to_owned(), path: String::new() };
-    tombstones.range(first..).next().is_some_and(|next| matches!(next, Tombstone::RemovedWithNote { id: found, .. } if found == id))
+    tombstones
+        .range(first..)
+        .next()
+        .is_some_and(|next| matches!(next, Tombstone::RemovedWithNote { id: found, .. } if found == id))
 }
 
 impl<D: SqlDriver> Store<D> {
@@ -125,7 +128,8 @@ mod tests {
 
     #[test]
     fn a_removal_with_a_note_is_found_by_id_alone() {
-        let tombstones: Tombstones = ["m-1", "m-2@b.md", "m-20@c.md", "m-3"].into_iter().map(Tombstone::parse).collect();
+        let tombstones: Tombstones =
+            ["m-1", "m-2@b.md", "m-20@c.md", "m-3"].into_iter().map(Tombstone::parse).collect();
         assert!(removed_with_a_note(&tombstones, "m-2"));
         assert!(!removed_with_a_note(&tombstones, "m-1"));
         assert!(!removed_with_a_note(&tombstones, "m-3"));
