@@ -274,7 +274,7 @@ impl LimitedSearch {
         };
         if terms > self.max_terms {
             self.refused.set(self.refused.get() + 1);
-            return Err(DriverError::Sql("FTS expression tree is too large (maximum depth 12)".into()));
+            return Err(DriverError::other("FTS expression tree is too large (maximum depth 12)"));
         }
         Ok(())
     }

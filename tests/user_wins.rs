@@ -333,7 +333,7 @@ impl FailingOnce {
         let hit = self.fail.borrow().is_some_and(|pattern| sql.trim_start().starts_with(pattern));
         if hit {
             self.fail.borrow_mut().take();
-            return Err(DriverError::Sql("disk I/O error (injected)".into()));
+            return Err(DriverError::other("disk I/O error (injected)"));
         }
         Ok(())
     }

@@ -339,7 +339,10 @@ export class StoreSession {
 		this.scheduleCheck();
 	}
 
-	/** The full check of every page, once the start is over; damage is handled like a corrupt file. */
+	/**
+	 * The full check of every page, once the start is over; damage is handled like a corrupt file,
+	 * and a check that could not finish (or could not run) is told, never dropped.
+	 */
 	private scheduleCheck(): void {
 		this.cancelCheck();
 		this.checkTimer = this.deps.timers.setTimeout(() => {
@@ -358,20 +361,48 @@ export class StoreSession {
 		try {
 			const integrity = await this.deps.client.call("checkIntegrity");
 			if (integrity.repairedIndex) this.requestSave();
+			if (integrity.unfinished !== null) {
+				this.deps.notify(
+					`Memory Agent could not finish checking its database (${integrity.unfinished}). ` +
+						"It keeps using the database as it is and checks it again at the next start.",
+				);
+			}
+		} catch (error) {
+			if (this.closed) return;
+			if (errorCode(error) !== ErrorCode.storeCorrupt) {
+				this.deps.notify(
+					`Memory Agent could not check its database (${errorMessage(error)}). ` +
+						"It keeps using the database as it is and checks it again at the next start.",
+				);
+				return;
+			}
+			await this.startOverAfterDamage();
+			return;
+		}
+		try {
 			await this.compact();
 		} catch (error) {
-			if (this.closed || errorCode(error) !== ErrorCode.storeCorrupt) return;
-			const movedTo = await this.deps.file.moveAside(this.deps.now());
-			const status = await this.deps.client.call("open", null, this.deps.now().getTime());
-			this.unsaved = true;
-			await this.deps.onOpened?.();
-			this.requestSave();
-			this.deps.notify(
-				`Memory Agent found damage in its database, so it started a new, empty one. ` +
-					`The old file was kept, unchanged, as ${movedTo}.`,
-			);
-			this.deps.onStatus(status);
+			if (this.closed) return;
+			if (errorCode(error) === ErrorCode.storeCorrupt) {
+				await this.startOverAfterDamage();
+				return;
+			}
+			this.deps.notify(`Memory Agent could not make its database smaller (${errorMessage(error)}). It tries again at the next start.`);
 		}
+	}
+
+	/** Damage found after the start: the file is moved aside, unchanged, and a new store started. */
+	private async startOverAfterDamage(): Promise<void> {
+		const movedTo = await this.deps.file.moveAside(this.deps.now());
+		const status = await this.deps.client.call("open", null, this.deps.now().getTime());
+		this.unsaved = true;
+		await this.deps.onOpened?.();
+		this.requestSave();
+		this.deps.notify(
+			`Memory Agent found damage in its database, so it started a new, empty one. ` +
+				`The old file was kept, unchanged, as ${movedTo}.`,
+		);
+		this.deps.onStatus(status);
 	}
 }
 
@@ -385,6 +416,15 @@ async function openFromDisk(deps: StoreSessionDeps): Promise<OpenedStore> {
 	const bytes = await file.load();
 	try {
 		const status = await client.call("open", bytes ?? null, deps.now().getTime());
+		// The core removed what the file held that its schema does not define (a trigger could
+		// otherwise delete memories or hang every start); the cleaned store is saved soon.
+		if (status.removedAtOpen !== null) {
+			deps.notify(
+				`Memory Agent removed ${status.removedAtOpen.summary} from its database ${file.path}. ` +
+					"They were not made by Memory Agent; no memory was lost.",
+			);
+			return { status, unsaved: true };
+		}
 		return { status, unsaved: bytes === undefined };
 	} catch (error) {
 		const code = errorCode(error);

@@ -40,6 +40,16 @@ impl Session {
         let bytes = vault.database_snapshot(&data)?.unwrap_or_default();
         let store = open_from_bytes(&bytes, RusqliteDriver::from_bytes)
             .map_err(|error| format!("{}: {error}", vault.database_path(&data)))?;
+        // Removed from this reading only (the snapshot is never written): Obsidian removes them
+        // from the file when it next opens it.
+        let removed = store.foreign_objects_removed();
+        if !removed.is_empty() {
+            eprintln!(
+                "memory-agent: {} holds {}, left out of this reading (Obsidian removes them when it opens the memory)",
+                vault.database_path(&data),
+                crate::store::describe_removed(removed)
+            );
+        }
         let host = NativeHost::new(vault.clone());
         let now = host.now();
         let engine = Engine::new(store, now as u64, now).map_err(|error| error.to_string())?;
@@ -204,4 +214,58 @@ pub fn remember(vault: &VaultDir, text: &str) -> Result<RememberReport, String> 
         ),
         note,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{JobKind, Memory, MemoryId, Position, SourceKind};
+    use crate::store::{NewJob, SqlDriver};
+
+    #[test]
+    fn a_snapshot_with_triggers_of_its_own_is_read_without_running_them_and_never_written() {
+        let root = std::env::temp_dir().join(format!("memory-agent-vault-triggers-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join(".obsidian/plugins/memory-agent")).unwrap();
+        let store = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
+        for id in ["m1", "m2", "m3"] {
+            store
+                .insert_memory(&Memory {
+                    id: MemoryId(id.into()),
+                    source_path: String::new(),
+                    source_kind: SourceKind::Text,
+                    position: Position::default(),
+                    raw_text: "Typed.".into(),
+                    summary: format!("Memory {id}."),
+                    entities: Vec::new(),
+                    topics: Vec::new(),
+                    importance: 0.5,
+                    happened_on: None,
+                    created_at: 1,
+                    updated_at: 1,
+                    consolidated: false,
+                    content_hash: None,
+                })
+                .unwrap();
+        }
+        let job =
+            NewJob { kind: JobKind::IngestSource, key: "a.md".into(), payload: serde_json::json!({ "path": "a.md" }) };
+        store.enqueue_job(&job, 1).unwrap();
+        store.claim_next_job(2).unwrap().unwrap();
+        // Opening puts the interrupted job back in the queue: an update of `jobs`.
+        store
+            .driver()
+            .execute_batch("CREATE TRIGGER wipe AFTER UPDATE ON jobs BEGIN DELETE FROM memories; END;")
+            .unwrap();
+        let bytes = store.export().unwrap();
+        let db = root.join(".obsidian/plugins/memory-agent/memory.db");
+        std::fs::write(&db, &bytes).unwrap();
+
+        let session = Session::open(VaultDir::open(&root, ".obsidian").unwrap()).unwrap();
+        let status = session.status().unwrap();
+        assert_eq!((status.memories, status.queued_jobs), (3, 1));
+        assert_eq!(session.engine.store().foreign_objects_removed().len(), 1);
+        assert_eq!(std::fs::read(&db).unwrap(), bytes, "the command wrote the database");
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

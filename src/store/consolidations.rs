@@ -116,7 +116,7 @@ impl<D: SqlDriver> Store<D> {
                 )?;
             }
         }
-        self.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[id.0.as_str().into()])?;
+        self.add_tombstone(&super::tombstones::Tombstone::Forgotten { id: id.0.clone() })?;
         self.change("DELETE FROM consolidations WHERE key = ?", &[insight_key.into()])?;
         Ok(())
     }

@@ -10,7 +10,8 @@ use super::browse::MemoryQuery;
 use super::driver::SqlValue;
 use super::memories::MemoryFilter;
 use super::{
-    open_from_bytes, schema, DriverError, MemoryScope, MergeReport, NewJob, SearchTerm, SqlDriver, Store, StoreError,
+    open_from_bytes, schema, DriverError, MemoryScope, MergeReport, NewJob, ObjectKind, SearchTerm, SqlDriver, Store,
+    StoreError,
 };
 use crate::calendar::CalendarDate;
 use crate::domain::{
@@ -98,6 +99,11 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ("the browser pages by keyset and filters in SQL", browse_pages::<F>),
         ("a version 4 store is upgraded with its memories, insights, sources and jobs", upgrade_from_version_4::<F>),
         ("freed pages are handed back and the file shrinks", compaction::<F>),
+        (
+            "a file's own triggers, views and indexes are removed at open and no memory is lost",
+            foreign_schema_objects::<F>,
+        ),
+        ("a trigger that never ends is removed before anything writes", endless_trigger::<F>),
     ];
     scenarios
         .into_iter()
@@ -114,7 +120,10 @@ fn fresh<F: DriverFactory>(factory: &F) -> Result<Store<F::Driver>, String> {
 
 fn reopen<F: DriverFactory>(factory: &F, store: &Store<F::Driver>) -> Result<Store<F::Driver>, String> {
     let bytes = store.export().map_err(text)?;
-    open_from_bytes(&bytes, |bytes| factory.load(bytes)).map_err(|error| format!("reopen: {error}"))
+    let reopened = open_from_bytes(&bytes, |bytes| factory.load(bytes)).map_err(|error| format!("reopen: {error}"))?;
+    let removed = reopened.foreign_objects_removed();
+    ensure!(removed.is_empty(), "the store's own schema was taken for foreign: {removed:?}");
+    Ok(reopened)
 }
 
 fn text(error: StoreError) -> String {
@@ -1267,6 +1276,7 @@ fn upgrade_from_version_4<F: DriverFactory>(factory: &F) -> Outcome {
         .map_err(|error| error.to_string())?;
     let upgraded = open_from_bytes(&v4.export().map_err(text)?, |bytes| factory.load(bytes)).map_err(text)?;
     ensure!(upgraded.is_dirty(), "the upgraded store would not be saved");
+    ensure_eq!(upgraded.foreign_objects_removed(), &[][..]);
     let status = upgraded.status().map_err(text)?;
     ensure_eq!((status.memories, status.insights, status.queued), (3, 1, 1));
     let m1 = upgraded.get_memory(&MemoryId("m1".into())).map_err(text)?.ok_or("m1 lost")?;
@@ -1321,5 +1331,80 @@ fn compaction<F: DriverFactory>(factory: &F) -> Outcome {
     let again = store.compact().map_err(text)?;
     ensure_eq!(again.bytes_after, again.bytes_before);
     ensure!(!store.is_dirty(), "compacting a compact store changed it");
+    Ok(())
+}
+
+/// A store of twelve memories, exported after `plant` ran on it.
+fn twelve_memories_with<F: DriverFactory>(factory: &F, plant: &str) -> Result<Vec<u8>, String> {
+    let store = fresh(factory)?;
+    for index in 0..12 {
+        store.insert_memory(&memory(&format!("m{index}"), &format!("n{index}.md"), 10 + index)).map_err(text)?;
+    }
+    store.driver.execute_batch(plant).map_err(|error| format!("plant: {error}"))?;
+    store.export().map_err(text)
+}
+
+fn memory_count<D: SqlDriver>(store: &Store<D>) -> Result<u64, String> {
+    Ok(store.status().map_err(text)?.memories)
+}
+
+fn foreign_schema_objects<F: DriverFactory>(factory: &F) -> Outcome {
+    let bytes = twelve_memories_with(
+        factory,
+        "CREATE TRIGGER wipe AFTER INSERT ON jobs BEGIN DELETE FROM memories; END;
+         CREATE TRIGGER \"odd \"\"name\"\"\" BEFORE UPDATE ON meta BEGIN DELETE FROM paths; END;
+         CREATE VIEW peek AS SELECT summary FROM memories;
+         CREATE INDEX memories_by_summary ON memories (summary);
+         CREATE TABLE extra (x);
+         DROP VIEW memory_search;
+         CREATE VIEW memory_search AS SELECT key AS rowid, '' AS summary, '' AS words, '' AS entities,
+             '' AS topics, '' AS place, '' AS stems, '' AS pairs FROM memories;",
+    )?;
+    let store = open_from_bytes(&bytes, |bytes| factory.load(bytes)).map_err(text)?;
+    let removed: Vec<(ObjectKind, &str)> =
+        store.foreign_objects_removed().iter().map(|object| (object.kind, object.name.as_str())).collect();
+    ensure_eq!(
+        removed,
+        vec![
+            (ObjectKind::Trigger, "odd \"name\""),
+            (ObjectKind::Trigger, "wipe"),
+            (ObjectKind::View, "memory_search"),
+            (ObjectKind::View, "peek"),
+            (ObjectKind::Index, "memories_by_summary"),
+            (ObjectKind::Table, "extra"),
+        ]
+    );
+    ensure!(store.is_dirty(), "the cleaned store would not be saved");
+    // What the triggers would have done does not happen.
+    store.enqueue_job(&ingest("a.md"), 100).map_err(text)?;
+    store.set_meta("k", "v").map_err(text)?;
+    store.set_meta("k", "w").map_err(text)?;
+    ensure_eq!(memory_count(&store)?, 12);
+    // The schema's own view is back: the index reads what the memories say.
+    store.rebuild_index().map_err(text)?;
+    ensure_eq!(found(&store, &[word("summary")])?.len(), 12);
+    // Saved and opened again, the file is the schema's own.
+    let again = reopen(factory, &store)?;
+    ensure_eq!(memory_count(&again)?, 12);
+    ensure!(!again.check_integrity().map_err(text)?.repaired_index, "the cleaned index disagreed");
+    Ok(())
+}
+
+fn endless_trigger<F: DriverFactory>(factory: &F) -> Outcome {
+    // Run, this would never end (a recursive query without a bound), at every start.
+    let bytes = twelve_memories_with(
+        factory,
+        "CREATE TRIGGER spin AFTER INSERT ON jobs BEGIN
+             SELECT count(*) FROM (WITH RECURSIVE forever(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM forever)
+                                   SELECT n FROM forever);
+         END;
+         CREATE TRIGGER again AFTER INSERT ON meta BEGIN INSERT OR REPLACE INTO meta VALUES (new.key || 'x', ''); END;",
+    )?;
+    let store = open_from_bytes(&bytes, |bytes| factory.load(bytes)).map_err(text)?;
+    ensure_eq!(store.foreign_objects_removed().len(), 2);
+    store.enqueue_job(&ingest("a.md"), 100).map_err(text)?;
+    store.set_meta("k", "v").map_err(text)?;
+    ensure_eq!(store.get_meta("kx").map_err(text)?, None);
+    ensure_eq!(memory_count(&store)?, 12);
     Ok(())
 }

@@ -94,15 +94,62 @@ impl<T: Into<SqlValue>> From<Option<T>> for SqlValue {
 /// One result row, columns in the order of the `SELECT`.
 pub type Row = Vec<SqlValue>;
 
-/// What an SQLite engine reported.
+/// Which kind of failure an SQLite engine reported, from its result code (never its words):
+/// each driver classifies once, where the engine's error is at hand (`kind_of_result_code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqlErrorKind {
+    /// `SQLITE_CORRUPT`: a page the engine read is damaged.
+    Corrupt,
+    /// `SQLITE_NOTADB`: the bytes are not an SQLite database.
+    NotADatabase,
+    /// `SQLITE_BUSY` / `SQLITE_LOCKED`: another connection holds the database.
+    Busy,
+    /// `SQLITE_CONSTRAINT`: a row broke a rule of the schema (unique, check, not null).
+    Constraint,
+    /// `SQLITE_NOMEM` / `SQLITE_FULL` / `SQLITE_TOOBIG`: the engine ran out of room.
+    OutOfMemory,
+    /// Anything else (syntax, a missing table, a function's own error, …).
+    Other,
+}
+
+impl SqlErrorKind {
+    /// The kind of an SQLite result code (primary or extended: the low byte decides).
+    pub fn of_result_code(code: i32) -> Self {
+        // The primary result codes of <https://sqlite.org/rescode.html>.
+        match code & 0xff {
+            11 => SqlErrorKind::Corrupt,
+            26 => SqlErrorKind::NotADatabase,
+            5 | 6 => SqlErrorKind::Busy,
+            19 => SqlErrorKind::Constraint,
+            7 | 13 | 18 => SqlErrorKind::OutOfMemory,
+            _ => SqlErrorKind::Other,
+        }
+    }
+
+    /// Whether the failure says the database file itself is unusable (not the statement).
+    pub fn is_damage(self) -> bool {
+        matches!(self, SqlErrorKind::Corrupt | SqlErrorKind::NotADatabase)
+    }
+}
+
+/// What an SQLite engine reported: the kind, classified by the driver from the result code,
+/// and the engine's words for people.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum DriverError {
-    /// The bytes handed to the engine are not an SQLite database it can open.
-    #[error("not an SQLite database: {0}")]
-    NotADatabase(String),
-    /// A statement failed (syntax, constraint, malformed page, …); the engine's words.
-    #[error("{0}")]
-    Sql(String),
+#[error("{message}")]
+pub struct DriverError {
+    pub kind: SqlErrorKind,
+    pub message: String,
+}
+
+impl DriverError {
+    pub fn new(kind: SqlErrorKind, message: impl Into<String>) -> Self {
+        DriverError { kind, message: message.into() }
+    }
+
+    /// A failure that is not the engine's result (e.g. the driver was handed a wrong value).
+    pub fn other(message: impl Into<String>) -> Self {
+        Self::new(SqlErrorKind::Other, message)
+    }
 }
 
 /// A synchronous SQLite connection.
@@ -115,4 +162,9 @@ pub trait SqlDriver {
     fn execute_batch(&self, sql: &str) -> Result<(), DriverError>;
     /// The whole database as the bytes of an SQLite file.
     fn export(&self) -> Result<Vec<u8>, DriverError>;
+    /// Whether the SQL functions the driver registers (`memory_terms`) are marked innocuous
+    /// (`SQLITE_INNOCUOUS`), so the schema's view may call them while `trusted_schema` is off.
+    fn functions_are_innocuous(&self) -> bool {
+        false
+    }
 }

@@ -21,12 +21,25 @@ pub const PAGE_CACHE_KIB: u32 = 32 * 1024;
 /// Free pages are handed back once they are this share of the file (and at least 16).
 const FREE_SHARE_TO_RECLAIM: f64 = 0.10;
 
-/// What the full check found.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+/// What the full check found (damage is `StoreError::Corrupt`, not an `Integrity`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Integrity {
     /// The full-text index disagreed with the memories and was rebuilt (the store is dirty).
     pub repaired_index: bool,
+    /// Why the check (or the index's rebuild) could not run to its end, when it could not:
+    /// the engine failed for another reason than damage (e.g. it ran out of memory). Nothing
+    /// is known of what it did not read; the store is kept as it is, to be checked again.
+    pub unfinished: Option<String>,
+}
+
+impl Integrity {
+    fn unfinished(error: StoreError) -> Result<Self, StoreError> {
+        match error {
+            StoreError::Sql(error) => Ok(Integrity { unfinished: Some(error.to_string()), ..Integrity::default() }),
+            other => Err(other),
+        }
+    }
 }
 
 /// The file's size before and after `compact`.
@@ -59,13 +72,18 @@ impl<D: SqlDriver> Store<D> {
         Ok(())
     }
 
-    /// `PRAGMA quick_check`: reads every page once. Damage is `StoreError::Corrupt`.
+    /// `PRAGMA quick_check`: reads every page once. Damage is `StoreError::Corrupt`; a check
+    /// the engine could not finish for another reason is reported (`Integrity::unfinished`),
+    /// never taken for damage nor dropped.
     ///
     /// SQLite's check also compares the full-text index with the memories it was made from.
     /// That index is derived data: when it is the only thing that disagrees, it is rebuilt
     /// (and the store marked changed, so the repair is saved) instead of losing the database.
     pub fn check_integrity(&self) -> Result<Integrity, StoreError> {
-        let problems = self.integrity_problems()?;
+        let problems = match self.integrity_problems() {
+            Ok(problems) => problems,
+            Err(error) => return Integrity::unfinished(error),
+        };
         if problems.is_empty() {
             return Ok(Integrity::default());
         }
@@ -73,12 +91,13 @@ impl<D: SqlDriver> Store<D> {
         if !only_the_index {
             return Err(StoreError::Corrupt(problems.join("; ")));
         }
-        self.rebuild_index().map_err(|error| StoreError::Corrupt(error.to_string()))?;
-        let left = self.integrity_problems()?;
-        if left.is_empty() {
-            Ok(Integrity { repaired_index: true })
-        } else {
-            Err(StoreError::Corrupt(left.join("; ")))
+        if let Err(error) = self.rebuild_index() {
+            return Integrity::unfinished(error);
+        }
+        match self.integrity_problems() {
+            Ok(left) if left.is_empty() => Ok(Integrity { repaired_index: true, unfinished: None }),
+            Ok(left) => Err(StoreError::Corrupt(left.join("; "))),
+            Err(error) => Integrity::unfinished(error),
         }
     }
 
@@ -139,8 +158,9 @@ impl<D: SqlDriver> Store<D> {
 
     /// What `PRAGMA quick_check` found wrong; empty when it says "ok".
     fn integrity_problems(&self) -> Result<Vec<String>, StoreError> {
-        let rows =
-            self.driver.query("PRAGMA quick_check", &[]).map_err(|error| StoreError::Corrupt(error.to_string()))?;
+        // Damage the engine reports while checking is `Corrupt` (by its result code); any
+        // other failure is the check's, not the file's.
+        let rows = self.query("PRAGMA quick_check", &[])?;
         let lines: Vec<String> =
             rows.iter().filter_map(|row| row.first().and_then(SqlValue::as_str)).map(str::to_owned).collect();
         match lines.first().map(String::as_str) {
@@ -148,5 +168,29 @@ impl<D: SqlDriver> Store<D> {
             Some(_) => Ok(lines),
             None => Err(StoreError::Corrupt("the integrity check gave no answer".into())),
         }
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::super::test_driver::Failing;
+    use super::super::SqlErrorKind;
+    use super::*;
+
+    #[test]
+    fn a_check_that_cannot_finish_is_reported_not_taken_for_damage() {
+        let store = Store::open(Failing::new("PRAGMA quick_check", SqlErrorKind::OutOfMemory)).unwrap();
+        assert_eq!(store.check_integrity().unwrap(), Integrity::default());
+        store.driver().arm(true);
+        let checked = store.check_integrity().unwrap();
+        assert!(checked.unfinished.is_some_and(|why| why.contains("OutOfMemory")));
+        assert!(!checked.repaired_index);
+    }
+
+    #[test]
+    fn damage_found_while_checking_is_corrupt() {
+        let store = Store::open(Failing::new("PRAGMA quick_check", SqlErrorKind::Corrupt)).unwrap();
+        store.driver().arm(true);
+        assert!(matches!(store.check_integrity(), Err(StoreError::Corrupt(_))));
     }
 }

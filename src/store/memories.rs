@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::driver::SqlValue;
 use super::rows::{to_json, RowReader};
+use super::tombstones::Tombstone;
 use super::{SqlDriver, Store, StoreError};
 use crate::calendar::CalendarDate;
 use crate::domain::{ConsolidationId, Entity, Memory, MemoryId, Position, SourceKind};
@@ -201,7 +202,7 @@ impl<D: SqlDriver> Store<D> {
                 &[id.0.as_str().into(), kind_code(SourceKind::Note).into()],
             )?;
             // Forgotten wherever it is, also under another name on another device.
-            store.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[id.0.as_str().into()])?;
+            store.add_tombstone(&Tombstone::Forgotten { id: id.0.clone() })?;
             store.remove_memories(std::slice::from_ref(id))
         })?;
         self.merge_search_index()?;
@@ -320,20 +321,21 @@ impl<D: SqlDriver> Store<D> {
         }
         let mut paths = BTreeSet::new();
         for key in keys {
-            let rows = self.query("SELECT path_id, entity_ids FROM memories WHERE key = ?", &[key.into()])?;
+            let rows = self.query(
+                "SELECT m.path_id, m.entity_ids, m.id, p.path FROM memories AS m JOIN paths AS p ON p.id = m.path_id
+                 WHERE m.key = ?",
+                &[key.into()],
+            )?;
             let Some(row) = rows.into_iter().next() else { continue };
             let mut row = RowReader::new(row);
             paths.insert(row.i64()?);
             let entity_ids = row.opt_text()?;
+            let (id, path) = (row.text()?, row.text()?);
             self.unindex_memory(key)?;
             self.unlink_entities(key, entity_ids.as_deref())?;
-            // Kept, so that a merge with another device's copy does not bring it back there: as
-            // `id@path`, since the other copy may have moved it with a rename.
-            self.change(
-                "INSERT OR IGNORE INTO tombstones (id)
-                 SELECT m.id || '@' || p.path FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE m.key = ?",
-                &[key.into()],
-            )?;
+            // Kept, so that a merge with another device's copy does not bring it back there: with
+            // its path, since the other copy may have moved it with a rename.
+            self.add_tombstone(&Tombstone::RemovedWithNote { id, path })?;
             self.change("DELETE FROM memories WHERE key = ?", &[key.into()])?;
         }
         for path_id in paths {

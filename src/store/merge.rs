@@ -20,9 +20,9 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 
 use super::memories::MemoryFilter;
-use super::sources::source_tombstone;
-use super::{SqlDriver, SqlValue, Store, StoreError};
-use crate::domain::{ConsolidationId, MemoryId, Source, SourceKind};
+use super::tombstones::{removed_with_a_note, Tombstone, Tombstones};
+use super::{SqlDriver, SqlValue, Store, StoreError, UsageRecord};
+use crate::domain::{Consolidation, ConsolidationId, Memory, MemoryId, Source, SourceKind};
 
 /// What a merge changed here.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -41,13 +41,81 @@ pub struct MergeReport {
 }
 
 /// What a merge did, with what the engine needs besides the report.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct MergeOutcome {
     pub merged: MergeReport,
     /// Paid-for note memories neither copy keeps now (see `Store::merge_from_keeping`).
-    pub displaced: Vec<crate::domain::Memory>,
+    pub displaced: Vec<Memory>,
     /// Notes whose record came from the other copy: the note here may not hold that text yet.
     pub adopted: Vec<String>,
+}
+
+impl MergeReport {
+    fn count_removal(&mut self, removal: &super::Removal) {
+        self.memories_removed += removal.memories.len();
+        self.insights_removed += removal.consolidations.len();
+    }
+}
+
+/// Everything of the other copy a merge reads, read before the merge's transaction starts.
+struct TheirCopy {
+    tombstones: Tombstones,
+    sources: Vec<Source>,
+    /// A note's memory carries the few words it keeps for search as its text: inserted here,
+    /// they make the same words.
+    memories: Vec<Memory>,
+    insights: Vec<Consolidation>,
+    usage: Vec<(String, UsageRecord)>,
+    /// Each note's quiet chunks, by path.
+    quiet: HashMap<String, Vec<u8>>,
+}
+
+impl TheirCopy {
+    /// One query each, not one per note: a merge runs on every copy the sync tool brings.
+    fn read<E: SqlDriver>(theirs: &Store<E>) -> Result<Self, StoreError> {
+        let mut memories = theirs.list_memories(&MemoryFilter::default())?;
+        let keywords: HashMap<String, String> = theirs
+            .query("SELECT id, keywords FROM memories WHERE keywords IS NOT NULL", &[])?
+            .into_iter()
+            .filter_map(|row| match (row.first(), row.get(1)) {
+                (Some(SqlValue::Text(id)), Some(SqlValue::Text(words))) => Some((id.clone(), words.clone())),
+                _ => None,
+            })
+            .collect();
+        for memory in &mut memories {
+            if let Some(words) = keywords.get(&memory.id.0) {
+                memory.raw_text.clone_from(words);
+            }
+        }
+        let quiet = theirs
+            .query("SELECT p.path, s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE s.quiet IS NOT NULL", &[])?
+            .into_iter()
+            .filter_map(|row| {
+                let mut row = row.into_iter();
+                match (row.next(), row.next()) {
+                    (Some(SqlValue::Text(path)), Some(SqlValue::Blob(quiet))) => Some((path, quiet)),
+                    _ => None,
+                }
+            })
+            .collect();
+        Ok(TheirCopy {
+            tombstones: theirs.tombstones()?,
+            sources: theirs.list_sources()?,
+            memories,
+            insights: theirs.list_consolidations(0, 0)?,
+            usage: theirs.usage_rows()?,
+            quiet,
+        })
+    }
+
+    /// Their note memories, by the note's path.
+    fn note_memories_by_path(&self) -> HashMap<&str, Vec<&Memory>> {
+        let mut by_path: HashMap<&str, Vec<&Memory>> = HashMap::new();
+        for memory in self.memories.iter().filter(|memory| memory.source_kind == SourceKind::Note) {
+            by_path.entry(memory.source_path.as_str()).or_default().push(memory);
+        }
+        by_path
+    }
 }
 
 /// Which of two versions of a note wins: the one remembered later, then by digest, then by
@@ -57,10 +125,12 @@ fn later(theirs: (&Source, &[String]), ours: (&Source, &[String])) -> bool {
     (theirs.0.updated_at, &theirs.0.sha256, theirs.1) > (ours.0.updated_at, &ours.0.sha256, ours.1)
 }
 
-/// Whether `memory` was removed here: forgotten (its bare id), or removed with its note at the
-/// path it has in the other copy (`id@path`).
-fn removed(tombstones: &BTreeSet<String>, memory: &crate::domain::Memory) -> bool {
-    tombstones.contains(&memory.id.0) || tombstones.contains(&format!("{}@{}", memory.id.0, memory.source_path))
+/// Whether `memory` was removed here: forgotten, or removed with its note at the path it has
+/// in the other copy.
+fn removed(tombstones: &Tombstones, memory: &Memory) -> bool {
+    tombstones.contains(&Tombstone::Forgotten { id: memory.id.0.clone() })
+        || tombstones
+            .contains(&Tombstone::RemovedWithNote { id: memory.id.0.clone(), path: memory.source_path.clone() })
 }
 
 impl<D: SqlDriver> Store<D> {
@@ -93,15 +163,6 @@ impl<D: SqlDriver> Store<D> {
         Ok(by_path)
     }
 
-    /// The ids of everything removed here.
-    pub fn tombstones(&self) -> Result<BTreeSet<String>, StoreError> {
-        let rows = self.query("SELECT id FROM tombstones", &[])?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|row| row.into_iter().next().and_then(|value| value.as_str().map(str::to_owned)))
-            .collect())
-    }
-
     /// Merges `theirs` into this store (see the module's comment).
     pub fn merge_from<E: SqlDriver>(&self, theirs: &Store<E>) -> Result<MergeReport, StoreError> {
         Ok(self.merge_from_keeping(theirs)?.merged)
@@ -112,194 +173,220 @@ impl<D: SqlDriver> Store<D> {
     /// note (a move there arrives as "deleted" here, and its text may come back under the new
     /// name), this side's memories of a note whose other version won, and the other side's of a
     /// note whose version here won (the note's text here may still turn out to be theirs).
+    ///
+    /// Every step runs in one transaction: any failure (a store error included) fails the
+    /// merge and leaves this copy as it was.
     pub fn merge_from_keeping<E: SqlDriver>(&self, theirs: &Store<E>) -> Result<MergeOutcome, StoreError> {
         self.drop_content_index();
-        let their_tombstones = theirs.tombstones()?;
-        let their_sources = theirs.list_sources()?;
-        let mut their_memories = theirs.list_memories(&MemoryFilter::default())?;
-        // A note's memory keeps a few words for search, not its text: carried as its text, they
-        // make the same words here.
-        let keywords: HashMap<String, String> = theirs
-            .query("SELECT id, keywords FROM memories WHERE keywords IS NOT NULL", &[])?
-            .into_iter()
-            .filter_map(|row| match (row.first(), row.get(1)) {
-                (Some(SqlValue::Text(id)), Some(SqlValue::Text(words))) => Some((id.clone(), words.clone())),
-                _ => None,
-            })
-            .collect();
-        for memory in &mut their_memories {
-            if let Some(words) = keywords.get(&memory.id.0) {
-                memory.raw_text.clone_from(words);
-            }
-        }
-        let their_insights = theirs.list_consolidations(0, 0)?;
-        let their_usage = theirs.usage_rows()?;
-        // One query each, not one per note: a merge runs on every copy the sync tool brings.
-        let their_quiet: HashMap<String, Vec<u8>> = theirs
-            .query("SELECT p.path, s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE s.quiet IS NOT NULL", &[])?
-            .into_iter()
-            .filter_map(|row| {
-                let mut row = row.into_iter();
-                match (row.next(), row.next()) {
-                    (Some(SqlValue::Text(path)), Some(SqlValue::Blob(quiet))) => Some((path, quiet)),
-                    _ => None,
-                }
-            })
-            .collect();
-        let known_tombstones = self.tombstones()?;
-
+        let theirs = TheirCopy::read(theirs)?;
+        let known_here = self.tombstones()?;
         self.transaction(|store| {
-            let mut report = MergeReport::default();
             // This memory is shared from now on (and the other device learns it from our copy).
             store.set_meta("merged_another_copy", "1")?;
-            // What they removed goes here too.
-            let mut gone_memories: Vec<MemoryId> = Vec::new();
-            // A removal known here already took effect here (when made, or when merged).
-            for tombstone in their_tombstones.difference(&known_tombstones) {
-                store.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[tombstone.as_str().into()])?;
-                if let Some(removed_record) = tombstone.strip_prefix("source:") {
-                    // `source:<time>:<path>`: they removed the note as it was remembered at
-                    // <time>; our record of that very version goes too (with what is left of it).
-                    let Some((at, path)) = removed_record.split_once(':') else { continue };
-                    let same_version = store.get_source(path)?.is_some_and(|own| own.updated_at.to_string() == at);
-                    if same_version {
-                        let removal = store.remove_source(path)?;
-                        report.memories_removed += removal.memories.len();
-                        report.insights_removed += removal.consolidations.len();
-                    }
-                    continue;
-                }
-                // `id@path`: removed with its note there; here only if it is still at that path
-                // (not moved on with a rename). A bare id: forgotten, wherever it is.
-                let (id, at) = match tombstone.split_once('@') {
-                    Some((id, path)) => (id, Some(path)),
-                    None => (tombstone.as_str(), None),
-                };
-                let memory = MemoryId(id.to_owned());
-                match store.memory_path(&memory)? {
-                    Some(path) if at.is_none_or(|at| at == path) && !gone_memories.contains(&memory) => {
-                        gone_memories.push(memory)
-                    }
-                    Some(_) => {}
-                    None if at.is_none() && store.get_consolidation(&ConsolidationId(id.to_owned()))?.is_some() => {
-                        store.delete_consolidation(&ConsolidationId(id.to_owned()))?;
-                        report.insights_removed += 1;
-                    }
-                    None => {}
-                }
-            }
-            let mut removed_with_notes = Vec::new();
-            let mut adopted = Vec::new();
-            for (id, tombstone) in gone_memories.iter().map(|id| (id, format!("{}@", id.0))) {
-                // A forget leaves the bare id as well: forgotten text is never kept.
-                let forgotten = their_tombstones.contains(&id.0);
-                let with_note = their_tombstones
-                    .range(tombstone.clone()..)
-                    .next()
-                    .is_some_and(|their| their.starts_with(&tombstone));
-                if !forgotten && with_note {
-                    removed_with_notes.extend(store.get_memory(id)?);
-                }
-            }
-            let removal = store.remove_memories(&gone_memories)?;
-            report.memories_removed += removal.memories.len();
-            report.insights_removed += removal.consolidations.len();
+            let mut outcome = MergeOutcome::default();
+            store.apply_their_removals(&theirs, &known_here, &mut outcome)?;
             let tombstones = store.tombstones()?;
-
-            // Each note as the side that remembered it last has it.
-            let ours: HashMap<String, Source> =
-                store.list_sources()?.into_iter().map(|source| (source.path.clone(), source)).collect();
-            let own_ids_by_path = store.note_memory_ids_by_path()?;
-            let mut by_path: HashMap<&str, Vec<&crate::domain::Memory>> = HashMap::new();
-            for memory in their_memories.iter().filter(|memory| memory.source_kind == SourceKind::Note) {
-                by_path.entry(memory.source_path.as_str()).or_default().push(memory);
-            }
-            for source in &their_sources {
-                let removed_here = tombstones.contains(&source_tombstone(&source.path, source.updated_at));
-                let theirs_here: Vec<&crate::domain::Memory> =
-                    by_path.get(source.path.as_str()).cloned().unwrap_or_default();
-                let mut their_ids: Vec<String> = theirs_here.iter().map(|memory| memory.id.0.clone()).collect();
-                their_ids.sort();
-                let newer = match ours.get(&source.path) {
-                    None => true,
-                    Some(own) => {
-                        let own_ids = own_ids_by_path.get(source.path.as_str()).map_or(&[][..], Vec::as_slice);
-                        later((source, &their_ids), (own, own_ids))
-                    }
-                };
-                if removed_here || !newer {
-                    let own = own_ids_by_path.get(source.path.as_str()).map_or(&[][..], Vec::as_slice);
-                    removed_with_notes.extend(
-                        theirs_here
-                            .iter()
-                            .filter(|memory| !removed(&tombstones, memory) && !own.contains(&memory.id.0))
-                            .map(|memory| (*memory).clone()),
-                    );
-                    continue;
-                }
-                let keep: BTreeSet<&str> = theirs_here.iter().map(|memory| memory.id.0.as_str()).collect();
-                let stale: Vec<MemoryId> = own_ids_by_path
-                    .get(source.path.as_str())
-                    .into_iter()
-                    .flatten()
-                    .filter(|id| !keep.contains(id.as_str()))
-                    .map(|id| MemoryId(id.clone()))
-                    .collect();
-                for id in &stale {
-                    removed_with_notes.extend(store.get_memory(id)?);
-                }
-                let removal = store.remove_memories(&stale)?;
-                report.memories_removed += removal.memories.len();
-                report.insights_removed += removal.consolidations.len();
-                for memory in theirs_here {
-                    if !removed(&tombstones, memory) && !store.memory_exists(&memory.id)? {
-                        store.insert_memory(memory)?;
-                        report.memories_added += 1;
-                    }
-                }
-                store.upsert_source(source)?;
-                let quiet = their_quiet.get(&source.path).cloned();
-                store.change(
-                    "UPDATE sources SET quiet = ? WHERE path_id = (SELECT id FROM paths WHERE path = ?)",
-                    &[quiet.map(SqlValue::Blob).unwrap_or(SqlValue::Null), source.path.as_str().into()],
-                )?;
-                report.notes_adopted += 1;
-                adopted.push(source.path.clone());
-            }
-
-            // Selections and typed text have no record of a note (nor has a note memory whose
-            // record is gone): both sides' are kept.
-            let recorded: BTreeSet<&str> = their_sources.iter().map(|source| source.path.as_str()).collect();
-            let unrecorded = |memory: &&crate::domain::Memory| {
-                memory.source_kind != SourceKind::Note || !recorded.contains(memory.source_path.as_str())
-            };
-            for memory in their_memories.iter().filter(unrecorded) {
-                if !removed(&tombstones, memory) && !store.memory_exists(&memory.id)? {
-                    store.insert_memory(memory)?;
-                    report.memories_added += 1;
-                }
-            }
-
-            // Insights over memories both now have.
-            let new_insights: Vec<crate::domain::Consolidation> = their_insights
-                .iter()
-                .filter(|insight| !tombstones.contains(&insight.id.0))
-                .filter(|insight| store.get_consolidation(&insight.id).map(|found| found.is_none()).unwrap_or(false))
-                .cloned()
-                .collect();
-            report.insights_added += store.save_consolidation_batch(&[], &new_insights)?;
-            for (device, record) in &their_usage {
+            store.take_newer_notes(&theirs, &tombstones, &mut outcome)?;
+            store.add_unrecorded_memories(&theirs, &tombstones, &mut outcome.merged)?;
+            store.add_their_insights(&theirs, &tombstones, &mut outcome.merged)?;
+            for (device, record) in &theirs.usage {
                 store.merge_usage_row(device, record)?;
             }
-            report.theirs_behind =
-                store.has_more_than(&their_tombstones, &their_sources, &their_memories, &their_insights)?
-                    || store.counted_more_than(&their_usage)?;
-            Ok(MergeOutcome { merged: report, displaced: removed_with_notes, adopted })
+            outcome.merged.theirs_behind = store.has_more_than(&theirs)? || store.counted_more_than(&theirs.usage)?;
+            Ok(outcome)
         })
     }
 
+    /// The merge's steps change the store only inside the merge's one transaction.
+    fn debug_assert_merging(&self) {
+        debug_assert!(self.in_transaction.get(), "a merge step ran outside the merge's transaction");
+    }
+
+    /// What they removed goes here too (a removal known here already took effect here, when
+    /// made or when merged), and their tombstones join ours.
+    fn apply_their_removals(
+        &self,
+        theirs: &TheirCopy,
+        known_here: &Tombstones,
+        outcome: &mut MergeOutcome,
+    ) -> Result<(), StoreError> {
+        self.debug_assert_merging();
+        let mut gone_memories: Vec<MemoryId> = Vec::new();
+        for tombstone in theirs.tombstones.difference(known_here) {
+            self.add_tombstone(tombstone)?;
+            match tombstone {
+                Tombstone::SourceRecord { updated_at, path } => {
+                    self.remove_same_record(path, *updated_at, &mut outcome.merged)?;
+                }
+                Tombstone::Forgotten { id } => {
+                    let memory = MemoryId(id.clone());
+                    if self.memory_path(&memory)?.is_some() {
+                        gone_memories.push(memory);
+                    } else if self.get_consolidation(&ConsolidationId(id.clone()))?.is_some() {
+                        self.delete_consolidation(&ConsolidationId(id.clone()))?;
+                        outcome.merged.insights_removed += 1;
+                    }
+                }
+                // Removed with its note there; here only if it is still at that path (not moved
+                // on with a rename).
+                Tombstone::RemovedWithNote { id, path } => {
+                    let memory = MemoryId(id.clone());
+                    if self.memory_path(&memory)?.as_deref() == Some(path.as_str()) {
+                        gone_memories.push(memory);
+                    }
+                }
+            }
+        }
+        gone_memories.sort();
+        gone_memories.dedup();
+        for id in &gone_memories {
+            // A forget leaves the bare id as well: forgotten text is never kept.
+            let forgotten = theirs.tombstones.contains(&Tombstone::Forgotten { id: id.0.clone() });
+            if !forgotten && removed_with_a_note(&theirs.tombstones, &id.0) {
+                outcome.displaced.extend(self.get_memory(id)?);
+            }
+        }
+        let removal = self.remove_memories(&gone_memories)?;
+        outcome.merged.count_removal(&removal);
+        Ok(())
+    }
+
+    /// They removed the note as it was remembered at `updated_at`: our record of that very
+    /// version goes too (with what is left of it).
+    fn remove_same_record(&self, path: &str, updated_at: i64, report: &mut MergeReport) -> Result<(), StoreError> {
+        if self.get_source(path)?.is_some_and(|own| own.updated_at == updated_at) {
+            report.count_removal(&self.remove_source(path)?);
+        }
+        Ok(())
+    }
+
+    /// Each note as the side that remembered it last has it.
+    fn take_newer_notes(
+        &self,
+        theirs: &TheirCopy,
+        tombstones: &Tombstones,
+        outcome: &mut MergeOutcome,
+    ) -> Result<(), StoreError> {
+        self.debug_assert_merging();
+        let ours: HashMap<String, Source> =
+            self.list_sources()?.into_iter().map(|source| (source.path.clone(), source)).collect();
+        let own_ids_by_path = self.note_memory_ids_by_path()?;
+        let their_by_path = theirs.note_memories_by_path();
+        for source in &theirs.sources {
+            let removed_here = tombstones
+                .contains(&Tombstone::SourceRecord { updated_at: source.updated_at, path: source.path.clone() });
+            let theirs_here: Vec<&Memory> = their_by_path.get(source.path.as_str()).cloned().unwrap_or_default();
+            let own_ids = own_ids_by_path.get(source.path.as_str()).map_or(&[][..], Vec::as_slice);
+            let newer = ours.get(&source.path).is_none_or(|own| {
+                let mut their_ids: Vec<String> = theirs_here.iter().map(|memory| memory.id.0.clone()).collect();
+                their_ids.sort();
+                later((source, &their_ids), (own, own_ids))
+            });
+            if removed_here || !newer {
+                // Ours stays: theirs of this note are paid work neither copy keeps now.
+                outcome.displaced.extend(
+                    theirs_here
+                        .iter()
+                        .filter(|memory| !removed(tombstones, memory) && !own_ids.contains(&memory.id.0))
+                        .map(|memory| (*memory).clone()),
+                );
+                continue;
+            }
+            self.adopt_note(source, &theirs_here, own_ids, theirs.quiet.get(&source.path), tombstones, outcome)?;
+        }
+        Ok(())
+    }
+
+    /// Makes their version of a note ours: our memories of it that theirs lack go (handed
+    /// back as displaced), theirs come in, with their record and quiet chunks.
+    fn adopt_note(
+        &self,
+        source: &Source,
+        theirs_here: &[&Memory],
+        own_ids: &[String],
+        quiet: Option<&Vec<u8>>,
+        tombstones: &Tombstones,
+        outcome: &mut MergeOutcome,
+    ) -> Result<(), StoreError> {
+        self.debug_assert_merging();
+        let keep: BTreeSet<&str> = theirs_here.iter().map(|memory| memory.id.0.as_str()).collect();
+        let stale: Vec<MemoryId> =
+            own_ids.iter().filter(|id| !keep.contains(id.as_str())).map(|id| MemoryId(id.clone())).collect();
+        for id in &stale {
+            outcome.displaced.extend(self.get_memory(id)?);
+        }
+        outcome.merged.count_removal(&self.remove_memories(&stale)?);
+        for memory in theirs_here {
+            if self.insert_unless_known(memory, tombstones)? {
+                outcome.merged.memories_added += 1;
+            }
+        }
+        self.upsert_source(source)?;
+        self.change(
+            "UPDATE sources SET quiet = ? WHERE path_id = (SELECT id FROM paths WHERE path = ?)",
+            &[quiet.cloned().map_or(SqlValue::Null, SqlValue::Blob), source.path.as_str().into()],
+        )?;
+        outcome.merged.notes_adopted += 1;
+        outcome.adopted.push(source.path.clone());
+        Ok(())
+    }
+
+    /// Inserts their memory unless it was removed here or is here already; whether it did.
+    fn insert_unless_known(&self, memory: &Memory, tombstones: &Tombstones) -> Result<bool, StoreError> {
+        if removed(tombstones, memory) || self.memory_exists(&memory.id)? {
+            return Ok(false);
+        }
+        self.insert_memory(memory)?;
+        Ok(true)
+    }
+
+    /// Selections and typed text have no record of a note (nor has a note memory whose record
+    /// is gone): both sides' are kept.
+    fn add_unrecorded_memories(
+        &self,
+        theirs: &TheirCopy,
+        tombstones: &Tombstones,
+        report: &mut MergeReport,
+    ) -> Result<(), StoreError> {
+        self.debug_assert_merging();
+        let recorded: BTreeSet<&str> = theirs.sources.iter().map(|source| source.path.as_str()).collect();
+        let unrecorded = |memory: &&Memory| {
+            memory.source_kind != SourceKind::Note || !recorded.contains(memory.source_path.as_str())
+        };
+        for memory in theirs.memories.iter().filter(unrecorded) {
+            if self.insert_unless_known(memory, tombstones)? {
+                report.memories_added += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Their insights that are new here and were not removed here (those over memories
+    /// neither copy has are dropped by the batch's own rule).
+    fn add_their_insights(
+        &self,
+        theirs: &TheirCopy,
+        tombstones: &Tombstones,
+        report: &mut MergeReport,
+    ) -> Result<(), StoreError> {
+        self.debug_assert_merging();
+        let mut new_insights = Vec::new();
+        for insight in &theirs.insights {
+            if tombstones.contains(&Tombstone::Forgotten { id: insight.id.0.clone() }) {
+                continue;
+            }
+            // A failed look-up fails the merge (the transaction rolls back): an insight is
+            // never skipped in silence.
+            if self.get_consolidation(&insight.id)?.is_none() {
+                new_insights.push(insight.clone());
+            }
+        }
+        report.insights_added += self.save_consolidation_batch(&[], &new_insights)?;
+        Ok(())
+    }
+
     /// Whether this store counted calls (of any device) that the other copy's usage lacks.
-    fn counted_more_than(&self, theirs: &[(String, super::UsageRecord)]) -> Result<bool, StoreError> {
+    fn counted_more_than(&self, theirs: &[(String, UsageRecord)]) -> Result<bool, StoreError> {
         let their_calls: HashMap<(&str, &str, &str), u64> = theirs
             .iter()
             .map(|(device, record)| ((device.as_str(), record.day.as_str(), record.agent.as_str()), record.calls))
@@ -312,19 +399,16 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// Whether this store holds a removal, a note's version, a memory or an insight that the
-    /// other copy's lists lack.
-    fn has_more_than(
-        &self,
-        tombstones: &BTreeSet<String>,
-        sources: &[Source],
-        memories: &[crate::domain::Memory],
-        insights: &[crate::domain::Consolidation],
-    ) -> Result<bool, StoreError> {
-        if !self.tombstones()?.is_subset(tombstones) {
+    /// other copy lacks.
+    fn has_more_than(&self, theirs: &TheirCopy) -> Result<bool, StoreError> {
+        if !self.tombstones()?.is_subset(&theirs.tombstones) {
             return Ok(true);
         }
-        let their_sources: BTreeSet<(&str, i64, &str)> =
-            sources.iter().map(|source| (source.path.as_str(), source.updated_at, source.sha256.as_str())).collect();
+        let their_sources: BTreeSet<(&str, i64, &str)> = theirs
+            .sources
+            .iter()
+            .map(|source| (source.path.as_str(), source.updated_at, source.sha256.as_str()))
+            .collect();
         if self
             .list_sources()?
             .iter()
@@ -339,11 +423,73 @@ impl<D: SqlDriver> Store<D> {
                 .filter_map(|row| row.into_iter().next().and_then(|value| value.as_str().map(str::to_owned)))
                 .collect())
         };
-        let their_memories: BTreeSet<&str> = memories.iter().map(|memory| memory.id.0.as_str()).collect();
+        let their_memories: BTreeSet<&str> = theirs.memories.iter().map(|memory| memory.id.0.as_str()).collect();
         if ids("SELECT id FROM memories")?.iter().any(|id| !their_memories.contains(id.as_str())) {
             return Ok(true);
         }
-        let their_insights: BTreeSet<&str> = insights.iter().map(|insight| insight.id.0.as_str()).collect();
+        let their_insights: BTreeSet<&str> = theirs.insights.iter().map(|insight| insight.id.0.as_str()).collect();
         Ok(ids("SELECT id FROM consolidations")?.iter().any(|id| !their_insights.contains(id.as_str())))
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::super::rusqlite_driver::RusqliteDriver;
+    use super::super::test_driver::Failing;
+    use super::super::SqlErrorKind;
+    use super::*;
+    use crate::domain::{Consolidation, Position};
+
+    fn memory(id: &str, path: &str, kind: SourceKind) -> Memory {
+        Memory {
+            id: MemoryId(id.into()),
+            source_path: path.into(),
+            source_kind: kind,
+            position: Position::default(),
+            raw_text: "Typed by hand.".into(),
+            summary: format!("Summary of {id}."),
+            entities: Vec::new(),
+            topics: Vec::new(),
+            importance: 0.5,
+            happened_on: None,
+            created_at: 10,
+            updated_at: 10,
+            consolidated: false,
+            content_hash: None,
+        }
+    }
+
+    #[test]
+    fn a_store_error_fails_the_merge_and_leaves_this_copy_as_it_was() {
+        let theirs = Store::open(RusqliteDriver::new()).unwrap();
+        for id in ["t1", "t2"] {
+            theirs.insert_memory(&memory(id, "", SourceKind::Text)).unwrap();
+        }
+        let insight = Consolidation {
+            id: ConsolidationId("c-1".into()),
+            memory_ids: vec![MemoryId("t1".into()), MemoryId("t2".into())],
+            insight: "Both typed.".into(),
+            connections: Vec::new(),
+            created_at: 20,
+        };
+        theirs.save_consolidation_batch(&[], std::slice::from_ref(&insight)).unwrap();
+
+        let ours = Store::open(Failing::new("SELECT id, memory_ids", SqlErrorKind::OutOfMemory)).unwrap();
+        ours.insert_memory(&memory("o1", "", SourceKind::Text)).unwrap();
+        let before =
+            (ours.status().unwrap(), ours.tombstones().unwrap(), ours.get_meta("merged_another_copy").unwrap());
+
+        ours.driver().arm(true);
+        let failed = ours.merge_from(&theirs);
+        assert!(
+            matches!(failed, Err(StoreError::Sql(ref error)) if error.kind == SqlErrorKind::OutOfMemory),
+            "{failed:?}"
+        );
+        ours.driver().arm(false);
+        let after = (ours.status().unwrap(), ours.tombstones().unwrap(), ours.get_meta("merged_another_copy").unwrap());
+        assert_eq!(after, before, "a failed merge left part of itself behind");
+
+        let merged = ours.merge_from(&theirs).unwrap();
+        assert_eq!((merged.memories_added, merged.insights_added), (2, 1));
     }
 }

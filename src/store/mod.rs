@@ -26,9 +26,13 @@ mod rows;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod rusqlite_driver;
 pub mod schema;
+mod schema_guard;
 mod scope;
 mod search_index;
 mod sources;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod test_driver;
+mod tombstones;
 mod upgrade;
 mod usage;
 
@@ -41,7 +45,7 @@ use crate::error::ErrorCode;
 
 pub use browse::{InsightPage, MemoryCursor, MemoryPage, MemoryQuery};
 pub use conflict_copies::is_conflict_copy;
-pub use driver::{DriverError, Row, SqlDriver, SqlValue};
+pub use driver::{DriverError, Row, SqlDriver, SqlErrorKind, SqlValue};
 pub use entities::NamesVersion;
 pub use file_check::{check_database_bytes, check_database_header, DATABASE_HEADER_LEN};
 pub use jobs::NewJob;
@@ -49,10 +53,12 @@ pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
 pub use merge::{MergeOutcome, MergeReport};
 pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};
+pub use schema_guard::{describe_removed, ForeignObject, ObjectKind};
 pub use scope::MemoryScope;
 pub use search_index::sql_memory_terms;
 pub use search_index::{keywords, MAX_KEYWORDS};
 pub use sources::QuietChunks;
+pub use tombstones::{Tombstone, Tombstones};
 pub use usage::UsageRecord;
 
 /// What can go wrong in the store.
@@ -96,14 +102,12 @@ impl ErrorCode for StoreError {
     }
 }
 
-/// SQLite's words when a page it reads is damaged: the database is corrupt, not the statement.
-const CORRUPTION_WORDS: [&str; 2] = ["database disk image is malformed", "file is not a database"];
-
 impl From<DriverError> for StoreError {
+    /// Damage to the file (by SQLite's result code, as the driver classified it) is
+    /// `Corrupt`; every other failure belongs to the statement.
     fn from(error: DriverError) -> Self {
-        let message = error.to_string();
-        if CORRUPTION_WORDS.iter().any(|words| message.contains(words)) {
-            StoreError::Corrupt(message)
+        if error.kind.is_damage() {
+            StoreError::Corrupt(error.message)
         } else {
             StoreError::Sql(error)
         }
@@ -124,6 +128,8 @@ pub struct Store<D: SqlDriver> {
     content_index: RefCell<Option<content_index::ContentIndex>>,
     /// The device whose calls this copy counts (`usage.rs`).
     device: RefCell<String>,
+    /// What the file held that the schema does not define, removed at open (`schema_guard`).
+    foreign_removed: Vec<ForeignObject>,
 }
 
 /// Opens the store held in the bytes of a database file (empty = a new store): checks the
@@ -166,6 +172,7 @@ impl<D: SqlDriver> Store<D> {
             return Err(StoreError::NewerSchema { found, supported: migrations.len() as u32 });
         }
         check_ours(&driver, found)?;
+        let foreign_removed = trust_only_own_schema(&driver, migrations, found)?;
         let store = Store {
             driver,
             dirty: Cell::new(false),
@@ -174,7 +181,11 @@ impl<D: SqlDriver> Store<D> {
             utc_offset_minutes: Cell::new(0),
             content_index: RefCell::new(None),
             device: RefCell::new(String::new()),
+            foreign_removed,
         };
+        if !store.foreign_removed.is_empty() {
+            store.dirty.set(true);
+        }
         if found == 0 {
             store.set_up_new_file()?;
         }
@@ -191,6 +202,12 @@ impl<D: SqlDriver> Store<D> {
             maintenance::PAGE_CACHE_KIB
         ))?;
         Ok(store)
+    }
+
+    /// The triggers, views, indexes and tables the file held that the schema does not define
+    /// (or defines otherwise), removed when it was opened: for telling the user.
+    pub fn foreign_objects_removed(&self) -> &[ForeignObject] {
+        &self.foreign_removed
     }
 
     /// The user's offset from UTC now: an undated memory inserted from now on belongs to
@@ -300,6 +317,23 @@ fn as_corrupt(error: StoreError) -> StoreError {
         StoreError::Sql(inner) => StoreError::Corrupt(inner.to_string()),
         other => other,
     }
+}
+
+/// Turns `trusted_schema` off and removes what the schema does not define, before anything
+/// writes (`schema_guard`). A driver whose functions cannot be marked innocuous (sql.js's
+/// `create_function` registers them with `SQLITE_UTF8` only) turns it on again afterwards:
+/// the schema's own view calls `memory_terms`, and only the schema's own objects are left.
+fn trust_only_own_schema<D: SqlDriver>(
+    driver: &D,
+    migrations: &[&str],
+    version: u32,
+) -> Result<Vec<ForeignObject>, StoreError> {
+    driver.execute_batch("PRAGMA trusted_schema = OFF").map_err(|error| StoreError::Corrupt(error.to_string()))?;
+    let removed = schema_guard::remove_foreign_objects(driver, migrations, version)?;
+    if !driver.functions_are_innocuous() {
+        driver.execute_batch("PRAGMA trusted_schema = ON")?;
+    }
+    Ok(removed)
 }
 
 /// A database at version 0 must be empty; one at version 1+ must have our tables.

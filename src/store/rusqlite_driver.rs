@@ -6,7 +6,7 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, MAIN_DB};
 
-use super::driver::{DriverError, Row, SqlDriver, SqlValue};
+use super::driver::{DriverError, Row, SqlDriver, SqlErrorKind, SqlValue};
 
 /// An in-memory SQLite database, like sql.js holds one.
 pub struct RusqliteDriver {
@@ -30,15 +30,17 @@ impl RusqliteDriver {
                 .connection
                 .borrow_mut()
                 .deserialize_read_exact(MAIN_DB, bytes, bytes.len(), false)
-                .map_err(|error| DriverError::NotADatabase(error.to_string()))?;
+                .map_err(sql_error)?;
         }
         Ok(driver)
     }
 }
 
 /// The SQL functions the schema uses (`memory_terms`, for the full-text index's view).
+/// Innocuous (no side effects, reads nothing but its arguments), so the schema's view may call
+/// it while `trusted_schema` is off (`store::schema_guard`).
 fn register_functions(connection: &Connection) -> rusqlite::Result<()> {
-    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS;
     connection.create_scalar_function("memory_terms", 3, flags, |context| {
         let kind: String = context.get(0)?;
         let text: Option<String> = context.get(1)?;
@@ -86,10 +88,17 @@ impl SqlDriver for RusqliteDriver {
         let data = connection.serialize(MAIN_DB).map_err(sql_error)?;
         Ok(data.to_vec())
     }
+
+    fn functions_are_innocuous(&self) -> bool {
+        true
+    }
 }
 
+/// The engine's error, classified by its extended result code (`SqlErrorKind`).
 fn sql_error(error: rusqlite::Error) -> DriverError {
-    DriverError::Sql(error.to_string())
+    let kind =
+        error.sqlite_error().map_or(SqlErrorKind::Other, |code| SqlErrorKind::of_result_code(code.extended_code));
+    DriverError::new(kind, error.to_string())
 }
 
 fn to_rusqlite(value: &SqlValue) -> Value {
@@ -109,5 +118,42 @@ fn from_rusqlite(value: ValueRef<'_>) -> SqlValue {
         ValueRef::Real(number) => SqlValue::Real(number),
         ValueRef::Text(text) => SqlValue::Text(String::from_utf8_lossy(text).into_owned()),
         ValueRef::Blob(bytes) => SqlValue::Blob(bytes.to_vec()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(result: Result<impl Sized, DriverError>) -> SqlErrorKind {
+        result.err().map_or(SqlErrorKind::Other, |error| error.kind)
+    }
+
+    #[test]
+    fn errors_are_classified_by_result_code() {
+        let driver = RusqliteDriver::new();
+        driver.execute_batch("CREATE TABLE t (x INTEGER PRIMARY KEY)").unwrap();
+        driver.execute("INSERT INTO t VALUES (1)", &[]).unwrap();
+        assert_eq!(kind(driver.execute("INSERT INTO t VALUES (1)", &[])), SqlErrorKind::Constraint);
+        assert_eq!(kind(driver.query("SELECT * FROM missing", &[])), SqlErrorKind::Other);
+        // A file of the right length whose header is not SQLite's.
+        let garbage = RusqliteDriver::from_bytes(&[7u8; 4096]).unwrap();
+        assert_eq!(kind(garbage.query("SELECT * FROM sqlite_master", &[])), SqlErrorKind::NotADatabase);
+        // A real database whose pages were overwritten.
+        let mut bytes = driver.export().unwrap();
+        bytes.resize(3 * 4096, 0);
+        for byte in &mut bytes[100..] {
+            *byte = 0xA5;
+        }
+        let damaged = RusqliteDriver::from_bytes(&bytes).unwrap();
+        assert!(kind(damaged.query("SELECT * FROM t", &[])).is_damage());
+    }
+
+    #[test]
+    fn corruption_is_told_by_the_code_not_by_words_in_the_message() {
+        let driver = RusqliteDriver::new();
+        let error = driver.query("SELECT * FROM \"database disk image is malformed\"", &[]).unwrap_err();
+        assert!(error.message.contains("malformed"));
+        assert!(matches!(super::super::StoreError::from(error), super::super::StoreError::Sql(_)));
     }
 }

@@ -3,6 +3,7 @@
 use super::driver::SqlValue;
 use super::memories::Removal;
 use super::rows::RowReader;
+use super::tombstones::Tombstone;
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::{Source, SourceKind};
 use crate::hash::{hex, unhex, FILE_DIGEST_BYTES};
@@ -117,16 +118,13 @@ impl<D: SqlDriver> Store<D> {
         Ok((sources, total))
     }
 
-    /// Keeps that this version of a note's record was removed here (`source_tombstone`), so a
+    /// Keeps that this version of a note's record was removed here (`Tombstone::SourceRecord`), so a
     /// merge with another device's copy does not bring it back.
     fn tombstone_source(&self, path_id: i64, path: &str) -> Result<(), StoreError> {
         let rows = self.query("SELECT updated_at FROM sources WHERE path_id = ?", &[path_id.into()])?;
         if let Some(row) = rows.into_iter().next() {
             let updated_at = RowReader::new(row).i64()?;
-            self.change(
-                "INSERT OR IGNORE INTO tombstones (id) VALUES (?)",
-                &[source_tombstone(path, updated_at).into()],
-            )?;
+            self.add_tombstone(&Tombstone::SourceRecord { updated_at, path: path.to_owned() })?;
         }
         Ok(())
     }
@@ -206,9 +204,4 @@ fn read_source(row: Vec<SqlValue>) -> Result<Source, StoreError> {
         updated_at: row.i64()?,
         skipped: row.opt_text()?,
     })
-}
-
-/// The tombstone of one version of a note's record: its path and when it was remembered.
-pub(super) fn source_tombstone(path: &str, updated_at: i64) -> String {
-    format!("source:{updated_at}:{path}")
 }

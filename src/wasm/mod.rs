@@ -96,12 +96,12 @@ impl MemoryCore {
     }
 
     /// Counts and engine state: `{memories, insights, queued, running, failed, schemaVersion,
-    /// finished, current, paused, pausedCode}`.
+    /// finished, current, paused, pausedCode, removedAtOpen}`.
     #[wasm_bindgen(unchecked_return_type = "CoreStatus")]
     pub fn status(&self) -> Result<JsValue, JsValue> {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
-        struct Status {
+        struct Status<'a> {
             #[serde(flatten)]
             store: crate::domain::StoreStatus,
             finished: u64,
@@ -109,6 +109,13 @@ impl MemoryCore {
             paused: Option<String>,
             paused_by_user: bool,
             paused_code: Option<String>,
+            removed_at_open: Option<RemovedAtOpen<'a>>,
+        }
+        /// What `Store::open` removed from the file (`store::schema_guard`), for the notice.
+        #[derive(Serialize)]
+        struct RemovedAtOpen<'a> {
+            objects: &'a [crate::store::ForeignObject],
+            summary: String,
         }
         let progress = self.engine.progress().map_err(js)?;
         let pause = self.engine.paused();
@@ -119,6 +126,9 @@ impl MemoryCore {
             paused: progress.paused,
             paused_by_user: pause.as_ref().is_some_and(Pause::by_user),
             paused_code: pause.and_then(|pause| pause.code().map(str::to_owned)),
+            removed_at_open: Some(self.engine.store().foreign_objects_removed())
+                .filter(|objects| !objects.is_empty())
+                .map(|objects| RemovedAtOpen { objects, summary: crate::store::describe_removed(objects) }),
         })
     }
 

@@ -8,7 +8,7 @@ use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::store::{DriverError, Row, SqlDriver, SqlValue};
+use crate::store::{DriverError, Row, SqlDriver, SqlErrorKind, SqlValue};
 
 #[wasm_bindgen]
 extern "C" {
@@ -67,14 +67,14 @@ impl SqlJsDriver {
     pub fn load_array(sql_js: &JsSqlJs, bytes: Option<&Uint8Array>) -> Result<Self, DriverError> {
         let class = sql_js.database_class();
         if !class.is_function() {
-            return Err(DriverError::Sql("the value given as sql.js has no Database class".into()));
+            return Err(DriverError::other("the value given as sql.js has no Database class"));
         }
         let arguments = match bytes {
             Some(bytes) if bytes.length() > 0 => Array::of1(bytes),
             _ => Array::new(),
         };
         let database: JsDatabase = Reflect::construct(class.unchecked_ref::<js_sys::Function>(), &arguments)
-            .map_err(|error| DriverError::NotADatabase(message(&error)))?
+            .map_err(sql_error)?
             .unchecked_into();
         let memory_terms = register_memory_terms(&database)?;
         Ok(SqlJsDriver { database, _memory_terms: memory_terms })
@@ -178,8 +178,14 @@ fn from_js(value: JsValue) -> SqlValue {
     }
 }
 
+/// A thrown sql.js error, classified by SQLite's result code: since 1.17 sql.js's
+/// `Database.handleError` (dist/sql-wasm.js) sets `errcode` on every `Error` it throws to
+/// `sqlite3_extended_errcode` (and `code` to its name, e.g. `"SQLITE_CORRUPT"`). A value thrown
+/// without one did not come from SQLite (a JS failure in a callback): `Other`.
 fn sql_error(error: JsValue) -> DriverError {
-    DriverError::Sql(message(&error))
+    let code = Reflect::get(&error, &"errcode".into()).ok().and_then(|code| code.as_f64());
+    let kind = code.map_or(SqlErrorKind::Other, |code| SqlErrorKind::of_result_code(code as i32));
+    DriverError::new(kind, message(&error))
 }
 
 /// The message of a thrown JS value (sql.js throws `Error`s with SQLite's words).

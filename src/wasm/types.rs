@@ -11,7 +11,11 @@ export interface CoreStatus {
   paused: string | null; pausedByUser: boolean; pausedCode: string | null;
   /** Another device's copy of this memory was merged into it: the memory is shared by a sync tool. */
   shared: boolean;
+  /** What the database file held that Memory Agent's schema does not define, removed when it was opened (no memory is lost); null when nothing was. */
+  removedAtOpen: RemovedAtOpen | null;
 }
+/** Triggers, views, indexes or tables of a database file's own, removed at open. `summary` reads "2 unknown database objects (triggers: a, b)". */
+export interface RemovedAtOpen { objects: Array<{ kind: "trigger" | "view" | "index" | "table"; name: string }>; summary: string }
 export interface Entity { name: string; kind: string }
 export interface Position { heading: string | null; line_start: number | null; line_end: number | null }
 export interface Memory {
@@ -79,7 +83,8 @@ export interface MemoryQuery {
 }
 export interface MemoryPage { memories: Memory[]; next: MemoryCursor | null; matching: number | null; total: number }
 export interface InsightPage { insights: Insight[]; next: MemoryCursor | null; total: number }
-export interface Integrity { repairedIndex: boolean }
+/** `unfinished`: why the check could not run to its end (not damage: damage throws `store.corrupt`), else null. */
+export interface Integrity { repairedIndex: boolean; unfinished: string | null }
 export interface Compaction { bytesBefore: number; bytesAfter: number }
 export interface SkippedSources { sources: Source[]; total: number }
 export interface QueryPlan { dates: [string, string] | null; entities: string[]; keywords: string[]; wantsLatest: boolean }

@@ -207,3 +207,59 @@ test("damage the open did not see is found by the full check later, and handled 
 	assert.ok(port.files.has(DB), "and it was saved");
 	await session.close();
 });
+
+test("a database with triggers of its own is cleaned at open, told, saved, and no memory is lost", async () => {
+	const { SQL } = await loadFacade();
+	const planted = new SQL.Database(withMemories(SQL, await emptyDatabase(), 12));
+	// The issue's file: queueing a note emptied the memory; the second would hang every start.
+	planted.run("CREATE TRIGGER wipe AFTER INSERT ON jobs BEGIN DELETE FROM memories; END");
+	planted.run(
+		`CREATE TRIGGER spin AFTER INSERT ON meta BEGIN
+		   SELECT count(*) FROM (WITH RECURSIVE forever(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM forever) SELECT n FROM forever);
+		 END`,
+	);
+	planted.run("CREATE VIEW peek AS SELECT summary FROM memories");
+	const bytes = planted.export();
+	planted.close();
+	const { port, notices, statuses, deps } = await setup(await portWith(bytes));
+	const session = await StoreSession.open(deps);
+	assert.deepEqual(notices, [
+		`Memory Agent removed 3 unknown database objects (triggers: spin, wipe; views: peek) from its database ${DB}. ` +
+			"They were not made by Memory Agent; no memory was lost.",
+	]);
+	assert.equal(statuses.at(-1)?.memories, 12);
+	await deps.client.call("enqueueNote", "a.md");
+	assert.equal((await deps.client.call("status")).memories, 12, "no trigger ran");
+	await session.flush();
+	const saved = new SQL.Database(port.files.get(DB)!.bytes);
+	assert.deepEqual(saved.exec("SELECT name FROM sqlite_master WHERE type IN ('trigger', 'view') AND name != 'memory_search'"), [], "the saved file is the schema's own");
+	saved.close();
+	await session.close();
+});
+
+/** The session's client, with `checkIntegrity` answered by `check`. */
+function checkingWith(deps: StoreSessionDeps, check: () => Promise<unknown>): StoreSessionDeps {
+	const client = deps.client;
+	const call = ((method: string, ...args: unknown[]) =>
+		method === "checkIntegrity" ? check() : (client.call as (m: string, ...a: unknown[]) => Promise<unknown>)(method, ...args)) as typeof client.call;
+	return { ...deps, client: Object.assign(Object.create(client) as typeof client, { call }) };
+}
+
+test("a full check that could not finish, or could not run, is told and the store kept", async () => {
+	const { SQL } = await loadFacade();
+	for (const [check, expected] of [
+		[async () => ({ repairedIndex: false, unfinished: "out of memory" }), /could not finish checking its database \(out of memory\)/],
+		[async () => Promise.reject(Object.assign(new Error("disk I/O error"), { code: "store.sql" })), /could not check its database \(disk I\/O error\)/],
+	] as const) {
+		const { port, timers, notices, statuses, deps } = await setup(await portWith(withMemories(SQL, await emptyDatabase(), 3)));
+		const session = await StoreSession.open({ ...checkingWith(deps, check), checkDelayMs: 5_000 });
+		timers.advance(5_000);
+		await drain();
+		assert.equal(notices.length, 1, `notices: ${JSON.stringify(notices)}`);
+		assert.match(notices[0] ?? "", expected);
+		assert.match(notices[0] ?? "", /checks it again at the next start/);
+		assert.equal(statuses.at(-1)?.memories, 3);
+		assert.equal([...port.files.keys()].some((name) => name.includes(".corrupt-")), false, "nothing was moved aside");
+		await session.close();
+	}
+});

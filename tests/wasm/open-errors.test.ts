@@ -75,3 +75,27 @@ test("a database from a newer schema is store.newer_schema", async () => {
 	const error = openError(facade, SQL, bytes);
 	assert.equal(error.code, "store.newer_schema", error.message);
 });
+
+test("damage met by a later statement is store.corrupt, told by SQLite's result code", async () => {
+	const { facade, SQL } = await loadFacade();
+	const bytes = emptyStoreBytes(facade, SQL);
+	const db = new SQL.Database(bytes);
+	// The memories table and its indexes: the status counts them.
+	const roots = (db.exec("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'memories' AND rootpage > 0")[0]?.values ?? []).map((row) => Number(row[0]));
+	db.close();
+	const pageSize = (bytes[16]! << 8) | bytes[17]!;
+	const damaged = bytes.slice();
+	for (const root of roots) damaged.fill(0xa5, pageSize * (root - 1), pageSize * root);
+	const core = facade.MemoryCore.open(SQL, damaged, NOW);
+	try {
+		assert.throws(
+			() => core.status(),
+			(error: Error & { code?: unknown }) => {
+				assert.equal(error.code, "store.corrupt");
+				return true;
+			},
+		);
+	} finally {
+		core.free();
+	}
+});
