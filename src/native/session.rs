@@ -219,7 +219,7 @@ pub fn remember(vault: &VaultDir, text: &str) -> Result<RememberReport, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{JobKind, Memory, MemoryId, Position, SourceKind};
+    use crate::domain::{JobWork, Memory, MemoryId, NoteJob, Position, SourceKind};
     use crate::store::{NewJob, SqlDriver};
 
     #[test]
@@ -248,8 +248,8 @@ mod tests {
                 })
                 .unwrap();
         }
-        let job =
-            NewJob { kind: JobKind::IngestSource, key: "a.md".into(), payload: serde_json::json!({ "path": "a.md" }) };
+        let work = JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: None });
+        let job = NewJob { key: "a.md".into(), work };
         store.enqueue_job(&job, 1).unwrap();
         store.claim_next_job(2).unwrap().unwrap();
         // Opening puts the interrupted job back in the queue: an update of `jobs`.
