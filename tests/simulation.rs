@@ -79,10 +79,10 @@ impl Clock for SimHost {
 }
 
 impl Host for SimHost {
-    async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
+    async fn read_file(&self, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, String> {
         let delay = self.rng.borrow_mut().below(400);
         self.inner.clock.sleep(delay).await;
-        self.inner.read_file(path).await
+        self.inner.read_file(path, max_bytes).await
     }
     fn utc_offset_minutes(&self) -> i32 {
         0

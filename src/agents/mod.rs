@@ -57,6 +57,7 @@ impl AgentError {
             self,
             AgentError::Model(
                 LlmError::Config(_)
+                    | LlmError::EndpointUnconfirmed(_)
                     | LlmError::Auth(_)
                     | LlmError::ClockSkew(_)
                     | LlmError::ExpiredToken

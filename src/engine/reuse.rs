@@ -109,12 +109,12 @@ impl<D: SqlDriver> Engine<D> {
     /// Whether a memory of the note at `other` may stand in a note dated `date`: the note is
     /// gone (it moved), or it is dated the same.
     async fn dated_alike<H: Host>(&self, host: &H, other: &str, date: CalendarDate) -> Result<bool, AgentError> {
+        let settings = self.settings();
         let file = host
-            .read_file(other)
+            .read_file(other, settings.max_note_bytes)
             .await
             .map_err(|reason| StoreError::InvalidInput(format!("could not read {other}: {reason}")))?;
         let Some(file) = file else { return Ok(true) };
-        let settings = self.settings();
         let Ok(text) = decode_note(&file.bytes, settings.max_note_bytes) else { return Ok(false) };
         let parsed = parse_note(&text, settings.max_chunk_tokens);
         Ok(note_date(other, &parsed.frontmatter, file.mtime, host.utc_offset_minutes()) == date)

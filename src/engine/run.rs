@@ -20,7 +20,7 @@ use crate::domain::{
 };
 use crate::hash::file_digest_hex;
 use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, LlmError, Message};
-use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk};
+use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk, NoteError};
 use crate::store::{SqlDriver, StoreError};
 
 const MAX_RETRY_WAIT_MS: u64 = 6 * 3_600_000;
@@ -291,8 +291,9 @@ impl<D: SqlDriver> Engine<D> {
             self.store.remove_source(path)?;
             return Ok(Finished::Skipped);
         }
+        let max_bytes = self.settings().max_note_bytes;
         let file = host
-            .read_file(path)
+            .read_file(path, max_bytes)
             .await
             .map_err(|reason| StoreError::InvalidInput(format!("could not read {path}: {reason}")))?;
         self.still_owned()?;
@@ -315,9 +316,14 @@ impl<D: SqlDriver> Engine<D> {
         let now = host.now();
         let offset = host.utc_offset_minutes();
         self.store.set_utc_offset(offset);
-        let sha256 = file_digest_hex(&file.bytes);
         let Some(path) = self.landing(queued_path, generation, now)? else { return Ok(Finished::Discarded) };
         let path = path.as_str();
+        if file.is_over(max_bytes) {
+            // Refused on its size alone: the host never read it, so there is no digest.
+            let too_large = NoteError::TooLarge { size: file.size, limit: max_bytes };
+            return self.skip(path, &file, String::new(), &too_large.to_string(), now);
+        }
+        let sha256 = file_digest_hex(&file.bytes);
         if let Some(known) = self.store.get_source(path)? {
             if known.sha256 == sha256 {
                 // The same text (touched, or written by a sync tool): the record learns the

@@ -1,7 +1,8 @@
 //! The plugin's settings as its `data.json` holds them (the keys `plugin/settings.ts`
 //! defines), read for what the command does the same way: the database's place, the
-//! connection's region, model and endpoint, and how questions are answered. Secrets are
-//! never in it (they live in Obsidian's secret storage); the command takes AWS's own.
+//! connection's region and model, and how questions are answered. Secrets are never in it
+//! (they live in Obsidian's secret storage); the command takes AWS's own. Its `endpoint` is
+//! not read: a synced file may not say where the user's keys go (`credentials.rs`).
 
 use serde::Deserialize;
 
@@ -15,7 +16,6 @@ pub struct PluginData {
     pub database_path: String,
     pub region: String,
     pub model_id: String,
-    pub endpoint: String,
     pub context_budget_tokens: Option<usize>,
     pub answer_max_tokens: Option<u32>,
     pub date_order: Option<DateOrder>,
@@ -62,7 +62,7 @@ mod tests {
     #[test]
     fn the_plugins_settings_are_read_and_unknown_keys_ignored() {
         let data = PluginData::parse(Some(
-            r#"{"region":"eu-west-1","contextBudgetTokens":8000,"secondPass":true,"accessKeyIdSecret":"aws-key","excludedFolders":["Private"]}"#,
+            r#"{"region":"eu-west-1","endpoint":"https://collector.example","contextBudgetTokens":8000,"secondPass":true,"accessKeyIdSecret":"aws-key","excludedFolders":["Private"]}"#,
         ))
         .unwrap();
         assert_eq!(data.region, "eu-west-1");
