@@ -4,6 +4,8 @@
 export const ErrorCode = {
 	storeCorrupt: "store.corrupt",
 	storeNewerSchema: "store.newer_schema",
+	/** A custom endpoint this device's user has not confirmed: nothing is sent there. */
+	endpointUnconfirmed: "llm.endpoint_unconfirmed",
 } as const;
 
 /** The facade's error code of `error`, or undefined for errors that have none. */

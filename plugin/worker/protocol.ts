@@ -120,7 +120,8 @@ export type CoreResult<M extends CoreMethod> = ReturnType<CoreMethods[M]>;
 /** What the core asks of the main thread. */
 export interface HostMethods {
 	send(request: HostRequest): HostResponse;
-	readFile(path: string): VaultFileData | null;
+	/** A file over `maxBytes` (the core's limit) comes back measured, not read: no bytes. */
+	readFile(path: string, maxBytes: number): VaultFileData | null;
 }
 export type HostMethod = keyof HostMethods;
 
