@@ -1,6 +1,7 @@
 // Memory Agent's entry point: wires settings, the core runtime, commands and views.
 
 import { Notice, Plugin, normalizePath, requestUrl } from "obsidian";
+import { EndpointTrust } from "./bedrock/endpoint-trust";
 import { createHostHandlers } from "./host/core-host";
 import type { WorkerPlatform } from "./core/start-worker";
 import { MemoryRuntime } from "./memory-runtime";
@@ -28,6 +29,8 @@ export default class MemoryAgentPlugin extends Plugin {
 			setTimeout: (callback: () => void, ms: number) => window.setTimeout(callback, ms),
 			clearTimeout: (handle: unknown) => window.clearTimeout(handle as number),
 		};
+		// Asks before credentials go to a custom endpoint; the answer stays on this device.
+		const endpointTrust: EndpointTrust = new EndpointTrust(this.app, () => runtime.applySettings());
 		const runtime = new MemoryRuntime({
 			adapter: this.app.vault.adapter,
 			databasePath: normalizePath(this.current.databasePath),
@@ -44,12 +47,14 @@ export default class MemoryAgentPlugin extends Plugin {
 			scope: () => scopeRulesOf(this.app, this.current),
 			secrets: this.app.secretStorage,
 			deviceId: () => deviceIdOf(this.app),
+			endpointTrust,
 		});
 		this.runtime = runtime;
 
 		const context: PluginContext = {
 			app: this.app,
 			runtime,
+			endpointTrust,
 			settings: () => this.current,
 			saveSettings: (settings) => this.saveSettings(settings),
 		};

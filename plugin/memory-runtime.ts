@@ -30,6 +30,8 @@ export interface MemoryRuntimeDeps {
 	secrets: SecretReader;
 	/** This device's id, so the shared memory counts its calls apart from other devices'. */
 	deviceId?: () => string;
+	/** The custom endpoint host confirmed on this device, and whom to tell when the core refuses one. */
+	endpointTrust?: { confirmedHost(): string | null; refused(endpoint: string): void };
 }
 
 type State =
@@ -67,6 +69,7 @@ export class MemoryRuntime {
 	private lastStatus: StoreStatus | undefined;
 	/** Why the connection is not configured (missing secrets), shown when work needs it. */
 	private connectionProblem: string | null = null;
+	private connectionProblemCode: string | null = null;
 	private lastPauseNotice: string | null = null;
 	private jobsSinceCompaction = 0;
 	/** When the worker was restarted for not answering (the last `RESTART_WINDOW_MS`). */
@@ -156,6 +159,11 @@ export class MemoryRuntime {
 	/** Why model calls cannot work yet, or null. */
 	connectionIssue(): string | null {
 		return this.connectionProblem;
+	}
+
+	/** The core's error code for `connectionIssue()`, when it came from the core. */
+	connectionIssueCode(): string | null {
+		return this.connectionProblemCode;
 	}
 
 	/** The store changed (from a call outside the runner): save soon and show the counts. */
@@ -263,16 +271,21 @@ export class MemoryRuntime {
 		const settings = this.deps.settings();
 		const connection = connectionSettings(settings, this.deps.secrets);
 		this.connectionProblem = typeof connection === "string" ? connection : null;
+		this.connectionProblemCode = null;
+		const trustedEndpointHost = this.deps.endpointTrust?.confirmedHost() ?? null;
 		try {
 			await client.call("configure", {
 				engine: engineSettings(settings, this.deps.scope()),
-				connection: typeof connection === "string" ? null : connection,
+				connection: typeof connection === "string" || connection == null ? null : { ...connection, trustedEndpointHost },
 				device: this.deps.deviceId?.(),
 			});
 		} catch (error) {
 			// A malformed connection (e.g. a region typo) is reported; the store stays usable.
 			this.connectionProblem = errorMessage(error);
+			this.connectionProblemCode = errorCode(error) ?? null;
 			await client.call("configure", { connection: null }).catch(() => undefined);
+			// An endpoint this device never confirmed: nothing is sent until its user says yes.
+			if (this.connectionProblemCode === ErrorCode.endpointUnconfirmed) this.deps.endpointTrust?.refused(settings.endpoint);
 		}
 	}
 

@@ -45,7 +45,7 @@ export class MemoryAgentSettingTab extends PluginSettingTab {
 	private sections(): SettingSection[] {
 		const { context, form } = this;
 		return [
-			connectionSection({ app: context.app, form, runtime: context.runtime, redisplay: () => this.redraw() }),
+			connectionSection({ app: context.app, form, runtime: context.runtime, endpointTrust: context.endpointTrust, redisplay: () => this.redraw() }),
 			rememberSection(form),
 			consolidationSection(form),
 			answersSection(form),

@@ -253,12 +253,18 @@ fn a_note_with_nothing_to_remember_makes_no_memory_and_bad_files_are_skipped() {
     host.write_bytes("binary.md", vec![0, 159, 146, 150, 0, 1, 2]);
     host.write_bytes("latin1.md", b"caf\xe9 au lait".to_vec());
     host.write("private.md", "---\nmemory: false\n---\nMy secret diary.");
+    // Over the 2 MB limit: the host only measures it (the test host, like the plugin's and
+    // the command's, hands over no bytes), and the size alone refuses it.
+    host.write("large.md", &"Too much. ".repeat(220_000));
     let engine = start(&host, &[]);
-    for path in ["template.md", "empty.md", "binary.md", "latin1.md", "private.md"] {
+    for path in ["template.md", "empty.md", "binary.md", "latin1.md", "private.md", "large.md"] {
         engine.enqueue_note(path, NOW).unwrap();
     }
     let report = work(&host, &engine);
-    assert_eq!((report.done, report.skipped, report.failed), (1, 4, 0));
+    assert_eq!((report.done, report.skipped, report.failed), (1, 5, 0));
+    let large = engine.store().get_source("large.md").unwrap().unwrap();
+    assert_eq!(large.size, 2_200_000);
+    assert!(large.skipped.as_deref().is_some_and(|reason| reason.contains("larger than the 2 MB limit")), "{large:?}");
     assert_eq!(memory_count(&engine), 0);
     let bodies: String = host.bedrock.requests().iter().map(|request| request.body.clone()).collect();
     assert!(!bodies.contains("My secret diary"), "memory: false never leaves the device");

@@ -82,7 +82,7 @@ impl Clock for SimHost {
 }
 
 impl Host for SimHost {
-    async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
+    async fn read_file(&self, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, String> {
         let (delay, fails) = {
             let mut rng = self.rng.borrow_mut();
             (rng.below(400), self.faults.get() && rng.below(100) < 4)
@@ -91,7 +91,7 @@ impl Host for SimHost {
         if fails {
             return Err("EBUSY: resource busy or locked".into());
         }
-        self.inner.read_file(path).await
+        self.inner.read_file(path, max_bytes).await
     }
     fn utc_offset_minutes(&self) -> i32 {
         0

@@ -54,6 +54,8 @@ export function connectionErrorText(code: string | undefined, coreMessage: strin
 				: `The connection to ${facts.endpoint} failed. Check the endpoint under Advanced, the internet connection, and any proxy or firewall.`;
 		case "llm.config":
 			return `The connection settings are incomplete: ${coreMessage}`;
+		case "llm.endpoint_unconfirmed":
+			return `Nothing was sent: ${facts.endpoint} is not one of AWS's own Bedrock endpoints, and sending your AWS credentials there was not confirmed on this device. If you set up this endpoint yourself, test again and confirm it; otherwise clear "Advanced: endpoint".`;
 		default:
 			return `The connection test failed: ${coreMessage}`;
 	}

@@ -1,6 +1,6 @@
 // Runs "Test connection": one model call through the open core, reported as a line of plain words.
 
-import { errorCode, errorMessage } from "../core/core-error";
+import { ErrorCode, errorCode, errorMessage } from "../core/core-error";
 import type { ConnectionCheck, CoreInfo, ModelChoice } from "../core/memory-core-api";
 import type { MemoryAgentSettings, SecretReader } from "../settings";
 import { connectionErrorText } from "./connection-error-text";
@@ -14,6 +14,8 @@ export interface ConnectionTestPort {
 	store(): { testConnection(): Promise<ConnectionCheck>; listModels(): Promise<ModelChoice[]> } | undefined;
 	/** Why the core has no connection (e.g. a malformed setting it rejected), or null. */
 	connectionIssue(): string | null;
+	/** The core's code for that reason, when the core gave it. */
+	connectionIssueCode(): string | null;
 	/** The core's recommendations (the model each region may call), once started. */
 	core(): Pick<CoreInfo, "bedrockRegions" | "defaultModels"> | undefined;
 }
@@ -26,10 +28,16 @@ export interface ConnectionTestResult {
 	code?: string;
 }
 
+/** Asks this device's user to confirm a custom endpoint; true on yes (settings applied again). */
+export interface EndpointConfirmPort {
+	ask(endpoint: string): Promise<boolean>;
+}
+
 export async function runConnectionTest(
 	runtime: ConnectionTestPort,
 	settings: MemoryAgentSettings,
 	secrets: SecretReader,
+	endpointTrust?: EndpointConfirmPort,
 ): Promise<ConnectionTestResult> {
 	const hide = (text: string) => redactSecrets(text, chosenSecretValues(settings, secrets));
 	const recommended = runtime.core()?.defaultModels[settings.region];
@@ -42,8 +50,13 @@ export async function runConnectionTest(
 	if (store === undefined) return { ok: false, text: "Memory Agent is still starting. Test again in a moment." };
 	// Re-read the secrets: a key just pasted into secret storage keeps its name, so nothing else applied it.
 	await runtime.applySettings();
+	// The core sends nothing to a custom endpoint this device never confirmed: a test is the moment to ask.
+	if (runtime.connectionIssueCode() === ErrorCode.endpointUnconfirmed) await endpointTrust?.ask(settings.endpoint);
 	const issue = runtime.connectionIssue();
-	if (issue !== null) return { ok: false, code: "llm.config", text: hide(connectionErrorText("llm.config", issue, facts)) };
+	if (issue !== null) {
+		const code = runtime.connectionIssueCode() ?? "llm.config";
+		return { ok: false, code, text: hide(connectionErrorText(code, issue, facts)) };
+	}
 
 	try {
 		const check = await store.testConnection();

@@ -8,6 +8,8 @@ export const ErrorCode = {
 	workerUnresponsive: "worker.unresponsive",
 	/** The core's worker was ended (unload). */
 	workerStopped: "worker.stopped",
+	/** A custom endpoint this device's user has not confirmed: nothing is sent there. */
+	endpointUnconfirmed: "llm.endpoint_unconfirmed",
 } as const;
 
 /** The facade's error code of `error`, or undefined for errors that have none. */

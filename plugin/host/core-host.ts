@@ -1,5 +1,6 @@
 // What the main thread does for the core in its worker: HTTP through Obsidian's requestUrl,
-// and reading the vault's files (their bytes are transferred to the worker, not copied).
+// and reading the vault's files (their bytes are transferred to the worker, not copied). A
+// file over the core's limit is measured, not read: a 200 MB note costs no memory.
 
 import type { HostHandlers } from "../core/core-client";
 import type { VaultFileData } from "../core/memory-core-api";
@@ -19,11 +20,16 @@ export interface CoreHostDeps {
 export function createHostHandlers(deps: CoreHostDeps): HostHandlers {
 	return {
 		send: requestUrlSend(deps.requestUrl),
-		readFile: async (path): Promise<VaultFileData | null> => {
+		readFile: async (path, maxBytes): Promise<VaultFileData | null> => {
 			const file = deps.vault.getFileByPath(path);
 			if (file === null) return null;
+			const { mtime, size } = file.stat;
+			// The core decides the limit and says "too large" from the size alone.
+			if (size > maxBytes) return { bytes: new Uint8Array(0), mtime, size };
 			const bytes = new Uint8Array(await deps.vault.readBinary(file as never));
-			return { bytes, mtime: file.stat.mtime, size: file.stat.size };
+			// Grown past the limit since Obsidian last measured it: handed over as too large too.
+			if (bytes.byteLength > maxBytes) return { bytes: new Uint8Array(0), mtime, size: bytes.byteLength };
+			return { bytes, mtime, size };
 		},
 	};
 }

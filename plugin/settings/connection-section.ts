@@ -1,7 +1,7 @@
 // Settings → Connection: how Memory Agent signs in to Bedrock, where, which model, and a test.
 
 import { type App, SecretComponent } from "obsidian";
-import { type ConnectionTestPort, runConnectionTest } from "../bedrock/connection-test";
+import { type ConnectionTestPort, type EndpointConfirmPort, runConnectionTest } from "../bedrock/connection-test";
 import { regionChoices } from "../bedrock/regions";
 import { type MemoryAgentSettings, validateEndpoint } from "../settings";
 import { dropdownRow } from "./choice-field";
@@ -14,6 +14,8 @@ export interface ConnectionSectionDeps {
 	app: App;
 	form: SettingsForm;
 	runtime: ConnectionTestPort;
+	/** Asks before credentials go to a custom endpoint (the test asks when the core refused one). */
+	endpointTrust: EndpointConfirmPort;
 	/** Shows the rows that fit the settings now (the secret fields depend on the authentication method). */
 	redisplay(): void;
 }
@@ -52,7 +54,7 @@ export function connectionSection(deps: ConnectionSectionDeps): SettingSection {
 			modelRow({ form, runtime: deps.runtime, redisplay: () => deps.redisplay() }),
 			{
 				name: "Advanced: endpoint",
-				desc: "Replaces the service's endpoint, for example with a private endpoint in your network. Leave empty to use the standard endpoint of the region.",
+				desc: "Replaces the service's endpoint, for example with a private endpoint in your network. Leave empty to use the standard endpoint of the region. An endpoint that is not AWS's own gets your credentials only after you confirm it on this device.",
 				render: (setting) =>
 					addValidatedField(setting, form, {
 						text: form.current.endpoint,
@@ -106,7 +108,7 @@ function testConnectionRow(deps: ConnectionSectionDeps): SettingRow {
 					resultEl.setText("Testing…");
 					// A field typed just before the click is saved (and applied) first.
 					await deps.form.idle();
-					const result = await runConnectionTest(deps.runtime, deps.form.current, deps.app.secretStorage);
+					const result = await runConnectionTest(deps.runtime, deps.form.current, deps.app.secretStorage, deps.endpointTrust);
 					resultEl.setText(result.text);
 					resultEl.removeClass("is-pending");
 					resultEl.addClass(result.ok ? "is-success" : "is-error");

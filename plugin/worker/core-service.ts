@@ -115,7 +115,7 @@ export class CoreService implements CoreWorker {
 	private host(): CoreHost {
 		return {
 			send: (request) => this.deps.callHost("send", [request]),
-			readFile: (path) => this.deps.callHost("readFile", [path]),
+			readFile: (path, maxBytes) => this.deps.callHost("readFile", [path, maxBytes]),
 			sleep: (ms) => {
 				let handle: unknown;
 				const slept = new Promise<void>((resolve) => (handle = this.deps.setTimeout(resolve, ms)));

@@ -14,7 +14,8 @@ export type { CoreArgs, CoreInfo, CoreMethod, CoreResult } from "./contract";
 /** What the core asks of the main thread. */
 export interface HostMethods {
 	send(request: HostRequest): HostResponse;
-	readFile(path: string): VaultFileData | null;
+	/** A file over `maxBytes` (the core's limit) comes back measured, not read: no bytes. */
+	readFile(path: string, maxBytes: number): VaultFileData | null;
 }
 export type HostMethod = keyof HostMethods;
 

@@ -90,6 +90,7 @@ impl JobError {
         match error {
             LlmError::Stopped => Next::Untried,
             LlmError::Config(_)
+            | LlmError::EndpointUnconfirmed(_)
             | LlmError::Auth(_)
             | LlmError::ClockSkew(_)
             | LlmError::ExpiredToken

@@ -11,9 +11,22 @@ use crate::llm::{Clock, HttpTransport};
 /// A file as the vault holds it now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VaultFile {
+    /// Empty when the file is over the limit the engine asked with (`is_over`): not read.
     pub bytes: Vec<u8>,
     pub mtime: Millis,
     pub size: u64,
+}
+
+impl VaultFile {
+    /// A file over the limit, as a host reports it after `stat`: its size and time, no bytes.
+    pub fn unread(size: u64, mtime: Millis) -> Self {
+        VaultFile { bytes: Vec::new(), mtime, size }
+    }
+
+    /// Whether the file is over `max_bytes` (then its bytes were never read).
+    pub fn is_over(&self, max_bytes: u64) -> bool {
+        self.size > max_bytes || self.bytes.len() as u64 > max_bytes
+    }
 }
 
 /// Where the engine is, for the status bar and the status view.
@@ -33,8 +46,10 @@ pub struct Progress {
 
 /// Everything the engine asks of the plugin (or of a test harness).
 pub trait Host: HttpTransport + Clock {
-    /// The file at `path` in the vault, or `None` when it no longer exists.
-    fn read_file(&self, path: &str) -> impl Future<Output = Result<Option<VaultFile>, String>>;
+    /// The file at `path` in the vault, or `None` when it no longer exists. Its size is looked
+    /// at first (`stat`): a file over `max_bytes` is not read (`VaultFile::unread`), so a huge
+    /// note costs no memory before it is refused.
+    fn read_file(&self, path: &str, max_bytes: u64) -> impl Future<Output = Result<Option<VaultFile>, String>>;
     /// Minutes the user's local time is ahead of UTC at this moment (UTC+7 → 420).
     fn utc_offset_minutes(&self) -> i32;
     /// Called after every job with the new state.

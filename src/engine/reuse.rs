@@ -110,10 +110,12 @@ impl<D: SqlDriver> Engine<D> {
     /// gone (it moved), or it is dated the same.
     /// A failed read is transient, as the job's own note's is.
     async fn dated_alike<H: Host>(&self, host: &H, other: &str, date: CalendarDate) -> Result<bool, JobError> {
-        let file =
-            host.read_file(other).await.map_err(|reason| JobError::VaultRead { path: other.to_owned(), reason })?;
-        let Some(file) = file else { return Ok(true) };
         let settings = self.settings();
+        let file = host
+            .read_file(other, settings.max_note_bytes)
+            .await
+            .map_err(|reason| JobError::VaultRead { path: other.to_owned(), reason })?;
+        let Some(file) = file else { return Ok(true) };
         let Ok(text) = decode_note(&file.bytes, settings.max_note_bytes) else { return Ok(false) };
         let parsed = parse_note(&text, settings.max_chunk_tokens);
         Ok(note_date(other, &parsed.frontmatter, file.mtime, host.utc_offset_minutes()) == date)

@@ -23,7 +23,7 @@ use crate::domain::{
 };
 use crate::hash::file_digest_hex;
 use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, LlmError, Message};
-use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk, ParsedNote};
+use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk, NoteError, ParsedNote};
 use crate::store::{SqlDriver, StoreError};
 
 /// The longest wait between the tries of a job whose answers were wrong.
@@ -357,8 +357,14 @@ impl<D: SqlDriver> Engine<D> {
         let now = host.now();
         let offset = host.utc_offset_minutes();
         self.store.set_utc_offset(offset);
-        let sha256 = file_digest_hex(&file.bytes);
         let Some(path) = self.landing(queued_path, attempt.generation, now)? else { return Ok(Finished::Discarded) };
+        let max_bytes = self.settings().max_note_bytes;
+        if file.is_over(max_bytes) {
+            // Refused on its size alone: the host never read it, so there is no digest.
+            let too_large = NoteError::TooLarge { size: file.size, limit: max_bytes };
+            return Ok(self.skip(&path, &file, String::new(), &too_large.to_string(), now)?);
+        }
+        let sha256 = file_digest_hex(&file.bytes);
         let read = ReadNote { path, file, sha256, started: now };
         if self.record_if_unchanged(&read)? {
             return Ok(Finished::Done);
@@ -386,7 +392,7 @@ impl<D: SqlDriver> Engine<D> {
     /// be busy (a sync tool writing, a locked file), and the note is read again later.
     async fn read_note<H: Host>(&self, host: &H, path: &str) -> Result<Option<VaultFile>, JobError> {
         let file =
-            host.read_file(path).await.map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
+            host.read_file(path, self.settings().max_note_bytes).await.map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
         self.still_owned()?;
         Ok(file)
     }

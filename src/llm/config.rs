@@ -99,6 +99,9 @@ pub struct BedrockConfig {
     pub auth: BedrockAuth,
     /// Replaces `https://bedrock-runtime.<region>.amazonaws.com` (VPC endpoints, tests).
     pub endpoint: Option<String>,
+    /// The one host outside AWS's own names that this device's user confirmed credentials may
+    /// go to (kept on the device, never in the synced settings); see `endpoint_trust`.
+    pub trusted_endpoint_host: Option<String>,
     /// One attempt gives up after this long.
     pub timeout_ms: u64,
     pub retry: RetryPolicy,
@@ -114,6 +117,7 @@ impl BedrockConfig {
             model_id: DEFAULT_MODEL_ID.to_owned(),
             auth,
             endpoint: None,
+            trusted_endpoint_host: None,
             timeout_ms: 60_000,
             retry: RetryPolicy::default(),
             max_concurrency: 4,
@@ -148,8 +152,9 @@ impl BedrockConfig {
             }
         }
         if let Some(endpoint) = &self.endpoint {
-            if let Err(reason) = check_endpoint(endpoint) {
-                return problem(reason);
+            let host = parse_endpoint(endpoint).map_err(LlmError::Config)?;
+            if endpoint_trust(&host, self.trusted_endpoint_host.as_deref()) == EndpointTrust::Unconfirmed {
+                return Err(LlmError::EndpointUnconfirmed(host));
             }
         }
         if self.timeout_ms < 1_000 || self.max_concurrency == 0 || self.retry.max_attempts == 0 {
@@ -160,6 +165,7 @@ impl BedrockConfig {
 
     /// `https://bedrock-runtime.<region>.amazonaws.com/model/<percent-encoded id>/converse`.
     pub fn converse_url(&self) -> String {
+        debug_assert!(self.credentials_may_go_to_endpoint(), "an unconfirmed endpoint got past validate");
         let base = match &self.endpoint {
             Some(endpoint) => endpoint.trim_end_matches('/').to_owned(),
             None => format!("https://bedrock-runtime.{}.amazonaws.com", self.region),
@@ -170,11 +176,21 @@ impl BedrockConfig {
     /// The control plane (`bedrock`, not `bedrock-runtime`), where the account's models are
     /// listed; an endpoint override serves both.
     pub fn control_plane_url(&self, path_and_query: &str) -> String {
+        debug_assert!(self.credentials_may_go_to_endpoint(), "an unconfirmed endpoint got past validate");
         let base = match &self.endpoint {
             Some(endpoint) => endpoint.trim_end_matches('/').to_owned(),
             None => format!("https://bedrock.{}.amazonaws.com", self.region),
         };
         format!("{base}{path_and_query}")
+    }
+
+    /// The invariant `validate` establishes: no endpoint, AWS's own, or the one confirmed here.
+    fn credentials_may_go_to_endpoint(&self) -> bool {
+        self.endpoint.as_deref().is_none_or(|endpoint| {
+            parse_endpoint(endpoint).is_ok_and(|host| {
+                endpoint_trust(&host, self.trusted_endpoint_host.as_deref()) != EndpointTrust::Unconfirmed
+            })
+        })
     }
 }
 
@@ -208,9 +224,15 @@ fn is_access_key_id(id: &str) -> bool {
 /// so keys never travel unencrypted over a network.
 const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
 
-/// An endpoint is parsed, not matched by prefix: `https://` to any host, or `http://` to
-/// exactly a loopback host (with any port); no user info (`user@host` hides the real host).
-pub fn check_endpoint(endpoint: &str) -> Result<(), String> {
+/// The endpoint's host (lowercased, without port or final dot; `[::1]` keeps its brackets) —
+/// the name credentials would be sent to. An endpoint is parsed, not matched by prefix:
+/// `https://` to any host, or `http://` to exactly a loopback host (with any port); no user
+/// info (`user@host` hides the real host).
+pub fn endpoint_host(endpoint: &str) -> Result<String, String> {
+    parse_endpoint(endpoint)
+}
+
+fn parse_endpoint(endpoint: &str) -> Result<String, String> {
     let refuse = |why: &str| Err(format!("The endpoint \"{endpoint}\" {why}"));
     let (scheme, rest) = match endpoint.split_once("://") {
         Some((scheme, rest)) => (scheme.to_ascii_lowercase(), rest),
@@ -233,15 +255,84 @@ pub fn check_endpoint(endpoint: &str) -> Result<(), String> {
         || port.strip_prefix(':').is_some_and(|digits| {
             !digits.is_empty() && digits.len() <= 5 && digits.bytes().all(|byte| byte.is_ascii_digit())
         });
-    if host.is_empty() || !port_ok || endpoint.chars().any(char::is_whitespace) {
+    // A backslash is a path separator to browsers' URL parser but not here: refused, so both
+    // always agree on the host.
+    if host.is_empty() || !port_ok || endpoint.chars().any(|c| c.is_whitespace() || c == '\\') {
         return refuse("is not a valid address.");
     }
+    let host = host.to_ascii_lowercase();
+    let host = host.strip_suffix('.').unwrap_or(&host).to_owned();
     match scheme.as_str() {
-        "https" => Ok(()),
-        "http" if LOOPBACK_HOSTS.contains(&host.to_ascii_lowercase().as_str()) => Ok(()),
+        "https" => Ok(host),
+        "http" if LOOPBACK_HOSTS.contains(&host.as_str()) => Ok(host),
         "http" => refuse("must use https:// (plain http:// is allowed only to localhost, 127.0.0.1 or [::1])."),
         _ => refuse("must start with https://."),
     }
+}
+
+/// Whether credentials may go to an endpoint's host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndpointTrust {
+    /// One of AWS's own Bedrock Runtime names.
+    Aws,
+    /// Another host, which this device's user confirmed.
+    Confirmed,
+    /// Another host, not confirmed on this device: nothing is sent there. A synced settings
+    /// file is no confirmation — anyone who can write a shared vault could name their own.
+    Unconfirmed,
+}
+
+/// The rule for every signed request and API key: AWS's own hosts, or the one host this
+/// device's user confirmed (`confirmed`, compared as `endpoint_host` gives it).
+pub fn endpoint_trust(host: &str, confirmed: Option<&str>) -> EndpointTrust {
+    if is_aws_bedrock_runtime_host(host) {
+        EndpointTrust::Aws
+    } else if confirmed.is_some_and(|confirmed| endpoint_host_form(confirmed) == host) {
+        EndpointTrust::Confirmed
+    } else {
+        EndpointTrust::Unconfirmed
+    }
+}
+
+/// A confirmed host as the plugin stored it, in `endpoint_host`'s form.
+fn endpoint_host_form(host: &str) -> String {
+    let host = host.trim().to_ascii_lowercase();
+    host.strip_suffix('.').unwrap_or(&host).to_owned()
+}
+
+/// The DNS suffixes of the partitions where Bedrock Runtime runs, standard and dual-stack:
+/// botocore's `partitions.json` (`aws`: amazonaws.com, api.aws; `aws-cn`: amazonaws.com.cn,
+/// api.amazonwebservices.com.cn; `aws-us-gov` shares `aws`'s). The ISO partitions are left
+/// out: a user there confirms their endpoint like any other.
+const AWS_DNS_SUFFIXES: &[&str] = &["amazonaws.com", "api.aws", "amazonaws.com.cn", "api.amazonwebservices.com.cn"];
+/// PrivateLink's endpoint-specific names live under `vpce.<dnsSuffix>` (standard names only).
+const AWS_VPCE_SUFFIXES: &[&str] = &["vpce.amazonaws.com", "vpce.amazonaws.com.cn"];
+
+/// AWS's own Bedrock Runtime hosts, as botocore's endpoint rule set for bedrock-runtime
+/// (`data/bedrock-runtime/2023-09-30/endpoint-rule-set-1.json`) builds them —
+/// `bedrock-runtime[-fips].{Region}.{dnsSuffix | dualStackDnsSuffix}` — and the names
+/// AWS PrivateLink gives an interface endpoint ("Access AWS services through AWS PrivateLink":
+/// regional `vpce-1a2b3c4d-5e6f.<service>.<region>.vpce.amazonaws.com`, zonal
+/// `vpce-1a2b3c4d-5e6f-us-east-1a.<service>.<region>.vpce.amazonaws.com`). A private DNS
+/// name of an interface endpoint is the regular name, so it is covered too.
+pub fn is_aws_bedrock_runtime_host(host: &str) -> bool {
+    let is_service = |label: &str| matches!(label, "bedrock-runtime" | "bedrock-runtime-fips");
+    let regional = |name: &str, suffixes: &[&str]| {
+        suffixes.iter().any(|suffix| {
+            name.strip_suffix(suffix).and_then(|rest| rest.strip_suffix('.')).is_some_and(|rest| {
+                matches!(rest.split_once('.'), Some((service, region)) if is_service(service) && is_region(region))
+            })
+        })
+    };
+    if regional(host, AWS_DNS_SUFFIXES) {
+        return true;
+    }
+    // `vpce-<id>[-<zone>].` before a regional name under `vpce.`.
+    host.split_once('.').is_some_and(|(endpoint_id, rest)| {
+        endpoint_id.strip_prefix("vpce-").is_some_and(|id| {
+            !id.is_empty() && id.bytes().all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-')
+        }) && regional(rest, AWS_VPCE_SUFFIXES)
+    })
 }
 
 #[cfg(test)]
@@ -290,6 +381,59 @@ mod tests {
     }
 
     #[test]
+    fn credentials_go_only_to_aws_or_to_the_host_confirmed_on_this_device() {
+        use crate::error::ErrorCode;
+        let mut config = BedrockConfig::new("us-east-1", BedrockAuth::ApiKey("ABSK-secret-key".into()));
+        for aws in [
+            "https://bedrock-runtime.us-east-1.amazonaws.com",
+            "https://bedrock-runtime-fips.us-gov-west-1.amazonaws.com/",
+            "https://bedrock-runtime.cn-north-1.amazonaws.com.cn",
+            "https://bedrock-runtime.eu-west-1.api.aws",
+            "https://bedrock-runtime-fips.us-east-1.api.aws",
+            "https://vpce-0a1b2c3d4e5f-abcd1234.bedrock-runtime.us-east-1.vpce.amazonaws.com",
+            "https://vpce-0a1b2c3d4e5f-abcd1234-us-east-1a.bedrock-runtime.us-east-1.vpce.amazonaws.com",
+            "https://BEDROCK-RUNTIME.US-WEST-2.AMAZONAWS.COM.:443",
+        ] {
+            config.endpoint = Some(aws.into());
+            assert!(config.validate().is_ok(), "{aws}");
+            assert_eq!(endpoint_trust(&endpoint_host(aws).unwrap(), None), EndpointTrust::Aws, "{aws}");
+        }
+        for foreign in [
+            "https://bedrock.example.com",
+            "https://bedrock-runtime.us-east-1.amazonaws.com.evil.example",
+            "https://evil-bedrock-runtime.us-east-1.amazonaws.com",
+            "https://bedrock-runtime.us-east-1.amazonaws.co",
+            "https://bedrock-runtime.amazonaws.com",
+            "https://x.bedrock-runtime.us-east-1.amazonaws.com",
+            "https://vpce-1.bedrock-runtime.us-east-1.amazonaws.com",
+            "https://vpce-.bedrock-runtime.us-east-1.vpce.amazonaws.com",
+            "https://vpce-1.s3.us-east-1.vpce.amazonaws.com",
+            "https://bedrock.us-east-1.amazonaws.com",
+            "https://evil.example/bedrock-runtime.us-east-1.amazonaws.com",
+            "https://evil.example\\.bedrock-runtime.us-east-1.amazonaws.com",
+            "http://127.0.0.1:8080",
+        ] {
+            config.endpoint = Some(foreign.into());
+            config.trusted_endpoint_host = None;
+            let error = config.validate().unwrap_err();
+            if foreign.contains('\\') {
+                assert_eq!(error.code(), "llm.config", "{foreign}");
+                continue;
+            }
+            assert_eq!(error.code(), "llm.endpoint_unconfirmed", "{foreign}");
+            let host = endpoint_host(foreign).unwrap();
+            assert!(error.to_string().contains(&host) && !error.to_string().contains("ABSK"), "{error}");
+            config.trusted_endpoint_host = Some("another.example".into());
+            assert_eq!(config.validate().unwrap_err().code(), "llm.endpoint_unconfirmed", "{foreign}");
+            // Confirmed on this device, in the form a browser's URL parser gives the host.
+            config.trusted_endpoint_host = Some(format!("{}.", host.to_ascii_uppercase()));
+            assert!(config.validate().is_ok(), "{foreign} once confirmed");
+        }
+        assert_eq!(endpoint_host("http://LOCALHOST.:9000/x").unwrap(), "localhost");
+        assert_eq!(endpoint_host("http://[::1]:4566").unwrap(), "[::1]");
+    }
+
+    #[test]
     fn debug_output_never_shows_secrets() {
         let shown = format!(
             "{:?} {:?}",
@@ -312,7 +456,7 @@ mod tests {
             "http://[::1]:4566",
             "HTTP://LOCALHOST",
         ] {
-            assert_eq!(check_endpoint(good), Ok(()), "{good}");
+            assert!(endpoint_host(good).is_ok(), "{good}");
         }
         for bad in [
             "http://127.0.0.1.evil.example",
@@ -327,7 +471,7 @@ mod tests {
             "http://127.0.0.1:80x",
             "http://[::1",
         ] {
-            assert!(check_endpoint(bad).is_err(), "{bad} should be refused");
+            assert!(endpoint_host(bad).is_err(), "{bad} should be refused");
         }
     }
 

@@ -14,6 +14,10 @@ pub enum LlmError {
     /// A setting is missing or malformed; nothing was sent.
     #[error("{0}")]
     Config(String),
+    /// A custom endpoint outside AWS's own Bedrock hosts that this device's user has not
+    /// confirmed; nothing was sent (the host is in the message, never a key).
+    #[error("Memory Agent sends your AWS credentials only to AWS's own Bedrock endpoints, and {0} is not one of them. Nothing was sent. If you trust {0}, confirm it on this device: Settings → Memory Agent → Connection, \"Advanced: endpoint\"; otherwise clear the endpoint.")]
+    EndpointUnconfirmed(String),
     /// AWS did not recognise the keys (UnrecognizedClient, InvalidSignature, IncompleteSignature).
     #[error("Bedrock rejected the keys: check the access key id and secret access key in settings. ({0})")]
     Auth(String),
@@ -118,6 +122,7 @@ impl ErrorCode for LlmError {
     fn code(&self) -> &'static str {
         match self {
             LlmError::Config(_) => "llm.config",
+            LlmError::EndpointUnconfirmed(_) => "llm.endpoint_unconfirmed",
             LlmError::Auth(_) => "llm.auth",
             LlmError::ClockSkew(_) => "llm.clock_skew",
             LlmError::ExpiredToken => "llm.expired_token",

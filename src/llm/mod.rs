@@ -20,7 +20,10 @@ mod skew;
 
 pub use catalog::ModelChoice;
 pub use client::BedrockClient;
-pub use config::{default_model_for, BedrockAuth, BedrockConfig, BEDROCK_REGIONS, DEFAULT_MODEL_ID, DEFAULT_REGION};
+pub use config::{
+    default_model_for, endpoint_host, endpoint_trust, is_aws_bedrock_runtime_host, BedrockAuth, BedrockConfig,
+    EndpointTrust, BEDROCK_REGIONS, DEFAULT_MODEL_ID, DEFAULT_REGION,
+};
 pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolCall, ToolSpec};
 pub use error::LlmError;
 pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};

@@ -84,21 +84,31 @@ impl Clock for NativeHost {
 }
 
 impl Host for NativeHost {
-    async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
+    async fn read_file(&self, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, String> {
         let file = self.vault.file(path)?;
-        match std::fs::read(&file) {
-            Ok(bytes) => {
-                let metadata = std::fs::metadata(&file).map_err(|error| error.to_string())?;
-                let mtime = metadata
-                    .modified()
-                    .ok()
-                    .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map_or(0, |since| since.as_millis() as Millis);
-                Ok(Some(VaultFile { size: bytes.len() as u64, bytes, mtime }))
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(error) => Err(format!("Cannot read {path}: {error}")),
+        let cannot = |error: std::io::Error| format!("Cannot read {path}: {error}");
+        let opened = match std::fs::File::open(&file) {
+            Ok(opened) => opened,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(cannot(error)),
+        };
+        // The size of the file opened (not of whatever the path names a moment later) first.
+        let metadata = opened.metadata().map_err(cannot)?;
+        let mtime = metadata
+            .modified()
+            .ok()
+            .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |since| since.as_millis() as Millis);
+        if metadata.len() > max_bytes {
+            return Ok(Some(VaultFile::unread(metadata.len(), mtime)));
         }
+        // One byte past the limit tells a file that grew since the stat, without reading it all.
+        let mut bytes = Vec::with_capacity(metadata.len() as usize);
+        opened.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(cannot)?;
+        if bytes.len() as u64 > max_bytes {
+            return Ok(Some(VaultFile::unread(bytes.len() as u64, mtime)));
+        }
+        Ok(Some(VaultFile { size: bytes.len() as u64, bytes, mtime }))
     }
 
     fn utc_offset_minutes(&self) -> i32 {
@@ -106,4 +116,26 @@ impl Host for NativeHost {
     }
 
     fn progress(&self, _progress: &Progress) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_over_the_limit_is_measured_not_read() {
+        let root = std::env::temp_dir().join(format!("memory-agent-host-read-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join(".obsidian")).unwrap();
+        std::fs::write(root.join("small.md"), "# Small\n").unwrap();
+        std::fs::write(root.join("large.md"), vec![b'a'; 5_000]).unwrap();
+        let host = NativeHost::new(VaultDir::open(&root, ".obsidian").unwrap());
+        let read = |path: &str| futures_util::FutureExt::now_or_never(host.read_file(path, 1_024)).unwrap().unwrap();
+        let small = read("small.md").unwrap();
+        assert_eq!((small.bytes.as_slice(), small.size), (&b"# Small\n"[..], 8));
+        let large = read("large.md").unwrap();
+        assert!(large.bytes.is_empty() && large.size == 5_000 && large.is_over(1_024), "{large:?}");
+        assert_eq!(read("gone.md"), None);
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

@@ -38,13 +38,13 @@ pub fn append_to_inbox(vault: &VaultDir, text: &str, now: Millis, utc_offset_min
     let seconds = local_ms.div_euclid(1_000).rem_euclid(86_400);
     // No colons: they are not allowed in file names on Windows, Android and iOS.
     let time = format!("{:02}-{:02}-{:02}", seconds / 3_600, seconds / 60 % 60, seconds % 60);
-    let folder = vault.file(INBOX_FOLDER)?;
-    std::fs::create_dir_all(&folder).map_err(|error| format!("Cannot create {}: {error}", folder.display()))?;
+    let folder = vault.folder_to_write(INBOX_FOLDER)?;
     let note = format!("---\ndate: {day}\n---\n\n{text}\n");
     for copy in 1..100 {
         let name = if copy == 1 { format!("{day} {time}.md") } else { format!("{day} {time} {copy}.md") };
         let path = format!("{INBOX_FOLDER}/{name}");
-        let created = std::fs::OpenOptions::new().write(true).create_new(true).open(vault.file(&path)?);
+        // `create_new` never follows a link at the note's own name, nor replaces anything.
+        let created = std::fs::OpenOptions::new().write(true).create_new(true).open(folder.join(&name));
         match created {
             Ok(mut file) => {
                 file.write_all(note.as_bytes()).map_err(|error| format!("Cannot write {path}: {error}"))?;
@@ -81,5 +81,41 @@ mod tests {
         assert!(append_to_inbox(&vault, &"x".repeat(40_000), now, 60).unwrap_err().contains("at most 32 KB"));
         assert!(append_to_inbox(&vault, "a\0b", now, 60).unwrap_err().contains("binary"));
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_inbox_linked_out_of_the_vault_is_refused_and_nothing_is_written_there() {
+        let base = std::env::temp_dir().join(format!("memory-agent-inbox-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (root, outside) = (base.join("vault"), base.join("elsewhere"));
+        std::fs::create_dir_all(root.join(".obsidian")).unwrap();
+        std::fs::create_dir_all(outside.join("deeper")).unwrap();
+        let vault = VaultDir::open(&root, ".obsidian").unwrap();
+        let now = 1_796_081_400_000;
+        // The inbox itself a link to a folder outside the vault.
+        std::os::unix::fs::symlink(&outside, root.join(INBOX_FOLDER)).unwrap();
+        let refused = append_to_inbox(&vault, "Alice approved the budget.", now, 0).unwrap_err();
+        assert!(refused.contains("symbolic link") && refused.contains(INBOX_FOLDER), "{refused}");
+        // A plain folder inside the vault that is itself a link out (the link one level down).
+        std::fs::remove_file(root.join(INBOX_FOLDER)).unwrap();
+        std::fs::create_dir(root.join("Shared")).unwrap();
+        std::os::unix::fs::symlink(outside.join("deeper"), root.join("Shared/inbox")).unwrap();
+        assert!(vault.folder_to_write("Shared/inbox").unwrap_err().contains("symbolic link"));
+        assert_eq!(std::fs::read_dir(&outside.join("deeper")).unwrap().count(), 0, "nothing written outside");
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "nothing written outside");
+        // A link inside the vault to another folder inside it is still a link: refused too.
+        std::fs::create_dir(root.join("Real")).unwrap();
+        std::os::unix::fs::symlink(root.join("Real"), root.join(INBOX_FOLDER)).unwrap();
+        assert!(append_to_inbox(&vault, "Bob agreed.", now, 0).is_err());
+        // A plain inbox works, and a link at a note's own name is never followed.
+        std::fs::remove_file(root.join(INBOX_FOLDER)).unwrap();
+        std::fs::create_dir(root.join(INBOX_FOLDER)).unwrap();
+        std::os::unix::fs::symlink(outside.join("stolen.md"), root.join(INBOX_FOLDER).join("2026-11-30 23-30-00.md"))
+            .unwrap();
+        let written = append_to_inbox(&vault, "Bob agreed.", now, 0).unwrap();
+        assert_eq!(written, "Memory inbox/2026-11-30 23-30-00 2.md");
+        assert!(!outside.join("stolen.md").exists());
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -14,7 +14,7 @@ mod reports;
 mod session;
 mod vault;
 
-pub use credentials::{bedrock_auth, CredentialOptions};
+pub use credentials::{aws_setup, AwsSetup, CredentialOptions};
 pub use host::NativeHost;
 pub use inbox::{append_to_inbox, INBOX_FOLDER, MAX_INBOX_TEXT_BYTES};
 pub use plugin_data::PluginData;

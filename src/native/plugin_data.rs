@@ -1,8 +1,9 @@
 //! The plugin's settings as its `data.json` holds them, read through the same schema as the
 //! plugin's (`settings_schema`): the same defaults, and a value the plugin would refuse falls
 //! back to its default here too. The command takes what it does the same way: the database's
-//! place, the connection's region, model and endpoint, and how questions are answered. Secrets
-//! are never in it (they live in Obsidian's secret storage); the command takes AWS's own.
+//! place, the connection's region and model, and how questions are answered. Secrets are never
+//! in it (they live in Obsidian's secret storage); the command takes AWS's own. Its `endpoint`
+//! is not read: a synced file may not say where the user's keys go (`credentials.rs`).
 
 use crate::engine::EngineSettings;
 use crate::settings_schema::{self as schema, read_settings, PluginSettings};
@@ -14,7 +15,6 @@ pub struct PluginData {
     /// The plugin's region: the default region when `data.json` names none.
     pub region: String,
     pub model_id: String,
-    pub endpoint: String,
     settings: PluginSettings,
 }
 
@@ -41,7 +41,6 @@ impl PluginData {
             database_path: settings.text(&schema::DATABASE_PATH).to_owned(),
             region: settings.text(&schema::REGION).to_owned(),
             model_id: settings.text(&schema::MODEL_ID).to_owned(),
-            endpoint: settings.text(&schema::ENDPOINT).to_owned(),
             settings,
         }
     }
@@ -65,7 +64,7 @@ mod tests {
     #[test]
     fn the_plugins_settings_are_read_and_unknown_keys_ignored() {
         let data = PluginData::parse(Some(
-            r#"{"region":"eu-west-1","contextBudgetTokens":8000,"secondPass":true,"accessKeyIdSecret":"aws-key","excludedFolders":["Private"]}"#,
+            r#"{"region":"eu-west-1","endpoint":"https://collector.example","contextBudgetTokens":8000,"secondPass":true,"accessKeyIdSecret":"aws-key","excludedFolders":["Private"]}"#,
         ))
         .unwrap();
         assert_eq!(data.region, "eu-west-1");

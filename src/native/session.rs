@@ -3,7 +3,7 @@
 //! costs here is not added to the plugin's usage — and each session reads the database again,
 //! so it sees what Obsidian saved last.
 
-use super::credentials::{bedrock_auth, CredentialOptions};
+use super::credentials::{aws_setup, CredentialOptions};
 use super::host::NativeHost;
 use super::inbox::append_to_inbox;
 use super::plugin_data::PluginData;
@@ -17,7 +17,7 @@ use crate::calendar::CalendarDate;
 use crate::domain::MemoryId;
 use crate::engine::Engine;
 use crate::engine::Host;
-use crate::llm::{default_model_for, BedrockConfig, Clock};
+use crate::llm::{default_model_for, Clock};
 use crate::select::event_day;
 use crate::store::open_from_bytes;
 use crate::store::rusqlite_driver::RusqliteDriver;
@@ -127,11 +127,10 @@ impl Session {
         scope: &QuestionScope,
         credentials: &CredentialOptions,
     ) -> Result<AskReport, String> {
-        let (auth, region) = bedrock_auth(credentials, &self.data.region).await?;
-        let mut config = BedrockConfig::new(&region, auth);
+        let setup = aws_setup(credentials, &self.data.region).await?;
         let model = self.data.model_id.trim();
-        config.model_id = if model.is_empty() { default_model_for(&region) } else { model.to_owned() };
-        config.endpoint = Some(self.data.endpoint.trim().to_owned()).filter(|endpoint| !endpoint.is_empty());
+        let model = if model.is_empty() { default_model_for(&setup.region) } else { model.to_owned() };
+        let config = setup.bedrock_config(model)?;
         self.engine.configure_connection(Some(config), self.host.now() as u64).map_err(|error| error.to_string())?;
         let answer = self
             .engine

@@ -19,6 +19,8 @@ const PLUGIN_ID: &str = "memory-agent";
 /// Reads of a database caught mid-save before giving up.
 const SNAPSHOT_ATTEMPTS: u32 = 20;
 const SNAPSHOT_RETRY: Duration = Duration::from_millis(50);
+/// The plugin's `data.json` is a few KB; a file far larger is not read.
+const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct VaultDir {
@@ -55,6 +57,46 @@ impl VaultDir {
         Ok(self.root.join(relative))
     }
 
+    /// The folder at a vault path, created when missing, for writing into: refused when it or a
+    /// folder above it inside the vault is a symbolic link (or otherwise resolves outside the
+    /// vault), so a write never lands outside the vault — a synced or shared vault could
+    /// otherwise point `Memory inbox` anywhere on this computer.
+    pub fn folder_to_write(&self, vault_path: &str) -> Result<PathBuf, String> {
+        let folder = self.file(vault_path)?;
+        let root = self.root.canonicalize().map_err(|error| format!("Cannot open {}: {error}", self.root.display()))?;
+        let mut walked = self.root.clone();
+        for part in Path::new(vault_path).components() {
+            walked.push(part);
+            match std::fs::symlink_metadata(&walked) {
+                Ok(metadata) if metadata.file_type().is_symlink() => {
+                    return Err(format!(
+                        "{} is a symbolic link: Memory Agent writes only inside the vault. Make it a plain folder.",
+                        walked.display()
+                    ))
+                }
+                Ok(metadata) if !metadata.is_dir() => return Err(format!("{} is not a folder.", walked.display())),
+                Ok(_) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&walked)
+                    .or_else(
+                        |error| if error.kind() == std::io::ErrorKind::AlreadyExists { Ok(()) } else { Err(error) },
+                    )
+                    .map_err(|error| format!("Cannot create {}: {error}", walked.display()))?,
+                Err(error) => return Err(format!("Cannot open {}: {error}", walked.display())),
+            }
+        }
+        // Whatever the walk could not see (a link swapped in meanwhile, a mount): where it
+        // really is decides.
+        let resolved = folder.canonicalize().map_err(|error| format!("Cannot open {}: {error}", folder.display()))?;
+        if !resolved.starts_with(&root) {
+            return Err(format!(
+                "{} resolves to {}, outside the vault: Memory Agent writes only inside the vault.",
+                folder.display(),
+                resolved.display()
+            ));
+        }
+        Ok(folder)
+    }
+
     fn plugin_folder(&self) -> String {
         format!("{}/plugins/{PLUGIN_ID}", self.config_dir)
     }
@@ -62,6 +104,14 @@ impl VaultDir {
     /// The plugin's settings (its defaults when the plugin never saved any).
     pub fn plugin_data(&self) -> Result<PluginData, String> {
         let path = self.file(&format!("{}/data.json", self.plugin_folder()))?;
+        // Settings are a few KB: the size is looked at before anything is read.
+        if std::fs::metadata(&path).is_ok_and(|metadata| metadata.len() > MAX_SETTINGS_BYTES) {
+            return Err(format!(
+                "{} is over {} KB: not the plugin's settings.",
+                path.display(),
+                MAX_SETTINGS_BYTES / 1024
+            ));
+        }
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => Some(text),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
@@ -174,6 +224,8 @@ mod tests {
         assert!(vault.file("../secrets.txt").is_err());
         assert!(vault.file("/etc/passwd").is_err());
         assert_eq!(vault.file("Trips/Lisbon.md").unwrap(), root.join("Trips/Lisbon.md"));
+        std::fs::write(root.join(".obsidian/plugins/memory-agent/data.json"), vec![b' '; 2 * 1024 * 1024]).unwrap();
+        assert!(vault.plugin_data().unwrap_err().contains("over 1024 KB"));
         let plain = std::env::temp_dir();
         assert!(VaultDir::open(&plain, ".no-such-config").unwrap_err().contains("not an Obsidian vault"));
         let _ = std::fs::remove_dir_all(&root);

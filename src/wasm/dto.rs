@@ -28,6 +28,10 @@ pub struct ConnectionDto {
     pub auth: AuthDto,
     #[serde(default)]
     pub endpoint: Option<String>,
+    /// The endpoint host this device's user confirmed (kept in the device's local storage,
+    /// never in the synced settings); credentials go nowhere else outside AWS.
+    #[serde(default)]
+    pub trusted_endpoint_host: Option<String>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
     #[serde(default)]
@@ -61,6 +65,7 @@ impl ConnectionDto {
             .filter(|id| !id.is_empty())
             .unwrap_or_else(|| default_model_for(&config.region));
         config.endpoint = self.endpoint.map(|url| url.trim().to_owned()).filter(|url| !url.is_empty());
+        config.trusted_endpoint_host = self.trusted_endpoint_host.filter(|host| !host.trim().is_empty());
         if let Some(timeout) = self.timeout_ms {
             config.timeout_ms = timeout;
         }

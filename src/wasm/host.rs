@@ -26,7 +26,7 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     fn now(this: &JsHost) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch, js_name = readFile)]
-    fn read_file(this: &JsHost, path: &str) -> Result<Promise, JsValue>;
+    fn read_file(this: &JsHost, path: &str, max_bytes: f64) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = utcOffsetMinutes)]
     fn utc_offset_minutes(this: &JsHost) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -167,8 +167,8 @@ fn global_timeout(millis: u64) -> Result<Promise, JsValue> {
 }
 
 impl Host for JsHostAdapter {
-    async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
-        let promise = self.host.read_file(path).map_err(|error| format!("{error:?}"))?;
+    async fn read_file(&self, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, String> {
+        let promise = self.host.read_file(path, max_bytes as f64).map_err(|error| format!("{error:?}"))?;
         let value = JsFuture::from(promise).await.map_err(|error| {
             error.dyn_ref::<js_sys::Error>().map(|error| String::from(error.message())).unwrap_or_default()
         })?;

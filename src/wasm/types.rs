@@ -101,6 +101,8 @@ export type BedrockAuthSettings =
   | { kind: "apiKey"; apiKey: string };
 export interface ConnectionSettings {
   region: string; modelId?: string | null; auth: BedrockAuthSettings; endpoint?: string | null;
+  /** The endpoint host this device's user confirmed (device-local, never synced); any other non-AWS host throws `llm.endpoint_unconfirmed`. */
+  trustedEndpointHost?: string | null;
   timeoutMs?: number; maxConcurrency?: number;
 }
 export interface EngineSettings {
@@ -134,7 +136,8 @@ export interface CoreHost {
   /** A sleep the core gives up (a call answered before its timeout) is ended with `cancel`, when there is one. */
   sleep(ms: number): Promise<void> & { cancel?(): void };
   now(): number;
-  readFile(path: string): Promise<VaultFileData | null>;
+  /** A file over `maxBytes` (the core's limit) is not read: `bytes` empty, `size` its size. */
+  readFile(path: string, maxBytes: number): Promise<VaultFileData | null>;
   utcOffsetMinutes(): number;
   progress(progress: Progress): void;
 }

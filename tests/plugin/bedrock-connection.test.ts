@@ -177,6 +177,58 @@ test("an endpoint nobody listens on is a network error in words", async () => {
 	assert.match(result.text, new RegExp(`connection to http://127\\.0\\.0\\.1:${port} failed\\. Check the endpoint under Advanced`));
 });
 
+/** The "Send your AWS credentials to …?" dialog, once it is shown. */
+async function endpointDialog(shown: Host): Promise<HTMLElement> {
+	const find = () => shown.dom.document.querySelector<HTMLElement>(".memory-agent-endpoint-confirm")?.closest<HTMLElement>(".modal-container") ?? null;
+	await shown.waitFor(() => find() !== null, { message: "the endpoint dialog" });
+	return find()!;
+}
+
+function press(dialog: HTMLElement, label: string): void {
+	const button = [...dialog.querySelectorAll("button")].find((candidate) => candidate.textContent === label);
+	assert.ok(button, `a "${label}" button in ${dialog.textContent}`);
+	button.click();
+}
+
+test("an endpoint that is not AWS's gets nothing until this device's user confirms it, and the yes stays on this device", async () => {
+	fake = await startFakeBedrock();
+	host = await startHost();
+	accelerateTimers(host);
+	for (const [name, value] of Object.entries(longTermKeys())) host.secretStorage.setSecret(name, value);
+	// As a synced or shared vault brings it: the endpoint in data.json, no yes on this device.
+	await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });
+	await fs.writeFile(host.diskPath(`${host.pluginDir}/data.json`), JSON.stringify({ endpoint: fake.url, region: "us-east-1", ...ACCESS_KEY_NAMES }));
+	await host.loadPlugin();
+	await host.waitForCore();
+	const shown = host;
+
+	// At start the core refused the endpoint and the plugin asks; "Cancel" sends nothing.
+	let dialog = await endpointDialog(shown);
+	assert.match(dialog.textContent ?? "", /Send your AWS credentials to 127\.0\.0\.1\?/);
+	press(dialog, "Cancel");
+	await shown.settle();
+	const tab = SettingsTabDriver.open(shown);
+	const declined = tab.testConnection();
+	press(await endpointDialog(shown), "Cancel");
+	const result = await declined;
+	assert.equal(result.ok, false);
+	assert.match(result.text, /Nothing was sent: http:\/\/127\.0\.0\.1:\d+ is not one of AWS's own Bedrock endpoints/);
+	assert.equal(fake.requests.length, 0, "no request, so no credential, reached the unconfirmed host");
+	assert.equal(shown.localStorage.size > 0 && [...shown.localStorage.values()].includes("127.0.0.1"), false);
+
+	// Yes: kept in this device's local storage, never in the synced settings; then it is used.
+	const confirmed = tab.testConnection();
+	dialog = await endpointDialog(shown);
+	press(dialog, "Send to 127.0.0.1");
+	const connected = await confirmed;
+	assert.equal(connected.ok, true, connected.text);
+	assert.equal(fake.requests.length, 1);
+	assert.equal(fake.requests[0]!.auth.ok, true);
+	assert.ok([...shown.localStorage.values()].includes("127.0.0.1"), "the yes is this device's");
+	assert.deepEqual(await readSettings(shown), { endpoint: fake.url, region: "us-east-1", ...ACCESS_KEY_NAMES }, "data.json is unchanged");
+	assert.doesNotMatch(JSON.stringify(await readSettings(shown)), /trusted/i);
+});
+
 test("a missing secret names the setting to fill in; nothing is sent", async () => {
 	const { fake, tab, host } = await startConfigured({ accessKeyIdSecret: "aws-key-id" }, longTermKeys());
 	let result = await tab.testConnection();

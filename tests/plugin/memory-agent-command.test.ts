@@ -4,12 +4,17 @@
 // `status` make no model call; `ask` is signed with credentials from the environment, a shared
 // credentials file's profile or a Bedrock API key, and the fake Bedrock checks every signature
 // with AWS's signer; `remember` writes the vault's inbox note, which the plugin remembers when
-// it next starts. The MCP server is spoken to over stdio as a client would.
+// it next starts. The MCP server is spoken to over stdio as a client would. The command finds
+// the fake Bedrock only the way AWS tools find an endpoint (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`,
+// `AWS_ENDPOINT_URL`, a profile's `endpoint_url`): the endpoint in the vault's synced data.json
+// gets nothing, which a local recorder proves.
 
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -80,6 +85,11 @@ function isolated(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 const KEYS_IN_ENVIRONMENT = { AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey, AWS_REGION: "us-east-1" };
+
+/** The keys, and the fake Bedrock as the endpoint the way AWS tools take it: from the environment. */
+function keysAndEndpoint(): Record<string, string> {
+	return { ...KEYS_IN_ENVIRONMENT, AWS_ENDPOINT_URL_BEDROCK_RUNTIME: ui.fake.url };
+}
 
 async function json<T>(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<T> {
 	const ran = await run([...args, "--vault", vaultDir, "--json"], options);
@@ -161,7 +171,7 @@ test("a sync tool's conflict copy beside the database is part of what the comman
 });
 
 test("ask signs with the environment's keys, a profile's or a Bedrock API key, and cites note paths", { skip }, async () => {
-	const answered = await json<Ask>(["ask", "When do we fly to Lisbon?"], { env: KEYS_IN_ENVIRONMENT });
+	const answered = await json<Ask>(["ask", "When do we fly to Lisbon?"], { env: keysAndEndpoint() });
 	assert.ok(answered.sources.some((source) => source.sourcePath === "Trips/Lisbon.md"), JSON.stringify(answered));
 	// The model cites both Lisbon memories in one bracket: both numbers, in one bracket.
 	assert.match(answered.answer, /\[1, 2\]/, answered.answer);
@@ -173,25 +183,87 @@ test("ask signs with the environment's keys, a profile's or a Bedrock API key, a
 	assert.match(query.headers.authorization ?? "", new RegExp(`^AWS4-HMAC-SHA256 Credential=${TEST_CREDENTIALS.accessKeyId}/`));
 
 	await fs.writeFile(path.join(home, "aws-credentials"), `[work]\naws_access_key_id = ${TEST_CREDENTIALS.accessKeyId}\naws_secret_access_key = ${TEST_CREDENTIALS.secretAccessKey}\n`);
-	await fs.writeFile(path.join(home, "aws-config"), "[profile work]\nregion = us-east-1\n");
+	// The profile names the endpoint too (`endpoint_url`, as the AWS CLI and SDKs read it).
+	await fs.writeFile(path.join(home, "aws-config"), `[profile work]\nregion = us-east-1\nendpoint_url = ${ui.fake.url}\n`);
 	const byProfile = await json<Ask>(["ask", "What is the marketing budget?", "--profile", "work"]);
 	assert.ok(byProfile.sources.some((source) => source.sourcePath === "Work/Budget.md"), JSON.stringify(byProfile));
 
-	const inWork = await json<Ask>(["ask", "What is planned?", "--folder", "Work"], { env: KEYS_IN_ENVIRONMENT });
+	const inWork = await json<Ask>(["ask", "What is planned?", "--folder", "Work"], { env: keysAndEndpoint() });
 	assert.deepEqual(inWork.sources.map((source) => source.sourcePath), ["Work/Budget.md"], "a scoped question reads the folder only");
 
-	const byApiKey = await json<Ask>(["ask", "What is the marketing budget?"], { env: { AWS_BEARER_TOKEN_BEDROCK: TEST_API_KEY, AWS_REGION: "us-east-1" } });
+	const byApiKey = await json<Ask>(["ask", "What is the marketing budget?"], {
+		env: { AWS_BEARER_TOKEN_BEDROCK: TEST_API_KEY, AWS_REGION: "us-east-1", AWS_ENDPOINT_URL: ui.fake.url },
+	});
 	assert.ok(byApiKey.sources.length > 0);
 	assert.equal(ui.fake.requests.at(-1)!.headers.authorization, `Bearer ${TEST_API_KEY}`);
 
 	// Wrong keys are Bedrock's answer, told plainly, without the key.
-	const rejected = await run(["ask", "Anything?", "--vault", vaultDir], { env: { ...KEYS_IN_ENVIRONMENT, AWS_SECRET_ACCESS_KEY: "not-the-secret-key" } });
+	const rejected = await run(["ask", "Anything?", "--vault", vaultDir], { env: { ...keysAndEndpoint(), AWS_SECRET_ACCESS_KEY: "not-the-secret-key" } });
 	assert.equal(rejected.code, 1);
 	assert.doesNotMatch(rejected.stderr, /not-the-secret-key/);
 	await fs.rm(path.join(home, "aws-credentials"));
 	const none = await run(["ask", "Anything?", "--vault", vaultDir]);
 	assert.equal(none.code, 1);
 	assert.match(none.stderr, /No AWS credentials found/);
+});
+
+/** A tiny HTTP server on 127.0.0.1 that only records what reaches it. */
+async function startRecorder(): Promise<{ url: string; requests: Array<{ url: string; headers: http.IncomingHttpHeaders; body: string }>; close(): Promise<void> }> {
+	const requests: Array<{ url: string; headers: http.IncomingHttpHeaders; body: string }> = [];
+	const server = http.createServer((request, response) => {
+		let body = "";
+		request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+		request.on("end", () => {
+			requests.push({ url: request.url ?? "", headers: request.headers, body });
+			response.writeHead(500).end();
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address() as AddressInfo;
+	return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+test("an endpoint in the vault's synced data.json receives no request and no credential from the command", { skip }, async () => {
+	const recorder = await startRecorder();
+	const dataFile = path.join(vaultDir, ".obsidian/plugins/memory-agent/data.json");
+	const original = await fs.readFile(dataFile, "utf8");
+	try {
+		// Someone who can write the shared vault names their own host.
+		await fs.writeFile(dataFile, JSON.stringify({ ...(JSON.parse(original) as object), endpoint: recorder.url }));
+		const before = ui.fake.requests.length;
+		const answered = await json<Ask>(["ask", "When do we fly to Lisbon?"], { env: keysAndEndpoint() });
+		assert.ok(answered.sources.length > 0, JSON.stringify(answered));
+		assert.equal(ui.fake.requests.length, before + 1, "the question went where this machine's environment says");
+		const byApiKey = await run(["ask", "What is the marketing budget?", "--vault", vaultDir], {
+			env: { AWS_BEARER_TOKEN_BEDROCK: TEST_API_KEY, AWS_REGION: "us-east-1", AWS_ENDPOINT_URL_BEDROCK_RUNTIME: ui.fake.url },
+		});
+		assert.equal(byApiKey.code, 0, byApiKey.stderr);
+		assert.deepEqual(recorder.requests, [], "nothing reached the host data.json names");
+		const seen = JSON.stringify(recorder.requests);
+		assert.doesNotMatch(seen, new RegExp(`${TEST_CREDENTIALS.accessKeyId}|${TEST_API_KEY}`));
+	} finally {
+		await fs.writeFile(dataFile, original);
+		await recorder.close();
+	}
+});
+
+test("remember refuses an inbox folder linked out of the vault, and writes nothing there", { skip: skip || process.platform === "win32" }, async () => {
+	const inbox = path.join(vaultDir, "Memory inbox");
+	const aside = path.join(vaultDir, "Memory inbox (aside)");
+	const outside = await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-command-outside-"));
+	const hadInbox = existsSync(inbox);
+	if (hadInbox) await fs.rename(inbox, aside);
+	try {
+		await fs.symlink(outside, inbox);
+		const refused = await run(["remember", "Alice approved the budget.", "--vault", vaultDir]);
+		assert.equal(refused.code, 1);
+		assert.match(refused.stderr, /symbolic link/);
+		assert.deepEqual(await fs.readdir(outside), [], "nothing written outside the vault");
+	} finally {
+		await fs.rm(inbox, { force: true });
+		if (hadInbox) await fs.rename(aside, inbox);
+		await fs.rm(outside, { recursive: true, force: true });
+	}
 });
 
 test("remember goes to the inbox note, which the plugin remembers when it next starts", { skip }, async () => {
@@ -253,7 +325,7 @@ class McpClient {
 }
 
 test("the MCP server: initialize, list the tools, recall with note paths, remember into the inbox", { skip }, async () => {
-	const child = spawn(BIN, ["mcp", "--vault", vaultDir], { env: isolated(KEYS_IN_ENVIRONMENT) });
+	const child = spawn(BIN, ["mcp", "--vault", vaultDir], { env: isolated(keysAndEndpoint()) });
 	let stderr = "";
 	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
 	const client = new McpClient(child);

@@ -87,9 +87,14 @@ test("binary, empty, 20 MB and non-UTF-8 files are skipped with a reason shown i
 		"huge.md": "x".repeat(20 * 1024 * 1024),
 		"latin1.md": new Uint8Array([0x43, 0x61, 0x66, 0xe9, 0x20, 0x63, 0x72, 0xe8, 0x6d, 0x65, 0x0a]),
 	});
+	// Every whole-file read the plugin asks of the vault: the 20 MB note must never be one.
+	const read: string[] = [];
+	const readBinary = host.vault.readBinary.bind(host.vault);
+	host.vault.readBinary = (file) => (read.push(file.path), readBinary(file));
 	await host.loadPlugin();
 	await host.waitForCore();
 	await waitForIdle(host);
+	assert.ok(read.includes("good.md") && !read.includes("huge.md"), `the huge note is refused on its size, unread: ${read.join(", ")}`);
 
 	assert.deepEqual(await rememberedPaths(host), ["also-good.md", "good.md"], "the rest of the vault was remembered");
 	assert.equal(ingestRequests(fake).length, 2, "no model call for the odd files");

@@ -6,6 +6,7 @@ import path from "node:path";
 import { type Host, startHost } from "../host/host";
 import { type FakeBedrock, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { type PlannedMemory, memoryModel } from "../browser/memory-model";
+import { confirmEndpointOnThisDevice } from "../support/trusted-endpoint";
 
 /** The notes of the test vault; the Lisbon note's section starts at line 3, after its properties. */
 export const NOTES: Record<string, string> = {
@@ -77,6 +78,7 @@ export async function startUiHost({
 		await fs.mkdir(path.dirname(host.diskPath(notePath)), { recursive: true });
 		await fs.writeFile(host.diskPath(notePath), text);
 	}
+	confirmEndpointOnThisDevice(host, fake.url);
 	host.secretStorage.setSecret("test-access-key-id", TEST_CREDENTIALS.accessKeyId);
 	host.secretStorage.setSecret("test-secret-access-key", TEST_CREDENTIALS.secretAccessKey);
 	await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });

@@ -7,6 +7,7 @@
 import fs from "node:fs/promises";
 import { TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { startHost } from "../host/host";
+import { confirmEndpointOnThisDevice } from "./trusted-endpoint";
 import { replyByTool } from "./vault-host";
 
 const [vaultDir] = process.argv.slice(2);
@@ -15,6 +16,7 @@ if (vaultDir === undefined) throw new Error("usage: ingest-child.ts <vault folde
 const fake = await startFakeBedrock();
 fake.respond = (request) => ({ slow: 30, then: replyByTool(request) });
 const host = await startHost({ vaultDir });
+confirmEndpointOnThisDevice(host, fake.url);
 host.secretStorage.setSecret("kill-key-id", TEST_CREDENTIALS.accessKeyId);
 host.secretStorage.setSecret("kill-secret", TEST_CREDENTIALS.secretAccessKey);
 await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });

@@ -3,9 +3,11 @@
 import fs from "node:fs/promises";
 import type { PluginSettingTab } from "obsidian";
 import type { Host } from "../host/host";
+import { confirmEndpointOnThisDevice } from "./trusted-endpoint";
 
-/** Writes data.json into the plugin folder before the plugin loads. */
+/** Writes data.json into the plugin folder before the plugin loads; its endpoint is confirmed on this device. */
 export async function writeSettings(host: Host, data: Record<string, unknown>): Promise<void> {
+	if (typeof data.endpoint === "string" && data.endpoint !== "") confirmEndpointOnThisDevice(host, data.endpoint);
 	await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });
 	await fs.writeFile(host.diskPath(`${host.pluginDir}/data.json`), JSON.stringify(data));
 }

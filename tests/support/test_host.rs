@@ -74,11 +74,18 @@ impl Clock for TestHost {
 }
 
 impl Host for TestHost {
-    async fn read_file(&self, path: &str) -> Result<Option<VaultFile>, String> {
+    async fn read_file(&self, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, String> {
         if let Some(reason) = self.read_error.borrow().clone() {
             return Err(reason);
         }
-        Ok(self.vault.borrow().get(path).cloned())
+        // As the plugin and the command do: the size first, the bytes only within the limit.
+        Ok(self.vault.borrow().get(path).map(|file| {
+            if file.size > max_bytes {
+                VaultFile::unread(file.size, file.mtime)
+            } else {
+                file.clone()
+            }
+        }))
     }
 
     fn utc_offset_minutes(&self) -> i32 {

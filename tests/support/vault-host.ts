@@ -7,6 +7,7 @@ import type { Memory, MemoryCursor, MemoryStore, Source, StoreStatus } from "../
 import { type FakeBedrock, type RecordedRequest, type Reply, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { asRecord, requestedToolName } from "../fake-bedrock/replies";
 import { type Host, startHost } from "../host/host";
+import { confirmEndpointOnThisDevice } from "./trusted-endpoint";
 
 export const KEY_ID_SECRET = "test-aws-key-id";
 export const SECRET_KEY_SECRET = "test-aws-secret-key";
@@ -47,8 +48,9 @@ export async function writeNotes(host: Host, notes: Record<string, string | Uint
 	}
 }
 
-/** Writes data.json with the fake's endpoint, the secrets' names and `settings`. */
+/** Writes data.json with the fake's endpoint (confirmed on this device), the secrets' names and `settings`. */
 export async function writeSettings(host: Host, fake: FakeBedrock, settings: Record<string, unknown> = {}): Promise<void> {
+	confirmEndpointOnThisDevice(host, fake.url);
 	host.secretStorage.setSecret(KEY_ID_SECRET, TEST_CREDENTIALS.accessKeyId);
 	host.secretStorage.setSecret(SECRET_KEY_SECRET, TEST_CREDENTIALS.secretAccessKey);
 	const data = {

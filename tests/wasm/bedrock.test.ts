@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import type { MemoryCore } from "../../build/pkg/memory_agent.js";
 import { requestUrlSend } from "../../plugin/host/request-url-transport";
-import { type FakeBedrock, type Reply, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
+import { type FakeBedrock, type Reply, TEST_API_KEY, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { hostRequestUrl } from "../host/request-url";
 import { loadFacade } from "../support/facade";
 
@@ -39,6 +39,8 @@ async function connectedCore(connection: { maxConcurrency?: number } = {}): Prom
 		connection: {
 			region: "us-east-1",
 			endpoint: fake.url,
+			// The fake is not AWS's: confirmed as this device's user would (the plugin keeps the yes in local storage).
+			trustedEndpointHost: "127.0.0.1",
 			auth: { kind: "accessKey", accessKeyId: TEST_CREDENTIALS.accessKeyId, secretAccessKey: TEST_CREDENTIALS.secretAccessKey },
 			...connection,
 		},
@@ -53,6 +55,26 @@ function codeOf(error: unknown): unknown {
 const MEMORY: Reply = {
 	toolUse: { name: "record_memory", input: { nothing_to_remember: false, summary: "Ana planted tomatoes in the garden.", entities: [], topics: ["garden"], importance: 0.5, happened_on: null } },
 };
+
+test("an endpoint that is not AWS's and not confirmed on this device is refused before anything is sent", async () => {
+	const { core, fake } = await connectedCore();
+	const configure = (trustedEndpointHost: string | null) =>
+		core.configure({
+			connection: { region: "us-east-1", endpoint: fake.url, trustedEndpointHost, auth: { kind: "apiKey", apiKey: TEST_API_KEY } },
+		});
+	for (const trusted of [null, "collector.example"]) {
+		assert.throws(
+			() => configure(trusted),
+			(error: unknown) => codeOf(error) === "llm.endpoint_unconfirmed" && /127\.0\.0\.1/.test((error as Error).message) && !(error as Error).message.includes(TEST_API_KEY),
+		);
+	}
+	core.configure({ connection: null });
+	await assert.rejects(core.testConnection());
+	assert.equal(fake.requests.length, 0, "no credential reached it");
+	configure("127.0.0.1");
+	await core.testConnection();
+	assert.equal(fake.requests.at(-1)?.headers.authorization, `Bearer ${TEST_API_KEY}`);
+});
 
 test("a call succeeds once the faults clear", async () => {
 	const { core, fake } = await connectedCore();

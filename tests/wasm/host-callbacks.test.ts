@@ -43,7 +43,7 @@ test("a run whose progress report, clock and sleep throw ends, and the next run 
 	core.attachHost(host);
 	core.configure({
 		engine: { dailyConsolidation: false, consolidationThreshold: 10_000 },
-		connection: { region: "us-east-1", endpoint: fake.url, auth: { kind: "accessKey", accessKeyId: TEST_CREDENTIALS.accessKeyId, secretAccessKey: TEST_CREDENTIALS.secretAccessKey } },
+		connection: { region: "us-east-1", endpoint: fake.url, trustedEndpointHost: "127.0.0.1", auth: { kind: "accessKey", accessKeyId: TEST_CREDENTIALS.accessKeyId, secretAccessKey: TEST_CREDENTIALS.secretAccessKey } },
 	});
 	core.enqueueNote("a.md");
 	const first = await core.runDueWork();

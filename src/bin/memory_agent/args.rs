@@ -21,7 +21,10 @@ Options:
   --vault DIR        the vault's folder (or MEMORY_AGENT_VAULT)
   --config-dir NAME  the vault's config folder, if not .obsidian
   --profile NAME     the AWS profile (or AWS_PROFILE); AWS_BEARER_TOKEN_BEDROCK for an API key
-  --region REGION    the AWS region (else AWS_REGION, the profile's, the plugin's)";
+  --region REGION    the AWS region (else AWS_REGION, the profile's, the plugin's)
+
+A custom endpoint is taken only as AWS tools take it: AWS_ENDPOINT_URL_BEDROCK_RUNTIME, else
+AWS_ENDPOINT_URL, else the profile's endpoint_url; never from the vault's settings.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
