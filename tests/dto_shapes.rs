@@ -43,12 +43,28 @@ fn without_comments(text: &str) -> String {
     kept
 }
 
-/// The top-level fields of `export interface {name} { … }`: name → whether it is optional.
+/// The top-level fields of `export interface {name} { … }`, or of `export type {name} = Base &
+/// { … }` (with the fields of `Base`'s first arm, for a union of objects such as `JobWork`):
+/// name → whether it is optional.
 fn interface_fields(name: &str) -> BTreeMap<String, bool> {
     let source = without_comments(TYPES);
-    let opening = format!("export interface {name} {{");
-    let start =
-        source.find(&opening).unwrap_or_else(|| panic!("types.rs declares no interface {name}")) + opening.len();
+    if let Some(at) = source.find(&format!("export interface {name} {{")) {
+        return object_fields(&source[at + format!("export interface {name} {{").len()..], name);
+    }
+    let alias = format!("export type {name} = ");
+    let at = source.find(&alias).unwrap_or_else(|| panic!("types.rs declares no interface or type {name}")) + alias.len();
+    let definition = &source[at..];
+    let (base, rest) = definition.split_once(" & {").unwrap_or_else(|| panic!("{name} is not `Base & {{ … }}`"));
+    let mut fields = object_fields(rest, name);
+    let base = base.trim();
+    let base_at = source.find(&format!("export type {base} =")).unwrap_or_else(|| panic!("no type {base}"));
+    let first_arm = source[base_at..].find('{').expect("an object arm") + base_at + 1;
+    fields.extend(object_fields(&source[first_arm..], base));
+    fields
+}
+
+/// The top-level fields of the object type whose body starts at `body` (just after its `{`).
+fn object_fields(body: &str, name: &str) -> BTreeMap<String, bool> {
     let mut fields = BTreeMap::new();
     let mut member = String::new();
     let mut depth = 0_i32;
@@ -63,7 +79,7 @@ fn interface_fields(name: &str) -> BTreeMap<String, bool> {
         assert!(!field.is_empty(), "{name}: cannot read the member {member:?}");
         fields.insert(field, optional);
     };
-    for c in source[start..].chars() {
+    for c in body.chars() {
         match c {
             '}' if depth == 0 => break,
             '{' | '(' | '[' | '<' => depth += 1,
@@ -189,7 +205,12 @@ fn the_reader_of_types_rs_sees_optional_and_nested_fields() {
     assert_eq!(fields.get("considered"), Some(&false), "a nested object type is one field");
     assert!(!fields.contains_key("memoriesTotal"), "its inner fields are not the interface's");
     assert_eq!(interface_fields("TextToRemember").get("sourcePath"), Some(&true));
-    assert_eq!(interface_fields("Integrity"), BTreeMap::from([("repairedIndex".to_owned(), false)]));
+    assert_eq!(
+        interface_fields("Integrity"),
+        BTreeMap::from([("repairedIndex".to_owned(), false), ("unfinished".to_owned(), false)])
+    );
+    let job = interface_fields("Job");
+    assert!(job.contains_key("kind") && job.contains_key("payload") && job.contains_key("attempts"), "{job:?}");
 }
 
 /// Whether decoding `interface`'s field `field` reaches the Rust type `T`: an object with that
