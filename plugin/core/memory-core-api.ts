@@ -11,6 +11,7 @@ export type {
 	ConnectionCheck,
 	ConnectionSettings,
 	EarlierTurn,
+	ExclusionQuery,
 	QuestionScope,
 	CoreScopeRules,
 	IngestEstimate,
@@ -72,6 +73,8 @@ const STORE_METHODS = [
 	"estimateIngest",
 	"testConnection",
 	"listModels",
+	// Issue 21 (vault): which files are left out, and why, decided by the core.
+	"exclusions",
 ] as const satisfies readonly CoreMethod[];
 
 type StoreMethod = (typeof STORE_METHODS)[number];

@@ -2,7 +2,7 @@
 // store, answers the main thread's calls, and asks the main thread for HTTP and vault reads.
 // No globals and no Obsidian: the worker entry (or a test) wires it to messages.
 
-import type { CoreHost, CoreSettings, MemoryCore, MemoryQuery, TextToRemember } from "../../build/pkg/memory_agent.js";
+import type { CoreHost, CoreSettings, ExclusionQuery, MemoryCore, MemoryQuery, TextToRemember } from "../../build/pkg/memory_agent.js";
 import type { LoadedCore } from "./load-core";
 import type { CoreArgs, CoreEvent, CoreEvents, CoreInfo, CoreMethod, CoreResult, HostMethods } from "./protocol";
 
@@ -91,6 +91,9 @@ export class CoreService {
 				return this.current().browseMemories(args[0] as MemoryQuery);
 			case "rememberText":
 				return this.current().rememberText(args[0] as TextToRemember);
+			// Issue 21 (vault): the core decides exclusions; notes it must read are read through the host.
+			case "exclusions":
+				return this.current().exclusions(args[0] as ExclusionQuery[]);
 			default:
 				return this.passThrough(method, args);
 		}

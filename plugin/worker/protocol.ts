@@ -11,6 +11,7 @@ import type {
 	Compaction,
 	ConnectionCheck,
 	EarlierTurn,
+	ExclusionQuery,
 	MergeReport,
 	QuestionScope,
 	HostRequest,
@@ -75,6 +76,9 @@ export interface CoreMethods {
 	usage(from: string, to: string): UsageReport;
 	recall(question: string, budgetTokens: number | null, scope?: QuestionScope): Recall;
 	exportJson(): string;
+
+	/** Issue 21 (vault): which of these files are left out and why (null: in scope), decided by the core; one call per slice. */
+	exclusions(items: ExclusionQuery[]): Array<string | null>;
 
 	/** `payAfter` (ms since the epoch): a change that may come from another device; no model call for it before then. */
 	enqueueNote(path: string, payAfter?: number | null): number;
