@@ -137,26 +137,7 @@ function listenToVault(plugin: Plugin, app: App, sync: VaultSync): void {
 /** Rebuild, the status view, pause and resume, retry. */
 function registerSyncCommands(plugin: Plugin, context: PluginContext, sync: VaultSync): void {
 	const { app, runtime } = context;
-	plugin.addCommand({
-		id: "rebuild-memory",
-		name: "Rebuild memory from vault",
-		callback: async () => {
-			if (runtime.store() === undefined) {
-				new Notice(runtime.describe(), 10_000);
-				return;
-			}
-			// Rebuild re-checks every note: each is read and hashed again (unchanged text costs
-			// no model call), skipped notes are decided again under today's settings, notes no
-			// longer in the vault or in scope are forgotten, and failed notes are retried.
-			new Notice("Re-checking every note. Only changed text is sent to the model.", 5_000);
-			const report = await sync.reconcile("rebuild");
-			if (report === null) return;
-			new Notice(
-				`Memory Agent checked ${report.inScope.toLocaleString()} notes: ${report.queued.toLocaleString()} queued, ${report.removed.toLocaleString()} forgotten.`,
-				10_000,
-			);
-		},
-	});
+	plugin.addCommand({ id: "rebuild-memory", name: "Rebuild memory from vault", callback: () => rebuild(context, sync) });
 	const showStatus = () => {
 		if (runtime.store() === undefined) new Notice(runtime.describe(), 10_000);
 		else void openStatusView(app);
@@ -164,41 +145,54 @@ function registerSyncCommands(plugin: Plugin, context: PluginContext, sync: Vaul
 	plugin.addCommand({ id: "show-memory-status", name: "Show memory status", callback: showStatus });
 	// A phone has no status bar: its ribbon menu (the ribbon's icons) leads to the status view.
 	plugin.addRibbonIcon("activity", "Memory status", showStatus);
-	plugin.addCommand({
-		id: "toggle-pause",
-		name: "Pause or resume remembering",
-		callback: async () => {
-			const store = runtime.store();
-			if (store === undefined) {
-				new Notice(runtime.describe(), 10_000);
-				return;
-			}
-			if ((await store.status()).paused === null) {
-				await store.pause();
-				// What was done so far is written now, not at the next change.
-				await runtime.flush();
-				new Notice("Remembering is paused. Notes stay queued and are remembered when you resume.");
-			} else {
-				await store.resume();
-				new Notice("Remembering resumed.");
-			}
-			runtime.changed();
-			runtime.runner.kick();
-		},
-	});
-	plugin.addCommand({
-		id: "retry-failed",
-		name: "Retry failed notes",
-		callback: async () => {
-			const store = runtime.store();
-			if (store === undefined) {
-				new Notice(runtime.describe(), 10_000);
-				return;
-			}
-			const retried = await store.retryFailed();
-			new Notice(retried === 0 ? "Nothing has failed." : `Memory Agent is retrying ${retried.toLocaleString()} failed notes.`);
-			runtime.changed();
-			runtime.runner.kick();
-		},
-	});
+	plugin.addCommand({ id: "toggle-pause", name: "Pause or resume remembering", callback: () => togglePause(context) });
+	plugin.addCommand({ id: "retry-failed", name: "Retry failed notes", callback: () => retryFailed(context) });
+}
+
+async function rebuild({ runtime }: PluginContext, sync: VaultSync): Promise<void> {
+	if (runtime.store() === undefined) {
+		new Notice(runtime.describe(), 10_000);
+		return;
+	}
+	// Rebuild re-checks every note: each is read and hashed again (unchanged text costs
+	// no model call), skipped notes are decided again under today's settings, notes no
+	// longer in the vault or in scope are forgotten, and failed notes are retried.
+	new Notice("Re-checking every note. Only changed text is sent to the model.", 5_000);
+	const report = await sync.reconcile("rebuild");
+	if (report === null) return;
+	new Notice(
+		`Memory Agent checked ${report.inScope.toLocaleString()} notes: ${report.queued.toLocaleString()} queued, ${report.removed.toLocaleString()} forgotten.`,
+		10_000,
+	);
+}
+
+async function togglePause({ runtime }: PluginContext): Promise<void> {
+	const store = runtime.store();
+	if (store === undefined) {
+		new Notice(runtime.describe(), 10_000);
+		return;
+	}
+	if ((await store.status()).paused === null) {
+		await store.pause();
+		// What was done so far is written now, not at the next change.
+		await runtime.flush();
+		new Notice("Remembering is paused. Notes stay queued and are remembered when you resume.");
+	} else {
+		await store.resume();
+		new Notice("Remembering resumed.");
+	}
+	runtime.changed();
+	runtime.runner.kick();
+}
+
+async function retryFailed({ runtime }: PluginContext): Promise<void> {
+	const store = runtime.store();
+	if (store === undefined) {
+		new Notice(runtime.describe(), 10_000);
+		return;
+	}
+	const retried = await store.retryFailed();
+	new Notice(retried === 0 ? "Nothing has failed." : `Memory Agent is retrying ${retried.toLocaleString()} failed notes.`);
+	runtime.changed();
+	runtime.runner.kick();
 }
