@@ -56,9 +56,18 @@ const { VaultSync } = await import("../plugin/vault/vault-sync.ts");
 
 const { facade } = await loadFacade();
 
+/** Notes the core read through its host (for deciding what is left out) since the last reset. */
+const hostReads = { count: 0 };
+
 /** The core as the plugin sees it (asynchronous calls), over the worker's service in this process. */
 async function openCore(bytes) {
-	const client = await inProcessCore();
+	const client = await inProcessCore({
+		readFile: async (p) => {
+			hostReads.count++;
+			const data = await fs.readFile(path.join(vaultDir, p)).catch(() => null);
+			return data === null ? null : { bytes: new Uint8Array(data), mtime: Date.now(), size: data.length };
+		},
+	});
 	await client.call("open", bytes ?? null, Date.now());
 	return { client, store: memoryStore(client) };
 }
@@ -75,27 +84,21 @@ const ms = (value) => `${value.toFixed(1)} ms`;
 async function syncOver(core, paths) {
 	const stats = new Map();
 	await Promise.all(paths.map(async (p) => stats.set(p, await fs.stat(path.join(vaultDir, p)))));
-	const reads = { count: 0 };
+	hostReads.count = 0;
 	const sync = new VaultSync({
 		vault: {
 			files: () => paths.map((p) => ({ path: p, mtime: stats.get(p).mtimeMs, size: stats.get(p).size })),
 			file: (p) => (stats.has(p) ? { path: p, mtime: stats.get(p).mtimeMs, size: stats.get(p).size } : null),
-			readText: async (p) => {
-				reads.count++;
-				return fs.readFile(path.join(vaultDir, p), "utf8");
-			},
 			metadata: () => null,
 		},
 		runtime: { store: () => core.store, kick: () => undefined, changed: () => undefined },
 		timers: { setTimeout: (cb, delay) => setTimeout(cb, delay), clearTimeout: (h) => clearTimeout(h) },
-		rules: () => ({ configDir: ".obsidian", databasePath: ".obsidian/plugins/memory-agent/memory.db", includePlainText: false, excludedFolders: [], excludedPatterns: [], excludedTags: [], ignoreFilters: [] }),
 		quietDelayMs: () => 0,
 		bulkThreshold: () => Number.MAX_SAFE_INTEGER,
-		maxNoteBytes: () => 2 * 1024 * 1024,
 		confirmBulk: async () => ({ kind: "start" }),
 		notify: () => undefined,
 	});
-	return { sync, reads };
+	return { sync, reads: hostReads };
 }
 
 async function measured(run) {

@@ -12,6 +12,7 @@ export type {
 	ConnectionCheck,
 	ConnectionSettings,
 	EarlierTurn,
+	ExclusionQuery,
 	QuestionScope,
 	CoreScopeRules,
 	IngestEstimate,

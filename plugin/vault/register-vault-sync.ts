@@ -6,9 +6,16 @@ import type { PluginContext } from "../plugin-context";
 import { STATUS_VIEW_TYPE, StatusView } from "../views/status-view";
 import { BulkConfirmModal } from "./bulk-confirm-modal";
 import { OtherDeviceWait } from "./other-device-wait";
-import type { ScopeRules } from "./note-scope";
-import { scopeRulesOf } from "./scope-rules";
 import { type SyncVaultPort, VaultSync } from "./vault-sync";
+
+/** Markdown and plain text: the files that could be notes (the core decides which are). */
+function mayBeNote(file: TFile): boolean {
+	return isNoteName(file.path);
+}
+
+function isNoteName(path: string): boolean {
+	return /\.(md|txt)$/i.test(path);
+}
 
 function vaultPort(app: App): SyncVaultPort {
 	const noteFile = (path: string): TFile | null => app.vault.getFileByPath(path);
@@ -16,20 +23,12 @@ function vaultPort(app: App): SyncVaultPort {
 		// A generator: the reconciliation's slices make each record, not one pass over the whole vault.
 		files: function* () {
 			for (const file of app.vault.getFiles()) {
-				if (file.extension === "md" || file.extension === "txt") yield { path: file.path, mtime: file.stat.mtime, size: file.stat.size };
+				if (mayBeNote(file)) yield { path: file.path, mtime: file.stat.mtime, size: file.stat.size };
 			}
 		},
 		file: (path) => {
 			const file = noteFile(path);
 			return file === null ? null : { path: file.path, mtime: file.stat.mtime, size: file.stat.size };
-		},
-		readText: async (path) => {
-			const file = noteFile(path);
-			return file === null ? null : app.vault.cachedRead(file);
-		},
-		readBytes: async (path) => {
-			const file = noteFile(path);
-			return file === null ? null : app.vault.readBinary(file);
 		},
 		metadata: (path) => {
 			const file = noteFile(path);
@@ -48,8 +47,19 @@ async function openStatusView(app: App): Promise<void> {
 }
 
 export function registerVaultSync(plugin: Plugin, context: PluginContext): void {
+	const sync = createVaultSync(plugin, context);
+	plugin.register(() => sync.stop());
+	showCoverage(plugin, context, sync);
+	// Reconcile after every start (and after the database file was reloaded from disk).
+	plugin.register(context.runtime.onReady(() => void sync.reconcile("start")));
+	// Obsidian reports every file as "created" while it loads the vault; listen only afterwards.
+	context.app.workspace.onLayoutReady(() => listenToVault(plugin, context.app, sync));
+	registerSyncCommands(plugin, context, sync);
+}
+
+/** The sync over Obsidian's vault, with the wait for other devices fed by the editor. */
+function createVaultSync(plugin: Plugin, context: PluginContext): VaultSync {
 	const { app, runtime } = context;
-	const rules = (): ScopeRules => scopeRulesOf(app, context.settings());
 	const otherDevice = new OtherDeviceWait({
 		otherDeviceWaitMs: () => context.settings().otherDeviceWaitSeconds * 1000,
 		shared: () => runtime.status()?.shared === true,
@@ -60,30 +70,30 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 			if (info.file !== null) otherDevice.typedIn(info.file.path);
 		}),
 	);
-	const sync = new VaultSync({
+	return new VaultSync({
 		vault: vaultPort(app),
 		runtime: { store: () => runtime.store(), kick: () => runtime.runner.kick(), changed: () => runtime.changed() },
 		timers: {
 			setTimeout: (callback, ms) => window.setTimeout(callback, ms),
 			clearTimeout: (handle) => window.clearTimeout(handle as number),
 		},
-		rules,
 		quietDelayMs: () => context.settings().quietDelaySeconds * 1000,
 		payAfter: (path) => otherDevice.payAfter(path),
 		bulkThreshold: () => context.settings().bulkConfirmThreshold,
-		maxNoteBytes: () => context.settings().maxNoteSizeKb * 1024,
 		confirmBulk: (question) => BulkConfirmModal.ask(app, question),
 		notify: (message) => new Notice(message, 10_000),
 	});
-	plugin.register(() => sync.stop());
+}
 
+/** The status bar's coverage and the status view. */
+function showCoverage(plugin: Plugin, context: PluginContext, sync: VaultSync): void {
+	const { app, runtime } = context;
 	runtime.statusBar.showCoverage(
 		() => sync.currentCoverage(),
 		() => sync.scheduleCoverage(),
 	);
 	sync.onChange(() => runtime.statusBar.refresh());
 	runtime.statusBar.onSelect(() => void openStatusView(app));
-
 	plugin.registerView(
 		STATUS_VIEW_TYPE,
 		(leaf) =>
@@ -92,7 +102,7 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 				describe: () => runtime.describe(),
 				databasePath: () => normalizePath(context.settings().databasePath),
 				coverage: () => sync.coverageNow(),
-				excludedByContent: () => sync.excludedByContent(),
+				leftOut: () => sync.leftOut(),
 				onChange: (listener) => sync.onChange(listener),
 				changed: () => {
 					runtime.changed();
@@ -100,49 +110,34 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 				},
 			}),
 	);
+}
 
-	// Reconcile after every start (and after the database file was reloaded from disk).
-	plugin.register(runtime.onReady(() => void sync.reconcile("start")));
+/** Vault events for files that could be notes; a deleted folder's notes go with it. */
+function listenToVault(plugin: Plugin, app: App, sync: VaultSync): void {
+	plugin.registerEvent(app.vault.on("create", (file) => file instanceof TFile && mayBeNote(file) && sync.fileChanged(file.path, file.stat.size)));
+	plugin.registerEvent(app.vault.on("modify", (file) => file instanceof TFile && mayBeNote(file) && sync.fileChanged(file.path)));
+	plugin.registerEvent(
+		app.vault.on("delete", (file) => {
+			if (file instanceof TFile && mayBeNote(file)) sync.fileDeleted(file.path, file.stat.size);
+			else if (file instanceof TFolder) void sync.folderDeleted(file.path);
+		}),
+	);
+	// A renamed folder is reported file by file; renaming its sources here too would do it twice.
+	plugin.registerEvent(
+		app.vault.on("rename", (file, oldPath) => {
+			if (!(file instanceof TFile)) return;
+			const wasNote = isNoteName(oldPath);
+			if (wasNote && mayBeNote(file)) sync.fileRenamed(oldPath, file.path);
+			else if (wasNote) sync.fileDeleted(oldPath);
+			else if (mayBeNote(file)) sync.fileChanged(file.path, file.stat.size);
+		}),
+	);
+}
 
-	// Obsidian reports every file as "created" while it loads the vault; listen only afterwards.
-	app.workspace.onLayoutReady(() => {
-		plugin.registerEvent(app.vault.on("create", (file) => file instanceof TFile && sync.fileChanged(file.path, file.stat.size)));
-		plugin.registerEvent(app.vault.on("modify", (file) => file instanceof TFile && sync.fileChanged(file.path)));
-		plugin.registerEvent(
-			app.vault.on("delete", (file) => {
-				if (file instanceof TFile) sync.fileDeleted(file.path, file.stat.size);
-				else if (file instanceof TFolder) void sync.folderDeleted(file.path);
-			}),
-		);
-		// A renamed folder is reported file by file; renaming its sources here too would do it twice.
-		plugin.registerEvent(
-			app.vault.on("rename", (file, oldPath) => {
-				if (!(file instanceof TFile)) return;
-				sync.fileRenamed(oldPath, file.path);
-			}),
-		);
-	});
-
-	plugin.addCommand({
-		id: "rebuild-memory",
-		name: "Rebuild memory from vault",
-		callback: async () => {
-			if (runtime.store() === undefined) {
-				new Notice(runtime.describe(), 10_000);
-				return;
-			}
-			// Rebuild re-checks every note: each is read and hashed again (unchanged text costs
-			// no model call), skipped notes are decided again under today's settings, notes no
-			// longer in the vault or in scope are forgotten, and failed notes are retried.
-			new Notice("Re-checking every note. Only changed text is sent to the model.", 5_000);
-			const report = await sync.reconcile("rebuild");
-			if (report === null) return;
-			new Notice(
-				`Memory Agent checked ${report.inScope.toLocaleString()} notes: ${report.queued.toLocaleString()} queued, ${report.removed.toLocaleString()} forgotten.`,
-				10_000,
-			);
-		},
-	});
+/** Rebuild, the status view, pause and resume, retry. */
+function registerSyncCommands(plugin: Plugin, context: PluginContext, sync: VaultSync): void {
+	const { app, runtime } = context;
+	plugin.addCommand({ id: "rebuild-memory", name: "Rebuild memory from vault", callback: () => rebuild(context, sync) });
 	const showStatus = () => {
 		if (runtime.store() === undefined) new Notice(runtime.describe(), 10_000);
 		else void openStatusView(app);
@@ -150,41 +145,54 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 	plugin.addCommand({ id: "show-memory-status", name: "Show memory status", callback: showStatus });
 	// A phone has no status bar: its ribbon menu (the ribbon's icons) leads to the status view.
 	plugin.addRibbonIcon("activity", "Memory status", showStatus);
-	plugin.addCommand({
-		id: "toggle-pause",
-		name: "Pause or resume remembering",
-		callback: async () => {
-			const store = runtime.store();
-			if (store === undefined) {
-				new Notice(runtime.describe(), 10_000);
-				return;
-			}
-			if ((await store.status()).paused === null) {
-				await store.pause();
-				// What was done so far is written now, not at the next change.
-				await runtime.flush();
-				new Notice("Remembering is paused. Notes stay queued and are remembered when you resume.");
-			} else {
-				await store.resume();
-				new Notice("Remembering resumed.");
-			}
-			runtime.changed();
-			runtime.runner.kick();
-		},
-	});
-	plugin.addCommand({
-		id: "retry-failed",
-		name: "Retry failed notes",
-		callback: async () => {
-			const store = runtime.store();
-			if (store === undefined) {
-				new Notice(runtime.describe(), 10_000);
-				return;
-			}
-			const retried = await store.retryFailed();
-			new Notice(retried === 0 ? "Nothing has failed." : `Memory Agent is retrying ${retried.toLocaleString()} failed notes.`);
-			runtime.changed();
-			runtime.runner.kick();
-		},
-	});
+	plugin.addCommand({ id: "toggle-pause", name: "Pause or resume remembering", callback: () => togglePause(context) });
+	plugin.addCommand({ id: "retry-failed", name: "Retry failed notes", callback: () => retryFailed(context) });
+}
+
+async function rebuild({ runtime }: PluginContext, sync: VaultSync): Promise<void> {
+	if (runtime.store() === undefined) {
+		new Notice(runtime.describe(), 10_000);
+		return;
+	}
+	// Rebuild re-checks every note: each is read and hashed again (unchanged text costs
+	// no model call), skipped notes are decided again under today's settings, notes no
+	// longer in the vault or in scope are forgotten, and failed notes are retried.
+	new Notice("Re-checking every note. Only changed text is sent to the model.", 5_000);
+	const report = await sync.reconcile("rebuild");
+	if (report === null) return;
+	new Notice(
+		`Memory Agent checked ${report.inScope.toLocaleString()} notes: ${report.queued.toLocaleString()} queued, ${report.removed.toLocaleString()} forgotten.`,
+		10_000,
+	);
+}
+
+async function togglePause({ runtime }: PluginContext): Promise<void> {
+	const store = runtime.store();
+	if (store === undefined) {
+		new Notice(runtime.describe(), 10_000);
+		return;
+	}
+	if ((await store.status()).paused === null) {
+		await store.pause();
+		// What was done so far is written now, not at the next change.
+		await runtime.flush();
+		new Notice("Remembering is paused. Notes stay queued and are remembered when you resume.");
+	} else {
+		await store.resume();
+		new Notice("Remembering resumed.");
+	}
+	runtime.changed();
+	runtime.runner.kick();
+}
+
+async function retryFailed({ runtime }: PluginContext): Promise<void> {
+	const store = runtime.store();
+	if (store === undefined) {
+		new Notice(runtime.describe(), 10_000);
+		return;
+	}
+	const retried = await store.retryFailed();
+	new Notice(retried === 0 ? "Nothing has failed." : `Memory Agent is retrying ${retried.toLocaleString()} failed notes.`);
+	runtime.changed();
+	runtime.runner.kick();
 }

@@ -1,11 +1,10 @@
 // The user's exclusion rules as one value, from the settings and Obsidian's own "Excluded
-// files": the core decides with them right before a note is read and sent; the vault sync
-// checks them early so that excluded notes are not even queued.
+// files", handed to the core: it decides with them right before a note is read and sent, and
+// answers the vault sync's questions (`exclusions`) so that excluded notes are not queued.
 
 import { type App, normalizePath } from "obsidian";
 import type { CoreScopeRules } from "../core/memory-core-api";
 import type { MemoryAgentSettings } from "../settings";
-import type { ScopeRules } from "./note-scope";
 
 /** Obsidian's "Excluded files" (Settings → Files and links); `getConfig` is not in the public API. */
 function userIgnoreFilters(app: App): string[] {
@@ -18,8 +17,8 @@ function userIgnoreFilters(app: App): string[] {
 	}
 }
 
-/** The rules for the vault sync's early check and for the core (the same value, the core's shape). */
-export function scopeRulesOf(app: App, settings: MemoryAgentSettings): ScopeRules & CoreScopeRules {
+/** The rules the core applies (its settings' `scope`). */
+export function scopeRulesOf(app: App, settings: MemoryAgentSettings): CoreScopeRules {
 	return {
 		configDir: app.vault.configDir,
 		databasePath: normalizePath(settings.databasePath),

@@ -1,14 +1,29 @@
 // What the scope pickers list and how a tag becomes its notes: read from Obsidian's metadata
 // cache in slices, yielding between them, so a vault of any size never holds the main thread.
 
-import type { App, TFile } from "obsidian";
+import type { App, CachedMetadata, TFile } from "obsidian";
 import { hasTag } from "../views/question-scope";
-import { metadataFromCache } from "./note-metadata";
 
 /** Notes read between two yields to the event loop. */
 const SLICE = 2_000;
 
 const nextTask = () => new Promise<void>((resolve) => window.setTimeout(resolve, 0));
+
+/**
+ * A note's tags for the scope pickers (lower case, no `#`): the cache's body tags and its
+ * `tags`/`tag` property. Only for choosing what a question covers; which notes are left out
+ * of the memory is the core's decision, not this list's.
+ */
+function cacheTags(cache: CachedMetadata): string[] {
+	const normalise = (tag: string) => tag.trim().replace(/^#/, "").toLowerCase();
+	const tags = (cache.tags ?? []).map((item) => normalise(item.tag));
+	for (const key of ["tags", "tag"]) {
+		const value: unknown = cache.frontmatter?.[key];
+		const items: unknown[] = Array.isArray(value) ? value : typeof value === "string" ? value.split(/[,\s]+/) : [];
+		for (const item of items) if (typeof item === "string" && normalise(item) !== "") tags.push(normalise(item));
+	}
+	return tags;
+}
 
 /** Calls `visit` for every Markdown note with its tags (lower case, no `#`), a slice at a time. */
 async function eachNoteTags(app: App, visit: (file: TFile, tags: readonly string[]) => void): Promise<void> {
@@ -17,7 +32,7 @@ async function eachNoteTags(app: App, visit: (file: TFile, tags: readonly string
 		if (start > 0) await nextTask();
 		for (const file of files.slice(start, start + SLICE)) {
 			const cache = app.metadataCache.getFileCache(file);
-			if (cache !== null) visit(file, metadataFromCache(cache).tags);
+			if (cache !== null) visit(file, cacheTags(cache));
 		}
 	}
 }

@@ -1,14 +1,13 @@
 // Keeps the memory in step with the vault: reconciliation at start and on "Rebuild", and the
-// vault's create/modify/delete/rename events, with exclusions checked before any text is read
-// by the core. No Obsidian import: the vault, the runtime and the dialog come in as ports.
+// vault's create/modify/delete/rename events. What is left out is the core's decision, asked
+// in batches (`exclusions.ts`); the core decides again when it reads a note. No Obsidian
+// import: the vault, the runtime and the dialog come in as ports.
 
 import { ErrorCode, errorCode } from "../core/core-error";
-import type { MemoryStore, Source } from "../core/memory-core-api";
+import type { ExclusionQuery, MemoryStore, Source } from "../core/memory-core-api";
 import { type BulkEstimate, topFolder } from "./bulk-estimate";
-import { type CachedNoteMetadata, metadataFromCache, metadataFromText } from "./note-metadata";
-import { NoteScope, type ScopeRules } from "./note-scope";
+import { type CachedNoteMetadata, type Exclusions, askExclusions, metadataOf } from "./exclusions";
 import { QuietDelay, type QuietTimers } from "./quiet-delay";
-import { renamedNotes } from "./renamed-notes";
 import { forEachInSlices, inBatches, listSourcesInPages, nextTurn } from "./slices";
 
 /** A vault file as the sync sees it. */
@@ -23,10 +22,6 @@ export interface SyncVaultPort {
 	/** Every file that could be a note (Markdown and plain text), made as it is iterated (in slices). */
 	files(): Iterable<SyncFile>;
 	file(path: string): SyncFile | null;
-	/** Reads a note on this device, for the tag check; never sent anywhere. */
-	readText(path: string): Promise<string | null>;
-	/** A note's bytes, to tell a note renamed while Obsidian was closed; never sent anywhere. */
-	readBytes(path: string): Promise<ArrayBuffer | null>;
 	/** The metadata cache's entry, or null when Obsidian has not indexed the note yet. */
 	metadata(path: string): CachedNoteMetadata | null;
 }
@@ -59,7 +54,6 @@ export interface VaultSyncDeps {
 	vault: SyncVaultPort;
 	runtime: SyncRuntimePort;
 	timers: QuietTimers;
-	rules: () => ScopeRules;
 	quietDelayMs: () => number;
 	/**
 	 * When a change to `path` may be paid for (ms since the epoch), or null for at once: a
@@ -69,7 +63,6 @@ export interface VaultSyncDeps {
 	 */
 	payAfter?: (path: string) => number | null;
 	bulkThreshold: () => number;
-	maxNoteBytes: () => number;
 	confirmBulk: (question: BulkQuestion) => Promise<BulkChoice>;
 	notify: (message: string) => void;
 }
@@ -84,6 +77,7 @@ export interface ReconcileReport {
 	inScope: number;
 	queued: number;
 	removed: number;
+	/** Notes left out by the settings (the core's decision). */
 	excluded: number;
 	/** True when the user cancelled the bulk dialog. */
 	cancelled: boolean;
@@ -96,16 +90,15 @@ const COVERAGE_DELAY_MS = 2_000;
 
 export class VaultSync {
 	private readonly quiet: QuietDelay;
-	/** Paths in scope by path rules (type, folders, patterns…); known after the first reconciliation. */
+	/** Notes in scope, as the core decided; known after the first reconciliation. */
 	private scopePaths: Set<string> | undefined;
-	/** Notes left out because of their content (memory: false, excluded tags), with the reason. */
-	private readonly contentExcluded = new Map<string, string>();
+	/** Notes the core leaves out (by path, properties or tags), with its reason. */
+	private readonly excluded = new Map<string, string>();
 	private coverage: Coverage | null = null;
 	private coverageTimer: unknown;
 	private reconciling: Promise<ReconcileReport | null> = Promise.resolve(null);
 	private stopped = false;
 	private readonly listeners = new Set<() => void>();
-	private cachedScope: { key: string; scope: NoteScope } | undefined;
 	/**
 	 * Sizes of notes typed here that were deleted while waiting to be read, with when: the
 	 * other device renamed a note this one had just written, before either remembered it. The
@@ -139,9 +132,9 @@ export class VaultSync {
 		return this.coverage;
 	}
 
-	/** Notes left out because of their properties or tags, with the reason. */
-	excludedByContent(): ReadonlyMap<string, string> {
-		return this.contentExcluded;
+	/** Notes the core leaves out (by path, properties or tags), with its reason. */
+	leftOut(): ReadonlyMap<string, string> {
+		return this.excluded;
 	}
 
 	/** Called after the counts changed (the status view listens). */
@@ -169,11 +162,14 @@ export class VaultSync {
 	}
 
 	// ── Vault events ──────────────────────────────────────────────────────────────────────
+	// Events change the store in the order they came (the worker answers calls in order): a
+	// note is decided by the core when its quiet delay ends, a renamed note's new path right
+	// after its memories moved, so no event waits for an answer before the next one is sent.
+	// The core decides again when it reads a note, so nothing left out is ever sent.
 
-	/** A file was created or saved (`size` when known): queue it once it has been quiet for the delay. */
+	/** A note was created or saved (`size` when known): queue it once it has been quiet for the delay. */
 	fileChanged(path: string, size?: number): void {
-		if (this.stopped || this.scope().pathExclusion(path) !== null) return;
-		this.scopePaths?.add(path);
+		if (this.stopped) return;
 		let payAfter = this.deps.payAfter?.(path) ?? null;
 		const now = Date.now();
 		const typedGoneAt = size === undefined ? undefined : this.typedGone.get(size);
@@ -185,19 +181,23 @@ export class VaultSync {
 	}
 
 	fileDeleted(path: string, size?: number): void {
-		if (this.stopped || this.scope().pathExclusion(path) !== null) return;
-		if (size !== undefined && this.quiet.payAfterOf(path) === null) {
-			const now = Date.now();
-			for (const [goneSize, at] of this.typedGone) if (now - at > TYPED_GONE_MS) this.typedGone.delete(goneSize);
-			this.typedGone.set(size, now);
-		}
+		if (this.stopped) return;
+		const wasLeftOut = this.excluded.delete(path);
+		if (!wasLeftOut && size !== undefined && this.quiet.payAfterOf(path) === null) this.rememberTypedGone(size);
 		this.quiet.cancel(path);
 		this.scopePaths?.delete(path);
-		this.contentExcluded.delete(path);
 		const store = this.deps.runtime.store();
-		// While the store is starting, the start's reconciliation removes it.
-		if (store === undefined) return;
+		// While the store is starting, the start's reconciliation removes it; a note left out
+		// has nothing in the store.
+		if (store === undefined || wasLeftOut) return;
 		this.settle(store.removeNote(path));
+	}
+
+	/** A note typed here was deleted while waiting: its size is looked for under another name for a while. */
+	private rememberTypedGone(size: number): void {
+		const now = Date.now();
+		for (const [goneSize, at] of this.typedGone) if (now - at > TYPED_GONE_MS) this.typedGone.delete(goneSize);
+		this.typedGone.set(size, now);
 	}
 
 	/** A folder was deleted: every note under it goes (Obsidian may also report each file). */
@@ -212,22 +212,32 @@ export class VaultSync {
 
 	fileRenamed(oldPath: string, newPath: string): void {
 		if (this.stopped) return;
-		const scope = this.scope();
-		const wasIn = scope.pathExclusion(oldPath) === null;
-		const isIn = scope.pathExclusion(newPath) === null;
-		if (wasIn && !isIn) return this.fileDeleted(oldPath);
-		if (!wasIn && isIn) return this.fileChanged(newPath);
-		if (!wasIn) return;
+		if (this.excluded.delete(oldPath)) {
+			// Nothing of it is remembered: under its new name it is a new note, decided when queued.
+			this.quiet.cancel(oldPath);
+			return this.fileChanged(newPath);
+		}
 		this.quiet.rename(oldPath, newPath);
 		this.scopePaths?.delete(oldPath);
-		this.scopePaths?.add(newPath);
-		const excluded = this.contentExcluded.get(oldPath);
-		this.contentExcluded.delete(oldPath);
-		if (excluded !== undefined) this.contentExcluded.set(newPath, excluded);
 		const store = this.deps.runtime.store();
 		if (store === undefined) return;
-		// The memories follow the note; the content did not change, so no model call.
+		// The memories follow the note at once (the content did not change, so no model call);
+		// then the core says whether the new path is still in scope.
 		this.settle(store.renameNote(oldPath, newPath));
+		void this.decideRenamed(newPath);
+	}
+
+	/** A renamed note's new path: in scope, or left out (its memories go, and any wait ends). */
+	private async decideRenamed(path: string): Promise<void> {
+		const reason = (await askExclusions(() => this.deps.runtime.store(), [{ path }]).catch(() => undefined))?.get(path);
+		// Renamed again or deleted meanwhile: that event decides.
+		if (reason === undefined || this.stopped || this.deps.vault.file(path) === null) return;
+		if (reason === null) {
+			this.keptIn(path);
+			return;
+		}
+		this.quiet.cancel(path);
+		this.leftOutNow(path, reason);
 	}
 
 	/** A change sent to the store: once it is done, the counts are refreshed; a failure is said. */
@@ -252,140 +262,129 @@ export class VaultSync {
 	// ── Queueing one note ─────────────────────────────────────────────────────────────────
 
 	private async queueNote(path: string, payAfter: number | null): Promise<void> {
-		const store = this.deps.runtime.store();
-		if (this.stopped || store === undefined) return;
-		const scope = this.scope();
 		const file = this.deps.vault.file(path);
-		if (file === null || scope.pathExclusion(path) !== null) return;
-		const excluded = await this.contentExclusion(file, scope);
-		const current = this.deps.runtime.store();
-		if (this.stopped || current === undefined) return;
-		if (excluded !== null) {
-			this.contentExcluded.set(path, excluded);
-			// Remembered before it got the tag or property: forget it now.
-			this.settle(current.removeNote(path));
-		} else {
-			this.contentExcluded.delete(path);
-			this.settle(current.enqueueNote(path, payAfter).then(() => this.deps.runtime.kick()));
+		if (this.stopped || file === null) return;
+		// By what Obsidian's cache knows of the note; without it, by its path here and by its
+		// content when the core reads it to remember it (nothing is read twice for one save).
+		const cached = this.deps.vault.metadata(path);
+		const query: ExclusionQuery = cached === null ? { path } : { path, metadata: metadataOf(cached) };
+		const decided = await askExclusions(() => this.deps.runtime.store(), [query]).catch((error: unknown) => {
+			this.deps.notify(`Memory Agent: ${error instanceof Error ? error.message : String(error)}`);
+			return undefined;
+		});
+		const reason = decided?.get(path);
+		const store = this.deps.runtime.store();
+		if (this.stopped || store === undefined || reason === undefined) return;
+		if (reason !== null) {
+			this.leftOutNow(path, reason);
+			return;
 		}
+		this.keptIn(path);
+		this.settle(store.enqueueNote(path, payAfter).then(() => this.deps.runtime.kick()));
 	}
 
-	/**
-	 * Why the note's content keeps it out, or null. The metadata cache answers without reading
-	 * the file; when excluded tags are set and the cache does not exclude the note, the note is
-	 * read here, on the device, because the cache may not have seen the latest save yet.
-	 */
-	private async contentExclusion(file: SyncFile, scope: NoteScope): Promise<string | null> {
-		const cached = this.deps.vault.metadata(file.path);
-		if (cached !== null) {
-			const reason = scope.contentExclusion(metadataFromCache(cached));
-			if (reason !== null || !scope.checksTags) return reason;
-		} else if (!scope.checksTags) {
-			// `memory: false` is also refused by the core before anything is sent.
-			return null;
-		}
-		// Too large to be read by the core either: it is skipped with that reason, unsent.
-		if (file.size > this.deps.maxNoteBytes()) return null;
-		const text = await this.deps.vault.readText(file.path);
-		return text === null ? null : scope.contentExclusion(metadataFromText(text));
+	/** The core keeps `path` in scope. */
+	private keptIn(path: string): void {
+		this.excluded.delete(path);
+		this.scopePaths?.add(path);
+	}
+
+	/** The core leaves `path` out: listed with its reason, and what was remembered of it goes (once). */
+	private leftOutNow(path: string, reason: string): void {
+		const wasLeftOut = this.excluded.has(path);
+		this.excluded.set(path, reason);
+		this.scopePaths?.delete(path);
+		const store = this.deps.runtime.store();
+		if (store === undefined) return;
+		if (wasLeftOut) this.scheduleCoverage();
+		else this.settle(store.removeNote(path));
 	}
 
 	// ── Reconciliation ────────────────────────────────────────────────────────────────────
+	// Steps: list the vault, list the store, compare, ask the core what is left out, confirm a
+	// bulk ingest, then remove and queue in batches. A note renamed while Obsidian was closed
+	// is a removal and a new note: the core copies the removed note's memories to it when it
+	// reads the same text (`engine/reuse.rs`), so no model call is made for it.
 
 	private async runReconcile(mode: ReconcileMode): Promise<ReconcileReport | null> {
-		let store = this.deps.runtime.store();
-		if (this.stopped || store === undefined) return null;
-		const scope = this.scope();
-		const inScope = new Map<string, SyncFile>();
-		await forEachInSlices(this.deps.vault.files(), (file) => {
-			if (scope.pathExclusion(file.path) === null) inScope.set(file.path, file);
-		});
-		await nextTurn();
+		if (this.stopped || this.deps.runtime.store() === undefined) return null;
+		const vault = await this.listVault();
 		const sources = await listSourcesInPages(() => this.deps.runtime.store());
-		store = this.deps.runtime.store();
-		if (this.stopped || store === undefined || sources === undefined) return null;
+		if (this.stopped || sources === undefined) return null;
 		const known = new Map<string, Source>();
 		await forEachInSlices(sources, (source) => {
 			known.set(source.path, source);
 		});
-
-		// New and changed files by mtime and size (Obsidian's mtime may carry fractions; the core keeps whole ms).
-		const changed: SyncFile[] = [];
-		const unchanged: SyncFile[] = [];
-		await forEachInSlices([...inScope.values()], (file) => {
-			const source = known.get(file.path);
-			if (source === undefined || source.mtime !== Math.trunc(file.mtime) || source.size !== file.size) changed.push(file);
-			else unchanged.push(file);
-		});
-		// Gone from the vault, or no longer in scope after a settings change.
-		const gone = sources.filter((source) => !inScope.has(source.path));
-		// Renamed or moved while Obsidian was closed: the memories move with the note, at no cost.
-		const renames = await renamedNotes(
-			gone,
-			changed.filter((file) => !known.has(file.path)),
-			(path) => this.deps.vault.readBytes(path),
-		);
-		for (const { from, to } of renames) {
-			const target = this.deps.runtime.store();
-			if (this.stopped || target === undefined) return null;
-			await target.renameNote(from, to);
-		}
-		const renamedFrom = new Set(renames.map((rename) => rename.from));
-		const renamedTo = new Set(renames.map((rename) => rename.to));
-		if (renamedTo.size > 0) changed.splice(0, changed.length, ...changed.filter((file) => !renamedTo.has(file.path)));
-		const removals = gone.filter((source) => !renamedFrom.has(source.path)).map((source) => source.path);
-
-		// Content exclusions, for the files that will be read (the unchanged ones are known and fine).
-		const toCheck = mode === "rebuild" ? [...changed, ...unchanged] : changed;
-		const toQueue: SyncFile[] = [];
-		const recheckSkipped: string[] = [];
-		await forEachInSlices(toCheck, async (file) => {
-			const reason = await this.contentExclusion(file, scope);
-			if (reason !== null) {
-				this.contentExcluded.set(file.path, reason);
-				// Also when never remembered: work queued for it (before a restart) must not run.
-				removals.push(file.path);
-				return;
-			}
-			this.contentExcluded.delete(file.path);
-			toQueue.push(file);
-			// The core skips an unchanged file without looking again; forget the old verdict
-			// so that "Rebuild" re-decides it under today's settings (size limit, plain text).
-			if (mode === "rebuild" && known.get(file.path)?.skipped != null) recheckSkipped.push(file.path);
-		});
-		for (const path of this.contentExcluded.keys()) if (!inScope.has(path)) this.contentExcluded.delete(path);
-
-		// Only new and changed notes can cost model calls; a rebuild's re-checks of unchanged
-		// notes are hashed by the core and cost nothing.
-		const changedSet = new Set(changed);
-		const costly = toQueue.filter((file) => changedSet.has(file));
-		let queue = toQueue;
-		let cancelled = false;
-		if (costly.length > this.deps.bulkThreshold()) {
-			const choice = await this.deps.confirmBulk(await bulkQuestion(store, costly));
-			if (choice.kind === "cancel") {
-				queue = mode === "rebuild" ? toQueue.filter((file) => !changedSet.has(file)) : [];
-				cancelled = true;
-			} else if (choice.kind === "pause") {
-				await this.deps.runtime.store()?.pause();
-			} else if (choice.folders !== undefined) {
-				const folders = choice.folders;
-				queue = toQueue.filter((file) => folders.has(topFolder(file.path)));
-			}
-		}
-
-		if (this.stopped || this.deps.runtime.store() === undefined) return null;
-		const current = () => (this.stopped ? undefined : this.deps.runtime.store());
-		await inBatches(current, [...removals, ...recheckSkipped], (target, paths) => target.removeNotes(paths));
-		await inBatches(current, queue.map((file) => file.path), (target, paths) => target.enqueueNotes(paths));
+		const { changed, unchanged } = await compare(vault, known);
+		// Content is decided for what will be read: new and changed notes (every note on "Rebuild").
+		const decided = await this.decide(mode === "rebuild" ? [...changed, ...unchanged] : changed, mode === "rebuild" ? [] : unchanged);
+		if (this.stopped || decided === undefined) return null;
+		const plan = planChanges(mode, decided, changed, unchanged, sources, known);
+		const store = this.deps.runtime.store();
+		if (this.stopped || store === undefined) return null;
+		const { queue, cancelled } = await this.confirmQueue(store, mode, plan.toQueue, new Set(changed));
+		if (!(await this.send(plan.removals, queue))) return null;
 		const after = this.deps.runtime.store();
 		if (this.stopped || after === undefined) return null;
 		if (mode === "rebuild") await after.retryFailed();
-		this.scopePaths = new Set(inScope.keys());
-		if (removals.length > 0 || queue.length > 0 || renames.length > 0 || mode === "rebuild") this.deps.runtime.changed();
+		this.scopePaths = plan.inScope;
+		this.excluded.clear();
+		for (const [path, reason] of plan.leftOut) this.excluded.set(path, reason);
+		if (plan.removals.length > 0 || queue.length > 0 || mode === "rebuild") this.deps.runtime.changed();
 		if (queue.length > 0 || mode === "rebuild") this.deps.runtime.kick();
 		await this.recount(true);
-		return { inScope: inScope.size - this.contentExcluded.size, queued: queue.length, removed: removals.length, excluded: this.contentExcluded.size, cancelled };
+		return { inScope: plan.inScope.size, queued: queue.length, removed: plan.removals.length, excluded: plan.leftOut.size, cancelled };
+	}
+
+	/** Every note of the vault, by path, made in slices. */
+	private async listVault(): Promise<Map<string, SyncFile>> {
+		const vault = new Map<string, SyncFile>();
+		await forEachInSlices(this.deps.vault.files(), (file) => {
+			vault.set(file.path, file);
+		});
+		await nextTurn();
+		return vault;
+	}
+
+	/**
+	 * The core's decision for every note: by path and content for `read` (Obsidian's cache
+	 * when it knows the note, else the core reads it in its worker), by path only for `pathOnly`.
+	 */
+	private async decide(read: readonly SyncFile[], pathOnly: readonly SyncFile[]): Promise<Exclusions | undefined> {
+		const items: ExclusionQuery[] = [];
+		await forEachInSlices(read, (file) => {
+			const cached = this.deps.vault.metadata(file.path);
+			items.push(cached === null ? { path: file.path, read: true, size: file.size } : { path: file.path, metadata: metadataOf(cached) });
+		});
+		await forEachInSlices(pathOnly, (file) => {
+			items.push({ path: file.path });
+		});
+		return askExclusions(() => (this.stopped ? undefined : this.deps.runtime.store()), items);
+	}
+
+	/** Asks before a bulk ingest: what is queued of `toQueue` after the user's choice. */
+	private async confirmQueue(store: MemoryStore, mode: ReconcileMode, toQueue: SyncFile[], changed: ReadonlySet<SyncFile>): Promise<{ queue: SyncFile[]; cancelled: boolean }> {
+		// Only new and changed notes can cost model calls; a rebuild's re-checks of unchanged
+		// notes are hashed by the core and cost nothing.
+		const costly = toQueue.filter((file) => changed.has(file));
+		if (costly.length <= this.deps.bulkThreshold()) return { queue: toQueue, cancelled: false };
+		const choice = await this.deps.confirmBulk(await bulkQuestion(store, costly));
+		if (choice.kind === "cancel") return { queue: mode === "rebuild" ? toQueue.filter((file) => !changed.has(file)) : [], cancelled: true };
+		if (choice.kind === "pause") await this.deps.runtime.store()?.pause();
+		else if (choice.folders !== undefined) {
+			const folders = choice.folders;
+			return { queue: toQueue.filter((file) => folders.has(topFolder(file.path))), cancelled: false };
+		}
+		return { queue: toQueue, cancelled: false };
+	}
+
+	/** Removals first (a renamed note's memories are then found for its new name), then the queue; false when stopped. */
+	private async send(removals: readonly string[], queue: readonly SyncFile[]): Promise<boolean> {
+		if (this.stopped || this.deps.runtime.store() === undefined) return false;
+		const current = () => (this.stopped ? undefined : this.deps.runtime.store());
+		await inBatches(current, removals, (target, paths) => target.removeNotes(paths));
+		await inBatches(current, queue.map((file) => file.path), (target, paths) => target.enqueueNotes(paths));
+		return true;
 	}
 
 	/**
@@ -399,20 +398,49 @@ export class VaultSync {
 		const remembered = await store.rememberedNotes().catch(() => undefined);
 		const scopePaths = this.scopePaths;
 		if (remembered === undefined || this.stopped || scopePaths === undefined) return;
-		let excludedInScope = 0;
-		for (const path of this.contentExcluded.keys()) if (scopePaths.has(path)) excludedInScope++;
-		const inScope = scopePaths.size - excludedInScope;
-		this.coverage = { remembered: Math.min(remembered, inScope), inScope };
+		this.coverage = { remembered: Math.min(remembered, scopePaths.size), inScope: scopePaths.size };
 		if (notify) for (const listener of this.listeners) listener();
 	}
+}
 
-	/** The scope for the current settings, compiled once per settings change. */
-	private scope(): NoteScope {
-		const rules = this.deps.rules();
-		const key = JSON.stringify(rules);
-		if (this.cachedScope?.key !== key) this.cachedScope = { key, scope: new NoteScope(rules) };
-		return this.cachedScope.scope;
+/** What a reconciliation changes, from the vault, the store and the core's decisions. */
+interface ReconcilePlan {
+	inScope: Set<string>;
+	leftOut: Map<string, string>;
+	/** Gone from the vault, left out, and (on "Rebuild") skipped notes to decide again. */
+	removals: string[];
+	toQueue: SyncFile[];
+}
+
+/** New and changed notes by mtime and size (Obsidian's mtime may carry fractions; the core keeps whole ms). */
+async function compare(vault: ReadonlyMap<string, SyncFile>, known: ReadonlyMap<string, Source>): Promise<{ changed: SyncFile[]; unchanged: SyncFile[] }> {
+	const changed: SyncFile[] = [];
+	const unchanged: SyncFile[] = [];
+	await forEachInSlices(vault.values(), (file) => {
+		const source = known.get(file.path);
+		if (source === undefined || source.mtime !== Math.trunc(file.mtime) || source.size !== file.size) changed.push(file);
+		else unchanged.push(file);
+	});
+	return { changed, unchanged };
+}
+
+function planChanges(mode: ReconcileMode, decided: Exclusions, changed: SyncFile[], unchanged: SyncFile[], sources: readonly Source[], known: ReadonlyMap<string, Source>): ReconcilePlan {
+	const inScope = new Set<string>();
+	const leftOut = new Map<string, string>();
+	for (const [path, reason] of decided) {
+		if (reason === null) inScope.add(path);
+		else leftOut.set(path, reason);
 	}
+	const read = mode === "rebuild" ? [...changed, ...unchanged] : changed;
+	// Gone from the vault or no longer in scope; a note left out is removed also when never
+	// remembered, so work queued for it (before a restart) does not run.
+	const removals = new Set(sources.filter((source) => !inScope.has(source.path)).map((source) => source.path));
+	for (const file of read) if (leftOut.has(file.path)) removals.add(file.path);
+	const toQueue = read.filter((file) => inScope.has(file.path));
+	// The core skips an unchanged file without looking again; forget the old verdict so that
+	// "Rebuild" re-decides it under today's settings (size limit, plain text).
+	if (mode === "rebuild") for (const file of toQueue) if (known.get(file.path)?.skipped != null) removals.add(file.path);
+	return { inScope, leftOut, removals: [...removals], toQueue };
 }
 
 async function bulkQuestion(store: MemoryStore, files: readonly SyncFile[]): Promise<BulkQuestion> {

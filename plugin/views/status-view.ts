@@ -21,8 +21,8 @@ export interface StatusViewPort {
 	databasePath(): string;
 	/** Remembered notes out of the notes in scope, counted now; null before the first reconciliation. */
 	coverage(): Promise<NoteCoverage | null>;
-	/** Notes left out because of their properties or tags, with the reason. */
-	excludedByContent(): ReadonlyMap<string, string>;
+	/** Notes the core leaves out (by path, properties or tags), with its reason. */
+	leftOut(): ReadonlyMap<string, string>;
 	/** Calls `listener` when the counts change; returns the unsubscribe function. */
 	onChange(listener: () => void): () => void;
 	/** The store was changed by a button: save, refresh, run. */
@@ -118,8 +118,14 @@ export class StatusView extends ItemView {
 		this.list(root, "Queued", status.queued, queued.map((job) => queuedRow(job, now)));
 		this.list(root, "Failed", status.failed, failed.map(failedRow));
 		this.list(root, "Skipped", skipped.total, skipped.sources.map((source) => ({ path: source.path, reason: source.skipped ?? "" })));
-		const excluded = [...this.port.excludedByContent()].map(([path, reason]) => ({ path, reason }));
-		this.list(root, "Left out by your settings", excluded.length, excluded);
+		// The core's decisions and its reasons (memory: no/off/false, tags, folders, patterns, Obsidian's filters).
+		const leftOut = this.port.leftOut();
+		const excluded: Array<{ path: string; reason: string }> = [];
+		for (const [path, reason] of leftOut) {
+			if (excluded.length === LIST_LIMIT) break;
+			excluded.push({ path, reason });
+		}
+		this.list(root, "Left out by your settings", leftOut.size, excluded);
 	}
 
 	/** Everything one render shows, asked for at once; each list at most `LIST_LIMIT` long. */

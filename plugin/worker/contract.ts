@@ -109,6 +109,8 @@ export const CORE_CONTRACT = {
 	exportJson: { changes: false, store: true, call: ({ core }, ...args) => core.exportJson(...args) },
 	estimateIngest: { changes: false, store: true, call: ({ core }, ...args) => core.estimateIngest(...args) },
 	listModels: { changes: false, store: true, call: ({ core }, ...args) => core.listModels(...args) },
+	/** Which files are left out, and why: decided by the core, fed with Obsidian's metadata cache. */
+	exclusions: { changes: false, store: true, call: ({ core }, ...args) => core.exclusions(...args) },
 
 	enqueueNote: { changes: true, store: true, call: ({ core }, ...args) => core.enqueueNote(...args) },
 	enqueueNotes: { changes: true, store: true, call: ({ core }, ...args) => core.enqueueNotes(...args) },

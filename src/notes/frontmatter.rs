@@ -53,16 +53,27 @@ impl Frontmatter {
         }
     }
 
-    /// Whether the note opts out of being remembered: `memory: false`, `no`, `off`, quoted too.
+    /// Whether the note opts out of being remembered: `memory: false`, `no`, `off`, quoted too
+    /// (the rule is `scope::disables_memory`).
     pub fn is_memory_disabled(&self) -> bool {
-        match self.get("memory") {
-            Some(FrontmatterValue::Bool(enabled)) => !enabled,
-            Some(FrontmatterValue::Text(text)) => {
-                let text = text.trim();
-                ["false", "no", "off"].iter().any(|word| text.eq_ignore_ascii_case(word))
-            }
-            _ => false,
+        self.get("memory").is_some_and(super::scope::disables_memory)
+    }
+
+    /// Properties another parser already read (Obsidian's metadata cache): text, booleans,
+    /// numbers and lists of them; nulls and nested mappings are left out, as `parse` does.
+    pub fn from_json(properties: &Map<String, Value>) -> Frontmatter {
+        let mut frontmatter = Frontmatter::default();
+        for (key, value) in properties {
+            let value = match value {
+                Value::String(text) => FrontmatterValue::Text(text.clone()),
+                Value::Bool(flag) => FrontmatterValue::Bool(*flag),
+                Value::Number(number) => FrontmatterValue::Number(number.as_f64().unwrap_or_default()),
+                Value::Array(items) => FrontmatterValue::List(items.iter().filter_map(json_item_text).collect()),
+                Value::Null | Value::Object(_) => continue,
+            };
+            frontmatter.insert(key, value);
         }
+        frontmatter
     }
 
     /// The tags of `tags:` and `tag:`, written as a list, `[a, b]`, `a, b` or `a b`; without
@@ -116,6 +127,15 @@ impl Frontmatter {
             Some(entry) => entry.value = value,
             None => self.entries.push(Entry { key: key.to_owned(), folded, value }),
         }
+    }
+}
+
+/// A list item given as JSON, as text (`parse` keeps list items as written).
+fn json_item_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Bool(_) | Value::Number(_) => Some(value.to_string()),
+        Value::Null | Value::Array(_) | Value::Object(_) => None,
     }
 }
 

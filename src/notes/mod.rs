@@ -20,7 +20,7 @@ pub use chunks::Chunk;
 pub use date::{note_date, path_date};
 pub use decode::{decode_note, NoteError};
 pub use frontmatter::{Frontmatter, FrontmatterValue};
-pub use scope::{glob_matches, is_regex_filter, ScopeRules};
+pub use scope::{glob_matches, is_regex_filter, NoteMetadata, ScopeRules};
 
 /// A note read for ingestion.
 #[derive(Debug, Clone, Default, PartialEq)]

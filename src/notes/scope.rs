@@ -3,13 +3,18 @@
 //! folders and patterns, Obsidian's "Excluded files") and by content (`memory: false`, an
 //! excluded tag in the properties or the body, nested tags included).
 //!
-//! The plugin checks the same rules early, to avoid queueing what will not be read; this is
-//! the rule that holds. Obsidian's `/regex/` filters are JavaScript regular expressions:
-//! the host matches those (`host_rule`), everything else is matched here.
+//! The plugin asks the same rules early (`ScopeRules::exclusion`, through the facade), to
+//! avoid queueing what will not be read and to show what is left out; it feeds in what only
+//! Obsidian knows — its metadata cache's properties and tags — and never decides itself.
+//! Obsidian's `/regex/` filters are JavaScript regular expressions: the host matches those
+//! (`host_rule`), everything else is matched here.
+
+use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
-use super::ParsedNote;
+use super::{Frontmatter, FrontmatterValue, ParsedNote};
 
 /// The user's exclusion settings, as the plugin hands them over.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -81,20 +86,79 @@ impl ScopeRules {
 
     /// Why a note is not remembered because of its properties or tags, or `None`.
     pub fn content_exclusion(&self, note: &ParsedNote) -> Option<String> {
-        if note.frontmatter.is_memory_disabled() {
-            return Some("its properties say memory: false".into());
+        let tags = note.frontmatter.tags().into_iter().chain(note.inline_tags.iter().cloned());
+        self.exclusion_by_properties(note.frontmatter.get("memory"), tags)
+    }
+
+    /// `content_exclusion` over what Obsidian's metadata cache already parsed: its properties
+    /// (the raw `frontmatter` object) and its list of body tags (`#tag`).
+    pub fn metadata_exclusion(&self, metadata: &NoteMetadata) -> Option<String> {
+        let frontmatter = metadata.frontmatter.as_ref().map(Frontmatter::from_json).unwrap_or_default();
+        let body_tags = metadata.tags.iter().filter_map(|tag| super::tags::normalise(tag));
+        self.exclusion_by_properties(frontmatter.get("memory"), frontmatter.tags().into_iter().chain(body_tags))
+    }
+
+    /// `content_exclusion` of a note's text, reading only its properties and body tags (no chunks).
+    pub fn text_exclusion(&self, text: &str) -> Option<String> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let text: Cow<str> =
+            if text.contains('\r') { Cow::Owned(super::decode::normalise_line_endings(text)) } else { Cow::Borrowed(text) };
+        let lines: Vec<&str> = text.split('\n').collect();
+        let (frontmatter, body_start) = super::frontmatter::split(&lines);
+        let body = lines.get(body_start..).unwrap_or_default();
+        let body_tags = super::tags::inline_tags(body, &super::markdown::classify(body));
+        self.exclusion_by_properties(frontmatter.get("memory"), frontmatter.tags().into_iter().chain(body_tags))
+    }
+
+    /// Why the file at `path` is left out, for the plugin's questions (reconciliation, vault
+    /// events, the status view): its path first, then its content when `metadata` is known.
+    pub fn exclusion(
+        &self,
+        path: &str,
+        metadata: Option<&NoteMetadata>,
+        host_rule: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
+        self.path_exclusion(path, host_rule).or_else(|| metadata.and_then(|metadata| self.metadata_exclusion(metadata)))
+    }
+
+    /// The one content rule, however the note was read: its `memory` property, then its tags
+    /// (properties and body) against the excluded tags, nested tags included.
+    fn exclusion_by_properties(
+        &self,
+        memory: Option<&FrontmatterValue>,
+        tags: impl IntoIterator<Item = String>,
+    ) -> Option<String> {
+        if memory.is_some_and(disables_memory) {
+            return Some("its properties turn memory off".into());
         }
         let excluded: Vec<String> = self.excluded_tags.iter().filter_map(|tag| super::tags::normalise(tag)).collect();
-        let tags = note.frontmatter.tags().into_iter().chain(note.inline_tags.iter().cloned());
-        for tag in tags {
-            let hit = excluded
-                .iter()
-                .any(|rule| tag == *rule || tag.strip_prefix(rule.as_str()).is_some_and(|rest| rest.starts_with('/')));
-            if hit {
-                return Some(format!("it has the excluded tag #{tag}"));
-            }
-        }
-        None
+        tags.into_iter()
+            .find(|tag| {
+                excluded.iter().any(|rule| {
+                    tag == rule || tag.strip_prefix(rule.as_str()).is_some_and(|rest| rest.starts_with('/'))
+                })
+            })
+            .map(|tag| format!("it has the excluded tag #{tag}"))
+    }
+}
+
+/// What Obsidian's metadata cache knows of a note, as the plugin hands it over unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct NoteMetadata {
+    /// The properties, as Obsidian parsed them (`memory: no` may arrive as text or `false`);
+    /// none when the note has no properties block.
+    pub frontmatter: Option<Map<String, Value>>,
+    /// The body's tags as the cache lists them (`#tag`, nested `#a/b`).
+    pub tags: Vec<String>,
+}
+
+/// Whether a `memory` property opts the note out: `false`, `no`, `off` (any case, quoted too).
+pub(super) fn disables_memory(value: &FrontmatterValue) -> bool {
+    match value {
+        FrontmatterValue::Bool(enabled) => !enabled,
+        FrontmatterValue::Text(text) => ["false", "no", "off"].iter().any(|word| text.trim().eq_ignore_ascii_case(word)),
+        FrontmatterValue::List(_) | FrontmatterValue::Number(_) => false,
     }
 }
 
@@ -147,6 +211,7 @@ fn matches_here(glob: &[char], path: &[char]) -> bool {
 mod tests {
     use super::*;
     use crate::notes::parse_note;
+    use serde_json::json;
 
     fn rules() -> ScopeRules {
         ScopeRules {
@@ -214,6 +279,56 @@ mod tests {
         assert_eq!(excluded("Dear #diary/2026 today").as_deref(), Some("it has the excluded tag #diary/2026"));
         assert_eq!(excluded("Not a tag: `#secret` in code").as_deref(), None);
         assert_eq!(excluded("#secrets are not #secret/ish").as_deref(), Some("it has the excluded tag #secret/ish"));
-        assert_eq!(excluded("---\nmemory: false\n---\nx").as_deref(), Some("its properties say memory: false"));
+        assert_eq!(excluded("---\nmemory: false\n---\nx").as_deref(), Some("its properties turn memory off"));
+    }
+
+    /// Every content case, through each way a note is read: the text parsed here (as at read
+    /// time), the text's properties and tags only (a reconciliation without Obsidian's cache),
+    /// and Obsidian's metadata cache (its frontmatter object and body tags).
+    #[test]
+    fn content_rules_decide_alike_from_text_and_from_obsidians_cache() {
+        let rules = rules();
+        let cases: [(&str, serde_json::Value, &[&str], Option<&str>); 9] = [
+            ("Just a note.", json!({}), &[], None),
+            ("---\nmemory: false\n---\nx", json!({ "memory": false }), &[], Some("its properties turn memory off")),
+            ("---\nmemory: no\n---\nx", json!({ "memory": "no" }), &[], Some("its properties turn memory off")),
+            ("---\nmemory: Off\n---\nx", json!({ "memory": "Off" }), &[], Some("its properties turn memory off")),
+            ("---\nmemory: \"FALSE\"\n---\nx", json!({ "memory": "FALSE" }), &[], Some("its properties turn memory off")),
+            ("---\nmemory: yes\n---\nx", json!({ "memory": "yes" }), &[], None),
+            ("---\ntags: [work, Secret]\n---\nx", json!({ "tags": ["work", "Secret"] }), &[], Some("it has the excluded tag #secret")),
+            ("---\ntag: \"a, diary/2026\"\n---\nx", json!({ "tag": "a, diary/2026" }), &[], Some("it has the excluded tag #diary/2026")),
+            ("Dear #Diary/2026/May and #diaryish", json!({}), &["#Diary/2026/May", "#diaryish"], Some("it has the excluded tag #diary/2026/may")),
+        ];
+        for (text, frontmatter, tags, expected) in cases {
+            let from_note = rules.content_exclusion(&parse_note(text, 1_500));
+            assert_eq!(from_note.as_deref(), expected, "parsed: {text}");
+            assert_eq!(rules.text_exclusion(text), from_note, "text only: {text}");
+            let metadata = NoteMetadata {
+                frontmatter: frontmatter.as_object().cloned(),
+                tags: tags.iter().map(|tag| (*tag).to_owned()).collect(),
+            };
+            assert_eq!(rules.metadata_exclusion(&metadata), from_note, "cache: {text}");
+        }
+        let only_near = NoteMetadata { tags: vec!["#diaryish".into(), "#secrets".into()], ..NoteMetadata::default() };
+        assert_eq!(rules.metadata_exclusion(&only_near), None, "a tag is not a prefix of another");
+        let nested_property = NoteMetadata {
+            frontmatter: json!({ "memory": null, "meta": { "memory": false } }).as_object().cloned(),
+            ..NoteMetadata::default()
+        };
+        assert_eq!(rules.metadata_exclusion(&nested_property), None);
+    }
+
+    #[test]
+    fn the_plugins_question_decides_by_path_first_then_by_what_obsidian_knows() {
+        let rules = rules();
+        let host = |path: &str| path.starts_with("Scratch");
+        let tagged = NoteMetadata { tags: vec!["#secret".into()], ..NoteMetadata::default() };
+        assert_eq!(rules.exclusion("Notes/a.md", None, &host), None, "unknown content: decided when read");
+        assert_eq!(rules.exclusion("Notes/a.md", Some(&tagged), &host).as_deref(), Some("it has the excluded tag #secret"));
+        assert_eq!(rules.exclusion("Private/a.md", Some(&tagged), &host).as_deref(), Some("in the excluded folder Private"));
+        assert_eq!(rules.exclusion("Scratch/a.md", None, &host).as_deref(), Some("in Obsidian's excluded files"), "a /regex/ filter, by the host");
+        assert_eq!(rules.exclusion("Templates/a.md", None, &host).as_deref(), Some("in Obsidian's excluded files"));
+        let metadata: NoteMetadata = serde_json::from_value(json!({ "frontmatter": { "memory": "off" }, "tags": [] })).unwrap();
+        assert_eq!(rules.exclusion("Notes/a.md", Some(&metadata), &host).as_deref(), Some("its properties turn memory off"));
     }
 }

@@ -14,6 +14,7 @@ mod types;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use futures_util::future::join_all;
 use js_sys::{Promise, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -25,6 +26,7 @@ use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
 use crate::engine::{Engine, Pause, TextToRemember};
 use crate::error::ErrorCode;
 use crate::llm::estimate_cost_usd;
+use crate::notes::{decode_note, NoteMetadata};
 use crate::store::{open_checked, schema, MemoryCursor, MemoryQuery, DATABASE_HEADER_LEN};
 use dto::SettingsDto;
 use errors::{coded_error, to_js_error};
@@ -180,6 +182,31 @@ impl MemoryCore {
     #[wasm_bindgen(js_name = renameNote)]
     pub fn rename_note(&self, old_path: &str, new_path: &str) -> Result<(), JsValue> {
         self.engine.rename_note(old_path, new_path, self.now()?).map_err(js)
+    }
+
+    // ── exclusions (issue 21: the plugin asks, the core decides) ──────────────────────────
+    /// Which of these vault files are left out, and why (`null`: in scope), decided by the
+    /// scope rules: the plugin's one question for reconciliation, vault events and the status
+    /// view, one call per slice. Each `ExclusionQuery` is decided by its path, then by its
+    /// content: from Obsidian's `metadata` when given, else — with `read` — from the note read
+    /// through the host here in the worker (properties and tags only), else not yet (the
+    /// content is decided when the note is read for remembering): `Promise<(string | null)[]>`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Array<string | null>>")]
+    pub fn exclusions(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ExclusionQuery[]")] items: JsValue,
+    ) -> Result<Promise, JsValue> {
+        let items: Vec<ExclusionQuery> = serde_wasm_bindgen::from_value(items)
+            .map_err(|error| coded_error(&format!("Invalid exclusion query: {error}"), "facade.invalid_argument"))?;
+        let (engine, host) = (self.engine.clone(), self.host()?);
+        Ok(future_to_promise(async move {
+            let mut reasons = Vec::with_capacity(items.len());
+            // A few reads at a time: each is a round trip to the main thread.
+            for batch in items.chunks(EXCLUSION_READS_AT_ONCE) {
+                reasons.extend(join_all(batch.iter().map(|item| exclusion_of(&engine, host.as_ref(), item))).await);
+            }
+            to_js(&reasons)
+        }))
     }
 
     /// Runs due jobs until none is left or the engine pauses: `Promise<RunReport>`.
@@ -496,6 +523,44 @@ impl MemoryCore {
             None => millis(js_sys::Date::now()),
         }
     }
+}
+
+/// Notes read at once by `exclusions` when Obsidian's cache does not know them.
+const EXCLUSION_READS_AT_ONCE: usize = 16;
+
+/// One file the plugin asks about (`exclusions`).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ExclusionQuery {
+    path: String,
+    #[serde(default)]
+    metadata: Option<NoteMetadata>,
+    #[serde(default)]
+    read: bool,
+    /// The file's size when known: a note over the size limit is not read to decide.
+    #[serde(default)]
+    size: Option<f64>,
+}
+
+async fn exclusion_of(engine: &CoreEngine, host: &JsHostAdapter, item: &ExclusionQuery) -> Option<String> {
+    if let Some(reason) = engine.path_exclusion(&item.path) {
+        return Some(reason);
+    }
+    let scope = || engine.settings().scope;
+    if let Some(metadata) = &item.metadata {
+        return scope().metadata_exclusion(metadata);
+    }
+    let max_bytes = engine.settings().max_note_bytes;
+    if !item.read || item.size.is_some_and(|size| size > max_bytes as f64) {
+        return None;
+    }
+    // Unreadable or not text: skipped with its reason when read for remembering.
+    let file = crate::engine::Host::read_file(host, &item.path, max_bytes).await.ok()??;
+    if file.is_over(max_bytes) {
+        return None;
+    }
+    let text = decode_note(&file.bytes, max_bytes).ok()?;
+    scope().text_exclusion(&text)
 }
 
 /// Obsidian's `/regex/` "Excluded files" as one rule, matched with JavaScript's own RegExp

@@ -123,6 +123,14 @@ export interface CoreScopeRules {
   /** Obsidian's "Excluded files": paths, or `/regex/` (matched with JavaScript's RegExp in the worker). */
   ignoreFilters?: string[];
 }
+/**
+ * A vault file the plugin asks about (`exclusions`): decided by its path, then by its content —
+ * from Obsidian's metadata cache when given (its `frontmatter` object as parsed, its body tags
+ * as listed, `#tag`), else with `read` from the note read in the worker, else when it is read.
+ */
+export interface ExclusionQuery {
+  path: string; metadata?: { frontmatter?: Record<string, unknown> | null; tags?: string[] } | null; read?: boolean; size?: number;
+}
 export interface IngestEstimate { notes: number; inputTokens: number; outputTokens: number; costUsd: number; modelId: string; priceKnown: boolean }
 /** `device`: this device's id (kept by the plugin on the device), so its calls are counted apart from other devices'. */
 export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null; device?: string }

@@ -114,3 +114,47 @@ test("binary, empty, 20 MB and non-UTF-8 files are skipped with a reason shown i
 	assert.match(view.textContent ?? "", /2 of 6 notes remembered/);
 	assert.match(view.textContent ?? "", /Today: [\d,]+ tokens in \d+ model calls, (about \$\d+\.\d\d|less than \$0\.01) \(an estimate at the prices of us\.anthropic\.claude-haiku-4-5-20251001-v1:0\)/);
 });
+
+test("the status view lists what the core left out, with the core's reasons, and counts only the rest", async () => {
+	fake = await startAnsweringFake();
+	host = await startVaultHost();
+	await writeSettings(host, fake, { excludedTags: ["private"], excludedPatterns: ["Drafts/**"] });
+	host.vault.config.userIgnoreFilters = ["Templates/", "/^Scratch\\//"];
+	await writeNotes(host, {
+		"kept.md": "SAFE-KEPT a note to remember.\n",
+		"memory-no.md": "---\nmemory: no\n---\nLEAK-NO body.\n",
+		"memory-off.md": "---\nmemory: off\n---\nLEAK-OFF body.\n",
+		"memory-false.md": "---\nmemory: false\n---\nLEAK-FALSE body.\n",
+		"nested-tag.md": "LEAK-NESTED dear #Private/Diary today.\n",
+		"cached-no.md": "LEAK-CACHED the cache knows its properties.\n",
+		"Drafts/idea.md": "LEAK-PATTERN a draft.\n",
+		"Templates/day.md": "LEAK-FILTER a template.\n",
+		"Scratch/x.md": "LEAK-REGEX scratch.\n",
+	});
+	// Obsidian's own YAML reading of `memory: no` (text), as its metadata cache gives it.
+	host.metadataCache.caches.set("cached-no.md", { frontmatter: { memory: "no" } });
+	await host.loadPlugin();
+	await host.waitForCore();
+	await waitForIdle(host);
+	assert.ok(fake.bodiesText().includes("SAFE-KEPT"), "the kept note was sent (the check below can fail)");
+	assert.deepEqual(fake.bodiesText().match(/LEAK-[A-Z-]+/g) ?? [], []);
+	await host.waitFor(() => host!.statusBarText() === "Memory: 1/1 note", { message: "only the kept note counts" });
+
+	await host.runCommand("show-memory-status");
+	await host.settle();
+	const view = host.workspaceEl.querySelector(".memory-agent-status-view");
+	assert.ok(view, "the status view is open");
+	const rows = [...(view.querySelector('[data-section="Left out by your settings"]')?.querySelectorAll("li") ?? [])].map((row) => row.textContent ?? "");
+	assert.deepEqual(rows.sort(), [
+		"Drafts/idea.md — matches an excluded pattern",
+		"Scratch/x.md — in Obsidian's excluded files",
+		"Templates/day.md — in Obsidian's excluded files",
+		"cached-no.md — its properties turn memory off",
+		"memory-false.md — its properties turn memory off",
+		"memory-no.md — its properties turn memory off",
+		"memory-off.md — its properties turn memory off",
+		"nested-tag.md — it has the excluded tag #private/diary",
+	]);
+	assert.match(view.textContent ?? "", /1 of 1 notes remembered/);
+	assert.equal(host.adapter.calls.filter((call) => call.args[0] === "cached-no.md").length, 0, "the cache decided: the note was not read");
+});

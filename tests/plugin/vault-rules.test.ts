@@ -1,91 +1,14 @@
-// The vault sync's pure parts: the glob matcher, the scope rules, note metadata, the quiet delay, the wait for other devices and the bulk estimate.
+// The vault sync's pure parts: the quiet delay, the wait for other devices and the bulk estimate.
+// (The exclusion rules are the core's: their cases run once, in src/notes/scope.rs.)
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { formatUsd, topFolder } from "../../plugin/vault/bulk-estimate";
-import { GlobList, globToRegExp } from "../../plugin/vault/glob";
-import { metadataFromCache, metadataFromText } from "../../plugin/vault/note-metadata";
-import { NoteScope, type ScopeRules } from "../../plugin/vault/note-scope";
 import { OtherDeviceWait } from "../../plugin/vault/other-device-wait";
 import { QuietDelay } from "../../plugin/vault/quiet-delay";
 import { type SyncFile, VaultSync } from "../../plugin/vault/vault-sync";
 import type { MemoryStore } from "../../plugin/core/memory-core-api";
 import { FakeTimers, drain } from "../support/fake-timers";
-
-test("glob: * stays in one folder, ** crosses folders, ? is one character", () => {
-	const match = (glob: string, path: string) => globToRegExp(glob).test(path);
-	assert.ok(match("Journal/*.md", "Journal/2024-01-01.md"));
-	assert.ok(!match("Journal/*.md", "Journal/2024/01.md"), "* does not cross /");
-	assert.ok(match("Journal/**/*.md", "Journal/2024/01/02.md"));
-	assert.ok(match("Journal/**/*.md", "Journal/top.md"), "**/ may match no folder");
-	assert.ok(match("Journal/**", "Journal/a/b/c.md"));
-	assert.ok(!match("Journal/**", "Journals/a.md"));
-	assert.ok(match("Daily/202?-*.md", "Daily/2024-05.md"));
-	assert.ok(!match("Daily/202?-*.md", "Daily/20245-05.md"));
-	assert.ok(!match("Daily/?.md", "Daily/ab.md"));
-	assert.ok(match("*.excalidraw.md", "Drawings/deep/plan.excalidraw.md"), "no slash: the name, in any folder");
-	assert.ok(!match("*.excalidraw.md", "plan.md"));
-	assert.ok(match("Private/", "Private/x.md"), "a trailing slash names a folder");
-	assert.ok(match("/Inbox/*.md", "Inbox/a.md"), "a leading slash anchors at the root");
-	assert.ok(match("notes (old)/a+b.md", "notes (old)/a+b.md"), "regex characters are literal");
-	assert.ok(!match("a.md", "a_md"), "a dot is a dot");
-	assert.ok(new GlobList(["", "  ", "x/*.md"]).matches("x/y.md"));
-	assert.ok(!new GlobList([]).matches("x/y.md"));
-});
-
-const RULES: ScopeRules = {
-	configDir: ".obsidian",
-	databasePath: "Memory/agent.db",
-	includePlainText: false,
-	excludedFolders: ["Private/", "Work/Secret"],
-	excludedPatterns: ["**/*.draft.md"],
-	excludedTags: ["#Secret", "diary"],
-	ignoreFilters: ["Archive/", "/^Templates\\//", "/[unclosed/"],
-};
-
-test("scope by path: type, config folder, database, folders, patterns, Obsidian's excluded files", () => {
-	const scope = new NoteScope(RULES);
-	assert.equal(scope.pathExclusion("Notes/a.md"), null);
-	assert.equal(scope.pathExclusion("a.txt"), "not a note");
-	assert.equal(new NoteScope({ ...RULES, includePlainText: true }).pathExclusion("a.txt"), null);
-	assert.equal(scope.pathExclusion("image.png"), "not a note");
-	assert.match(scope.pathExclusion(".obsidian/plugins/memory-agent/README.md") ?? "", /configuration/);
-	assert.match(new NoteScope({ ...RULES, databasePath: "Memory/agent.md" }).pathExclusion("Memory/agent.md") ?? "", /database/);
-	assert.match(scope.pathExclusion("Private/diary.md") ?? "", /excluded folder Private/);
-	assert.match(scope.pathExclusion("Work/Secret/plan.md") ?? "", /excluded folder/);
-	assert.equal(scope.pathExclusion("Work/Secretary.md"), null, "a folder is not a prefix of a name");
-	assert.match(scope.pathExclusion("Work/plan.draft.md") ?? "", /pattern/);
-	assert.match(scope.pathExclusion("Archive/old.md") ?? "", /Obsidian's excluded files/);
-	assert.match(scope.pathExclusion("Templates/day.md") ?? "", /Obsidian's excluded files/, "a /regex/ filter");
-	assert.equal(scope.pathExclusion("MyTemplates/day.md"), null);
-	assert.ok(scope.checksTags);
-	assert.ok(!new NoteScope({ ...RULES, excludedTags: [] }).checksTags);
-});
-
-test("scope by content: memory: false and excluded tags (nested, any case)", () => {
-	const scope = new NoteScope(RULES);
-	assert.equal(scope.contentExclusion({ memory: true, tags: ["work"] }), null);
-	assert.match(scope.contentExclusion({ memory: false, tags: [] }) ?? "", /memory: false/);
-	assert.match(scope.contentExclusion({ memory: true, tags: ["secret"] }) ?? "", /#secret/);
-	assert.match(scope.contentExclusion({ memory: true, tags: ["diary/2024"] }) ?? "", /#diary\/2024/);
-	assert.equal(scope.contentExclusion({ memory: true, tags: ["diaryish"] }), null);
-});
-
-test("note metadata from the cache and from text", () => {
-	assert.deepEqual(metadataFromCache({ frontmatter: { memory: false, tags: ["A", "#b"] }, tags: [{ tag: "#Inline/Sub" }] }), {
-		memory: false,
-		tags: ["a", "b", "inline/sub"],
-	});
-	assert.deepEqual(metadataFromCache({ frontmatter: { tags: "x, y z" } }), { memory: true, tags: ["x", "y", "z"] });
-	assert.deepEqual(metadataFromCache({}), { memory: true, tags: [] });
-
-	const text = "---\ntitle: T\nmemory: false\ntags:\n  - Alpha\n  - \"beta\"\n---\n# Heading\nSome #Gamma and #delta/sub.\n`#code` and\n```\n#fenced\n```\n#123 issue";
-	assert.deepEqual(metadataFromText(text), { memory: false, tags: ["alpha", "beta", "gamma", "delta/sub"] });
-	assert.deepEqual(metadataFromText("---\ntags: [one, 'two']\n---\nbody"), { memory: true, tags: ["one", "two"] });
-	assert.deepEqual(metadataFromText("\ufeff---\r\ntag: solo\r\nmemory: FALSE\r\n---\r\n"), { memory: false, tags: ["solo"] });
-	assert.deepEqual(metadataFromText("No properties, just #tag"), { memory: true, tags: ["tag"] });
-	assert.deepEqual(metadataFromText("# Title\n\nurl http://x.org/#anchor"), { memory: true, tags: [] });
-});
 
 test("quiet delay: rapid saves make one call, after the last save; renames and cancels follow", () => {
 	const timers = new FakeTimers();
@@ -167,18 +90,17 @@ test("a note typed here and renamed on the other device before it was read is st
 			return Promise.resolve(1);
 		},
 		removeNote: () => Promise.resolve({ memories: [], consolidations: [] }),
+		exclusions: (items: Array<{ path: string }>) => Promise.resolve(items.map(() => null)),
 	} as unknown as MemoryStore;
 	const files = new Map<string, SyncFile>();
 	const typedHere = new Set<string>();
 	const sync = new VaultSync({
-		vault: { files: () => files.values(), file: (path) => files.get(path) ?? null, readText: () => Promise.resolve(null), readBytes: () => Promise.resolve(null), metadata: () => null },
+		vault: { files: () => files.values(), file: (path) => files.get(path) ?? null, metadata: () => null },
 		runtime: { store: () => store, kick: () => undefined, changed: () => undefined },
 		timers,
-		rules: () => RULES,
 		quietDelayMs: () => 1_000,
 		payAfter: (path) => (typedHere.has(path) ? null : 99_000),
 		bulkThreshold: () => 1_000,
-		maxNoteBytes: () => 1_000_000,
 		confirmBulk: () => Promise.resolve({ kind: "start" }),
 		notify: () => undefined,
 	});
