@@ -9,15 +9,53 @@
 /// Estimated tokens of `text`: a token for each CJK, Hangul or Thai character, plus
 /// ceil(other characters / 4).
 pub fn estimate_tokens(text: &str) -> usize {
-    let (mut dense, mut other) = (0usize, 0usize);
-    for c in text.chars() {
-        if is_dense(c) {
-            dense += 1;
-        } else {
-            other += 1;
+    CharCounts::of(text).tokens()
+}
+
+/// The characters of a text as the estimate counts them. Counts of pieces add up, so the
+/// estimate of pieces joined together is known without joining them (the chunker measures
+/// growing chunks this way).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CharCounts {
+    /// Characters that count a token each.
+    pub dense: usize,
+    /// Characters that count a quarter of a token (a line break among them).
+    pub other: usize,
+}
+
+impl CharCounts {
+    pub fn of(text: &str) -> CharCounts {
+        let mut counts = CharCounts::default();
+        for c in text.chars() {
+            if is_dense(c) {
+                counts.dense += 1;
+            } else {
+                counts.other += 1;
+            }
         }
+        counts
     }
-    dense + other.div_ceil(4)
+
+    /// The estimate for these characters: `estimate_tokens` of any text with these counts.
+    pub fn tokens(self) -> usize {
+        self.dense + self.other.div_ceil(4)
+    }
+}
+
+impl std::ops::Add for CharCounts {
+    type Output = CharCounts;
+    fn add(self, other: CharCounts) -> CharCounts {
+        CharCounts { dense: self.dense + other.dense, other: self.other + other.other }
+    }
+}
+
+impl std::ops::Sub for CharCounts {
+    type Output = CharCounts;
+    /// The counts of a range from the counts before its end and before its start.
+    fn sub(self, before: CharCounts) -> CharCounts {
+        debug_assert!(self.dense >= before.dense && self.other >= before.other, "counts of a negative range");
+        CharCounts { dense: self.dense - before.dense, other: self.other - before.other }
+    }
 }
 
 /// Characters Claude's tokenizer spends about a token (or more) on.
@@ -39,7 +77,7 @@ fn is_dense(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::estimate_tokens;
+    use super::{estimate_tokens, CharCounts};
 
     #[test]
     fn four_characters_a_token_rounded_up() {
@@ -56,5 +94,16 @@ mod tests {
         assert_eq!(estimate_tokens("회의가 있었다"), 6 + 1, "six syllables and a space");
         assert_eq!(estimate_tokens("ประชุม"), 6);
         assert_eq!(estimate_tokens("会議 at 10am"), 2 + 2, "\" at 10am\" is eight characters");
+    }
+
+    #[test]
+    fn counts_of_pieces_add_up_to_the_estimate_of_the_whole() {
+        let pieces = ["会議 at 10am", "", "ประชุม with Lan", "plain"];
+        let joined = pieces.join("\n");
+        let newlines = CharCounts::of(&"\n".repeat(pieces.len() - 1));
+        let sum = pieces.iter().fold(newlines, |sum, piece| sum + CharCounts::of(piece));
+        assert_eq!(sum, CharCounts::of(&joined));
+        assert_eq!(sum.tokens(), estimate_tokens(&joined));
+        assert_eq!(CharCounts::of(&joined) - CharCounts::of(pieces[0]), sum - CharCounts::of(pieces[0]));
     }
 }

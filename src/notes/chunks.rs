@@ -12,7 +12,7 @@
 
 use super::markdown::{heading, LineKind};
 use crate::hash::sha256_hex;
-use crate::tokens::estimate_tokens;
+use crate::tokens::{estimate_tokens, CharCounts};
 
 /// A piece of a note the IngestAgent reads on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,12 +47,67 @@ struct Body<'a> {
     /// The file line of body line 0 (the lines the frontmatter took).
     first_line: usize,
     max_tokens: usize,
+    measure: Measure,
+}
+
+/// What measuring a range of lines needs, computed once per note, so that a chunk growing
+/// line by line is measured in constant time rather than joined and counted again at each
+/// step — which made a note of a million one-character lines take 75 s in the worker.
+struct Measure {
+    /// `counts_before[i]`: the characters of lines `0..i`, as the token estimate counts them.
+    counts_before: Vec<CharCounts>,
+    /// `next_filled[i]`: the first line at or after `i` that is not whitespace only (or the
+    /// number of lines).
+    next_filled: Vec<usize>,
+    /// `filled_before[i]`: one more than the last line before `i` that is not whitespace
+    /// only (or 0).
+    filled_before: Vec<usize>,
+}
+
+impl Measure {
+    fn new(lines: &[&str]) -> Measure {
+        let mut counts_before = Vec::with_capacity(lines.len() + 1);
+        let mut filled_before = Vec::with_capacity(lines.len() + 1);
+        let (mut counts, mut filled) = (CharCounts::default(), 0);
+        for (index, line) in lines.iter().enumerate() {
+            counts_before.push(counts);
+            filled_before.push(filled);
+            counts = counts + CharCounts::of(line);
+            if !line.trim().is_empty() {
+                filled = index + 1;
+            }
+        }
+        counts_before.push(counts);
+        filled_before.push(filled);
+        let mut next_filled = vec![lines.len(); lines.len() + 1];
+        for index in (0..lines.len()).rev() {
+            next_filled[index] = if lines[index].trim().is_empty() { next_filled[index + 1] } else { index };
+        }
+        Measure { counts_before, next_filled, filled_before }
+    }
+
+    /// Lines `start..end` without blank lines at either edge, as an inclusive range.
+    fn trimmed(&self, start: usize, end: usize) -> Option<(usize, usize)> {
+        let first = self.next_filled[start];
+        if first >= end {
+            return None;
+        }
+        let last = self.filled_before[end] - 1;
+        debug_assert!(start <= first && first <= last && last < end, "trimmed {start}..{end} to {first}..={last}");
+        Some((first, last))
+    }
+
+    /// `estimate_tokens` of lines `first..=last` joined by `\n`.
+    fn tokens(&self, first: usize, last: usize) -> usize {
+        let line_breaks = CharCounts { dense: 0, other: last - first };
+        (self.counts_before[last + 1] - self.counts_before[first] + line_breaks).tokens()
+    }
 }
 
 /// Chunks of the body `lines` (classified as `kinds`), which start at file line
 /// `first_line`. A bound of 0 is read as 1: no text fits in zero tokens.
 pub(super) fn chunk_body(lines: &[&str], kinds: &[LineKind], first_line: usize, max_tokens: usize) -> Vec<Chunk> {
-    let body = Body { lines, kinds, first_line, max_tokens: max_tokens.max(1) };
+    let body = Body { lines, kinds, first_line, max_tokens: max_tokens.max(1), measure: Measure::new(lines) };
     let sections = sections(lines, kinds);
     let mut chunks = Vec::new();
     let mut i = 0;
@@ -75,6 +130,10 @@ pub(super) fn chunk_body(lines: &[&str], kinds: &[LineKind], first_line: usize, 
         }
         body.emit(first.start, end, &first.path, &mut chunks);
     }
+    debug_assert!(
+        chunks.windows(2).all(|pair| pair[0].line_end <= pair[1].line_start),
+        "chunks overlap or are out of order"
+    );
     chunks
 }
 
@@ -112,10 +171,7 @@ fn sections(lines: &[&str], kinds: &[LineKind]) -> Vec<Section> {
 impl Body<'_> {
     /// Lines `start..end` without blank lines at either edge, as an inclusive range.
     fn trimmed(&self, start: usize, end: usize) -> Option<(usize, usize)> {
-        let filled = |index: &usize| !self.lines[*index].trim().is_empty();
-        let first = (start..end).find(filled)?;
-        let last = (start..end).rev().find(filled)?;
-        Some((first, last))
+        self.measure.trimmed(start, end)
     }
 
     fn text(&self, first: usize, last: usize) -> String {
@@ -124,7 +180,7 @@ impl Body<'_> {
 
     /// Whether lines `start..end`, trimmed, fit the bound.
     fn fits(&self, start: usize, end: usize) -> bool {
-        self.trimmed(start, end).is_none_or(|(first, last)| estimate_tokens(&self.text(first, last)) <= self.max_tokens)
+        self.trimmed(start, end).is_none_or(|(first, last)| self.measure.tokens(first, last) <= self.max_tokens)
     }
 
     /// Paragraphs of `start..end` as inclusive ranges: runs of lines between blank lines
@@ -223,6 +279,8 @@ impl Body<'_> {
     }
 
     fn chunk(&self, path: &Option<String>, first: usize, last: usize, text: String) -> Chunk {
+        debug_assert!(first <= last && last < self.lines.len(), "chunk of lines {first}..={last}");
+        debug_assert!(estimate_tokens(&text) <= self.max_tokens, "a chunk over {} tokens", self.max_tokens);
         let line = |index: usize| u32::try_from(self.first_line + index).unwrap_or(u32::MAX);
         let content_hash = sha256_hex(format!("{}\n{text}", path.as_deref().unwrap_or("")).as_bytes());
         Chunk { heading_path: path.clone(), line_start: line(first), line_end: line(last), text, content_hash }
@@ -424,6 +482,38 @@ pub(super) mod tests {
         // Pieces of a long line break after spaces, so words stay whole.
         let chunks = parse(&format!("# Giant\n{giant_line}"), 10);
         assert!(chunks.iter().filter(|chunk| chunk.line_start == 1).all(|chunk| chunk.text.ends_with(' ')));
+    }
+
+    #[test]
+    fn pathological_shapes_chunk_within_the_bound_and_cover_the_note() {
+        let bound = 1_500;
+        // A million one-character lines: as many lines a chunk as the bound holds
+        // (n characters and n - 1 line breaks, four a token), in order, all covered.
+        let lines = 1_000_000;
+        let text = "x\n".repeat(lines);
+        let chunks = parse(&text, bound);
+        let lines_a_chunk = (4 * bound + 1) / 2;
+        assert_eq!(chunks.len(), lines.div_ceil(lines_a_chunk));
+        assert!(chunks.windows(2).all(|pair| pair[1].line_start as usize == pair[0].line_end as usize + 1));
+        assert_eq!(chunks.last().map(|chunk| chunk.line_end as usize), Some(lines - 1));
+
+        // One line of several megabytes, without a line break: pieces of it, words kept whole.
+        let text = "word ".repeat(600_000);
+        let chunks = parse(&text, bound);
+        assert!(chunks.len() >= estimate_tokens(&text).div_ceil(bound), "{} pieces", chunks.len());
+        assert!(chunks.iter().all(|chunk| chunk.line_start == 0 && chunk.line_end == 0 && chunk.text.ends_with(' ')));
+        let text = "x".repeat(3_000_000);
+        assert_eq!(parse(&text, bound).len(), estimate_tokens(&text).div_ceil(bound));
+
+        // A hundred thousand headings, each with a line: sections merged up to the bound,
+        // every chunk starting at a heading.
+        let text: String = (0..100_000).map(|n| format!("# H{n}\nline {n}\n")).collect();
+        let chunks = parse(&text, bound);
+        assert!(chunks.len() >= estimate_tokens(&text).div_ceil(bound), "{} chunks", chunks.len());
+        assert!(chunks.iter().all(|chunk| chunk.text.starts_with("# H") && chunk.line_start % 2 == 0));
+        // Only headings: nothing to remember.
+        let text: String = (0..100_000).map(|n| format!("## Heading {n}\n")).collect();
+        assert_eq!(parse(&text, bound), []);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod chunks;
 mod date;
 mod decode;
 mod frontmatter;
+mod glob;
 mod markdown;
 mod scope;
 mod tags;
@@ -20,7 +21,8 @@ pub use chunks::Chunk;
 pub use date::{note_date, path_date};
 pub use decode::{decode_note, NoteError};
 pub use frontmatter::{Frontmatter, FrontmatterValue};
-pub use scope::{glob_matches, is_regex_filter, NoteMetadata, ScopeRules};
+pub use glob::{glob_matches, Glob, GlobSet};
+pub use scope::{is_regex_filter, CompiledPatterns, NoteMetadata, ScopeRules};
 
 /// A note read for ingestion.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -10,10 +10,12 @@
 //! (`host_rule`), everything else is matched here.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::glob::GlobSet;
 use super::{Frontmatter, FrontmatterValue, ParsedNote};
 
 /// The user's exclusion settings, as the plugin hands them over.
@@ -27,12 +29,45 @@ pub struct ScopeRules {
     pub include_plain_text: bool,
     pub excluded_folders: Vec<String>,
     /// Globs: `*` within a folder, `**` any depth, `?` one character; without `/` they
-    /// match the file name in any folder.
+    /// match the file name in any folder (the syntax in full: `notes::glob`).
     pub excluded_patterns: Vec<String>,
     /// Without `#`; a tag also excludes its nested tags (`private` covers `private/diary`).
     pub excluded_tags: Vec<String>,
     /// Obsidian's "Excluded files": folder or file paths, or `/regex/` (matched by the host).
     pub ignore_filters: Vec<String>,
+    /// `excluded_patterns` compiled at their first use; not part of the rules' value.
+    #[serde(skip)]
+    pub compiled_patterns: CompiledPatterns,
+}
+
+/// The excluded patterns compiled once for the many paths matched against them (every
+/// vault event, every note read), with the patterns they were compiled from: patterns
+/// changed after the first use are compiled again rather than matched stale.
+#[derive(Clone, Default)]
+pub struct CompiledPatterns(OnceLock<(Vec<String>, GlobSet)>);
+
+impl CompiledPatterns {
+    fn for_patterns(&self, patterns: &[String]) -> Cow<'_, GlobSet> {
+        let (source, globs) = self.0.get_or_init(|| (patterns.to_vec(), GlobSet::new(patterns)));
+        if source == patterns {
+            Cow::Borrowed(globs)
+        } else {
+            Cow::Owned(GlobSet::new(patterns))
+        }
+    }
+}
+
+impl PartialEq for CompiledPatterns {
+    /// A cache: two rules are equal by their settings alone.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for CompiledPatterns {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("CompiledPatterns")
+    }
 }
 
 fn trim_slashes(path: &str) -> &str {
@@ -71,7 +106,7 @@ impl ScopeRules {
         {
             return Some(format!("in the excluded folder {folder}"));
         }
-        if self.excluded_patterns.iter().any(|pattern| glob_matches(pattern, path)) {
+        if self.compiled_patterns.for_patterns(&self.excluded_patterns).matches(path) {
             return Some("matches an excluded pattern".into());
         }
         let ignored = self.ignore_filters.iter().filter(|filter| !is_regex_filter(filter)).any(|filter| {
@@ -162,55 +197,10 @@ pub(super) fn disables_memory(value: &FrontmatterValue) -> bool {
     }
 }
 
-/// Matches a vault path against one glob (the plugin's `globToRegExp`, without a regex
-/// engine): anchored at the root when the pattern has a `/`, else the file name's suffix
-/// in any folder; a pattern ending in `/` covers everything inside.
-pub fn glob_matches(pattern: &str, path: &str) -> bool {
-    let trimmed = pattern.trim().trim_start_matches('/');
-    if trimmed.is_empty() {
-        return false;
-    }
-    let mut glob: Vec<char> = trimmed.chars().collect();
-    if trimmed.ends_with('/') {
-        glob.extend(['*', '*']);
-    }
-    let path: Vec<char> = path.chars().collect();
-    if trimmed.contains('/') {
-        return matches_here(&glob, &path);
-    }
-    // `(?:^|/)pattern$`: from the start, or from just after any slash.
-    std::iter::once(0)
-        .chain(path.iter().enumerate().filter(|(_, c)| **c == '/').map(|(at, _)| at + 1))
-        .any(|start| matches_here(&glob, &path[start..]))
-}
-
-fn matches_here(glob: &[char], path: &[char]) -> bool {
-    match glob.first() {
-        None => path.is_empty(),
-        Some('*') if glob.get(1) == Some(&'*') => {
-            // `**/` may also match no folder at all.
-            if glob.get(2) == Some(&'/') && matches_here(&glob[3..], path) {
-                return true;
-            }
-            let rest = if glob.get(2) == Some(&'/') { &glob[3..] } else { &glob[2..] };
-            (0..=path.len()).any(|skip| {
-                let (skipped, remaining) = path.split_at(skip);
-                let whole_folders = glob.get(2) != Some(&'/') || skipped.last().is_none_or(|c| *c == '/');
-                whole_folders && matches_here(rest, remaining)
-            })
-        }
-        Some('*') => (0..=path.len())
-            .take_while(|skip| path[..*skip].iter().all(|c| *c != '/'))
-            .any(|skip| matches_here(&glob[1..], &path[skip..])),
-        Some('?') => path.first().is_some_and(|c| *c != '/') && matches_here(&glob[1..], &path[1..]),
-        Some(c) => path.first() == Some(c) && matches_here(&glob[1..], &path[1..]),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notes::parse_note;
+    use crate::notes::{glob_matches, parse_note};
     use serde_json::json;
 
     fn rules() -> ScopeRules {
@@ -265,6 +255,19 @@ mod tests {
         ] {
             assert_eq!(glob_matches(pattern, path), expected, "{pattern} on {path}");
         }
+    }
+
+    #[test]
+    fn patterns_changed_after_their_first_use_are_matched_as_changed() {
+        let none = |_: &str| false;
+        let mut rules = rules();
+        assert_eq!(rules.path_exclusion("Inbox/todo.md", &none), None);
+        rules.excluded_patterns.push("Inbox/*".into());
+        let cloned = rules.clone();
+        for rules in [&rules, &cloned] {
+            assert_eq!(rules.path_exclusion("Inbox/todo.md", &none).as_deref(), Some("matches an excluded pattern"));
+        }
+        assert_eq!(rules, ScopeRules { excluded_patterns: rules.excluded_patterns.clone(), ..self::rules() });
     }
 
     #[test]

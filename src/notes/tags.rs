@@ -21,10 +21,14 @@ pub(super) fn push_unique(tags: &mut Vec<String>, tag: String) {
 /// The tags written in the body: outside code blocks and inline code, unique, in order.
 pub(super) fn inline_tags(lines: &[&str], kinds: &[LineKind]) -> Vec<String> {
     let mut tags = Vec::new();
+    // Looked up here rather than in `tags`: a note of many distinct tags stays linear.
+    let mut seen = std::collections::HashSet::new();
     for (line, kind) in lines.iter().zip(kinds) {
         if matches!(kind, LineKind::Text | LineKind::Heading(_)) && line.contains('#') {
             for tag in tags_in_line(line) {
-                push_unique(&mut tags, tag);
+                if seen.insert(tag.clone()) {
+                    tags.push(tag);
+                }
             }
         }
     }
@@ -35,12 +39,13 @@ pub(super) fn inline_tags(lines: &[&str], kinds: &[LineKind]) -> Vec<String> {
 /// and `/`, with at least one character that is not a digit (`#1984` is not a tag).
 fn tags_in_line(line: &str) -> Vec<String> {
     let chars: Vec<char> = line.chars().collect();
+    let mut backticks = BacktickRuns::new(&chars);
     let mut tags = Vec::new();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         if c == '`' {
-            i = skip_code_span(&chars, i);
+            i = backticks.skip_span(i);
             continue;
         }
         let starts_tag = c == '#' && (i == 0 || chars[i - 1].is_whitespace());
@@ -67,24 +72,57 @@ fn is_tag_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '/')
 }
 
-/// The index after the inline code span opening at `start` (a run of backticks closed by
-/// a run of the same length), or after the run alone when nothing closes it.
-fn skip_code_span(chars: &[char], start: usize) -> usize {
-    let run = |at: usize| chars[at..].iter().take_while(|c| **c == '`').count();
-    let length = run(start);
-    let mut i = start + length;
-    while i < chars.len() {
-        if chars[i] == '`' {
-            let closing = run(i);
-            if closing == length {
-                return i + closing;
+/// The runs of backticks of a line, each with the run that would close a code span it opens
+/// (the next run of the same length), found in one pass each way: looking for the closing
+/// run from each opening one scans a line of many unclosed runs to its end again and again.
+struct BacktickRuns {
+    /// The first index and the length of each run, in order.
+    runs: Vec<(usize, usize)>,
+    /// For each run, the next run of the same length, if any.
+    closing: Vec<Option<usize>>,
+    /// The first run the reader has not passed.
+    cursor: usize,
+}
+
+impl BacktickRuns {
+    fn new(chars: &[char]) -> BacktickRuns {
+        let mut runs = Vec::new();
+        let mut at = 0;
+        while at < chars.len() {
+            let length = chars[at..].iter().take_while(|c| **c == '`').count();
+            if length > 0 {
+                runs.push((at, length));
             }
-            i += closing;
-        } else {
-            i += 1;
+            at += length.max(1);
+        }
+        let mut closing = vec![None; runs.len()];
+        let mut next_of_length = std::collections::HashMap::new();
+        for (index, (_, length)) in runs.iter().enumerate().rev() {
+            closing[index] = next_of_length.insert(*length, index);
+        }
+        BacktickRuns { runs, closing, cursor: 0 }
+    }
+
+    /// The index after the inline code span opening at `start` (a run of backticks closed by
+    /// a run of the same length), or after the run alone when nothing closes it.
+    fn skip_span(&mut self, start: usize) -> usize {
+        while self.runs.get(self.cursor).is_some_and(|(first, _)| *first < start) {
+            self.cursor += 1;
+        }
+        let Some(&(first, length)) = self.runs.get(self.cursor) else { return start + 1 };
+        debug_assert_eq!(first, start, "a code span opens where no run of backticks starts");
+        match self.closing[self.cursor] {
+            Some(close) => {
+                self.cursor = close + 1;
+                let (closing_first, closing_length) = self.runs[close];
+                closing_first + closing_length
+            }
+            None => {
+                self.cursor += 1;
+                start + length
+            }
         }
     }
-    start + length
 }
 
 #[cfg(test)]
@@ -101,6 +139,8 @@ mod tests {
             ("email me@x.com#frag, url http://x.org/#anchor, [[Note#Heading]]", &[]),
             ("`#code` and ``a ` #still code`` but #real", &["real"]),
             ("unclosed ` then #tag", &["tag"]),
+            ("``a ` #in code `` #out ``` #unclosed ` #code `", &["out", "unclosed"]),
+            ("` #a `` #b ` #c", &["c"]),
             ("#nhật-ký và #Đi_chơi 🎉", &["nhật-ký", "đi_chơi"]),
             ("#trailing/ #/", &["trailing"]),
             ("## heading marker is not a tag", &[]),
