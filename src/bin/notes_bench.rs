@@ -17,6 +17,7 @@ fn main() {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
+#[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
 mod bench {
     use std::hint::black_box;
     use std::time::{Duration, Instant};

@@ -487,12 +487,12 @@ pub(super) mod tests {
     #[test]
     fn pathological_shapes_chunk_within_the_bound_and_cover_the_note() {
         let bound = 1_500;
-        // A million one-character lines: as many lines a chunk as the bound holds
-        // (n characters and n - 1 line breaks, four a token), in order, all covered.
+        // A million one-character lines: as many lines a chunk as the bound holds (n
+        // characters and n - 1 line breaks, four a token: 2n - 1 <= 4 bound), in order, all covered.
         let lines = 1_000_000;
         let text = "x\n".repeat(lines);
         let chunks = parse(&text, bound);
-        let lines_a_chunk = (4 * bound + 1) / 2;
+        let lines_a_chunk = 2 * bound;
         assert_eq!(chunks.len(), lines.div_ceil(lines_a_chunk));
         assert!(chunks.windows(2).all(|pair| pair[1].line_start as usize == pair[0].line_end as usize + 1));
         assert_eq!(chunks.last().map(|chunk| chunk.line_end as usize), Some(lines - 1));
