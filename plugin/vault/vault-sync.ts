@@ -247,11 +247,13 @@ export class VaultSync {
 				this.deps.runtime.changed();
 				this.scheduleCoverage();
 			},
-			(error: unknown) => {
-				// A worker that stopped answering is told by the runtime; the restarted one reconciles the vault.
-				if (errorCode(error) !== ErrorCode.workerUnresponsive) this.deps.notify(`Memory Agent: ${error instanceof Error ? error.message : String(error)}`);
-			},
+			(error: unknown) => this.tell(error),
 		);
+	}
+
+	/** Says a failed call, except a worker that stopped answering: the runtime tells that, and the restarted one reconciles the vault. */
+	private tell(error: unknown): void {
+		if (errorCode(error) !== ErrorCode.workerUnresponsive) this.deps.notify(`Memory Agent: ${error instanceof Error ? error.message : String(error)}`);
 	}
 
 	/** Number of notes waiting for their quiet delay. */
@@ -269,7 +271,7 @@ export class VaultSync {
 		const cached = this.deps.vault.metadata(path);
 		const query: ExclusionQuery = cached === null ? { path } : { path, metadata: metadataOf(cached) };
 		const decided = await askExclusions(() => this.deps.runtime.store(), [query]).catch((error: unknown) => {
-			this.deps.notify(`Memory Agent: ${error instanceof Error ? error.message : String(error)}`);
+			this.tell(error);
 			return undefined;
 		});
 		const reason = decided?.get(path);

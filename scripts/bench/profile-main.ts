@@ -9,6 +9,7 @@ import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { TEST_CREDENTIALS } from "../../tests/fake-bedrock/index";
 import { REPO_ROOT, startHost } from "../../tests/host/host";
+import { confirmEndpointOnThisDevice } from "../../tests/support/trusted-endpoint";
 import { realNotes, writeNotes } from "./corpus";
 
 const notes = Number(process.argv.find((arg) => arg.startsWith("--notes="))?.slice("--notes=".length) ?? 1500);
@@ -20,6 +21,7 @@ const vaultDir = path.join(work, "vault");
 await fs.mkdir(vaultDir, { recursive: true });
 await writeNotes(vaultDir, await realNotes(work), 0, notes);
 const host = await startHost({ vaultDir });
+confirmEndpointOnThisDevice(host, url);
 host.secretStorage.setSecret("k", TEST_CREDENTIALS.accessKeyId);
 host.secretStorage.setSecret("s", TEST_CREDENTIALS.secretAccessKey);
 await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });

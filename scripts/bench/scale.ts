@@ -21,6 +21,7 @@ import type { MemoryStore, QuestionScope, StoreStatus } from "../../plugin/core/
 import { DatabaseFile } from "../../plugin/storage/database-file";
 import { TEST_CREDENTIALS } from "../../tests/fake-bedrock/index";
 import { type Host, REPO_ROOT, startHost } from "../../tests/host/host";
+import { confirmEndpointOnThisDevice } from "../../tests/support/trusted-endpoint";
 import { sentRequests } from "../../tests/host/request-url";
 import { realNotes, writeGatheredNotes, writeNotes } from "./corpus";
 
@@ -272,6 +273,7 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 async function benchHost(vaultDir: string, modelUrl: string): Promise<Host> {
 	await fs.mkdir(vaultDir, { recursive: true });
 	const host = await startHost({ vaultDir });
+	confirmEndpointOnThisDevice(host, modelUrl);
 	host.secretStorage.setSecret("bench-key-id", TEST_CREDENTIALS.accessKeyId);
 	host.secretStorage.setSecret("bench-secret", TEST_CREDENTIALS.secretAccessKey);
 	await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });

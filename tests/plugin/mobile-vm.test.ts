@@ -154,6 +154,9 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 		workspace: { onLayoutReady: (cb: () => unknown) => (layoutReady = cb), on: () => ({}), getLeavesOfType: () => [] },
 		secretStorage: { getSecret: () => null, setSecret: () => undefined, listSecrets: () => [] },
 		metadataCache: { getFileCache: () => null, on: () => ({}) },
+		// Obsidian's per-device storage (the device id, a confirmed endpoint's host).
+		loadLocalStorage: () => null,
+		saveLocalStorage: () => undefined,
 	};
 	const plugin = new (loaded.PluginClass as unknown as new (app: unknown, manifest: unknown) => Plugin & {
 		onload(): Promise<void>;
@@ -275,5 +278,8 @@ function minimalApp() {
 		workspace: { onLayoutReady: (cb: () => void) => (layoutReadyCallback = cb), on: () => ({}), getLeavesOfType: () => [] },
 		secretStorage: { getSecret: () => null, setSecret: () => undefined, listSecrets: () => [] },
 		metadataCache: { getFileCache: () => null, on: () => ({}) },
+		// Obsidian's per-device storage (the device id, a confirmed endpoint's host).
+		loadLocalStorage: () => null,
+		saveLocalStorage: () => undefined,
 	};
 }

@@ -12,6 +12,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterEach, test } from "node:test";
 import { TEST_CREDENTIALS } from "../fake-bedrock/index";
 import { type Host, REPO_ROOT, startHost } from "../host/host";
+import { confirmEndpointOnThisDevice } from "../support/trusted-endpoint";
 import { rememberedPaths, waitForIdle, writeNotes } from "../support/vault-host";
 
 let host: Host | undefined;
@@ -39,6 +40,7 @@ async function modelInAnotherProcess(): Promise<string> {
 test("an explosive exclusion pattern blocks the main thread at most 50 ms and the vault is remembered", { timeout: 120_000 }, async () => {
 	const url = await modelInAnotherProcess();
 	host = await startHost();
+	confirmEndpointOnThisDevice(host, url);
 	host.secretStorage.setSecret("key-id", TEST_CREDENTIALS.accessKeyId);
 	host.secretStorage.setSecret("secret", TEST_CREDENTIALS.secretAccessKey);
 	await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });
