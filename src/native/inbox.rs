@@ -102,7 +102,7 @@ mod tests {
         std::fs::create_dir(root.join("Shared")).unwrap();
         std::os::unix::fs::symlink(outside.join("deeper"), root.join("Shared/inbox")).unwrap();
         assert!(vault.folder_to_write("Shared/inbox").unwrap_err().contains("symbolic link"));
-        assert_eq!(std::fs::read_dir(&outside.join("deeper")).unwrap().count(), 0, "nothing written outside");
+        assert_eq!(std::fs::read_dir(outside.join("deeper")).unwrap().count(), 0, "nothing written outside");
         assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "nothing written outside");
         // A link inside the vault to another folder inside it is still a link: refused too.
         std::fs::create_dir(root.join("Real")).unwrap();

@@ -492,7 +492,7 @@ pub(super) mod tests {
         let lines = 1_000_000;
         let text = "x\n".repeat(lines);
         let chunks = parse(&text, bound);
-        let lines_a_chunk = (4 * bound + 1) / 2;
+        let lines_a_chunk = (4 * bound).div_ceil(2);
         assert_eq!(chunks.len(), lines.div_ceil(lines_a_chunk));
         assert!(chunks.windows(2).all(|pair| pair[1].line_start as usize == pair[0].line_end as usize + 1));
         assert_eq!(chunks.last().map(|chunk| chunk.line_end as usize), Some(lines - 1));
