@@ -149,11 +149,15 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 		["undefined", "undefined", "undefined", "undefined", "undefined", "undefined"],
 	);
 
+	const local = new Map<string, unknown>();
 	const app = {
 		vault: { configDir: ".obsidian", adapter, getFileByPath: () => null, getFiles: () => [], getMarkdownFiles: () => [], on: () => ({}) },
 		workspace: { onLayoutReady: (cb: () => unknown) => (layoutReady = cb), on: () => ({}), getLeavesOfType: () => [] },
 		secretStorage: { getSecret: () => null, setSecret: () => undefined, listSecrets: () => [] },
 		metadataCache: { getFileCache: () => null, on: () => ({}) },
+		// Obsidian's per-device storage (this device's id, a confirmed endpoint).
+		loadLocalStorage: (key: string): unknown => local.get(key) ?? null,
+		saveLocalStorage: (key: string, value: unknown) => void local.set(key, value),
 	};
 	const plugin = new (loaded.PluginClass as unknown as new (app: unknown, manifest: unknown) => Plugin & {
 		onload(): Promise<void>;
@@ -270,10 +274,14 @@ function minimalObsidian() {
 }
 
 function minimalApp() {
+	const local = new Map<string, unknown>();
 	return {
 		vault: { configDir: ".obsidian", adapter: memoryAdapter(), getFileByPath: () => null, getFiles: () => [], getMarkdownFiles: () => [], on: () => ({}) },
 		workspace: { onLayoutReady: (cb: () => void) => (layoutReadyCallback = cb), on: () => ({}), getLeavesOfType: () => [] },
 		secretStorage: { getSecret: () => null, setSecret: () => undefined, listSecrets: () => [] },
 		metadataCache: { getFileCache: () => null, on: () => ({}) },
+		// Obsidian's per-device storage (this device's id, a confirmed endpoint).
+		loadLocalStorage: (key: string): unknown => local.get(key) ?? null,
+		saveLocalStorage: (key: string, value: unknown) => void local.set(key, value),
 	};
 }
