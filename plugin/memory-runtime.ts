@@ -4,10 +4,11 @@
 
 import { CoreClient, type HostHandlers } from "./core/core-client";
 import { ErrorCode, errorCode, errorMessage } from "./core/core-error";
-import { type CoreInfo, type CoreScopeRules, type MemoryStore, type RunReport, type StoreStatus, memoryStore } from "./core/memory-core-api";
+import { type CoreScopeRules, type MemoryStore, type RunReport, type StoreStatus, memoryStore } from "./core/memory-core-api";
 import { type WorkerPlatform, startCoreWorker } from "./core/start-worker";
 import { WorkRunner } from "./engine/work-runner";
 import { type MemoryAgentSettings, type SecretReader, connectionSettings, engineSettings } from "./settings";
+import type { Parsed } from "./settings/settings-form";
 import { DatabaseFile, type DatabaseFilePort } from "./storage/database-file";
 import type { TimerPort } from "./storage/save-scheduler";
 import { StoreSession, StoreUnavailableError } from "./storage/store-session";
@@ -65,7 +66,6 @@ export class MemoryRuntime {
 	private state: State = { kind: "idle" };
 	private started: Promise<void> | undefined;
 	private client: CoreClient | undefined;
-	private info: CoreInfo | undefined;
 	private lastStatus: StoreStatus | undefined;
 	/** Why the connection is not configured (missing secrets), shown when work needs it. */
 	private connectionProblem: string | null = null;
@@ -146,9 +146,17 @@ export class MemoryRuntime {
 		return this.deps.statusBar;
 	}
 
-	/** The loaded core's static parts (regions, default model), once started. */
-	core(): CoreInfo | undefined {
-		return this.info;
+	/**
+	 * `value` as the core's rule for the setting `key` saves it, or the core's sentence saying why
+	 * it cannot be: asked in the worker, which is started if it is not yet (no store needed).
+	 */
+	async validateSetting<K extends keyof MemoryAgentSettings>(key: K, value: unknown): Promise<Parsed<MemoryAgentSettings[K]>> {
+		if (this.client === undefined) void this.start();
+		const client = this.client;
+		if (client === undefined) return { problem: "Memory Agent is not running, so this value cannot be checked. Reload the plugin and try again." };
+		const check = await client.call("validateSetting", key, value);
+		// The core answers with the setting's own type: its schema is the one `MemoryAgentSettings` is generated from.
+		return check as Parsed<MemoryAgentSettings[K]>;
 	}
 
 	/** The store's latest counts, as last reported (undefined before the first). */
@@ -219,7 +227,7 @@ export class MemoryRuntime {
 			});
 			this.client = client;
 			client.on("status", (status) => this.statusReported(status));
-			this.info = await client.call("start");
+			await client.call("start");
 			started.release();
 			const store = memoryStore(client);
 			const session = await StoreSession.open({

@@ -23,7 +23,7 @@ export class MemoryAgentSettingTab extends PluginSettingTab {
 		private readonly context: PluginContext,
 	) {
 		super(app, plugin);
-		this.form = new SettingsForm(context);
+		this.form = new SettingsForm(context, context.runtime);
 	}
 
 	override getSettingDefinitions(): SettingDefinitionItem[] {

@@ -58,14 +58,27 @@ export function defaultSettings(configDir: string, locale?: string): MemoryAgent
 	return settings;
 }
 
-/** Why `path` cannot be the database path, or null when it can (the core's `database_path_problem`, held to it by a test). */
-export function validateDatabasePath(path: string): string | null {
-	const trimmed = path.trim();
-	if (trimmed === "") return "Enter a path for the database file.";
-	if (!trimmed.endsWith(".db")) return "The database file name must end with .db.";
-	if (trimmed.split(/[/\\]/).includes("..")) return "The path must stay inside the vault (no '..').";
-	if (/^([/\\]|[A-Za-z]:)/.test(trimmed)) return "Use a path relative to the vault folder.";
-	return null;
+// Reading data.json happens at load, before the worker exists, so the two text rules reading
+// needs are kept here as yes/no copies of the core's (`database_path_problem`, `folder_problem`),
+// held to it by tests/wasm/settings-schema.test.ts. A rule's outcome over any text cannot be
+// generated at build time; its messages can, and are the core's alone (`validateSetting`).
+
+/** Whether the core takes `path` (trimmed) as the database path. */
+export function isUsableDatabasePath(path: string): boolean {
+	return path !== "" && path.endsWith(".db") && !leavesTheVault(path) && !isAbsolute(path);
+}
+
+/** Whether the core takes `folder` (vault-relative, without outer slashes) as a folder. */
+export function isUsableFolder(folder: string): boolean {
+	return !leavesTheVault(folder) && !isAbsolute(folder);
+}
+
+function leavesTheVault(path: string): boolean {
+	return path.split(/[/\\]/).includes("..");
+}
+
+function isAbsolute(path: string): boolean {
+	return /^([/\\]|[A-Za-z]:)/.test(path);
 }
 
 function wholeSetting(key: NumberKey): WholeSetting {
@@ -97,77 +110,6 @@ export function parseNumberSetting(key: NumberKey, text: string): { value: numbe
 	return problem === null ? { value } : { problem };
 }
 
-/** Why `id` cannot be a model id, or null. */
-export function validateModelId(id: string): string | null {
-	const trimmed = id.trim();
-	if (/\s/.test(trimmed)) return "A model ID has no spaces.";
-	return null;
-}
-
-const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
-
-/** Why `endpoint` cannot replace the AWS endpoint, or null (empty means AWS's own). The core checks the same rule. */
-export function validateEndpoint(endpoint: string): string | null {
-	const trimmed = endpoint.trim();
-	if (trimmed === "") return null;
-	let url: URL;
-	try {
-		url = new URL(trimmed);
-	} catch {
-		return "The endpoint is not a valid address: it must start with https:// (leave it empty to use AWS's own).";
-	}
-	if (url.username !== "" || url.password !== "") return "The endpoint must not contain a user name or password.";
-	if (url.protocol === "https:") return null;
-	// Plain HTTP only to this device (a local stand-in of Bedrock): keys never cross a network unencrypted.
-	if (url.protocol === "http:" && LOOPBACK_HOSTS.includes(url.hostname)) return null;
-	return "The endpoint must use https:// (plain http:// only to localhost, 127.0.0.1 or [::1]).";
-}
-
-/** The non-empty, trimmed lines of a text area. */
-export function linesOf(text: string): string[] {
-	return text
-		.split(/\r?\n/)
-		.map((line) => line.trim())
-		.filter((line) => line !== "");
-}
-
-/** Why one of `folders` (vault-relative) cannot be excluded, or null. */
-export function validateFolders(folders: string[]): string | null {
-	for (const folder of folders) {
-		if (folder.split(/[/\\]/).includes("..")) return `"${folder}": folders must be inside the vault (no '..').`;
-		if (/^([/\\]|[A-Za-z]:)/.test(folder)) return `"${folder}": use a folder path relative to the vault.`;
-	}
-	return null;
-}
-
-/** Why one of `patterns` is not a usable glob pattern, or null. */
-export function validatePatterns(patterns: string[]): string | null {
-	for (const pattern of patterns) {
-		if (count(pattern, "[") !== count(pattern, "]")) return `"${pattern}": a [ has no matching ] (or the other way round).`;
-		if (count(pattern, "{") !== count(pattern, "}")) return `"${pattern}": a { has no matching } (or the other way round).`;
-	}
-	return null;
-}
-
-/** Why one of `tags` is not a tag, or null; a leading # is allowed. */
-export function validateTags(tags: string[]): string | null {
-	for (const tag of tags) {
-		const name = tag.replace(/^#/, "");
-		if (name === "" || /[\s,#]/.test(name)) return `"${tag}" is not a tag: one tag per line, without spaces, such as #private.`;
-		if (/^\d+$/.test(name)) return `"${tag}" is not a tag: a tag needs at least one letter.`;
-	}
-	return null;
-}
-
-/** Tags as stored: without the leading #. */
-export function normalizeTags(tags: string[]): string[] {
-	return tags.map((tag) => tag.replace(/^#/, ""));
-}
-
-function count(text: string, char: string): number {
-	return text.split(char).length - 1;
-}
-
 /** The value `raw` gives `setting`, normalised, or undefined when it cannot be used (its default is). */
 function storedValue(setting: SchemaSetting, raw: unknown): unknown {
 	switch (setting.kind) {
@@ -189,15 +131,18 @@ function storedValue(setting: SchemaSetting, raw: unknown): unknown {
 /** Text by its schema rule (src/settings_schema.rs, `TextRule`). */
 function storedText(rule: Extract<SchemaSetting, { kind: "text" }>["rule"], text: string): string | undefined {
 	switch (rule) {
+		// A model id or endpoint is checked where it is used (the core refuses a bad one at `configure`).
 		case "free":
+		case "modelId":
+		case "endpoint":
 			return text;
 		case "region":
 			return text === "" ? SETTINGS_SCHEMA.defaultRegion : text;
 		case "databasePath":
-			return validateDatabasePath(text) === null ? text : undefined;
+			return isUsableDatabasePath(text) ? text : undefined;
 		case "folder": {
 			const folder = text.replace(/^\/+|\/+$/g, "");
-			return folder !== "" && validateFolders([folder]) === null ? folder : undefined;
+			return folder !== "" && isUsableFolder(folder) ? folder : undefined;
 		}
 	}
 }

@@ -50,8 +50,16 @@ pub struct Text {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextRule {
-    /// Any text (names of secrets, a model id, an endpoint: checked where they are used).
+    /// Any text (the names of secrets).
     Free,
+    /// A Bedrock model id or inference profile id (empty: the region's recommended one).
+    /// Checked when typed (`validate_setting`); a stored one is read as it is, and Bedrock
+    /// refuses an id it does not know where it is used.
+    ModelId,
+    /// Replaces AWS's endpoint: `https://`, or `http://` to this device only, without user
+    /// info (`llm::endpoint_host`). Checked when typed; a stored one is read as it is and
+    /// checked again by `configure`, which also asks whom credentials may go to.
+    Endpoint,
     /// Empty means the default region.
     Region,
     /// A `.db` file inside the vault; empty means the default place in the config folder.
@@ -64,6 +72,18 @@ pub enum TextRule {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct List {
     pub key: &'static str,
+    pub rule: ListRule,
+}
+
+/// What each line of a list must be, when typed (`validate_setting`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListRule {
+    /// A folder inside the vault (`folder_problem`).
+    Folders,
+    /// An exclusion glob (`pattern_problem`).
+    Patterns,
+    /// A tag, with or without its `#` (`tag_problem`); stored without it.
+    Tags,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,19 +115,19 @@ pub const DATABASE_PATH: Text = Text { key: "databasePath", default: "", rule: T
 pub const AUTH_METHOD: Choice = Choice { key: "authMethod", default: "accessKey", allowed: &["accessKey", "apiKey"] };
 pub const REGION: Text = Text { key: "region", default: DEFAULT_REGION, rule: TextRule::Region };
 /// Empty: the model the core recommends for the region (`llm::default_model_for`).
-pub const MODEL_ID: Text = free_text("modelId");
+pub const MODEL_ID: Text = Text { key: "modelId", default: "", rule: TextRule::ModelId };
 // Secrets are never here: these are the names of entries in Obsidian's secret storage.
 pub const ACCESS_KEY_ID_SECRET: Text = free_text("accessKeyIdSecret");
 pub const SECRET_ACCESS_KEY_SECRET: Text = free_text("secretAccessKeySecret");
 pub const SESSION_TOKEN_SECRET: Text = free_text("sessionTokenSecret");
 pub const API_KEY_SECRET: Text = free_text("apiKeySecret");
 /// Replaces AWS's endpoint (VPC endpoints); empty for AWS's own.
-pub const ENDPOINT: Text = free_text("endpoint");
+pub const ENDPOINT: Text = Text { key: "endpoint", default: "", rule: TextRule::Endpoint };
 
 // What to remember.
-pub const EXCLUDED_FOLDERS: List = List { key: "excludedFolders" };
-pub const EXCLUDED_PATTERNS: List = List { key: "excludedPatterns" };
-pub const EXCLUDED_TAGS: List = List { key: "excludedTags" };
+pub const EXCLUDED_FOLDERS: List = List { key: "excludedFolders", rule: ListRule::Folders };
+pub const EXCLUDED_PATTERNS: List = List { key: "excludedPatterns", rule: ListRule::Patterns };
+pub const EXCLUDED_TAGS: List = List { key: "excludedTags", rule: ListRule::Tags };
 pub const QUIET_DELAY_SECONDS: Whole = whole("quietDelaySeconds", "The quiet delay", "seconds", [30, 0, 3_600]);
 /// Once the memory is shared: how long a note changed on another device waits for that
 /// device's memories before it is paid for here.
@@ -281,6 +301,97 @@ pub fn folder_problem(folder: &str) -> Option<String> {
     }
 }
 
+/// Why `id` cannot be a model id, or None (empty: the region's recommended model).
+pub fn model_id_problem(id: &str) -> Option<String> {
+    id.trim().contains(char::is_whitespace).then(|| "A model ID has no spaces.".to_owned())
+}
+
+/// Why `endpoint` cannot replace AWS's endpoint, or None (empty: AWS's own). Whom credentials
+/// may then go to is `llm::endpoint_trust`'s question, asked where they are sent.
+pub fn endpoint_problem(endpoint: &str) -> Option<String> {
+    let endpoint = endpoint.trim();
+    if endpoint.is_empty() {
+        return None;
+    }
+    crate::llm::endpoint_host(endpoint).err()
+}
+
+/// Why `pattern` is not a usable exclusion glob, or None. The glob syntax (`notes::Glob`) has
+/// no classes or alternatives, so an unpaired bracket is a typing slip, not a pattern.
+pub fn pattern_problem(pattern: &str) -> Option<String> {
+    let count = |c: char| pattern.matches(c).count();
+    if count('[') != count(']') {
+        Some(format!("\"{pattern}\": a [ has no matching ] (or the other way round)."))
+    } else if count('{') != count('}') {
+        Some(format!("\"{pattern}\": a {{ has no matching }} (or the other way round)."))
+    } else {
+        None
+    }
+}
+
+/// Why `tag` (with or without its `#`) is not a tag, or None; nested tags (`a/b`) are tags.
+pub fn tag_problem(tag: &str) -> Option<String> {
+    let name = stored_tag(tag);
+    if name.is_empty() || name.contains(|c: char| c.is_whitespace() || c == ',' || c == '#') {
+        Some(format!("\"{tag}\" is not a tag: one tag per line, without spaces, such as #private."))
+    } else if name.chars().all(|c| c.is_ascii_digit()) {
+        Some(format!("\"{tag}\" is not a tag: a tag needs at least one letter."))
+    } else {
+        None
+    }
+}
+
+/// A tag as the settings keep it: without its leading `#`.
+fn stored_tag(tag: &str) -> &str {
+    tag.strip_prefix('#').unwrap_or(tag)
+}
+
+impl ListRule {
+    /// The items as kept, or why one of them cannot be.
+    fn check(self, items: Vec<Value>) -> Result<Vec<Value>, String> {
+        let text = |item: &Value| item.as_str().unwrap_or_default().to_owned();
+        let problem = |item: &Value| match self {
+            ListRule::Folders => folder_problem(&text(item)),
+            ListRule::Patterns => pattern_problem(&text(item)),
+            ListRule::Tags => tag_problem(&text(item)),
+        };
+        if let Some(problem) = items.iter().find_map(problem) {
+            return Err(problem);
+        }
+        Ok(match self {
+            ListRule::Tags => items.iter().map(|item| Value::String(stored_tag(&text(item)).to_owned())).collect(),
+            ListRule::Folders | ListRule::Patterns => items,
+        })
+    }
+}
+
+/// A value typed in the settings, as it is saved, or why it cannot be (the sentence shown next
+/// to the field): the reading rules of `Setting::check` and the stricter ones for typed text
+/// (model ids, endpoints) and list items. A list may come as the text area's text, one item a line.
+pub fn validate_setting(key: &str, value: &Value) -> Result<Value, String> {
+    let setting = SETTINGS
+        .iter()
+        .find(|setting| setting.key() == key)
+        .ok_or_else(|| format!("There is no setting named {key}."))?;
+    let value = match (setting, value) {
+        (Setting::List(_), Value::String(text)) => Value::Array(text.lines().map(|line| json!(line)).collect()),
+        _ => value.clone(),
+    };
+    let checked = setting.check(&value)?;
+    match (setting, checked) {
+        (Setting::Text(text), Value::String(typed)) => {
+            let problem = match text.rule {
+                TextRule::ModelId => model_id_problem(&typed),
+                TextRule::Endpoint => endpoint_problem(&typed),
+                TextRule::Free | TextRule::Region | TextRule::DatabasePath | TextRule::Folder => None,
+            };
+            problem.map_or(Ok(Value::String(typed)), Err)
+        }
+        (Setting::List(list), Value::Array(items)) => list.rule.check(items).map(Value::Array),
+        (_, checked) => Ok(checked),
+    }
+}
+
 fn leaves_the_vault(path: &str) -> bool {
     path.split(['/', '\\']).any(|segment| segment == "..")
 }
@@ -288,7 +399,8 @@ fn leaves_the_vault(path: &str) -> bool {
 /// `/…`, `\…` or a drive letter (`C:`).
 fn is_absolute(path: &str) -> bool {
     let bytes = path.as_bytes();
-    matches!(bytes.first(), Some(b'/' | b'\\')) || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':')
+    matches!(bytes.first(), Some(b'/' | b'\\'))
+        || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':')
 }
 
 impl Text {
@@ -296,7 +408,8 @@ impl Text {
     fn check(&self, text: &str) -> Result<String, String> {
         let text = text.trim();
         match self.rule {
-            TextRule::Free => Ok(text.to_owned()),
+            // A model id or endpoint in a file is kept as it is: checked where it is used.
+            TextRule::Free | TextRule::ModelId | TextRule::Endpoint => Ok(text.to_owned()),
             TextRule::Region => Ok(if text.is_empty() { self.default } else { text }.to_owned()),
             TextRule::DatabasePath => database_path_problem(text).map_or_else(|| Ok(text.to_owned()), Err),
             TextRule::Folder => {
@@ -342,7 +455,9 @@ impl Setting {
             (Setting::Whole(setting), _) => Err(setting.not_a_number_message()),
             (Setting::Toggle(_), Value::Bool(_)) => Ok(raw.clone()),
             (Setting::Toggle(_), _) => Err(format!("The setting {key} must be true or false.")),
-            (Setting::Choice(setting), Value::String(text)) if setting.allowed.contains(&text.as_str()) => Ok(raw.clone()),
+            (Setting::Choice(setting), Value::String(text)) if setting.allowed.contains(&text.as_str()) => {
+                Ok(raw.clone())
+            }
             (Setting::Choice(setting), _) => {
                 Err(format!("The setting {key} must be one of: {}.", setting.allowed.join(", ")))
             }
@@ -439,7 +554,10 @@ impl PluginSettings {
     }
 
     pub fn list(&self, setting: &List) -> Vec<&str> {
-        self.value(setting.key).as_array().map(|items| items.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
+        self.value(setting.key)
+            .as_array()
+            .map(|items| items.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
     }
     /// The settings the engine takes, under its names and in its units (`ENGINE_FIELDS`).
     pub fn engine_json(&self) -> Value {
@@ -475,6 +593,8 @@ fn describe(setting: &Setting) -> Value {
         Setting::Text(text) => {
             let rule = match text.rule {
                 TextRule::Free => "free",
+                TextRule::ModelId => "modelId",
+                TextRule::Endpoint => "endpoint",
                 TextRule::Region => "region",
                 TextRule::DatabasePath => "databasePath",
                 TextRule::Folder => "folder",
@@ -603,12 +723,121 @@ mod tests {
     #[test]
     fn the_schema_lists_every_setting_regions_and_their_models() {
         let schema = schema_json();
-        let keys: Vec<&str> = schema["settings"].as_array().unwrap().iter().map(|setting| setting["key"].as_str().unwrap()).collect();
+        let keys: Vec<&str> =
+            schema["settings"].as_array().unwrap().iter().map(|setting| setting["key"].as_str().unwrap()).collect();
         assert_eq!(keys, SETTINGS.iter().map(Setting::key).collect::<Vec<_>>());
         assert_eq!(schema["settings"][21]["key"], "answerMaxTokens");
         assert_eq!(schema["settings"][21]["min"], 100);
         assert_eq!(schema["defaultRegion"], DEFAULT_REGION);
         assert_eq!(schema["bedrockRegions"].as_array().unwrap().len(), BEDROCK_REGIONS.len());
         assert_eq!(schema["defaultModels"][DEFAULT_REGION], crate::llm::DEFAULT_MODEL_ID);
+    }
+
+    #[test]
+    fn typed_model_ids_and_endpoints_follow_the_cores_rules() {
+        assert_eq!(
+            validate_setting("modelId", &json!(" global.anthropic.claude-haiku-4-5-20251001-v1:0 ")),
+            Ok(json!("global.anthropic.claude-haiku-4-5-20251001-v1:0"))
+        );
+        assert_eq!(validate_setting("modelId", &json!("")), Ok(json!("")), "empty: the recommended model");
+        assert_eq!(validate_setting("modelId", &json!("claude haiku")), Err("A model ID has no spaces.".to_owned()));
+        for good in [
+            "",
+            "  ",
+            "https://bedrock.example",
+            "http://localhost:8080/x",
+            "http://127.0.0.1:9999",
+            "http://[::1]:4566",
+        ] {
+            assert_eq!(validate_setting("endpoint", &json!(good)), Ok(json!(good.trim())), "{good}");
+        }
+        for (bad, why) in [
+            ("ftp://x", "must start with https://"),
+            ("bedrock.example", "must start with https://"),
+            ("http://bedrock.example", "plain http:// is allowed only to localhost"),
+            ("http://127.0.0.2", "plain http:// is allowed only to localhost"),
+            ("https://user:secret@bedrock.example", "user name or password"),
+            ("https://host:port", "not a valid address"),
+            ("https://a b", "not a valid address"),
+            // Parsed, not prefixed: a host that merely starts with a loopback name is another host.
+            ("http://127.0.0.1.evil.example", "plain http:// is allowed only to localhost"),
+            ("http://localhost@evil.example", "user name or password"),
+            ("http://10.0.0.1", "plain http:// is allowed only to localhost"),
+        ] {
+            let problem = validate_setting("endpoint", &json!(bad)).unwrap_err();
+            assert!(problem.contains(why), "{bad}: {problem}");
+        }
+        // The rule is the connection's own, not a copy of it.
+        assert_eq!(endpoint_problem("http://example.org"), crate::llm::endpoint_host("http://example.org").err());
+    }
+
+    #[test]
+    fn typed_lists_are_checked_item_by_item() {
+        assert_eq!(
+            validate_setting("excludedFolders", &json!("Private\n\n  Journal/Health \n")),
+            Ok(json!(["Private", "Journal/Health"]))
+        );
+        assert_eq!(
+            validate_setting("excludedFolders", &json!(["a/../b"])).unwrap_err(),
+            "\"a/../b\": folders must be inside the vault (no '..')."
+        );
+        assert_eq!(
+            validate_setting("excludedFolders", &json!("ok\n/etc")).unwrap_err(),
+            "\"/etc\": use a folder path relative to the vault."
+        );
+        assert_eq!(
+            validate_setting("excludedPatterns", &json!("**/drafts/**\n*.excalidraw.md\n[x]{y}")),
+            Ok(json!(["**/drafts/**", "*.excalidraw.md", "[x]{y}"]))
+        );
+        assert_eq!(
+            validate_setting("excludedPatterns", &json!("a[b")).unwrap_err(),
+            "\"a[b\": a [ has no matching ] (or the other way round)."
+        );
+        assert_eq!(
+            validate_setting("excludedPatterns", &json!("a}")).unwrap_err(),
+            "\"a}\": a { has no matching } (or the other way round)."
+        );
+        assert_eq!(
+            validate_setting("excludedTags", &json!("#ok\nnested/tag\ntag-with_dash\n#2026a")),
+            Ok(json!(["ok", "nested/tag", "tag-with_dash", "2026a"]))
+        );
+        for (bad, why) in [
+            ("#", "one tag per line"),
+            ("two words", "one tag per line"),
+            ("a,b", "one tag per line"),
+            ("##a", "one tag per line"),
+            ("#2026", "at least one letter"),
+        ] {
+            let problem = validate_setting("excludedTags", &json!(bad)).unwrap_err();
+            assert!(
+                problem.starts_with(&format!("\"{bad}\" is not a tag")) && problem.contains(why),
+                "{bad}: {problem}"
+            );
+        }
+        assert_eq!(validate_setting("excludedTags", &json!("")), Ok(json!([])), "no lines: no tags");
+    }
+
+    #[test]
+    fn typed_paths_folders_and_other_settings_use_the_reading_rules() {
+        assert_eq!(validate_setting("databasePath", &json!("  Memory/agent.db ")), Ok(json!("Memory/agent.db")));
+        assert_eq!(
+            validate_setting("databasePath", &json!("../x.db")).unwrap_err(),
+            "The path must stay inside the vault (no '..')."
+        );
+        assert_eq!(validate_setting("conversationFolder", &json!("/Chats/")), Ok(json!("Chats")));
+        assert_eq!(
+            validate_setting("conversationFolder", &json!(" / ")).unwrap_err(),
+            "Choose a folder for saved conversations."
+        );
+        assert_eq!(
+            validate_setting("conversationFolder", &json!("C:/x")).unwrap_err(),
+            "\"C:/x\": use a folder path relative to the vault."
+        );
+        assert_eq!(
+            validate_setting("answerMaxTokens", &json!(64)).unwrap_err(),
+            "The answer length must be between 100 and 8,000 tokens."
+        );
+        assert_eq!(validate_setting("secondPass", &json!(true)), Ok(json!(true)));
+        assert_eq!(validate_setting("nothing", &json!(1)).unwrap_err(), "There is no setting named nothing.");
     }
 }

@@ -1,9 +1,10 @@
 // Runs "Test connection": one model call through the open core, reported as a line of plain words.
 
 import { ErrorCode, errorCode, errorMessage } from "../core/core-error";
-import type { ConnectionCheck, CoreInfo, ModelChoice } from "../core/memory-core-api";
+import type { ConnectionCheck, ModelChoice } from "../core/memory-core-api";
 import type { MemoryAgentSettings, SecretReader } from "../settings";
 import { connectionErrorText } from "./connection-error-text";
+import { defaultModelFor } from "./regions";
 import { chosenSecretValues, missingConnectionSetting } from "./connection-problem";
 import { redactSecrets } from "./redact";
 
@@ -16,8 +17,6 @@ export interface ConnectionTestPort {
 	connectionIssue(): string | null;
 	/** The core's code for that reason, when the core gave it. */
 	connectionIssueCode(): string | null;
-	/** The core's recommendations (the model each region may call), once started. */
-	core(): Pick<CoreInfo, "bedrockRegions" | "defaultModels"> | undefined;
 }
 
 export interface ConnectionTestResult {
@@ -40,7 +39,7 @@ export async function runConnectionTest(
 	endpointTrust?: EndpointConfirmPort,
 ): Promise<ConnectionTestResult> {
 	const hide = (text: string) => redactSecrets(text, chosenSecretValues(settings, secrets));
-	const recommended = runtime.core()?.defaultModels[settings.region];
+	const recommended = defaultModelFor(settings.region);
 	const modelId = settings.modelId !== "" ? settings.modelId : (recommended ?? "the default model");
 	const facts = { region: settings.region, modelId, recommended, authMethod: settings.authMethod, endpoint: settings.endpoint };
 

@@ -14,8 +14,8 @@ export function defaultModelFor(region: string): string | undefined {
 }
 
 /** The regions to offer; `current` is kept even when the list no longer has it, so it stays visible. */
-export function regionChoices(coreRegions: string[] | undefined, current: string): string[] {
-	const regions = coreRegions !== undefined && coreRegions.length > 0 ? [...coreRegions] : [...BEDROCK_REGIONS];
+export function regionChoices(current: string): string[] {
+	const regions = [...BEDROCK_REGIONS];
 	if (current !== "" && !regions.includes(current)) regions.unshift(current);
 	return regions;
 }

@@ -159,7 +159,7 @@ export const SETTINGS_SCHEMA = {
 			"default": "",
 			"key": "modelId",
 			"kind": "text",
-			"rule": "free"
+			"rule": "modelId"
 		},
 		{
 			"default": "",
@@ -189,7 +189,7 @@ export const SETTINGS_SCHEMA = {
 			"default": "",
 			"key": "endpoint",
 			"kind": "text",
-			"rule": "free"
+			"rule": "endpoint"
 		},
 		{
 			"default": [],

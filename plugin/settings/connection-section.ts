@@ -3,10 +3,10 @@
 import { type App, SecretComponent } from "obsidian";
 import { type ConnectionTestPort, type EndpointConfirmPort, runConnectionTest } from "../bedrock/connection-test";
 import { regionChoices } from "../bedrock/regions";
-import { type MemoryAgentSettings, validateEndpoint } from "../settings";
+import type { MemoryAgentSettings } from "../settings";
 import { dropdownRow } from "./choice-field";
 import { modelRow } from "./model-row";
-import { FieldMessage, type SettingsForm, addValidatedField } from "./settings-form";
+import { FieldMessage, type SettingsForm, addCoreCheckedField } from "./settings-form";
 import type { SettingRow, SettingSection } from "./setting-rows";
 
 export interface ConnectionSectionDeps {
@@ -49,22 +49,14 @@ export function connectionSection(deps: ConnectionSectionDeps): SettingSection {
 			dropdownRow(form, "region", {
 				name: "Region",
 				desc: "The region whose endpoint is called: where your account may use the model.",
-				options: () => Object.fromEntries(regionChoices(deps.runtime.core()?.bedrockRegions, form.current.region).map((name) => [name, name])),
+				options: () => Object.fromEntries(regionChoices(form.current.region).map((name) => [name, name])),
 			}),
 			modelRow({ form, runtime: deps.runtime, redisplay: () => deps.redisplay() }),
 			{
 				name: "Advanced: endpoint",
 				desc: "Replaces the service's endpoint, for example with a private endpoint in your network. Leave empty to use the standard endpoint of the region. An endpoint that is not AWS's own gets your credentials only after you confirm it on this device.",
 				render: (setting) =>
-					addValidatedField(setting, form, {
-						text: form.current.endpoint,
-						placeholder: "https://",
-						parse: (text) => {
-							const problem = validateEndpoint(text);
-							return problem === null ? { value: text.trim() } : { problem };
-						},
-						patch: (value) => ({ endpoint: value }),
-					}),
+					addCoreCheckedField(setting, form, "endpoint", { text: form.current.endpoint, placeholder: "https://" }),
 			},
 			testConnectionRow(deps),
 		],

@@ -1,9 +1,8 @@
 // Settings → Conversations: where the ask panel's conversations are saved as notes, whether
 // every conversation is, and whether saved ones are remembered.
 
-import { validateFolders } from "../settings";
 import { toggleRow } from "./choice-field";
-import { type SettingsForm, addValidatedField } from "./settings-form";
+import { type SettingsForm, addCoreCheckedField } from "./settings-form";
 import type { SettingSection } from "./setting-rows";
 
 export function conversationsSection(form: SettingsForm): SettingSection {
@@ -14,17 +13,7 @@ export function conversationsSection(form: SettingsForm): SettingSection {
 				name: "Conversation folder",
 				desc: "Where \"Save as note\" puts the ask panel's conversations, relative to the vault.",
 				render: (setting) =>
-					addValidatedField(setting, form, {
-						text: form.current.conversationFolder,
-						placeholder: "Memory conversations",
-						parse: (text) => {
-							const folder = text.trim().replace(/^\/+|\/+$/g, "");
-							if (folder === "") return { problem: "Choose a folder for saved conversations." };
-							const problem = validateFolders([folder]);
-							return problem === null ? { value: folder } : { problem };
-						},
-						patch: (conversationFolder) => ({ conversationFolder }),
-					}),
+					addCoreCheckedField(setting, form, "conversationFolder", { text: form.current.conversationFolder, placeholder: "Memory conversations" }),
 			},
 			toggleRow(form, "autoSaveConversations", "Save every conversation", "Each conversation is saved as a note as it goes, not only when you choose \"Save as note\"."),
 			toggleRow(

@@ -1,7 +1,7 @@
-// A list setting edited as a text area, one item a line.
+// A list setting edited as a text area, one item a line, checked and normalised by the core
+// (tags are kept without their #).
 
-import { type MemoryAgentSettings, linesOf } from "../settings";
-import { type SettingsForm, addValidatedField } from "./settings-form";
+import { type SettingsForm, addCoreCheckedField } from "./settings-form";
 import type { SettingRow } from "./setting-rows";
 
 type ListKey = "excludedFolders" | "excludedPatterns" | "excludedTags";
@@ -10,27 +10,12 @@ export interface ListFieldSpec {
 	name: string;
 	desc: string;
 	placeholder: string;
-	/** Why the lines are not acceptable, or null. */
-	validate(items: string[]): string | null;
-	/** How the items are stored (e.g. tags without #). */
-	normalize?(items: string[]): string[];
 }
 
 export function listRow(form: SettingsForm, key: ListKey, spec: ListFieldSpec): SettingRow {
 	return {
 		name: spec.name,
 		desc: spec.desc,
-		render: (setting) =>
-			addValidatedField(setting, form, {
-				text: form.current[key].join("\n"),
-				placeholder: spec.placeholder,
-				multiline: true,
-				parse: (text) => {
-					const items = linesOf(text);
-					const problem = spec.validate(items);
-					return problem === null ? { value: spec.normalize?.(items) ?? items } : { problem };
-				},
-				patch: (items): Partial<MemoryAgentSettings> => ({ [key]: items }),
-			}),
+		render: (setting) => addCoreCheckedField(setting, form, key, { text: form.current[key].join("\n"), placeholder: spec.placeholder, multiline: true }),
 	};
 }

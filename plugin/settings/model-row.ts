@@ -7,8 +7,7 @@ import { errorMessage } from "../core/core-error";
 import type { ModelChoice } from "../core/memory-core-api";
 import type { ConnectionTestPort } from "../bedrock/connection-test";
 import { defaultModelFor } from "../bedrock/regions";
-import { validateModelId } from "../settings";
-import { FieldMessage, type SettingsForm, addValidatedField, saveChoice } from "./settings-form";
+import { FieldMessage, type SettingsForm, addCoreCheckedField, saveChoice } from "./settings-form";
 import type { SettingRow } from "./setting-rows";
 
 export interface ModelRowDeps {
@@ -20,28 +19,20 @@ export interface ModelRowDeps {
 /** The last list loaded, per region: shown again when the tab is redrawn. */
 const loaded = new Map<string, ModelChoice[]>();
 
-function recommended(deps: ModelRowDeps, region: string): string {
-	return deps.runtime.core()?.defaultModels[region] ?? defaultModelFor(region) ?? "Claude Haiku 4.5 through the profile of the region";
+function recommended(region: string): string {
+	return defaultModelFor(region) ?? "Claude Haiku 4.5 through the profile of the region";
 }
 
 export function modelRow(deps: ModelRowDeps): SettingRow {
 	const { form } = deps;
 	return {
 		name: "Model ID",
-		desc: `The Claude model, as a Bedrock model ID or inference profile ID. Leave empty for the recommended one in ${form.current.region}: ${recommended(deps, form.current.region)}. An inference profile's prefix says where requests may run, and only works from its own geography: us. (United States), eu. (Europe), jp. (Japan), au. (Australia), global. (any commercial region). The list button shows what your account may call here.`,
+		desc: `The Claude model, as a Bedrock model ID or inference profile ID. Leave empty for the recommended one in ${form.current.region}: ${recommended(form.current.region)}. An inference profile's prefix says where requests may run, and only works from its own geography: us. (United States), eu. (Europe), jp. (Japan), au. (Australia), global. (any commercial region). The list button shows what your account may call here.`,
 		render: (setting) => {
 			const region = form.current.region;
 			const choices = loaded.get(region);
 			if (choices !== undefined) addChoices(setting, form, choices, region);
-			addValidatedField(setting, form, {
-				text: form.current.modelId,
-				placeholder: recommended(deps, region),
-				parse: (text) => {
-					const problem = validateModelId(text);
-					return problem === null ? { value: text.trim() } : { problem };
-				},
-				patch: (modelId) => ({ modelId }),
-			});
+			addCoreCheckedField(setting, form, "modelId", { text: form.current.modelId, placeholder: recommended(region) });
 			const message = new FieldMessage(setting);
 			setting.addButton((button) =>
 				button

@@ -1,6 +1,5 @@
 // Settings → What to remember: which notes are read, when, and how large they may be.
 
-import { normalizeTags, validateFolders, validatePatterns, validateTags } from "../settings";
 import { toggleRow } from "./choice-field";
 import { listRow } from "./list-field";
 import { numberRow } from "./number-field";
@@ -15,20 +14,16 @@ export function rememberSection(form: SettingsForm): SettingSection {
 				name: "Excluded folders",
 				desc: "Notes in these folders (and their subfolders) are never read. One folder a line.",
 				placeholder: "Private\nJournal/Health",
-				validate: validateFolders,
 			}),
 			listRow(form, "excludedPatterns", {
 				name: "Excluded patterns",
 				desc: "Paths matching these glob patterns are never read, for example **/drafts/** for every drafts folder. One pattern a line.",
 				placeholder: "**/drafts/**",
-				validate: validatePatterns,
 			}),
 			listRow(form, "excludedTags", {
 				name: "Excluded tags",
 				desc: "Notes with any of these tags are never read. One tag a line, with or without #.",
 				placeholder: "#private",
-				validate: validateTags,
-				normalize: normalizeTags,
 			}),
 			numberRow(form, "quietDelaySeconds", "Quiet delay (seconds)", "A changed note is read once it has not changed for this long, so a note is not read after every keystroke."),
 			numberRow(

@@ -10,13 +10,30 @@ export interface SettingsStore {
 	saveSettings(settings: MemoryAgentSettings): Promise<void>;
 }
 
+/** Checks a typed value by the core's rule for its setting, in the worker (`MemoryRuntime.validateSetting`). */
+export interface SettingValidator {
+	validateSetting<K extends keyof MemoryAgentSettings>(key: K, value: unknown): Promise<Parsed<MemoryAgentSettings[K]>>;
+}
+
 export class SettingsForm {
 	private pending: Promise<void> = Promise.resolve();
 
-	constructor(private readonly store: SettingsStore) {}
+	constructor(
+		private readonly store: SettingsStore,
+		private readonly validator: SettingValidator,
+	) {}
 
 	get current(): MemoryAgentSettings {
 		return this.store.settings();
+	}
+
+	/** `value` as the core saves it for `key`, or the core's sentence saying why it cannot be. */
+	async check<K extends keyof MemoryAgentSettings>(key: K, value: unknown): Promise<Parsed<MemoryAgentSettings[K]>> {
+		try {
+			return await this.validator.validateSetting(key, value);
+		} catch (error) {
+			return { problem: `Could not check this value: ${errorMessage(error)}` };
+		}
 	}
 
 	/**
@@ -58,7 +75,8 @@ export interface ValidatedFieldSpec<T> {
 	placeholder?: string;
 	/** A text area (one item a line) instead of a one-line field. */
 	multiline?: boolean;
-	parse(text: string): Parsed<T>;
+	/** May ask the core (a promise): an answer that arrives after a later change is dropped. */
+	parse(text: string): Parsed<T> | Promise<Parsed<T>>;
 	/** The settings to save for a valid value. */
 	patch(value: T): Partial<MemoryAgentSettings>;
 }
@@ -69,8 +87,12 @@ export interface ValidatedFieldSpec<T> {
  */
 export function addValidatedField<T>(setting: Setting, form: SettingsForm, spec: ValidatedFieldSpec<T>): void {
 	const message = new FieldMessage(setting);
+	let latest = 0;
 	const changed = async (text: string): Promise<void> => {
-		const parsed = spec.parse(text);
+		const change = ++latest;
+		const parsed = await spec.parse(text);
+		// Typed on since: the later text's answer decides (saves stay in order in `form.save`).
+		if (change !== latest) return;
 		if ("problem" in parsed) {
 			message.show(parsed.problem);
 			return;
@@ -98,4 +120,21 @@ export function saveChoice(setting: Setting, form: SettingsForm): (patch: Partia
 		message.show(null);
 		await form.save(patch).catch((error: unknown) => message.show(`Could not save: ${errorMessage(error)}`));
 	};
+}
+
+/**
+ * A text field (or area) for `key`, checked by the core's rule for it (asked in the worker, off
+ * the main thread): the core's sentence is shown and nothing saved, or the value it answers is.
+ */
+export function addCoreCheckedField<K extends keyof MemoryAgentSettings>(
+	setting: Setting,
+	form: SettingsForm,
+	key: K,
+	spec: { text: string; placeholder?: string; multiline?: boolean },
+): void {
+	addValidatedField(setting, form, {
+		...spec,
+		parse: (text) => form.check(key, text),
+		patch: (value): Partial<MemoryAgentSettings> => ({ [key]: value }),
+	});
 }

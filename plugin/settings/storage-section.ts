@@ -2,9 +2,9 @@
 
 import { type App, Notice } from "obsidian";
 import { errorMessage } from "../core/core-error";
-import { defaultDatabasePath, validateDatabasePath } from "../settings";
+import { defaultDatabasePath } from "../settings";
 import { type ExportSource, exportMemories } from "./memory-export";
-import { type SettingsForm, addValidatedField } from "./settings-form";
+import { type SettingsForm, addCoreCheckedField } from "./settings-form";
 import type { SettingSection } from "./setting-rows";
 
 /** The command another part of the plugin registers for "Rebuild memory from vault". */
@@ -31,14 +31,9 @@ export function storageSection(deps: StorageSectionDeps): SettingSection {
 				name: "Database file",
 				desc: "Where memories are stored, relative to the vault folder. Takes effect after the plugin restarts.",
 				render: (setting) =>
-					addValidatedField(setting, form, {
+					addCoreCheckedField(setting, form, "databasePath", {
 						text: form.current.databasePath,
 						placeholder: defaultDatabasePath(app.vault.configDir),
-						parse: (text) => {
-							const problem = validateDatabasePath(text);
-							return problem === null ? { value: text.trim() } : { problem };
-						},
-						patch: (databasePath) => ({ databasePath }),
 					}),
 			},
 			{

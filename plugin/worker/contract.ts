@@ -8,13 +8,10 @@
 // Adding a facade method is one line here; forgetting it is a compile error (`COVERED` below)
 // and a failing test (tests/wasm/contract.test.ts).
 
-import type { CoreStatus, MemoryCore, MergeReport } from "../../build/pkg/memory_agent.js";
+import type { CoreStatus, MemoryCore, MergeReport, SettingCheck } from "../../build/pkg/memory_agent.js";
 
 /** What the core tells about itself once its WebAssembly is loaded. */
 export interface CoreInfo {
-	bedrockRegions: string[];
-	/** Region → the model used when none is chosen (the profile that region may call). */
-	defaultModels: Record<string, string>;
 	supportedSchemaVersion: number;
 }
 
@@ -24,6 +21,8 @@ export interface CoreWorker {
 	start(): Promise<CoreInfo>;
 	/** Which of `names` (files beside the database) are sync tools' conflict copies of `database` (file names). */
 	conflictCopies(database: string, names: string[]): Promise<string[]>;
+	/** A value typed in the settings, as the core's rule for `key` saves it, or the sentence saying why it cannot be; needs no open store. */
+	validateSetting(key: string, value: unknown): Promise<SettingCheck>;
 	/** Opens the store from a database file's bytes (null = new), closing any open one. */
 	open(bytes: Uint8Array | null, nowMs: number): Promise<CoreStatus>;
 	/**
@@ -85,6 +84,7 @@ type ContractShape = { [K in Exclude<FacadeMethod, WorkerOwned>]: ContractEntry<
 export const CORE_CONTRACT = {
 	start: { changes: false, store: false, call: ({ worker }, ...args) => worker.start(...args) },
 	conflictCopies: { changes: false, store: false, call: ({ worker }, ...args) => worker.conflictCopies(...args) },
+	validateSetting: { changes: false, store: false, call: ({ worker }, ...args) => worker.validateSetting(...args) },
 	open: { changes: true, store: false, call: ({ worker }, ...args) => worker.open(...args) },
 	stopWork: { changes: true, store: false, call: ({ worker }, ...args) => worker.stopWork(...args) },
 	close: { changes: false, store: false, call: ({ worker }, ...args) => worker.close(...args) },

@@ -2,7 +2,7 @@
 // store, answers the main thread's calls, and asks the main thread for HTTP and vault reads.
 // No globals and no Obsidian: the worker entry (or a test) wires it to messages.
 
-import type { CoreHost, CoreStatus, MemoryCore, MergeReport } from "../../build/pkg/memory_agent.js";
+import type { CoreHost, CoreStatus, MemoryCore, MergeReport, SettingCheck } from "../../build/pkg/memory_agent.js";
 import { type CallTarget, type CoreInfo, type CoreMethod, type CoreWorker, contractEntry } from "./contract";
 import type { LoadedCore } from "./load-core";
 import type { CoreEvent, CoreEvents, HostMethods } from "./protocol";
@@ -53,10 +53,12 @@ export class CoreService implements CoreWorker {
 	async start(): Promise<CoreInfo> {
 		this.loading ??= this.deps.load();
 		this.loaded = await this.loading;
-		const { core } = this.loaded;
-		const bedrockRegions = core.bedrockRegions();
-		const defaultModels = Object.fromEntries(bedrockRegions.map((region) => [region, core.defaultModelId(region)]));
-		return { bedrockRegions, defaultModels, supportedSchemaVersion: core.supportedSchemaVersion() };
+		return { supportedSchemaVersion: this.loaded.core.supportedSchemaVersion() };
+	}
+
+	async validateSetting(key: string, value: unknown): Promise<SettingCheck> {
+		const { core } = await this.modules();
+		return core.validateSetting(key, value);
 	}
 
 	async conflictCopies(database: string, names: string[]): Promise<string[]> {

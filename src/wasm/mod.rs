@@ -597,6 +597,28 @@ pub fn conflict_copies(database: &str, names: Vec<String>) -> Vec<String> {
     names.into_iter().filter(|name| crate::store::is_conflict_copy(database, name)).collect()
 }
 
+/// A value typed in the settings, checked by the core's rule for `key`
+/// (`settings_schema::validate_setting`): `{ value }` as it is saved, or `{ problem }`, the
+/// sentence shown next to the field. A list may come as its text area's text.
+#[wasm_bindgen(js_name = validateSetting, unchecked_return_type = "SettingCheck")]
+pub fn validate_setting(
+    key: &str,
+    #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
+) -> Result<JsValue, JsValue> {
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum SettingCheck {
+        Value { value: serde_json::Value },
+        Problem { problem: String },
+    }
+    let value: serde_json::Value = serde_wasm_bindgen::from_value(value)
+        .map_err(|error| coded_error(&format!("Invalid setting value: {error}"), "facade.invalid_argument"))?;
+    to_js(&match crate::settings_schema::validate_setting(key, &value) {
+        Ok(value) => SettingCheck::Value { value },
+        Err(problem) => SettingCheck::Problem { problem },
+    })
+}
+
 /// The schema version this build writes.
 #[wasm_bindgen(js_name = supportedSchemaVersion)]
 pub fn supported_schema_version() -> u32 {
@@ -638,7 +660,8 @@ pub fn read_settings(data_json: &str) -> Result<String, JsValue> {
         .iter()
         .map(|problem| serde_json::json!({ "key": problem.key, "message": problem.message }))
         .collect();
-    Ok(serde_json::json!({ "settings": read.to_json(), "problems": problems, "engine": read.engine_json() }).to_string())
+    Ok(serde_json::json!({ "settings": read.to_json(), "problems": problems, "engine": read.engine_json() })
+        .to_string())
 }
 
 /// Runs the store contract suite on fresh sql.js databases: `[{name, ok, error?}]`. Only in

@@ -16,6 +16,8 @@ export interface CoreStatus {
 }
 /** Triggers, views, indexes or tables of a database file's own, removed at open. `summary` reads "2 unknown database objects (triggers: a, b)". */
 export interface RemovedAtOpen { objects: Array<{ kind: "trigger" | "view" | "index" | "table"; name: string }>; summary: string }
+/** A typed setting as the core saves it (trimmed, normalised), or why it cannot be: the sentence shown next to the field. */
+export type SettingCheck = { value: unknown } | { problem: string };
 export interface Entity { name: string; kind: string }
 export interface Position { heading: string | null; line_start: number | null; line_end: number | null }
 export interface Memory {

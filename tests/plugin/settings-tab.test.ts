@@ -10,7 +10,7 @@ import { missingConnectionSetting } from "../../plugin/bedrock/connection-proble
 import { redactSecrets } from "../../plugin/bedrock/redact";
 import { regionChoices } from "../../plugin/bedrock/regions";
 import { exportFileName } from "../../plugin/settings/memory-export";
-import { defaultSettings, parseNumberSetting, validateEndpoint, validateModelId, validateTags } from "../../plugin/settings";
+import { type MemoryAgentSettings, defaultSettings, parseNumberSetting } from "../../plugin/settings";
 import { type FakeBedrock, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { type Host, startHost } from "../host/host";
 import { loadFacade } from "../support/facade";
@@ -78,17 +78,19 @@ for (const apiVersion of VERSIONS) {
 /** A field, texts it must refuse (with words expected next to it), and a text it must save. */
 interface FieldCase {
 	name: string;
+	/** The setting the core checks (asked in the worker): the message shown is exactly the core's. */
+	checkedByCore?: keyof MemoryAgentSettings;
 	invalid: Array<[string, RegExp]>;
 	valid: string;
 	saved: [string, unknown];
 }
 
 const FIELD_CASES: FieldCase[] = [
-	{ name: "Model ID", invalid: [["us.anthropic claude", /no spaces/]], valid: "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", saved: ["modelId", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0"] },
-	{ name: "Advanced: endpoint", invalid: [["http://bedrock.example.com", /must use https:\/\//], ["https://", /https:\/\//]], valid: "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com", saved: ["endpoint", "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com"] },
-	{ name: "Excluded folders", invalid: [["Private\n../Outside", /inside the vault/], ["/home/me", /relative/]], valid: "Private\n\n Journal/Health ", saved: ["excludedFolders", ["Private", "Journal/Health"]] },
-	{ name: "Excluded patterns", invalid: [["**/[draft", /\[ has no matching \]/], ["{a,b", /\{ has no matching \}/]], valid: "**/drafts/**\n*.excalidraw.md", saved: ["excludedPatterns", ["**/drafts/**", "*.excalidraw.md"]] },
-	{ name: "Excluded tags", invalid: [["#two words", /not a tag/], ["#2024", /at least one letter/]], valid: "#private\nwork/secret", saved: ["excludedTags", ["private", "work/secret"]] },
+	{ name: "Model ID", checkedByCore: "modelId", invalid: [["us.anthropic claude", /no spaces/]], valid: "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", saved: ["modelId", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0"] },
+	{ name: "Advanced: endpoint", checkedByCore: "endpoint", invalid: [["http://bedrock.example.com", /must use https:\/\//], ["https://", /not a valid address/], ["https://u:p@bedrock.example", /user name or password/]], valid: "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com", saved: ["endpoint", "https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com"] },
+	{ name: "Excluded folders", checkedByCore: "excludedFolders", invalid: [["Private\n../Outside", /inside the vault/], ["/home/me", /relative/]], valid: "Private\n\n Journal/Health ", saved: ["excludedFolders", ["Private", "Journal/Health"]] },
+	{ name: "Excluded patterns", checkedByCore: "excludedPatterns", invalid: [["**/[draft", /\[ has no matching \]/], ["{a,b", /\{ has no matching \}/]], valid: "**/drafts/**\n*.excalidraw.md", saved: ["excludedPatterns", ["**/drafts/**", "*.excalidraw.md"]] },
+	{ name: "Excluded tags", checkedByCore: "excludedTags", invalid: [["#two words", /not a tag/], ["#2024", /at least one letter/]], valid: "#private\nwork/secret", saved: ["excludedTags", ["private", "work/secret"]] },
 	{ name: "Quiet delay (seconds)", invalid: [["", /missing/], ["soon", /must be a number/], ["2.5", /whole number/], ["-1", /between 0 and 3,600/]], valid: "90", saved: ["quietDelaySeconds", 90] },
 	{ name: "Size limit (kilobytes)", invalid: [["0", /between 1 and 102,400/]], valid: "512", saved: ["maxNoteSizeKb", 512] },
 	{ name: "Bulk confirmation (notes)", invalid: [["many", /must be a number/]], valid: "50", saved: ["bulkConfirmThreshold", 50] },
@@ -96,11 +98,13 @@ const FIELD_CASES: FieldCase[] = [
 	{ name: "Batch size", invalid: [["500", /between 2 and 200/]], valid: "20", saved: ["consolidationBatchSize", 20] },
 	{ name: "Context budget (tokens)", invalid: [["999", /between 1,000 and 190,000/]], valid: "20000", saved: ["contextBudgetTokens", 20_000] },
 	{ name: "Answer length (tokens)", invalid: [["9000", /between 100 and 8,000/]], valid: "1000", saved: ["answerMaxTokens", 1_000] },
-	{ name: "Database file", invalid: [["notes.txt", /\.db/], ["../x.db", /inside the vault/]], valid: "Memory/agent.db", saved: ["databasePath", "Memory/agent.db"] },
+	{ name: "Database file", checkedByCore: "databasePath", invalid: [["notes.txt", /\.db/], ["../x.db", /inside the vault/], ["/home/me/x.db", /relative/]], valid: " Memory/agent.db ", saved: ["databasePath", "Memory/agent.db"] },
+	{ name: "Conversation folder", checkedByCore: "conversationFolder", invalid: [["Chats/../..", /inside the vault/], [" / ", /Choose a folder/]], valid: "/Chats/", saved: ["conversationFolder", "Chats"] },
 ];
 
 for (const apiVersion of VERSIONS) {
 	test(`every field shows its problem next to it, saves nothing invalid, and saves a valid value (Obsidian ${apiVersion})`, async () => {
+		const { facade } = await loadFacade();
 		const tab = await openTab({ apiVersion });
 		const other = (name: string) => tab.names().filter((each) => each !== name && !tab.headings().includes(each));
 		for (const field of FIELD_CASES) {
@@ -108,6 +112,9 @@ for (const apiVersion of VERSIONS) {
 				const before = await readSettings(host!);
 				await tab.type(field.name, text);
 				assert.match(tab.error(field.name), words, `${field.name}: ${JSON.stringify(text)}`);
+				if (field.checkedByCore !== undefined) {
+					assert.deepEqual({ problem: tab.error(field.name) }, facade.validateSetting(field.checkedByCore, text), `${field.name}: the core's own words`);
+				}
 				assert.deepEqual(await readSettings(host!), before, `${field.name}: ${JSON.stringify(text)} is not saved`);
 				for (const name of other(field.name)) assert.ok(!tab.error(name).includes(tab.error(field.name)), `the message is next to ${field.name} only`);
 			}
@@ -164,7 +171,7 @@ test("from Obsidian 1.13 every row is a definition the settings search finds, un
 	assert.match(rows.find((row) => row.name === "Quiet delay (seconds)")?.desc ?? "", /From 0 to 3,600\./, "the range is in the searchable description");
 });
 
-test("the region list is the core's; before the core loads, the list generated from it at build time", async () => {
+test("the region list is the core's, generated at build time: the same before and after the core loads", async () => {
 	const { facade } = await loadFacade();
 	const loading = await openTab({ layoutReady: false });
 	const options = (driver: SettingsTabDriver) => [...driver.select("Region").options].map((option) => option.value);
@@ -173,7 +180,42 @@ test("the region list is the core's; before the core loads, the list generated f
 	host!.fireLayoutReady();
 	await host!.waitForCore();
 	assert.deepEqual(options(SettingsTabDriver.open(host!)), facade.bedrockRegions());
-	assert.deepEqual(regionChoices(["us-east-1"], "xx-test-9"), ["xx-test-9", "us-east-1"], "a stored region not in the list stays visible");
+	assert.deepEqual(regionChoices("xx-test-9"), ["xx-test-9", ...facade.bedrockRegions()], "a stored region not in the list stays visible");
+	assert.deepEqual(regionChoices("us-east-1"), facade.bedrockRegions());
+});
+
+test("a field typed before the core started starts it and shows the core's answer", async () => {
+	const tab = await openTab({ layoutReady: false });
+	assert.equal(host!.workers.started.length, 0, "nothing started the worker yet");
+	const before = await readSettings(host!);
+	await tab.type("Advanced: endpoint", "http://bedrock.example.com");
+	assert.equal(host!.workers.started.length, 1, "checking the field started the worker");
+	assert.match(tab.error("Advanced: endpoint"), /must use https:\/\//);
+	assert.deepEqual(await readSettings(host!), before, "nothing saved");
+	await tab.type("Advanced: endpoint", "http://localhost:4566");
+	assert.equal(tab.error("Advanced: endpoint"), "");
+	assert.equal((await readSettings(host!)).endpoint, "http://localhost:4566");
+});
+
+test("an answer that arrives after a later change is dropped: the last text typed decides", async () => {
+	const tab = await openTab();
+	const field = tab.field("Excluded tags");
+	const typeQuickly = (texts: string[]) => {
+		for (const text of texts) {
+			field.value = text;
+			field.dispatchEvent(new host!.dom.window.Event("input") as unknown as Event);
+		}
+	};
+	const before = await readSettings(host!);
+	// "#ok" is valid, but the core's answer for it arrives after "#two words" was typed: not saved.
+	typeQuickly(["#ok", "#two words"]);
+	await host!.settle();
+	assert.match(tab.error("Excluded tags"), /not a tag/);
+	assert.deepEqual(await readSettings(host!), before, "the overtaken valid text was not saved");
+	typeQuickly(["#2024", "#fine\nwork"]);
+	await host!.settle();
+	assert.equal(tab.error("Excluded tags"), "", "the overtaken refusal is not shown");
+	assert.deepEqual((await readSettings(host!)).excludedTags, ["fine", "work"]);
 });
 
 test("valid changes reach the core without a restart: region and model id of the next test", async () => {
@@ -273,16 +315,6 @@ test("the pure helpers: error words per code, the missing setting, redaction, va
 	assert.equal(missingConnectionSetting({ ...settings, secretAccessKeySecret: "secret" }, reader), null);
 
 	assert.equal(redactSecrets("token=abcdef and abcdef", ["abcdef", "x"]), "token=[hidden] and [hidden]");
-	assert.equal(validateModelId("global.anthropic.claude-haiku-4-5-20251001-v1:0"), null);
-	assert.equal(validateEndpoint(""), null);
-	assert.equal(validateEndpoint("http://127.0.0.1:9999"), null, "the loopback stand-in the core accepts");
-	assert.match(validateEndpoint("ftp://x") ?? "", /https/);
-	// Parsed, not prefixed: a host that merely starts with a loopback address is another host.
-	for (const good of ["https://bedrock.example", "http://localhost:8080/x", "http://[::1]:4566"]) assert.equal(validateEndpoint(good), null, good);
-	for (const bad of ["http://127.0.0.1.evil.example", "http://localhost@evil.example", "https://u:p@bedrock.example", "http://10.0.0.1"]) {
-		assert.notEqual(validateEndpoint(bad), null, bad);
-	}
-	assert.equal(validateTags(["#ok", "nested/tag", "tag-with_dash"]), null);
 	assert.deepEqual(parseNumberSetting("answerMaxTokens", " 2000 "), { value: 2000 });
 	assert.equal(exportFileName(new Date(2026, 1, 3)), "Memory Agent export 2026-02-03.json");
 	assert.equal(exportFileName(new Date(2026, 1, 3), 3), "Memory Agent export 2026-02-03 (3).json");

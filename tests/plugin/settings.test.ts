@@ -1,4 +1,4 @@
-// Settings defaults, validation and storage, and the words of the status bar.
+// Settings defaults, validation through the core and storage, and the words of the status bar.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -7,29 +7,17 @@ import {
 	defaultSettings,
 	localeDateOrder,
 	settingsFromData,
+	type MemoryAgentSettings,
 	settingsToData,
-	validateDatabasePath,
 } from "../../plugin/settings";
+import { SettingsForm } from "../../plugin/settings/settings-form";
+import { loadFacade } from "../support/facade";
 import { STATUS_STARTING, STATUS_UNAVAILABLE, statusBarLabel, statusBarText, statusNoticeText } from "../../plugin/ui/status-text";
 
 test("the default database path is built from the config folder", () => {
 	assert.equal(defaultDatabasePath(".obsidian"), ".obsidian/plugins/memory-agent/memory.db");
 	assert.equal(defaultDatabasePath("_config"), "_config/plugins/memory-agent/memory.db");
 	assert.equal(settingsFromData(null, ".cfg").databasePath, ".cfg/plugins/memory-agent/memory.db");
-});
-
-test("database paths are validated", () => {
-	assert.equal(validateDatabasePath("Memory/agent.db"), null);
-	assert.equal(validateDatabasePath("  memory.db "), null);
-	assert.match(validateDatabasePath("") ?? "", /Enter a path/);
-	assert.match(validateDatabasePath("   ") ?? "", /Enter a path/);
-	assert.match(validateDatabasePath("memory.sqlite") ?? "", /\.db/);
-	assert.match(validateDatabasePath("../memory.db") ?? "", /inside the vault/);
-	assert.match(validateDatabasePath("a/../../memory.db") ?? "", /inside the vault/);
-	assert.match(validateDatabasePath("a\\..\\memory.db") ?? "", /inside the vault/);
-	assert.match(validateDatabasePath("/home/me/memory.db") ?? "", /relative/);
-	assert.match(validateDatabasePath("C:/memory.db") ?? "", /relative/);
-	assert.equal(validateDatabasePath("..memory.db"), null, "dots inside a name are fine");
 });
 
 test("stored settings: unknown keys dropped, invalid paths fall back to the default", () => {
@@ -75,4 +63,37 @@ test("status texts", () => {
 	assert.match(notice, /0 queued, 1 running, 2 failed/);
 	assert.match(notice, /Schema version 1/);
 	assert.match(notice, /Database: \.obsidian\/plugins\/memory-agent\/memory\.db/);
+});
+
+test("typed values are checked by the core: its value is saved, its sentence shown, nothing else", async () => {
+	const { facade } = await loadFacade();
+	const saved: MemoryAgentSettings[] = [];
+	let current = defaultSettings(".obsidian");
+	const store = {
+		settings: () => current,
+		saveSettings: async (settings: MemoryAgentSettings) => {
+			current = settings;
+			saved.push(settings);
+		},
+	};
+	// The worker's answer, without the worker: the facade's own function.
+	const form = new SettingsForm(store, { validateSetting: async (key, value) => facade.validateSetting(key, value) as never });
+	const refused: Array<[keyof MemoryAgentSettings, string, RegExp]> = [
+		["endpoint", "http://bedrock.example.com", /must use https:\/\//],
+		["databasePath", "../memory.db", /inside the vault/],
+		["excludedFolders", "Private\n/home/me", /relative/],
+		["excludedPatterns", "**/[draft", /\[ has no matching \]/],
+		["excludedTags", "#2024", /at least one letter/],
+		["modelId", "claude haiku", /no spaces/],
+	];
+	for (const [key, text, words] of refused) {
+		const check = await form.check(key, text);
+		assert.ok("problem" in check && words.test(check.problem), `${key}: ${JSON.stringify(check)}`);
+	}
+	assert.deepEqual(await form.check("excludedTags", "#private\n\n work/secret "), { value: ["private", "work/secret"] });
+	assert.deepEqual(await form.check("conversationFolder", "/Chats/"), { value: "Chats" });
+	assert.equal(saved.length, 0, "checking saves nothing");
+
+	const unreachable = new SettingsForm(store, { validateSetting: () => Promise.reject(new Error("the worker stopped")) });
+	assert.deepEqual(await unreachable.check("endpoint", "https://x"), { problem: "Could not check this value: the worker stopped" });
 });

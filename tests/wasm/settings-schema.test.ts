@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { GENERATED_SCHEMA, renderSettingsSchema } from "../../scripts/lib/settings-schema.mjs";
 import { BEDROCK_REGIONS, defaultModelFor } from "../../plugin/bedrock/regions";
 import { SETTINGS_SCHEMA } from "../../plugin/generated/settings-schema";
-import { type NumberKey, defaultDatabasePath, engineSettings, parseNumberSetting, settingsFromData, validateDatabasePath, validateFolders, validateNumberSetting } from "../../plugin/settings";
+import { type NumberKey, defaultDatabasePath, engineSettings, parseNumberSetting, isUsableDatabasePath, isUsableFolder, settingsFromData, validateNumberSetting } from "../../plugin/settings";
 import { REPO_ROOT } from "../host/host";
 import { loadFacade, loadSelfCheckFacade } from "../support/facade";
 
@@ -95,15 +95,15 @@ test("a number setting is refused exactly when the core refuses it, with the cor
 	}
 });
 
-test("a database path or a conversation folder is refused in the core's words", async () => {
+test("the load-time copies take the database paths and folders the core takes", async () => {
 	for (const databasePath of ["", " ", "memory.sqlite", "../x.db", "a\\..\\x.db", "/home/me/x.db", "C:/x.db", "Memory/x.db", "..x.db"]) {
 		const core = await coreReading({ databasePath });
 		const refusal = core.problems.find((problem) => problem.key === "databasePath")?.message ?? null;
-		assert.equal(validateDatabasePath(databasePath), refusal, JSON.stringify(databasePath));
+		assert.equal(isUsableDatabasePath(databasePath.trim()), refusal === null, JSON.stringify(databasePath));
 	}
 	for (const folder of ["a/../b", "\\x", "C:/x", "Chats", "..x"]) {
 		const core = await coreReading({ conversationFolder: folder });
 		const refusal = core.problems.find((problem) => problem.key === "conversationFolder")?.message ?? null;
-		assert.equal(validateFolders([folder]), refusal, folder);
+		assert.equal(isUsableFolder(folder), refusal === null, folder);
 	}
 });
