@@ -26,7 +26,6 @@ mod bench {
 
     /// Runs `work` until a quarter of a second has passed (at least once) and returns the mean time.
     fn time_per_run(mut work: impl FnMut()) -> Duration {
-        #[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
         let started = Instant::now();
         let mut runs = 0u32;
         while runs == 0 || started.elapsed() < Duration::from_millis(250) {
@@ -73,7 +72,6 @@ mod bench {
             ("100,000 distinct tags", (0..100_000).map(|n| format!("#tag{n} ")).collect()),
         ];
         for (shape, text) in cases {
-            #[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
             let started = Instant::now();
             let parsed = parse_note(black_box(&text), 1_500);
             let time = started.elapsed();
