@@ -278,6 +278,29 @@ fn a_note_with_nothing_to_remember_makes_no_memory_and_bad_files_are_skipped() {
 }
 
 #[test]
+fn a_note_of_a_million_short_lines_is_remembered_in_pieces_that_cover_it() {
+    // Once 75 s in the worker (the chunker re-measured its growing chunk at every line); the
+    // chunker is linear now, and this note is remembered like any other.
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    host.write("Logs/ticks.md", &"x\n".repeat(1_000_000));
+    let engine = start(&host, &[]);
+    engine.enqueue_note("Logs/ticks.md", NOW).unwrap();
+    let report = work(&host, &engine);
+    assert_eq!((report.failed, report.skipped), (0, 0), "{report:?}");
+    let source = engine.store().get_source("Logs/ticks.md").unwrap().unwrap();
+    assert_eq!((source.size, source.skipped), (2_000_000, None));
+    let calls = requests_with_tool(&host, "record_memory").len();
+    let mut memories = engine.list_memories(&MemoryFilter::default()).unwrap();
+    assert!(calls >= 300, "{calls} pieces: each within the chunk bound");
+    assert_eq!(memories.len(), calls, "one memory a piece");
+    memories.sort_by_key(|memory| memory.position.line_start);
+    assert_eq!(memories[0].position.line_start, Some(0), "lines count from 0");
+    assert_eq!(memories.last().and_then(|memory| memory.position.line_end), Some(999_999));
+    assert!(memories.windows(2).all(|pair| pair[1].position.line_start == pair[0].position.line_end.map(|end| end + 1)));
+}
+
+#[test]
 fn edits_cost_one_call_per_changed_chunk_renames_and_unchanged_notes_none() {
     let host = TestHost::new(NOW);
     host.bedrock.respond_with(fake_model::answer);
