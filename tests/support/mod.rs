@@ -7,5 +7,6 @@ pub mod fake_model;
 pub mod note_memory;
 pub mod scripted_transport;
 pub mod small_talk;
+pub mod snapshot;
 pub mod test_host;
 pub mod virtual_time;
