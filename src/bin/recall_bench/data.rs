@@ -1,12 +1,16 @@
 //! The benchmark's input: memories and questions as JSON lines, read into the core's
 //! `Memory` and a `Question` with its local date.
 //!
-//! Memories: `{"id","text","date","source","entities"?,"topics"?,"importance"?}` where
-//! `date` is `YYYY-MM-DD` or RFC 3339 and entities are names or `{name, kind}`. The text is
-//! both the summary and the raw text; missing fields stay empty (importance 0.5), so the
-//! selection works from text, date and source alone. Questions: `{"id","question",
-//! "asked_at","evidence","category"?}`; `asked_at`'s date is "today" and its offset the
-//! user's time zone (UTC for `Z` or a bare date).
+//! Memories: `{"id","text","summary"?,"date","source","entities"?,"topics"?,"importance"?}`
+//! where `date` is `YYYY-MM-DD` or RFC 3339 and entities are names or `{name, kind}`. `text`
+//! is the passage the memory was made from (the chunk's raw text, which the store searches
+//! for keywords and the bench serves as a note at `source`, see `vault`); `summary` is what
+//! the ingest made of it, and without one the text is the summary too. Missing fields stay
+//! empty (importance 0.5), so the selection works from text, date and source alone.
+//! Questions: `{"id","question","asked_at","evidence","answer"?,"category"?}`; `asked_at`'s
+//! date is "today" and its offset the user's time zone (UTC for `Z` or a bare date);
+//! `answer` is one short answer or a list of acceptable ones (annotators often differ:
+//! "2015", "the 2015 season").
 
 use std::collections::HashSet;
 
@@ -22,6 +26,8 @@ pub struct Question {
     pub today: CalendarDate,
     pub utc_offset_minutes: i32,
     pub evidence: Vec<String>,
+    /// Acceptable answers, any one of which is right; empty when the set has none.
+    pub answers: Vec<String>,
     pub category: Option<String>,
 }
 
@@ -30,6 +36,8 @@ pub struct Question {
 struct MemoryRecord {
     id: String,
     text: String,
+    #[serde(default)]
+    summary: Option<String>,
     date: String,
     source: String,
     #[serde(default)]
@@ -59,7 +67,16 @@ struct QuestionRecord {
     asked_at: String,
     evidence: Vec<String>,
     #[serde(default)]
+    answer: Option<AnswerRecord>,
+    #[serde(default)]
     category: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum AnswerRecord {
+    One(String),
+    Any(Vec<String>),
 }
 
 /// Reads the memories file; the error names the line.
@@ -74,6 +91,10 @@ pub fn load_memories(path: &str) -> Result<Vec<Memory>, String> {
             .ok_or_else(|| format!("{}: date \"{}\" is not YYYY-MM-DD or RFC 3339", at(), record.date))?;
         if record.text.trim().is_empty() {
             return Err(format!("{}: memory {} has no text", at(), record.id));
+        }
+        let summary = record.summary.as_deref().unwrap_or(&record.text).trim().to_owned();
+        if summary.is_empty() {
+            return Err(format!("{}: memory {} has an empty summary", at(), record.id));
         }
         if !seen.insert(record.id.clone()) {
             return Err(format!("{}: memory id {} appears twice", at(), record.id));
@@ -93,7 +114,7 @@ pub fn load_memories(path: &str) -> Result<Vec<Memory>, String> {
             source_kind: SourceKind::Note,
             position: Position::default(),
             raw_text: record.text.clone(),
-            summary: record.text.trim().to_owned(),
+            summary,
             entities,
             topics: record.topics,
             importance: record.importance.unwrap_or(0.5).clamp(0.0, 1.0),
@@ -122,12 +143,20 @@ pub fn load_questions(path: &str, memory_ids: &HashSet<&str>) -> Result<Vec<Ques
         if let Some(unknown) = record.evidence.iter().find(|id| !memory_ids.contains(id.as_str())) {
             return Err(format!("{}: question {} cites unknown memory {unknown}", at(), record.id));
         }
+        let answers: Vec<String> = match record.answer {
+            None => vec![],
+            Some(AnswerRecord::One(answer)) => vec![answer],
+            Some(AnswerRecord::Any(answers)) => answers,
+        };
+        let answers: Vec<String> =
+            answers.into_iter().map(|answer| answer.trim().to_owned()).filter(|answer| !answer.is_empty()).collect();
         questions.push(Question {
             id: record.id,
             question: record.question,
             today,
             utc_offset_minutes,
             evidence: record.evidence,
+            answers,
             category: record.category,
         });
     }

@@ -6,17 +6,29 @@
 //! last line printed is one JSON object for scripts; everything above it is for people.
 //!
 //! ```text
-//! recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000] [--date-order day-month|month-day]
+//! recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000,default] [--date-order day-month|month-day]
 //!              [--misses]   (also print each question that misses evidence, with its plan)
+//!              [--print-packed FILE]   (one JSON line per question and budget: what the QueryAgent sent)
 //! recall-bench --generate DIR [--seed N] [--days N]
 //! ```
+//!
+//! For questions that carry answers it also reports, per budget and category, the share whose
+//! answer is in what the QueryAgent packs into its request (`answers`), and what the request
+//! costs: that text comes from running the real QueryAgent (`packed`), never from a copy of
+//! its prompt.
 
+#[cfg(not(target_arch = "wasm32"))]
+mod answers;
 #[cfg(not(target_arch = "wasm32"))]
 mod chats;
 #[cfg(not(target_arch = "wasm32"))]
 mod data;
 #[cfg(not(target_arch = "wasm32"))]
 mod generate;
+#[cfg(not(target_arch = "wasm32"))]
+mod packed;
+#[cfg(not(target_arch = "wasm32"))]
+mod vault;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -35,7 +47,9 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench {
+    use std::cell::RefCell;
     use std::collections::{BTreeMap, HashMap, HashSet};
+    use std::io::Write;
 
     use memory_agent::agents::planner::plan_from_tool;
     use memory_agent::calendar::CalendarDate;
@@ -43,16 +57,20 @@ mod bench {
     use memory_agent::select::{
         insight_line, line_cost, select_context, DateOrder, NameCache, QueryPlan, SelectionRequest,
     };
+    use memory_agent::settings_schema::CONTEXT_BUDGET_TOKENS;
     use memory_agent::store::rusqlite_driver::RusqliteDriver;
     use memory_agent::store::Store;
     use memory_agent::tokens::estimate_tokens;
     use serde_json::{json, Map, Value};
 
+    use super::answers::PackedWords;
     use super::data::{load_memories, load_questions, Question};
     use super::generate;
+    use super::packed::ask_query_agent;
+    use super::vault::Vault;
 
-    const USAGE: &str = "usage: recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000] \
-[--date-order day-month|month-day] [--misses]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
+    const USAGE: &str = "usage: recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000,default] \
+[--date-order day-month|month-day] [--misses] [--print-packed FILE]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
 
     /// The figures of one budget.
     #[derive(Default)]
@@ -62,6 +80,12 @@ mod bench {
         tokens: f64,
         max_tokens: usize,
         questions: usize,
+        /// Questions with answers, and how many of them have one in the packed text.
+        answered: usize,
+        in_context: usize,
+        /// The QueryAgent's whole request, summed over the questions it was asked.
+        request_tokens: f64,
+        asked: usize,
     }
 
     pub fn run(args: &[String]) -> Result<(), String> {
@@ -85,11 +109,7 @@ mod bench {
             println!("wrote {memories} memories and {questions} questions to {dir} (seed {seed})");
             return Ok(());
         }
-        let budgets: Vec<usize> = option("--budgets")
-            .unwrap_or("4000,16000,32000")
-            .split(',')
-            .map(|budget| budget.trim().parse().map_err(|_| format!("bad budget \"{budget}\"")))
-            .collect::<Result<_, _>>()?;
+        let budgets = parse_budgets(option("--budgets").unwrap_or("4000,16000,32000"))?;
         let date_order = match option("--date-order").unwrap_or("day-month") {
             "day-month" => DateOrder::DayMonth,
             "month-day" => DateOrder::MonthDay,
@@ -100,11 +120,24 @@ mod bench {
             Some(path) => load_plans(path)?,
             None => HashMap::new(),
         };
-        let settings = Settings { budgets, date_order, show_misses, plans };
+        let print_packed = match option("--print-packed") {
+            Some(path) => Some(RefCell::new(std::io::BufWriter::new(
+                std::fs::File::create(path).map_err(|error| format!("{path}: {error}"))?,
+            ))),
+            None if args.iter().any(|arg| arg == "--print-packed") => return Err(USAGE.into()),
+            None => None,
+        };
+        let settings = Settings { budgets, date_order, show_misses, plans, print_packed };
         let files_named = args.iter().any(|arg| arg == "--memories" || arg == "--questions");
+        if settings.print_packed.is_some() && !files_named {
+            return Err("--print-packed needs --memories and --questions".into());
+        }
         match (option("--memories"), option("--questions")) {
             (Some(memories), Some(questions)) => {
                 let summary = evaluate(memories, questions, &settings)?;
+                if let Some(out) = &settings.print_packed {
+                    out.borrow_mut().flush().map_err(|error| format!("--print-packed: {error}"))?;
+                }
                 println!("{summary}");
             }
             (None, None) if !files_named => {
@@ -144,6 +177,20 @@ mod bench {
         show_misses: bool,
         /// A query-planning call's answer per question id (`--plans`), as `plan_search` input.
         plans: HashMap<String, Value>,
+        /// Where `--print-packed` writes what the QueryAgent sent.
+        print_packed: Option<RefCell<std::io::BufWriter<std::fs::File>>>,
+    }
+
+    /// `4000,16000,default`: token budgets, `default` being the plugin's own
+    /// (`settings_schema::CONTEXT_BUDGET_TOKENS`).
+    fn parse_budgets(text: &str) -> Result<Vec<usize>, String> {
+        text.split(',')
+            .map(str::trim)
+            .map(|budget| match budget {
+                "default" => Ok(CONTEXT_BUDGET_TOKENS.default as usize),
+                _ => budget.parse().map_err(|_| format!("bad budget \"{budget}\"")),
+            })
+            .collect()
     }
 
     /// `{"id": question id, "plan": {"keywords": [...], "entities": [...], "dates": {...}}}`
@@ -162,9 +209,10 @@ mod bench {
     /// Runs the selection for every question of one set at every budget; prints the tables
     /// and returns the figures as JSON.
     fn evaluate(memories_path: &str, questions_path: &str, settings: &Settings) -> Result<Value, String> {
-        let Settings { budgets, date_order, show_misses, plans } = settings;
+        let Settings { budgets, date_order, show_misses, plans, print_packed } = settings;
         let (date_order, show_misses) = (*date_order, *show_misses);
-        let memories = load_memories(memories_path)?;
+        let mut memories = load_memories(memories_path)?;
+        let vault = Vault::lay_out(&mut memories);
         let ids: HashSet<&str> = memories.iter().map(|memory| memory.id.0.as_str()).collect();
         let questions = load_questions(questions_path, &ids)?;
         if questions.is_empty() {
@@ -175,6 +223,8 @@ mod bench {
             .transaction(|store| memories.iter().try_for_each(|memory| store.insert_memory(memory)))
             .map_err(|error| error.to_string())?;
         let by_recency = newest_first(&memories);
+        // The QueryAgent runs only where it is measured: answers to look for, or its text asked for.
+        let asks_agent = |question: &Question| !question.answers.is_empty() || print_packed.is_some();
         // As the engine does: the names are prepared once and kept while they do not change.
         let names = NameCache::new();
 
@@ -194,12 +244,39 @@ mod bench {
                     );
                 }
                 let baseline = recent_recall(&by_recency, question, budget);
+                let sent = if asks_agent(question) {
+                    let sent = ask_query_agent(
+                        &store,
+                        &names,
+                        &vault,
+                        question,
+                        date_order,
+                        budget,
+                        plans.get(&question.id),
+                    )?;
+                    if let Some(out) = print_packed {
+                        let line = json!({ "question_id": question.id, "budget": budget, "packed": sent.packed });
+                        writeln!(out.borrow_mut(), "{line}").map_err(|error| format!("--print-packed: {error}"))?;
+                    }
+                    let found = PackedWords::of(&sent.packed).hold_any(&question.answers);
+                    Some((sent.request_tokens, found))
+                } else {
+                    None
+                };
                 let add = |figures: &mut Figures| {
                     figures.recall += recall;
                     figures.baseline += baseline;
                     figures.tokens += tokens as f64;
                     figures.max_tokens = figures.max_tokens.max(tokens);
                     figures.questions += 1;
+                    if let Some((request_tokens, found)) = sent {
+                        figures.request_tokens += request_tokens as f64;
+                        figures.asked += 1;
+                        if !question.answers.is_empty() {
+                            figures.answered += 1;
+                            figures.in_context += usize::from(found);
+                        }
+                    }
                 };
                 add(overall.entry(budget).or_default());
                 if let Some(category) = &question.category {
@@ -208,7 +285,14 @@ mod bench {
             }
             millis.insert(budget, started.elapsed().as_secs_f64() * 1000.0 / questions.len() as f64);
         }
-        print_table(&overall, &categories, &millis, memories.len(), questions.len());
+        println!(
+            "recall-bench: {} questions over {} memories in {} notes (select::select_context{})",
+            questions.len(),
+            memories.len(),
+            vault.len(),
+            if questions.iter().any(asks_agent) { "; packed text from agents::query::answer" } else { "" }
+        );
+        print_table(&overall, &categories, &millis);
         Ok(summary(&overall, &categories, memories.len(), questions.len()))
     }
 
@@ -301,21 +385,28 @@ mod bench {
         (value * 10_000.0).round() / 10_000.0
     }
 
+    /// The share of answered questions whose answer was in the packed text.
+    fn in_context(figures: &Figures) -> f64 {
+        mean(figures.in_context as f64, figures.answered)
+    }
+
     fn print_table(
         overall: &BTreeMap<usize, Figures>,
         categories: &BTreeMap<String, BTreeMap<usize, Figures>>,
         millis: &BTreeMap<usize, f64>,
-        memories: usize,
-        questions: usize,
     ) {
-        println!("recall-bench: {questions} questions over {memories} memories (select::select_context)");
+        let answered = overall.values().any(|figures| figures.answered > 0);
         println!();
-        println!(
+        print!(
             "{:>8}  {:>7}  {:>15}  {:>11}  {:>10}  {:>11}",
             "budget", "recall", "recent_baseline", "mean tokens", "max tokens", "ms/question"
         );
+        if answered {
+            print!("  {:>17}  {:>14}", "answer in context", "request tokens");
+        }
+        println!();
         for (budget, figures) in overall {
-            println!(
+            print!(
                 "{:>8}  {:>7.3}  {:>15.3}  {:>11.0}  {:>10}  {:>11.1}",
                 budget,
                 mean(figures.recall, figures.questions),
@@ -324,26 +415,37 @@ mod bench {
                 figures.max_tokens,
                 millis.get(budget).copied().unwrap_or(0.0),
             );
+            if answered {
+                print!("  {:>17.3}  {:>14.0}", in_context(figures), mean(figures.request_tokens, figures.asked));
+            }
+            println!();
         }
         if categories.is_empty() {
             println!();
             return;
         }
         println!();
+        let header = if answered { "sel / recent / ctx" } else { "sel / recent" };
+        let width = if answered { 25 } else { 17 };
         print!("{:>10}  {:>5}", "category", "n");
         for budget in overall.keys() {
-            print!("  {:>17}", format!("{budget}: sel / recent"));
+            print!("  {:>width$}", format!("{budget}: {header}"));
         }
         println!();
         for (category, budgets) in categories {
             let count = budgets.values().next().map_or(0, |figures| figures.questions);
             print!("{category:>10}  {count:>5}");
             for budget in overall.keys() {
-                let figures = budgets.get(budget);
-                let (recall, baseline) = figures.map_or((0.0, 0.0), |figures| {
-                    (mean(figures.recall, figures.questions), mean(figures.baseline, figures.questions))
+                let cell = budgets.get(budget).map_or_else(String::new, |figures| {
+                    let (recall, baseline) =
+                        (mean(figures.recall, figures.questions), mean(figures.baseline, figures.questions));
+                    if answered {
+                        format!("{recall:.3} / {baseline:.3} / {:.3}", in_context(figures))
+                    } else {
+                        format!("{recall:.3} / {baseline:.3}")
+                    }
                 });
-                print!("  {:>17}", format!("{recall:.3} / {baseline:.3}"));
+                print!("  {cell:>width$}");
             }
             println!();
         }
@@ -358,15 +460,20 @@ mod bench {
     ) -> Value {
         let mut budgets = Map::new();
         for (budget, figures) in overall {
-            budgets.insert(
-                budget.to_string(),
-                json!({
-                    "recall": round(mean(figures.recall, figures.questions)),
-                    "recent_baseline": round(mean(figures.baseline, figures.questions)),
-                    "mean_packed_tokens": round(mean(figures.tokens, figures.questions)),
-                    "max_packed_tokens": figures.max_tokens,
-                }),
-            );
+            let mut entry = json!({
+                "recall": round(mean(figures.recall, figures.questions)),
+                "recent_baseline": round(mean(figures.baseline, figures.questions)),
+                "mean_packed_tokens": round(mean(figures.tokens, figures.questions)),
+                "max_packed_tokens": figures.max_tokens,
+            });
+            if figures.asked > 0 {
+                entry["mean_request_tokens"] = json!(round(mean(figures.request_tokens, figures.asked)));
+            }
+            if figures.answered > 0 {
+                entry["answer_in_context"] = json!(round(in_context(figures)));
+                entry["answered_questions"] = json!(figures.answered);
+            }
+            budgets.insert(budget.to_string(), entry);
         }
         let mut out = json!({ "budgets": budgets, "questions": questions, "memories": memories });
         if !categories.is_empty() {
@@ -374,14 +481,15 @@ mod bench {
             for (category, per_budget) in categories {
                 let mut entry = Map::new();
                 for (budget, figures) in per_budget {
-                    entry.insert(
-                        budget.to_string(),
-                        json!({
-                            "recall": round(mean(figures.recall, figures.questions)),
-                            "recent_baseline": round(mean(figures.baseline, figures.questions)),
-                            "questions": figures.questions,
-                        }),
-                    );
+                    let mut figures_json = json!({
+                        "recall": round(mean(figures.recall, figures.questions)),
+                        "recent_baseline": round(mean(figures.baseline, figures.questions)),
+                        "questions": figures.questions,
+                    });
+                    if figures.answered > 0 {
+                        figures_json["answer_in_context"] = json!(round(in_context(figures)));
+                    }
+                    entry.insert(budget.to_string(), figures_json);
                 }
                 by_category.insert(category.clone(), Value::Object(entry));
             }
