@@ -135,3 +135,109 @@ fn the_public_set_loads_and_every_question_cites_a_known_page() {
     }
     assert!(dir.join("LICENSE.md").exists() && dir.join("README.md").exists(), "the set travels with its licence");
 }
+
+/// `tests/fixtures/recall-answers/`: five memories with a summary and the passage behind it,
+/// and questions whose answer is in a summary, only in a passage, nowhere, or not given.
+fn answers_set() -> (String, String) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-answers");
+    let path = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    (path("memories.jsonl"), path("questions.jsonl"))
+}
+
+/// The lines `--print-packed` wrote, parsed; each must be one JSON object of the three fields.
+fn packed_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("--print-packed wrote its file");
+    text.lines()
+        .map(|line| {
+            let value: Value = serde_json::from_str(line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}"));
+            let fields: Vec<&String> = value.as_object().expect("an object").keys().collect();
+            assert_eq!(fields, vec!["budget", "packed", "question_id"], "{line}");
+            value
+        })
+        .collect()
+}
+
+#[test]
+fn print_packed_writes_what_the_query_agent_sent_for_each_question_and_budget() {
+    let (memories, questions) = answers_set();
+    let dir = scratch("packed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("packed.jsonl");
+    let args = ["--memories", &memories, "--questions", &questions, "--budgets", "30,100000"];
+    let figures = summary(&bench(&[&args[..], &["--print-packed", &out.to_string_lossy()]].concat()));
+    assert_eq!(figures["questions"], 6);
+    let lines = packed_lines(&out);
+    assert_eq!(lines.len(), 6 * 2, "one line per question and budget");
+    let line_of = |id: &str, budget: u64| {
+        lines.iter().find(|line| line["question_id"] == id && line["budget"] == budget).expect("a line").clone()
+    };
+    let everything = line_of("a6", 100_000)["packed"].as_str().unwrap().to_owned();
+    // The memory's line as the QueryAgent writes it: id, date, note, then the ingest's summary.
+    assert!(
+        everything.contains("[memory:garden] 2026-05-01 · Garden.md · Planted tomatoes in the garden."),
+        "{everything}"
+    );
+    assert!(everything.starts_with("<memories>"), "the block as sent, fence and all: {everything}");
+    assert!(!everything.contains("What did I plant"), "the question is not part of the packed text");
+    let tight = line_of("a6", 30)["packed"].as_str().unwrap().to_owned();
+    assert!(tight.len() < everything.len(), "a smaller budget packs less:\n{tight}");
+    // Without --print-packed the file is not needed, and a question without answers is not counted.
+    let figures = summary(&bench(&args));
+    assert_eq!(figures["budgets"]["100000"]["answered_questions"], 5);
+    assert!(figures["budgets"]["100000"]["mean_request_tokens"].as_f64().unwrap() > 0.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn answer_in_context_counts_the_questions_whose_answer_words_were_all_sent() {
+    let (memories, questions) = answers_set();
+    let dir = scratch("in-context");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("packed.jsonl");
+    let figures = summary(&bench(&[
+        "--memories",
+        &memories,
+        "--questions",
+        &questions,
+        "--budgets",
+        "100000",
+        "--print-packed",
+        &out.to_string_lossy(),
+    ]));
+    let share = |category: &str| figures["categories"][category]["100000"]["answer_in_context"].as_f64().unwrap();
+    // "Alice" and "Bob" (one of two accepted answers) are in the summaries.
+    assert_eq!(share("summary"), 1.0);
+    // "Miguel Ferreira" is nowhere, though "Dr" is in a passage: every word must be there.
+    assert_eq!(share("absent"), 0.0);
+    // "420 euros" and "tram 28" are only in the passages: found exactly when the QueryAgent
+    // sends the passages (not yet: it sends memory lines only).
+    let packed: Vec<String> =
+        packed_lines(&out).iter().map(|line| line["packed"].as_str().unwrap().to_lowercase()).collect();
+    let passages_sent = packed.iter().filter(|text| text.contains("420 euros") && text.contains("tram 28")).count();
+    assert_eq!(share("passage"), if passages_sent > 0 { 1.0 } else { 0.0 });
+    let overall = figures["budgets"]["100000"]["answer_in_context"].as_f64().unwrap();
+    assert_eq!(overall, ((2.0 + 2.0 * share("passage")) / 5.0 * 10_000.0).round() / 10_000.0);
+    assert!(figures["categories"]["summary"]["100000"]["recall"].is_number(), "recall is still reported");
+    // Whatever the budget: the answers in the evidence's own summaries and passages.
+    let evidence = &figures["evidence"];
+    assert_eq!(
+        (evidence["answer_in_summaries"].as_f64(), evidence["answer_in_passages"].as_f64()),
+        (Some(0.4), Some(0.8))
+    );
+    assert_eq!(evidence["questions"], 5);
+    let passage = &evidence["categories"]["passage"];
+    assert_eq!(
+        (passage["answer_in_summaries"].as_f64(), passage["answer_in_passages"].as_f64()),
+        (Some(0.0), Some(1.0))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn budgets_may_name_the_plugins_default() {
+    let (memories, questions) = answers_set();
+    let figures = summary(&bench(&["--memories", &memories, "--questions", &questions, "--budgets", "default"]));
+    let default = memory_agent::settings_schema::CONTEXT_BUDGET_TOKENS.default.to_string();
+    assert!(figures["budgets"][&default]["recall"].is_number(), "{figures}");
+    assert_eq!(bench(&["--memories", &memories, "--questions", &questions, "--print-packed"]).status.code(), Some(2));
+}

@@ -181,6 +181,59 @@ mod bench {
         print_packed: Option<RefCell<std::io::BufWriter<std::fs::File>>>,
     }
 
+    /// Where the answers are, whatever the budget: in the summaries of each question's evidence
+    /// memories (what a QueryAgent that reads memory lines can find) and in their passages (what
+    /// one that reads the notes behind them can find), over the questions with answers.
+    #[derive(Default)]
+    struct InEvidence {
+        answered: usize,
+        in_summaries: usize,
+        in_passages: usize,
+    }
+
+    impl InEvidence {
+        fn add(&mut self, in_summaries: bool, in_passages: bool) {
+            self.answered += 1;
+            self.in_summaries += usize::from(in_summaries);
+            self.in_passages += usize::from(in_passages);
+        }
+
+        fn json(&self) -> Value {
+            json!({
+                "answer_in_summaries": round(mean(self.in_summaries as f64, self.answered)),
+                "answer_in_passages": round(mean(self.in_passages as f64, self.answered)),
+            })
+        }
+    }
+
+    /// `InEvidence` over the whole set and by category.
+    fn in_evidence(
+        memories: &[Memory],
+        vault: &Vault,
+        questions: &[Question],
+    ) -> (InEvidence, BTreeMap<String, InEvidence>) {
+        let by_id: HashMap<&str, &Memory> = memories.iter().map(|memory| (memory.id.0.as_str(), memory)).collect();
+        let (mut overall, mut categories) = (InEvidence::default(), BTreeMap::<String, InEvidence>::new());
+        for question in questions.iter().filter(|question| !question.answers.is_empty()) {
+            let evidence: Vec<&Memory> =
+                question.evidence.iter().filter_map(|id| by_id.get(id.as_str()).copied()).collect();
+            debug_assert_eq!(evidence.len(), question.evidence.len(), "evidence ids were checked at load");
+            let summaries: Vec<&str> = evidence.iter().map(|memory| memory.summary.as_str()).collect();
+            // A memory without a note (typed text) carries its passage itself.
+            let passages: Vec<String> = evidence
+                .iter()
+                .map(|memory| vault.passage(memory).unwrap_or_else(|| memory.raw_text.clone()))
+                .collect();
+            let in_summaries = PackedWords::of(&summaries.join("\n")).hold_any(&question.answers);
+            let in_passages = PackedWords::of(&passages.join("\n")).hold_any(&question.answers);
+            overall.add(in_summaries, in_passages);
+            if let Some(category) = &question.category {
+                categories.entry(category.clone()).or_default().add(in_summaries, in_passages);
+            }
+        }
+        (overall, categories)
+    }
+
     /// `4000,16000,default`: token budgets, `default` being the plugin's own
     /// (`settings_schema::CONTEXT_BUDGET_TOKENS`).
     fn parse_budgets(text: &str) -> Result<Vec<usize>, String> {
@@ -245,15 +298,8 @@ mod bench {
                 }
                 let baseline = recent_recall(&by_recency, question, budget);
                 let sent = if asks_agent(question) {
-                    let sent = ask_query_agent(
-                        &store,
-                        &names,
-                        &vault,
-                        question,
-                        date_order,
-                        budget,
-                        plans.get(&question.id),
-                    )?;
+                    let sent =
+                        ask_query_agent(&store, &names, &vault, question, date_order, budget, plans.get(&question.id))?;
                     if let Some(out) = print_packed {
                         let line = json!({ "question_id": question.id, "budget": budget, "packed": sent.packed });
                         writeln!(out.borrow_mut(), "{line}").map_err(|error| format!("--print-packed: {error}"))?;
@@ -293,7 +339,25 @@ mod bench {
             if questions.iter().any(asks_agent) { "; packed text from agents::query::answer" } else { "" }
         );
         print_table(&overall, &categories, &millis);
-        Ok(summary(&overall, &categories, memories.len(), questions.len()))
+        let mut figures = summary(&overall, &categories, memories.len(), questions.len());
+        let (evidence, by_category) = in_evidence(&memories, &vault, &questions);
+        if evidence.answered > 0 {
+            println!(
+                "answers in the evidence's summaries: {:.3}, in its passages: {:.3} ({} questions with answers)",
+                mean(evidence.in_summaries as f64, evidence.answered),
+                mean(evidence.in_passages as f64, evidence.answered),
+                evidence.answered
+            );
+            println!();
+            let mut entry = evidence.json();
+            entry["questions"] = json!(evidence.answered);
+            if !by_category.is_empty() {
+                entry["categories"] =
+                    by_category.iter().map(|(category, evidence)| (category.clone(), evidence.json())).collect();
+            }
+            figures["evidence"] = entry;
+        }
+        Ok(figures)
     }
 
     /// Runs the plugin's selection for one question; returns its recall, packed tokens and

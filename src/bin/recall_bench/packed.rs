@@ -117,7 +117,9 @@ impl Model for CapturingModel {
     async fn converse(&self, request: &ConverseRequest) -> Result<ConverseReply, LlmError> {
         self.requests.borrow_mut().push(request.clone());
         let (text, tool_calls) = match (&request.forced_tool, &self.plan) {
-            (Some(tool), Some(plan)) => (String::new(), vec![ToolCall { name: tool.name.clone(), input: plan.clone() }]),
+            (Some(tool), Some(plan)) => {
+                (String::new(), vec![ToolCall { name: tool.name.clone(), input: plan.clone() }])
+            }
             (Some(_), None) => (String::new(), vec![]),
             (None, _) => (FIXED_ANSWER.to_owned(), vec![]),
         };
