@@ -241,3 +241,30 @@ fn budgets_may_name_the_plugins_default() {
     assert!(figures["budgets"][&default]["recall"].is_number(), "{figures}");
     assert_eq!(bench(&["--memories", &memories, "--questions", &questions, "--print-packed"]).status.code(), Some(2));
 }
+
+#[test]
+fn the_squad_set_travels_with_its_licence_and_every_answer_is_in_its_passage() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-squad");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
+    let passages: std::collections::HashMap<String, (String, String)> = read("memories.jsonl")
+        .lines()
+        .map(|line| {
+            let memory: Value = serde_json::from_str(line).expect("a memory");
+            let field = |name: &str| memory[name].as_str().expect(name).to_owned();
+            (field("id"), (field("summary"), field("text")))
+        })
+        .collect();
+    assert_eq!(passages.len(), 2_067);
+    let questions = read("questions.jsonl");
+    assert_eq!(questions.lines().count(), 1_000);
+    for line in questions.lines() {
+        let question: Value = serde_json::from_str(line).expect("a question");
+        let evidence = question["evidence"][0].as_str().expect("evidence");
+        let (summary, text) = &passages[evidence];
+        assert!(!summary.is_empty() && text.len() > summary.len() / 2, "{evidence}");
+        let answers = question["answer"].as_array().expect("answers");
+        assert!(answers.iter().any(|answer| text.contains(answer.as_str().unwrap())), "{line}");
+    }
+    assert!(read("LICENSE.md").contains("Attribution-ShareAlike 4.0 International"));
+    assert!(read("README.md").contains("make-squad-recall-set.py"));
+}
