@@ -150,6 +150,7 @@ fn packed_lines(path: &Path) -> Vec<Value> {
     text.lines()
         .map(|line| {
             let value: Value = serde_json::from_str(line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}"));
+            assert!(line.starts_with("{\"question_id\":"), "the question first: {line}");
             let fields: Vec<&String> = value.as_object().expect("an object").keys().collect();
             assert_eq!(fields, vec!["budget", "packed", "question_id"], "{line}");
             value

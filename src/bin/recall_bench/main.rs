@@ -234,6 +234,14 @@ mod bench {
         (overall, categories)
     }
 
+    /// One line of `--print-packed`, its fields in this order.
+    #[derive(serde::Serialize)]
+    struct PackedLine<'a> {
+        question_id: &'a str,
+        budget: usize,
+        packed: &'a str,
+    }
+
     /// `4000,16000,default`: token budgets, `default` being the plugin's own
     /// (`settings_schema::CONTEXT_BUDGET_TOKENS`).
     fn parse_budgets(text: &str) -> Result<Vec<usize>, String> {
@@ -301,7 +309,8 @@ mod bench {
                     let sent =
                         ask_query_agent(&store, &names, &vault, question, date_order, budget, plans.get(&question.id))?;
                     if let Some(out) = print_packed {
-                        let line = json!({ "question_id": question.id, "budget": budget, "packed": sent.packed });
+                        let line = PackedLine { question_id: &question.id, budget, packed: &sent.packed };
+                        let line = serde_json::to_string(&line).map_err(|error| format!("--print-packed: {error}"))?;
                         writeln!(out.borrow_mut(), "{line}").map_err(|error| format!("--print-packed: {error}"))?;
                     }
                     let found = PackedWords::of(&sent.packed).hold_any(&question.answers);

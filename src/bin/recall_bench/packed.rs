@@ -88,7 +88,7 @@ fn packed_text(request: &ConverseRequest) -> Result<String, String> {
 }
 
 fn request_tokens(request: &ConverseRequest) -> usize {
-    let system: usize = request.system.iter().map(|block| block_tokens(block)).sum();
+    let system: usize = request.system.iter().map(block_tokens).sum();
     system + request.messages.iter().flat_map(texts).map(estimate_tokens).sum::<usize>()
 }
 
