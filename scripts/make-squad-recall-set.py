@@ -5,7 +5,7 @@ The source is the copy of SQuAD v1.1 dev (`squaddev_v1.1.json`, 48 Wikipedia art
 2,067 paragraphs, 10,570 questions) that the `bigbench` 1.0.0 source package on PyPI ships
 in `bigbench/benchmark_tasks/squad_shifts/`. Get it with the ordinary client:
 
-    pip download --no-deps --no-binary :all: bigbench==1.0.0 -d /tmp/bigbench
+    pip download --no-deps bigbench==1.0.0 -d /tmp/bigbench   # a 358 MB source archive
     python3 scripts/make-squad-recall-set.py /tmp/bigbench/bigbench-1.0.0.tar.gz
 
 Every paragraph becomes one memory: `text` is the paragraph (the passage a QueryAgent may

@@ -6,7 +6,8 @@
 //! last line printed is one JSON object for scripts; everything above it is for people.
 //!
 //! ```text
-//! recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000,default] [--date-order day-month|month-day]
+//! recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000] [--date-order day-month|month-day]
+//!              (a budget may be `default`: the plugin's, `settings_schema::CONTEXT_BUDGET_TOKENS`)
 //!              [--misses]   (also print each question that misses evidence, with its plan)
 //!              [--print-packed FILE]   (one JSON line per question and budget: what the QueryAgent sent)
 //! recall-bench --generate DIR [--seed N] [--days N]
@@ -69,7 +70,7 @@ mod bench {
     use super::packed::ask_query_agent;
     use super::vault::Vault;
 
-    const USAGE: &str = "usage: recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000,default] \
+    const USAGE: &str = "usage: recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000 (or default)] \
 [--date-order day-month|month-day] [--misses] [--print-packed FILE]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
 
     /// The figures of one budget.
