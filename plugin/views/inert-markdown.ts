@@ -62,13 +62,15 @@ function markdownToHtml(markdown: string): string {
 }
 
 /**
- * A document with no browsing context: parsing into it runs no script and loads no image or
- * style (HTML's "update the image data" and fetch steps need a fully active document).
+ * `html` parsed by `DOMParser` (of `doc`'s window) into a document of its own: one with no
+ * browsing context, where parsing runs no script and loads no image, style or frame (HTML's
+ * fetch steps need a fully active document; DOMPurify relies on the same). Nothing of it is
+ * ever inserted anywhere: only what `copyAllowed` makes from it is.
  */
-function inertBody(html: string, live: Document): HTMLElement {
-	const inert = live.implementation.createHTMLDocument("");
-	inert.body.innerHTML = html;
-	return inert.body;
+function parsedBody(html: string, doc: Document): HTMLElement {
+	const Parser = doc.defaultView?.DOMParser;
+	debugAssert(Parser !== undefined, "a document with a window to parse in");
+	return new Parser!().parseFromString(html, "text/html").body;
 }
 
 /** An http(s) URL as the link's target, or null for any other scheme, a relative path or garbage. */
@@ -94,32 +96,26 @@ function vaultPath(href: string): string | null {
 	}
 }
 
-function internalLink(doc: Document, target: string, text: string): HTMLAnchorElement {
-	const link = doc.createElement("a");
-	link.className = INTERNAL_LINK;
-	link.setAttribute("data-href", target);
-	link.setAttribute("href", target);
-	link.textContent = text;
-	return link;
+function internalLink(parent: Element, target: string, text: string): HTMLAnchorElement {
+	return parent.createEl("a", { cls: INTERNAL_LINK, text, attr: { "data-href": target, href: target } });
 }
 
-function externalLink(doc: Document, url: string): HTMLAnchorElement {
-	const link = doc.createElement("a");
-	link.className = EXTERNAL_LINK;
-	link.setAttribute("href", url);
-	link.setAttribute("target", "_blank");
-	link.setAttribute("rel", "noopener nofollow noreferrer");
-	return link;
+function externalLink(parent: Element, url: string): HTMLAnchorElement {
+	return parent.createEl("a", { cls: EXTERNAL_LINK, attr: { href: url, target: "_blank", rel: "noopener nofollow noreferrer" } });
+}
+
+function appendText(parent: Element, text: string): void {
+	parent.appendChild(parent.ownerDocument.createTextNode(text));
 }
 
 /**
  * The copy of `source`'s children into `target` (of any document), element by element from the
  * allowlist. Inside a link (`inLink`) an image or another link is its text: a link holds no link.
  */
-function copyAllowed(source: Node, target: Node, doc: Document, inLink = false): void {
+function copyAllowed(source: Node, target: Element, inLink = false): void {
 	for (const child of Array.from(source.childNodes)) {
 		if (child.nodeType === 3 /* TEXT_NODE */) {
-			target.appendChild(doc.createTextNode((child as Text).data));
+			appendText(target, (child as Text).data);
 			continue;
 		}
 		if (child.nodeType !== 1 /* ELEMENT_NODE */) continue;
@@ -127,22 +123,22 @@ function copyAllowed(source: Node, target: Node, doc: Document, inLink = false):
 		const tag = element.localName.toLowerCase();
 		if (DROPPED.has(tag)) continue;
 		if (tag === "img") {
-			target.appendChild(inLink ? doc.createTextNode(element.getAttribute("alt") ?? "") : imageAsLink(element, doc));
+			if (inLink) appendText(target, element.getAttribute("alt") ?? "");
+			else imageAsLink(element, target);
 			continue;
 		}
 		if (tag === "a" && !inLink) {
-			target.appendChild(linkCopy(element, doc));
+			linkCopy(element, target);
 			continue;
 		}
 		if (!KEPT.has(tag) || tag === "a") {
 			// Anything else the parser might emit (or a link in a link): its content only.
-			copyAllowed(element, target, doc, inLink);
+			copyAllowed(element, target, inLink);
 			continue;
 		}
-		const copy = doc.createElement(tag);
+		const copy = target.createEl(tag as keyof HTMLElementTagNameMap);
 		copyAttributes(element, copy, tag);
-		copyAllowed(element, copy, doc, inLink);
-		target.appendChild(copy);
+		copyAllowed(element, copy, inLink);
 	}
 }
 
@@ -156,24 +152,20 @@ function copyAttributes(from: Element, to: Element, tag: string): void {
 }
 
 /** A link to a vault note, a plain http(s) link, or — any other scheme — its text. */
-function linkCopy(element: Element, doc: Document): Node {
+function linkCopy(element: Element, target: Element): void {
 	const href = element.getAttribute("href") ?? "";
 	const url = externalUrl(href);
 	const path = url === null ? vaultPath(href) : null;
-	const link = url !== null ? externalLink(doc, url) : path !== null ? internalLink(doc, path, "") : null;
-	const into = link ?? doc.createDocumentFragment();
-	copyAllowed(element, into, doc, true);
-	return into;
+	const link = url !== null ? externalLink(target, url) : path !== null ? internalLink(target, path, "") : null;
+	copyAllowed(element, link ?? target, true);
 }
 
 /** An image is never loaded: an http(s) one is a link to it (its alt text, or the URL), any other its alt text. */
-function imageAsLink(element: Element, doc: Document): Node {
+function imageAsLink(element: Element, target: Element): void {
 	const alt = element.getAttribute("alt") ?? "";
 	const url = externalUrl(element.getAttribute("src") ?? "");
-	if (url === null) return doc.createTextNode(alt);
-	const link = externalLink(doc, url);
-	link.textContent = alt.trim() === "" ? url : alt;
-	return link;
+	if (url === null) appendText(target, alt);
+	else externalLink(target, url).textContent = alt.trim() === "" ? url : alt;
 }
 
 /** The note part of a wiki link's target, as compared with cited notes. */
@@ -194,15 +186,16 @@ function citedKeys(citedNotes: readonly string[]): Set<string> {
 }
 
 /** Wiki links in the tree's text (outside code and links) become internal links; uncited embeds stay text. */
-function linkWikiText(root: Node, doc: Document, cited: ReadonlySet<string>): void {
+function linkWikiText(root: Element, cited: ReadonlySet<string>): void {
 	const texts: Text[] = [];
-	const walker = doc.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
+	const walker = root.ownerDocument.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
 	for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
 		if (!insideCodeOrLink(node, root) && node.nodeValue?.includes("[[")) texts.push(node as Text);
 	}
 	for (const node of texts) {
+		const parent = node.parentElement;
+		if (parent === null) continue;
 		const data = node.data;
-		const parts: Node[] = [];
 		let last = 0;
 		for (const match of data.matchAll(WIKI_LINK)) {
 			const [whole, bang, target, alias] = match;
@@ -212,13 +205,14 @@ function linkWikiText(root: Node, doc: Document, cited: ReadonlySet<string>): vo
 			// reference (read as a scheme by another reader: `obsidian&#58;//`); an embed of an
 			// uncited note is text.
 			if (SCHEME.test(note) || CHARACTER_REFERENCE.test(note) || (embed && !cited.has(noteKey(note)))) continue;
-			if (match.index > last) parts.push(doc.createTextNode(data.slice(last, match.index)));
-			parts.push(internalLink(doc, note, alias === undefined || alias.trim() === "" ? note : alias));
+			if (match.index > last) node.before(data.slice(last, match.index));
+			// createEl appends to the parent; before() then moves the link to where the text was.
+			node.before(internalLink(parent, note, alias === undefined || alias.trim() === "" ? note : alias));
 			last = match.index + whole.length;
 		}
-		if (parts.length === 0) continue;
-		if (last < data.length) parts.push(doc.createTextNode(data.slice(last)));
-		node.replaceWith(...parts);
+		if (last === 0) continue;
+		if (last < data.length) node.before(data.slice(last));
+		node.remove();
 	}
 }
 
@@ -231,23 +225,32 @@ function insideCodeOrLink(node: Node, root: Node): boolean {
 }
 
 /**
- * `markdown` rendered, sanitised by the allowlist, as a fragment of `doc` (the live document
- * for the view): only kept elements with kept attributes, links to notes or http(s) URLs.
+ * Sanitises the parse of `markdown` (by `doc`'s window) into `root` (empty): kept elements
+ * with kept attributes, links to notes or http(s) URLs.
  */
-export function inertFragment(markdown: string, doc: Document, options: InertOptions): DocumentFragment {
-	const body = inertBody(markdownToHtml(markdown), doc);
-	const fragment = doc.createDocumentFragment();
-	copyAllowed(body, fragment, doc);
+function sanitiseInto(markdown: string, root: HTMLElement, doc: Document, options: InertOptions): void {
+	debugAssert(root.childNodes.length === 0, "an empty element to render into");
+	copyAllowed(parsedBody(markdownToHtml(markdown), doc), root);
 	// Adjacent texts (an image's alt text beside its neighbours) are read as the text they show.
-	fragment.normalize();
-	linkWikiText(fragment, doc, citedKeys(options.citedNotes));
-	debugAssertInert(fragment);
-	return fragment;
+	root.normalize();
+	linkWikiText(root, citedKeys(options.citedNotes));
+	debugAssertInert(root);
 }
 
-/** Renders `markdown` inertly into `container` (appended). */
+/** Renders `markdown` inertly into `container`, which must be empty. */
 export function renderInert(markdown: string, container: HTMLElement, options: InertOptions): void {
-	container.appendChild(inertFragment(markdown, container.ownerDocument, options));
+	sanitiseInto(markdown, container, container.ownerDocument, options);
+}
+
+/**
+ * `markdown` sanitised as for the view, in the body of a document of its own (parsed by
+ * `doc`'s window, never shown): what `inertMarkdown` writes from.
+ */
+export function inertTree(markdown: string, doc: Document, options: InertOptions): HTMLElement {
+	// A parsed document has no window (in a browser): `doc`'s parses the Markdown's HTML too.
+	const body = parsedBody("", doc);
+	sanitiseInto(markdown, body, doc, options);
+	return body;
 }
 
 /** Attributes the sanitised tree may hold, by element; anything else is a bug in `copyAllowed`. */
@@ -260,7 +263,7 @@ const ATTRIBUTES: Record<string, readonly string[]> = {
 };
 
 /** The invariant the view relies on, checked where it is made (cheap: the answer is small). */
-function debugAssertInert(root: DocumentFragment): void {
+function debugAssertInert(root: Element): void {
 	for (const element of Array.from(root.querySelectorAll("*"))) {
 		const tag = element.localName;
 		const allowed = ATTRIBUTES[tag] ?? [];
@@ -327,10 +330,15 @@ class MarkdownWriter {
 	}
 
 	inline(node: Node): string {
+		return this.inlineOf(Array.from(node.childNodes));
+	}
+
+	/** Inline nodes, in order, as Markdown. */
+	private inlineOf(children: readonly Node[]): string {
 		let out = "";
 		// A hard break writes its own line end: the parser's newline after `<br>` is not another.
 		let afterBreak = false;
-		for (const child of Array.from(node.childNodes)) {
+		for (const child of children) {
 			const broke = afterBreak;
 			afterBreak = false;
 			if (child.nodeType === 3) {
@@ -389,9 +397,7 @@ class MarkdownWriter {
 		const blocks: string[] = [];
 		let inline: Node[] = [];
 		const flush = () => {
-			const holder = node.ownerDocument!.createDocumentFragment();
-			for (const child of inline) holder.appendChild(child.cloneNode(true));
-			const text = escapeLineStarts(this.inline(holder).trim());
+			const text = escapeLineStarts(this.inlineOf(inline).trim());
 			if (text !== "") blocks.push(text);
 			inline = [];
 		};
@@ -482,7 +488,5 @@ function debugAssert(condition: boolean, what: string): void {
  * or an http(s) URL, no embed. `writeMarks` turns citation marks in escaped text into links.
  */
 export function inertMarkdown(markdown: string, doc: Document, options: InertOptions, writeMarks: MarkWriter = (text) => text): string {
-	const inertDoc = doc.implementation.createHTMLDocument("");
-	const fragment = inertFragment(markdown, inertDoc, options);
-	return new MarkdownWriter(writeMarks).blocks(fragment).join("\n\n");
+	return new MarkdownWriter(writeMarks).blocks(inertTree(markdown, doc, options)).join("\n\n");
 }

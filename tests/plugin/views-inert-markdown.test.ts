@@ -13,7 +13,7 @@ import { gfmStrikethrough, gfmStrikethroughHtml } from "micromark-extension-gfm-
 import { gfmTable, gfmTableHtml } from "micromark-extension-gfm-table";
 import type { AnswerPiece, Citation } from "../../plugin/core/memory-core-api";
 import { answerWithWikiLinks } from "../../plugin/views/citations";
-import { EXTERNAL_LINK, INTERNAL_LINK, inertFragment, inertMarkdown, renderInert } from "../../plugin/views/inert-markdown";
+import { EXTERNAL_LINK, INTERNAL_LINK, inertMarkdown, inertTree, renderInert } from "../../plugin/views/inert-markdown";
 import { createDom } from "../host/dom";
 
 const dom = createDom();
@@ -304,8 +304,9 @@ test("the copied answer is inert; its citations are wiki links and a cited note'
 	assert.equal(written, "Ana flies \\<img src\\=https://t.example/p.gif\\> [[Lisbon]] \\!\\[\\[Secret\\]\\] x [[Trips/Lisbon#Lisbon trip]].");
 });
 
-test("the fragment is built in the document it is for, nothing is left in the parse document", () => {
-	const fragment = inertFragment("![p](https://t.example/p.png)", doc, CITED);
-	assert.equal(fragment.ownerDocument, doc);
-	assert.equal(fragment.querySelector("img"), null);
+test("the sanitised tree is built in a parse-only document, never in the one it is shown in", () => {
+	const tree = inertTree("![p](https://t.example/p.png)", doc, CITED);
+	assert.notEqual(tree.ownerDocument, doc);
+	assert.equal(tree.querySelector("img"), null);
+	assert.equal(tree.querySelector("a")?.getAttribute("href"), "https://t.example/p.png");
 });
