@@ -69,7 +69,7 @@ test("an answer with remote images and HTML from a note fetches nothing; links a
 	const { host, fake } = ui;
 	await rememberNotes(host);
 	await waitForMemories(host, 3);
-	const answer = "Ana's photo: ![Sintra](https://tracker.example/p.png) <img src=\"https://tracker.example/i.gif\"> <iframe src=\"https://evil.example\"></iframe> See [the guide](https://example.org/guide).";
+	const answer = "Ana's photo: ![Sintra](https://tracker.example/p.png) <img src=\"https://tracker.example/i.gif\"> <iframe src=\"https://evil.example\"></iframe> See [the guide](https://example.org/guide). [run](javascript:alert(1)) [open](obsidian://open?vault=v) ![[Work/Budget]] [memory:m-never-given]";
 	const remember = fake.respond;
 	fake.respond = (request) => (request.body.includes("What did Ana send?") ? { text: answer } : remember(request));
 	const exchange = await askInPanel(host, "What did Ana send?");
@@ -80,6 +80,10 @@ test("an answer with remote images and HTML from a note fetches nothing; links a
 	}
 	assert.ok([...body.querySelectorAll("a")].some((link) => link.getAttribute("href") === "https://tracker.example/p.png"), "the image is a link to click");
 	assert.match(body.textContent ?? "", /<img src=/, "raw HTML is shown as text");
+	const hrefs = [...body.querySelectorAll("a")].map((link) => link.getAttribute("href") ?? "");
+	assert.ok(hrefs.every((href) => /^https?:\/\//.test(href) || href === "#"), `only http(s) links and citations: ${JSON.stringify(hrefs)}`);
+	assert.match(body.textContent ?? "", /run open !\[\[Work\/Budget\]\]/, "other schemes and an uncited embed are text");
+	assert.equal(exchange.querySelector(".memory-agent-dropped-citations")?.textContent, "1 citation left out: the model cited a memory it was not given");
 });
 
 test("a retry runs when it is due, not at the next five-minute look", async () => {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type { AnswerPiece, Citation } from "../../plugin/core/memory-core-api";
 import { answerParts, answerWithWikiLinks, linkText, markdownWithMarks, splitAtMarks } from "../../plugin/views/citations";
-import { consideredText, plannedText } from "../../plugin/views/considered-text";
+import { consideredText, droppedCitationsText, plannedText } from "../../plugin/views/considered-text";
 import { adviceFor } from "../../plugin/views/error-advice";
 import { EMPTY_FILTER, queryOf } from "../../plugin/views/memory-filter";
 import { createDom } from "../host/dom";
@@ -101,4 +101,10 @@ test("the memory filter becomes the core's query, with only what is filled in", 
 		to: "2026-03-13",
 	});
 	assert.deepEqual(queryOf(EMPTY_FILTER), { text: null, source: null, entity: null, topic: null, from: null, to: null });
+});
+
+test("the details say how many citations the core left out", () => {
+	assert.equal(droppedCitationsText({ unknownCitations: [] }), "");
+	assert.equal(droppedCitationsText({ unknownCitations: ["m-9"] }), "1 citation left out: the model cited a memory it was not given");
+	assert.equal(droppedCitationsText({ unknownCitations: ["m-8", "m-9"] }), "2 citations left out: the model cited memories it was not given");
 });
