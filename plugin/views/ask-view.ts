@@ -255,7 +255,7 @@ export class AskMemoryView extends ItemView {
 		this.setBusy(true);
 		exchange.scrollIntoView({ block: "end" });
 		try {
-			const answer = await this.untilStopped(this.query(text, allowOverLimit));
+			const answer = await this.untilStopped((stopped) => this.query(text, allowOverLimit, stopped));
 			thinking.remove();
 			if (answer === null) {
 				answerEl.createDiv({ cls: "memory-agent-stopped", text: "Stopped. Nothing more was sent for this question." });
@@ -288,14 +288,18 @@ export class AskMemoryView extends ItemView {
 	 * `question`'s answer, or null once the user stops it: the panel is free at once, the core
 	 * sends nothing more for it (`stopQuestions`), and its reply, if one ever comes, is dropped.
 	 */
-	private async untilStopped(question: Promise<QueryAnswer>): Promise<QueryAnswer | null> {
+	private async untilStopped(ask: (stopped: () => boolean) => Promise<QueryAnswer>): Promise<QueryAnswer | null> {
+		let wasStopped = false;
 		const stopped = new Promise<null>((resolve) => {
 			this.stopQuestion = () => {
 				this.stopQuestion = null;
+				wasStopped = true;
 				void this.deps.memory.store()?.stopQuestions().catch(() => undefined);
 				resolve(null);
 			};
 		});
+		// Stopped before it reached the core (while its scope was resolved): it is never sent.
+		const question = ask(() => wasStopped);
 		try {
 			return await Promise.race([question, stopped]);
 		} finally {
@@ -327,7 +331,7 @@ export class AskMemoryView extends ItemView {
 		});
 	}
 
-	private async query(question: string, allowOverLimit: boolean): Promise<QueryAnswer> {
+	private async query(question: string, allowOverLimit: boolean, stopped: () => boolean): Promise<QueryAnswer> {
 		const { memory } = this.deps;
 		const store = memory.store();
 		if (store === undefined) throw new NotReadyError({ title: memory.describe(), detail: "", next: "retry" });
@@ -338,6 +342,7 @@ export class AskMemoryView extends ItemView {
 		const scope = await this.resolveScope();
 		if (typeof scope === "string") throw new NotReadyError({ title: scope, detail: "", next: "none" });
 		this.memoriesById.clear();
+		if (stopped()) throw new NotReadyError({ title: "Stopped", detail: "", next: "none" });
 		const answer = await store.ask(question, allowOverLimit, [...this.turns], scope);
 		// Asking records usage: save it with the next debounced write.
 		memory.changed();
