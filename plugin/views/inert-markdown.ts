@@ -454,14 +454,15 @@ class MarkdownWriter {
 	private list(list: Element): string {
 		const ordered = list.localName === "ol";
 		let number = Number(list.getAttribute("start") ?? "1");
+		// A tight list (no paragraphs in its items) stays tight: its items' blocks are not set apart by blank lines.
+		const loose = Array.from(list.children).some((item) => Array.from(item.children).some((child) => child.localName === "p"));
 		const items: string[] = [];
 		for (const item of Array.from(list.children)) {
 			const marker = ordered ? `${number++}. ` : "- ";
 			const indent = " ".repeat(marker.length);
-			const body = this.blocks(item).join("\n\n");
+			const body = this.blocks(item).join(loose ? "\n\n" : "\n");
 			items.push(marker + body.split("\n").map((line, index) => (index === 0 || line === "" ? line : indent + line)).join("\n"));
 		}
-		const loose = Array.from(list.children).some((item) => item.querySelector(":scope > p") !== null);
 		return items.join(loose ? "\n\n" : "\n");
 	}
 

@@ -310,3 +310,11 @@ test("the sanitised tree is built in a parse-only document, never in the one it 
 	assert.equal(tree.querySelector("img"), null);
 	assert.equal(tree.querySelector("a")?.getAttribute("href"), "https://t.example/p.png");
 });
+
+test("lists are written tight or loose as they were, nested lists under their items", () => {
+	const tight = "- a\n  - b\n  - c\n- d";
+	assert.equal(inertMarkdown(tight, doc, { citedNotes: [] }), tight);
+	const loose = "1. one\n\n2. two\n\n   more";
+	assert.equal(inertMarkdown(loose, doc, { citedNotes: [] }), loose);
+	assert.equal(rendered(inertMarkdown(tight, doc, { citedNotes: [] })).innerHTML, rendered(tight).innerHTML);
+});
