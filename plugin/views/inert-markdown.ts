@@ -282,8 +282,14 @@ export type MarkWriter = (text: string) => string;
 /** Characters that could start Markdown or Obsidian syntax anywhere in a line: escaped in text. */
 const ESCAPED = /[\\`*_[\]<>!&|~=$%{}#^]/g;
 
-function escapeText(text: string): string {
+/** `text` as Markdown that shows exactly it: every character that could start syntax escaped. */
+export function escapeText(text: string): string {
 	return text.replace(ESCAPED, "\\$&");
+}
+
+/** The text `escapeText` escaped (a backslash before ASCII punctuation is that character, as in CommonMark). */
+export function unescapeText(markdown: string): string {
+	return markdown.replace(/\\([!-/:-@[-`{-~])/g, "$1");
 }
 
 /** A line's start that would open a block (a list item, a heading…) or indented code. */

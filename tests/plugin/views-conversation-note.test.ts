@@ -20,7 +20,7 @@ test("a conversation reads back as it was saved, with each question's scope", ()
 		{ question: "And the hotel?\nIn Alfama?", answer: "Yes.", cited: [], askedAt: AT + 60_000, scope: ["Lisbon", "#travel"] },
 	];
 	const text = conversationToMarkdown(turns, AT);
-	assert.match(text, /^\*2026-12-01 15:21 · about Lisbon, #travel\*$/m);
+	assert.match(text, /^\*2026-12-01 15:21 · about Lisbon, \\#travel\*$/m, "escaped: a scope name is not a tag of the note");
 	assert.match(text, /^## And the hotel\? In Alfama\?$/m, "a question stays one heading");
 	assert.deepEqual(parseConversation(text), [turns[0], { ...turns[1], question: "And the hotel? In Alfama?" }]);
 	assert.equal(parseConversation("# Just a note\n\n## A heading\n"), null);
@@ -38,4 +38,12 @@ test("an answer citing two memories in one bracket is saved with two links, and 
 	assert.match(text, /^We fly with Ana, who wants Sintra \[\[Trips\/Lisbon#Lisbon trip\]\] \[\[Journal\/2026-02-01#Sunday\]\]\.$/m);
 	assert.doesNotMatch(text, /\[memory:/);
 	assert.deepEqual(parseConversation(text), [saved]);
+});
+
+test("a question and scope names are written inert and read back as typed", () => {
+	const turns = [{ question: "What is <img src=https://t.example/p.png> and ![[Secret]] #tag *x*?", answer: "Nothing.", cited: [], askedAt: AT, scope: ["a_b*", "#travel"] }];
+	const text = conversationToMarkdown(turns, AT);
+	assert.match(text, /^## What is \\<img src\\=https:\/\/t\.example\/p\.png\\> and \\!\\\[\\\[Secret\\\]\\\] \\#tag \\\*x\\\*\?$/m);
+	assert.doesNotMatch(text, /[^\\]<img|[^\\]!\[\[/);
+	assert.deepEqual(parseConversation(text), turns);
 });
