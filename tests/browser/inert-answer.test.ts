@@ -17,6 +17,7 @@ const ANSWER = [
 	`<svg><image href="https://${TRACKER}/svg.png" /></svg> <img srcset="https://${TRACKER}/set.png 1x"> <iframe src="https://${TRACKER}/frame"></iframe>`,
 	"``code` <img src=https://" + TRACKER + "/ticks.png>`` ![a\nb](https://" + TRACKER + "/two-lines.png)",
 	`[run](javascript:alert(1)) [open](obsidian://open?vault=v) [ok](https://example.org/guide) ![[Work/Budget]] [[Trips/Lisbon]]`,
+	"Tom &amp; Ana &copy; &notit; &bogus;",
 	"",
 	`[r]: https://${TRACKER}/ref.png`,
 ].join("\n");
@@ -50,6 +51,7 @@ test("an answer that would load remote content fetches nothing in Chromium", { s
 		assert.ok(seen.links.includes("Trips/Lisbon"), "a wiki link is a link to the note");
 		assert.match(seen.text, /!\[\[Work\/Budget\]\]/, "an embed of a note the answer does not cite is text");
 		assert.match(seen.text, /<img src="https:\/\/tracker\.example\/raw\.gif">/, "raw HTML is its characters");
+		assert.match(seen.text, /Tom & Ana © &notit; &bogus;/, "named character references are decoded (main.js's own decoder)");
 
 		// The control: a request the test makes itself is seen, so the watch above can fail.
 		await page.evaluate((tracker) => {
