@@ -525,3 +525,42 @@ fn a_question_whose_full_text_search_sqlite_refuses_is_answered_from_the_rest() 
     assert!(!selection.packed.memories.is_empty(), "answered from the recent and important memories");
     assert!(engine.store().driver().fail.borrow().is_none(), "the full-text search was tried and refused");
 }
+
+#[test]
+fn a_stopped_question_sends_nothing_more_and_the_next_question_is_asked_as_usual() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    let engine = start(&host, &[]);
+    host.write("trip.md", "# Trip\nAlice flies to Lisbon on 14 March.");
+    engine.enqueue_note("trip.md", NOW).unwrap();
+    work(&host, &engine);
+    host.bedrock.forget_requests();
+
+    // Bedrock throttles the question after a second: the client would try again, but the user
+    // stopped the question meanwhile (the ask panel's Stop).
+    host.bedrock.respond_with(|_| Scripted::throttled().slow(1_000));
+    let (asking, asker, stopping) = (engine.clone(), host.clone(), engine.clone());
+    let outcome = Rc::new(RefCell::new(None));
+    let answered = outcome.clone();
+    let clock = host.clock.clone();
+    let tasks: Vec<Pin<Box<dyn std::future::Future<Output = ()>>>> = vec![
+        Box::pin(async move {
+            *answered.borrow_mut() = Some(asking.ask(&asker, "Where does Alice fly?", false).await);
+        }),
+        Box::pin(async move {
+            clock.sleep(500).await;
+            stopping.stop_questions();
+        }),
+    ];
+    run_all(&host.clock, tasks);
+    assert_eq!(host.bedrock.requests().len(), 1, "no retry after Stop");
+    let error = outcome.borrow_mut().take().expect("the question ended").expect_err("stopped");
+    assert_eq!(memory_agent::error::ErrorCode::code(&error), "llm.stopped");
+
+    // Stop is for the questions in flight: the next one is sent and answered.
+    host.bedrock.respond_with(fake_model::answer);
+    let (asking, asker) = (engine.clone(), host.clone());
+    let answer = run(&host.clock, async move { asking.ask(&asker, "Where does Alice fly?", false).await.unwrap() });
+    assert!(answer.asked_model);
+    assert_eq!(host.bedrock.requests().len(), 2);
+}

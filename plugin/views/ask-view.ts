@@ -2,15 +2,15 @@
 // with the conversation's earlier turns, so follow-ups work), renders answers as Markdown with
 // numbered, clickable citations, keeps the earlier turns above; "New conversation" starts afresh.
 
-import { ItemView, MarkdownRenderer, Notice, Platform, type TFile, type WorkspaceLeaf, normalizePath } from "obsidian";
+import { ItemView, Keymap, Notice, Platform, type TFile, type WorkspaceLeaf, normalizePath } from "obsidian";
 import { errorCode, errorMessage } from "../core/core-error";
 import type { Citation, EarlierTurn, Memory, QueryAnswer, QuestionScope } from "../core/memory-core-api";
 import { notesWithTag } from "../vault/vault-index";
-import { type SourcePlace, answerParts, answerWithWikiLinks, citationKey, markdownWithMarks, splitAtMarks } from "./citations";
-import { answerCostText, consideredText, plannedText } from "./considered-text";
+import { type SourcePlace, answerParts, answerWithWikiLinks, citationKey, citedNotes, markdownWithMarks, splitAtMarks } from "./citations";
+import { answerCostText, consideredText, droppedCitationsText, plannedText } from "./considered-text";
 import { type SavedTurn, conversationFileName, conversationToMarkdown } from "./conversation-note";
 import { type ErrorAdvice, adviceFor, connectionAdvice } from "./error-advice";
-import { inertMarkdown, replaceRemoteMedia } from "./inert-markdown";
+import { INTERNAL_LINK, inertMarkdown, renderInert } from "./inert-markdown";
 import { placeOf } from "./memory-place";
 import type { MemoryPort } from "./memory-port";
 import { openSource } from "./open-source";
@@ -35,6 +35,9 @@ export class AskMemoryView extends ItemView {
 	private historyEl!: HTMLElement;
 	private inputEl!: HTMLTextAreaElement;
 	private askButton!: HTMLButtonElement;
+	private stopButton!: HTMLButtonElement;
+	/** Abandons the question in flight (Stop, Escape); null when none is. */
+	private stopQuestion: (() => void) | null = null;
 	private newConversationButton!: HTMLButtonElement;
 	private busy = false;
 	/** The conversation so far, oldest first: what a follow-up is asked with. */
@@ -100,6 +103,15 @@ export class AskMemoryView extends ItemView {
 		row.createSpan({ cls: "memory-agent-hint", text: mobile ? "Tap Ask to send" : "Enter to ask · Shift+Enter for a new line" });
 		this.askButton = row.createEl("button", { cls: "mod-cta memory-agent-ask-button", text: "Ask", attr: { "aria-label": "Send the question" } });
 		this.askButton.addEventListener("click", () => void this.askFromInput());
+		this.stopButton = row.createEl("button", { cls: "memory-agent-stop-button", text: "Stop", attr: { "aria-label": "Stop the question" } });
+		this.stopButton.addClass("memory-agent-hidden");
+		this.stopButton.addEventListener("click", () => this.stop());
+		root.addEventListener("keydown", (event) => {
+			if (event.key === "Escape" && this.stopQuestion !== null) {
+				event.preventDefault();
+				this.stop();
+			}
+		});
 		this.inputEl.addEventListener("input", () => this.offerMention());
 		this.inputEl.addEventListener("keydown", (event) => {
 			if (!mobile && event.key === "Enter" && !event.shiftKey && !event.isComposing) {
@@ -173,11 +185,12 @@ export class AskMemoryView extends ItemView {
 			exchange.createDiv({ cls: "memory-agent-question", text: turn.question });
 			if (turn.scope !== undefined) exchange.createDiv({ cls: "memory-agent-asked-about", text: `About ${turn.scope.join(", ")}` });
 			const body = exchange.createDiv({ cls: "memory-agent-answer" }).createDiv({ cls: "memory-agent-answer-body markdown-rendered" });
-			await MarkdownRenderer.render(this.app, inertMarkdown(turn.answer), body, path, this);
-			replaceRemoteMedia(body);
+			// A saved note may have been edited since: it is rendered and written again as inertly as an answer.
+			renderInert(turn.answer, body, { citedNotes: [] });
+			this.wireLinks(body, path);
 		}
 		this.turns = turns.map((turn) => ({ question: turn.question, answer: turn.answer, cited: [...turn.cited] }));
-		this.saved = [...turns];
+		this.saved = turns.map((turn) => ({ ...turn, answer: inertMarkdown(turn.answer, this.contentEl.ownerDocument, { citedNotes: [] }) }));
 		this.savedPath = path;
 		this.startedAt = turns[0]?.askedAt || Date.now();
 		this.newConversationButton.disabled = turns.length === 0;
@@ -242,8 +255,12 @@ export class AskMemoryView extends ItemView {
 		this.setBusy(true);
 		exchange.scrollIntoView({ block: "end" });
 		try {
-			const answer = await this.query(text, allowOverLimit);
+			const answer = await this.untilStopped((stopped) => this.query(text, allowOverLimit, stopped));
 			thinking.remove();
+			if (answer === null) {
+				answerEl.createDiv({ cls: "memory-agent-stopped", text: "Stopped. Nothing more was sent for this question." });
+				return;
+			}
 			await this.renderAnswer(answerEl, answer);
 			if (answer.askedModel) {
 				const cited = answer.citations.filter((citation) => citation.kind === "memory").map((citation) => citation.id);
@@ -267,6 +284,36 @@ export class AskMemoryView extends ItemView {
 		}
 	}
 
+	/**
+	 * `question`'s answer, or null once the user stops it: the panel is free at once, the core
+	 * sends nothing more for it (`stopQuestions`), and its reply, if one ever comes, is dropped.
+	 */
+	private async untilStopped(ask: (stopped: () => boolean) => Promise<QueryAnswer>): Promise<QueryAnswer | null> {
+		let wasStopped = false;
+		const stopped = new Promise<null>((resolve) => {
+			this.stopQuestion = () => {
+				this.stopQuestion = null;
+				wasStopped = true;
+				void this.deps.memory.store()?.stopQuestions().catch(() => undefined);
+				resolve(null);
+			};
+		});
+		// Stopped before it reached the core (while its scope was resolved): it is never sent.
+		const question = ask(() => wasStopped);
+		try {
+			return await Promise.race([question, stopped]);
+		} finally {
+			this.stopQuestion = null;
+			// A reply that comes after Stop is not shown; its failure is nobody's concern either.
+			question.catch(() => undefined);
+		}
+	}
+
+	/** Stops the question in flight, if any. */
+	stop(): void {
+		this.stopQuestion?.();
+	}
+
 	private async askFromInput(): Promise<void> {
 		const question = this.inputEl.value;
 		if (question.trim() === "" || this.busy) return;
@@ -284,7 +331,7 @@ export class AskMemoryView extends ItemView {
 		});
 	}
 
-	private async query(question: string, allowOverLimit: boolean): Promise<QueryAnswer> {
+	private async query(question: string, allowOverLimit: boolean, stopped: () => boolean): Promise<QueryAnswer> {
 		const { memory } = this.deps;
 		const store = memory.store();
 		if (store === undefined) throw new NotReadyError({ title: memory.describe(), detail: "", next: "retry" });
@@ -295,6 +342,7 @@ export class AskMemoryView extends ItemView {
 		const scope = await this.resolveScope();
 		if (typeof scope === "string") throw new NotReadyError({ title: scope, detail: "", next: "none" });
 		this.memoriesById.clear();
+		if (stopped()) throw new NotReadyError({ title: "Stopped", detail: "", next: "none" });
 		const answer = await store.ask(question, allowOverLimit, [...this.turns], scope);
 		// Asking records usage: save it with the next debounced write.
 		memory.changed();
@@ -305,6 +353,8 @@ export class AskMemoryView extends ItemView {
 		this.busy = busy;
 		this.inputEl.disabled = busy;
 		this.askButton.disabled = busy;
+		this.askButton.toggleClass("memory-agent-hidden", busy);
+		this.stopButton.toggleClass("memory-agent-hidden", !busy);
 		this.newConversationButton.disabled = busy || this.turns.length === 0;
 		this.saveButton.disabled = busy || this.saved.length === 0;
 		this.contentEl.toggleClass("is-working", busy);
@@ -314,15 +364,17 @@ export class AskMemoryView extends ItemView {
 		this.sessionCitations.push(...answer.citations);
 		const body = answerEl.createDiv({ cls: "memory-agent-answer-body markdown-rendered" });
 		const { markdown, groups } = markdownWithMarks(answerParts(answer.pieces, answer.citations));
-		await MarkdownRenderer.render(this.app, inertMarkdown(markdown), body, "", this);
-		replaceRemoteMedia(body);
+		renderInert(markdown, body, { citedNotes: citedNotes(answer.citations) });
 		this.linkCitations(body, groups, answerEl);
+		this.wireLinks(body, "");
 
 		if (answer.citations.length > 0) {
 			const sources = answerEl.createEl("ol", { cls: "memory-agent-sources" });
 			for (const citation of answer.citations) this.renderSource(sources, citation);
 		}
 		const footer = answerEl.createDiv({ cls: "memory-agent-answer-footer" });
+		const dropped = droppedCitationsText(answer);
+		if (dropped !== "") footer.createSpan({ cls: "memory-agent-dropped-citations", text: dropped });
 		const considered = consideredText(answer);
 		if (considered !== "") footer.createSpan({ cls: "memory-agent-considered", text: considered });
 		const planned = plannedText(answer);
@@ -331,6 +383,16 @@ export class AskMemoryView extends ItemView {
 		if (cost !== "") footer.createSpan({ cls: "memory-agent-cost", text: cost });
 		const copy = footer.createEl("button", { cls: "memory-agent-copy", text: "Copy", attr: { "aria-label": "Copy the answer with links to the notes" } });
 		copy.addEventListener("click", () => void this.copy(answer, copy));
+	}
+
+	/** Links to vault notes open in the workspace (Obsidian's link resolution, from `sourcePath`). */
+	private wireLinks(body: HTMLElement, sourcePath: string): void {
+		for (const link of Array.from(body.querySelectorAll<HTMLAnchorElement>(`a.${INTERNAL_LINK}`))) {
+			link.addEventListener("click", (event) => {
+				event.preventDefault();
+				void this.app.workspace.openLinkText(link.getAttribute("data-href") ?? "", sourcePath, Keymap.isModEvent(event));
+			});
+		}
 	}
 
 	/** Replaces the marks `markdownWithMarks` left in the rendered answer with numbered links, one group per mark. */
@@ -459,10 +521,11 @@ export class AskMemoryView extends ItemView {
 	private async asMarkdown(answer: QueryAnswer): Promise<string> {
 		const insightSources = answer.citations.filter((citation) => citation.kind === "consolidation").flatMap((citation) => citation.memoryIds);
 		const memories = insightSources.length > 0 ? await this.memories(insightSources) : new Map<string, Memory>();
-		return answerWithWikiLinks(answer, (id) => {
+		const sourceOf = (id: string) => {
 			const found = memories.get(id);
 			return found === undefined ? undefined : placeOf(found);
-		});
+		};
+		return answerWithWikiLinks(answer, sourceOf, this.contentEl.ownerDocument);
 	}
 
 	private async copy(answer: QueryAnswer, button: HTMLElement): Promise<void> {

@@ -3,6 +3,7 @@
 // imports: unit-testable). The core reads the model's citation markers; nothing here does.
 
 import type { AnswerPiece, Citation, QueryAnswer } from "../core/memory-core-api";
+import { inertMarkdown } from "./inert-markdown";
 
 export type CitationKind = Citation["kind"];
 
@@ -53,14 +54,31 @@ export function linkText(place: SourcePlace): string | null {
 	return chain.length === 0 ? note : `${note}#${chain.join("#")}`;
 }
 
+/** The note of a cited place, as a link path without `.md` (what an embed of it may name). */
+function citedNote(place: SourcePlace | undefined): string[] {
+	return place === undefined || place.sourcePath === "" ? [] : [place.sourcePath.replace(/\.md$/i, "")];
+}
+
+/** The notes an answer cites (an insight's through its memories): their embeds may become links. */
+export function citedNotes(citations: readonly Citation[], sourcesOf: (memoryId: string) => SourcePlace | undefined = () => undefined): string[] {
+	const notes = citations.flatMap((citation) =>
+		citation.kind === "memory" ? citedNote(citation) : citation.memoryIds.flatMap((memoryId) => citedNote(sourcesOf(memoryId))),
+	);
+	return [...new Set(notes)];
+}
+
 /**
  * The answer for the clipboard or a note: each citation becomes `[[note#heading]]` link(s). An
  * insight becomes links to the memories it connects (`sourcesOf` finds them); typed text, which
- * has no note, is dropped. Citations cited together give each link once.
+ * has no note, is dropped. Citations cited together give each link once. The text is written
+ * inert (`inertMarkdown`: parsed and sanitised as the panel renders it, then escaped), so a
+ * note or paste of it loads and runs nothing; `doc` is any document (the parse happens in a
+ * new one of its implementation).
  */
 export function answerWithWikiLinks(
 	answer: Pick<QueryAnswer, "pieces" | "citations">,
 	sourcesOf: (memoryId: string) => SourcePlace | undefined,
+	doc: Document,
 ): string {
 	const linkOf = (place: SourcePlace | undefined): string[] => {
 		const link = place === undefined ? null : linkText(place);
@@ -68,10 +86,11 @@ export function answerWithWikiLinks(
 	};
 	const links = (citation: Citation): string[] =>
 		citation.kind === "memory" ? linkOf(citation) : citation.memoryIds.flatMap((memoryId) => linkOf(sourcesOf(memoryId)));
-	return answerParts(answer.pieces, answer.citations)
-		.map((part) => ("text" in part ? part.text : [...new Set(part.cited.flatMap(links))].map((link) => `[[${link}]]`).join(" ")))
-		.join("")
-		.trim();
+	const { markdown, groups } = markdownWithMarks(answerParts(answer.pieces, answer.citations));
+	// Our own links: the link text of a place holds no `[`, `]` or `|` that could end them early.
+	const writeMarks = (text: string) =>
+		text.replace(MARK, (_, index: string) => [...new Set((groups[Number(index)] ?? []).flatMap(links))].map((link) => `[[${link.replace(/[[\]|]/g, " ")}]]`).join(" "));
+	return inertMarkdown(markdown, doc, { citedNotes: citedNotes(answer.citations, sourcesOf) }, writeMarks).trim();
 }
 
 /** Private-use characters around a mark's index: no model text or Markdown syntax uses them. */

@@ -38,3 +38,10 @@ export function answerCostText(answer: Pick<QueryAnswer, "cost">): string {
 	const price = cost.priceKnown ? "" : " (the model's price is unknown: at the highest Claude price)";
 	return `${input.toLocaleString()} tokens in, ${cost.usage.outputTokens.toLocaleString()} out · about ${usd(cost.usd)}${price}`;
 }
+
+/** "1 citation left out: the model cited a memory it was not given" (the core drops those); "" when none was. */
+export function droppedCitationsText(answer: Pick<QueryAnswer, "unknownCitations">): string {
+	const count = answer.unknownCitations.length;
+	if (count === 0) return "";
+	return count === 1 ? "1 citation left out: the model cited a memory it was not given" : `${count} citations left out: the model cited memories it was not given`;
+}

@@ -1,6 +1,10 @@
 // A conversation with the memory as a Markdown note, and back (no Obsidian imports): each
 // question a heading with its time, each answer with its citations as [[note#heading]] links,
-// and the cited memory ids in a comment so a reopened conversation carries them on.
+// and the cited memory ids in a comment so a reopened conversation carries them on. The
+// questions and scope names are written escaped, as inert as the answers: Obsidian opening the
+// note loads nothing a question held (`<img src=…>`).
+
+import { escapeText, unescapeText } from "./inert-markdown";
 
 /** One question and answer as the note keeps them. */
 export interface SavedTurn {
@@ -39,8 +43,8 @@ export function conversationFileName(at: number): string {
 export function conversationToMarkdown(turns: readonly SavedTurn[], startedAt: number): string {
 	const lines = ["---", `${CONVERSATION_PROPERTY}: ${CONVERSATION_VALUE}`, `date: ${localMinute(startedAt).slice(0, 10)}`, "---", "", `# Conversation of ${localMinute(startedAt)}`, ""];
 	for (const turn of turns) {
-		const about = turn.scope !== undefined && turn.scope.length > 0 ? ` · about ${turn.scope.join(", ").replace(/[*\n]/g, " ")}` : "";
-		lines.push(`## ${turn.question.replace(/\s+/g, " ").trim()}`, "", `*${localMinute(turn.askedAt)}${about}*`, "", turn.answer.trim(), "");
+		const about = turn.scope !== undefined && turn.scope.length > 0 ? ` · about ${turn.scope.map((name) => escapeText(name.replace(/\s+/g, " "))).join(", ")}` : "";
+		lines.push(`## ${escapeText(turn.question.replace(/\s+/g, " ").trim())}`, "", `*${localMinute(turn.askedAt)}${about}*`, "", turn.answer.trim(), "");
 		lines.push(`<!-- memory-agent cited: ${JSON.stringify(turn.cited)} -->`, "");
 	}
 	return lines.join("\n");
@@ -63,7 +67,7 @@ export function parseConversation(text: string): SavedTurn[] | null {
 		const heading = /^## (.+)$/.exec(line);
 		if (heading !== null) {
 			finish();
-			current = { question: heading[1]!.trim(), lines: [], cited: [], askedAt: 0 };
+			current = { question: unescapeText(heading[1]!.trim()), lines: [], cited: [], askedAt: 0 };
 			continue;
 		}
 		if (current === null) continue;
@@ -75,7 +79,7 @@ export function parseConversation(text: string): SavedTurn[] | null {
 		const time = /^\*(\d{4}-\d{2}-\d{2} \d{2}:\d{2})(?: · about (.+))?\*$/.exec(line.trim());
 		if (time !== null && current.askedAt === 0 && current.lines.every((kept) => kept.trim() === "")) {
 			current.askedAt = new Date(time[1]!.replace(" ", "T")).getTime();
-			if (time[2] !== undefined) current.scope = time[2].split(", ");
+			if (time[2] !== undefined) current.scope = time[2].split(", ").map(unescapeText);
 			continue;
 		}
 		current.lines.push(line);

@@ -125,6 +125,8 @@ export const CORE_CONTRACT = {
 	retryFailed: { changes: true, store: true, call: ({ core }, ...args) => core.retryFailed(...args) },
 	runDueWork: { changes: true, store: true, call: ({ core }, ...args) => core.runDueWork(...args) },
 	ask: { changes: true, store: true, call: ({ core }, ...args) => core.ask(...args) },
+	/** The ask panel's Stop: questions in flight send nothing more (their late replies are discarded by the caller). */
+	stopQuestions: { changes: false, store: true, call: ({ core }, ...args) => core.stopQuestions(...args) },
 	testConnection: { changes: true, store: true, call: ({ core }, ...args) => core.testConnection(...args) },
 } satisfies ContractShape;
 

@@ -83,6 +83,9 @@ export async function bundlePlugin({ production = true, outfile = path.join(ROOT
 		outfile,
 		format: "cjs",
 		external: EXTERNAL,
+		// micromark's named references decoded lazily by DOMParser, not by an element of the
+		// live document made at load (see plugin/views/named-character-reference.ts).
+		alias: { "decode-named-character-reference": "./plugin/views/named-character-reference.ts" },
 		plugins: [inlineWorkerPlugin(production, workers)],
 		sourcemap: production ? false : "inline",
 		sourcesContent: false,

@@ -105,6 +105,8 @@ pub struct Engine<D: SqlDriver> {
     names: crate::select::NameCache,
     /// Set once the store is closed: no job is started any more, whatever else happens.
     shut_down: Cell<bool>,
+    /// Bumped by `stop_questions`: a question asked before the bump sends nothing more.
+    question_epoch: Cell<u64>,
     /// What deletes and renames did to paths while jobs on them ran.
     fences: Fences,
     /// Running note jobs: the generation of their note's fence when they started.
@@ -148,6 +150,7 @@ impl<D: SqlDriver> Engine<D> {
             current: RefCell::new(None),
             names: crate::select::NameCache::new(),
             shut_down: Cell::new(false),
+            question_epoch: Cell::new(0),
             fences: Fences::default(),
             started: RefCell::default(),
             throttled_until: Cell::new(0),
@@ -353,6 +356,24 @@ impl<D: SqlDriver> Engine<D> {
 
     pub fn is_shut_down(&self) -> bool {
         self.shut_down.get()
+    }
+
+    /// The user stopped the questions in flight: from now on none of them sends another
+    /// request (no retry, no second pass, no smaller second try); a reply already on its way
+    /// is still metered when it arrives, so nothing is billed twice or lost from the usage.
+    /// Questions asked after this are not affected.
+    pub fn stop_questions(&self) {
+        self.question_epoch.set(self.question_epoch.get().wrapping_add(1));
+    }
+
+    /// Whether a question that started at `epoch` was stopped since (or the store closed).
+    fn question_stopped(&self, epoch: u64) -> bool {
+        self.is_shut_down() || self.question_epoch.get() != epoch
+    }
+
+    /// The epoch a question starting now belongs to (for `question_stopped`).
+    fn question_started(&self) -> u64 {
+        self.question_epoch.get()
     }
 
     /// Queues several notes at once (a reconciliation); returns how many.

@@ -391,8 +391,10 @@ impl<D: SqlDriver> Engine<D> {
     /// The note's bytes, or `None` when it is gone. A failed read is transient: the vault may
     /// be busy (a sync tool writing, a locked file), and the note is read again later.
     async fn read_note<H: Host>(&self, host: &H, path: &str) -> Result<Option<VaultFile>, JobError> {
-        let file =
-            host.read_file(path, self.settings().max_note_bytes).await.map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
+        let file = host
+            .read_file(path, self.settings().max_note_bytes)
+            .await
+            .map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
         self.still_owned()?;
         Ok(file)
     }
@@ -780,6 +782,7 @@ impl<D: SqlDriver> Engine<D> {
         if question.trim().is_empty() {
             return Err(AgentError::Store(StoreError::InvalidInput("Type a question first.".into())));
         }
+        let epoch = self.question_started();
         let settings = self.settings();
         let input = QueryInput {
             question,
@@ -824,7 +827,7 @@ impl<D: SqlDriver> Engine<D> {
             let packed = self.recall(question, input.today, offset, None, Some(&within))?.packed.tokens;
             self.check_question_cost(cost_of(packed), now, offset, allow_over_limit)?;
         }
-        let stopped = || self.is_shut_down();
+        let stopped = || self.question_stopped(epoch);
         let model = MeteredModel::new(&client, host, &self.store, "query", &stopped).interactive();
         let mut answered = match answer(&model, &self.store, &input).await {
             // The prompt did not fit the model's window (the estimate was off for this text):

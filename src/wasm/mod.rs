@@ -240,6 +240,14 @@ impl MemoryCore {
         }))
     }
 
+    /// Stops the questions in flight (the ask panel's Stop): none of them sends another
+    /// request; their promises settle when what was already sent answers, and the caller
+    /// discards them. Questions asked afterwards are not affected.
+    #[wasm_bindgen(js_name = stopQuestions)]
+    pub fn stop_questions(&self) {
+        self.engine.stop_questions();
+    }
+
     /// What this account may call in this region: `Promise<ModelChoice[]>` (inference
     /// profiles, then on-demand models), from Bedrock's control plane; no model call.
     #[wasm_bindgen(js_name = listModels, unchecked_return_type = "Promise<ModelChoice[]>")]

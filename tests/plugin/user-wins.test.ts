@@ -8,9 +8,7 @@ import { afterEach, test } from "node:test";
 import { sentRequests } from "../host/request-url";
 import { WorkRunner } from "../../plugin/engine/work-runner";
 import type { MemoryStore, RunReport } from "../../plugin/core/memory-core-api";
-import { inertMarkdown, replaceRemoteMedia } from "../../plugin/views/inert-markdown";
 import { FakeTimers, drain } from "../support/fake-timers";
-import { createDom } from "../host/dom";
 import { readDatabase } from "../support/plugin-fixtures";
 import { ingestRequests, memoriesOf, rememberedPaths, replyByTool, startAnsweringFake, startVaultHost, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 import { type UiHost, askInPanel, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
@@ -71,7 +69,7 @@ test("an answer with remote images and HTML from a note fetches nothing; links a
 	const { host, fake } = ui;
 	await rememberNotes(host);
 	await waitForMemories(host, 3);
-	const answer = "Ana's photo: ![Sintra](https://tracker.example/p.png) <img src=\"https://tracker.example/i.gif\"> <iframe src=\"https://evil.example\"></iframe> See [the guide](https://example.org/guide).";
+	const answer = "Ana's photo: ![Sintra](https://tracker.example/p.png) <img src=\"https://tracker.example/i.gif\"> <iframe src=\"https://evil.example\"></iframe> See [the guide](https://example.org/guide). [run](javascript:alert(1)) [open](obsidian://open?vault=v) ![[Work/Budget]] [memory:m-never-given]";
 	const remember = fake.respond;
 	fake.respond = (request) => (request.body.includes("What did Ana send?") ? { text: answer } : remember(request));
 	const exchange = await askInPanel(host, "What did Ana send?");
@@ -82,33 +80,10 @@ test("an answer with remote images and HTML from a note fetches nothing; links a
 	}
 	assert.ok([...body.querySelectorAll("a")].some((link) => link.getAttribute("href") === "https://tracker.example/p.png"), "the image is a link to click");
 	assert.match(body.textContent ?? "", /<img src=/, "raw HTML is shown as text");
-});
-
-test("inert Markdown keeps code, wiki embeds and citations, and defuses everything that loads", () => {
-	const cases: Array<[string, string]> = [
-		["![x](https://a.example/p.png)", "[x](https://a.example/p.png)"],
-		["![](//cdn.example/p.png)", "[//cdn.example/p.png](//cdn.example/p.png)"],
-		["![local](attachments/p.png)", "![local](attachments/p.png)"],
-		["![[Sintra.jpg]]", "![[Sintra.jpg]]"],
-		["![[https://a.example/x.png]]", "[https://a.example/x.png](https://a.example/x.png)"],
-		["![logo][ref]\n\n[ref]: https://a.example/l.png", "[logo][ref]\n\n[ref]: https://a.example/l.png"],
-		["<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)>"],
-		["<iframe src='https://e.example'></iframe>", "&lt;iframe src='https://e.example'>&lt;/iframe>"],
-		["<https://example.org>", "[https://example.org](https://example.org)"],
-		["`<img src=x>` and\n```html\n<video src=v></video>\n```", "`<img src=x>` and\n```html\n<video src=v></video>\n```"],
-		["Ana went [memory:m-0123456789] on 3 < 4.", "Ana went [memory:m-0123456789] on 3 < 4."],
-	];
-	for (const [input, expected] of cases) assert.equal(inertMarkdown(input), expected, input);
-});
-
-test("media a renderer still made are replaced by links; the vault's own files stay", () => {
-	const dom = createDom();
-	const doc = new dom.window.DOMParser().parseFromString("<div><img src='https://t.example/a.gif' alt='pixel'><img src='app://local/x.png'><video poster='https://t.example/p.jpg'></video></div>", "text/html");
-	const container = doc.body.firstElementChild as unknown as HTMLElement;
-	assert.equal(replaceRemoteMedia(container), 2);
-	assert.equal(container.querySelectorAll("img").length, 1, "the vault's image stays");
-	assert.deepEqual([...container.querySelectorAll("a")].map((link) => link.getAttribute("href")), ["https://t.example/a.gif", "https://t.example/p.jpg"]);
-	void dom.close();
+	const hrefs = [...body.querySelectorAll("a")].map((link) => link.getAttribute("href") ?? "");
+	assert.ok(hrefs.every((href) => /^https?:\/\//.test(href) || href === "#"), `only http(s) links and citations: ${JSON.stringify(hrefs)}`);
+	assert.match(body.textContent ?? "", /run open !\[\[Work\/Budget\]\]/, "other schemes and an uncited embed are text");
+	assert.equal(exchange.querySelector(".memory-agent-dropped-citations")?.textContent, "1 citation left out: the model cited a memory it was not given");
 });
 
 test("a retry runs when it is due, not at the next five-minute look", async () => {

@@ -280,3 +280,60 @@ test("rejected keys are explained with a button that opens the settings tab", as
 	assert.deepEqual(host.settingsOpened, ["memory-agent"]);
 	assert.equal(askPanel(host).querySelector<HTMLTextAreaElement>(".memory-agent-question-input")?.disabled, false, "the box is usable again");
 });
+
+test("Stop (or Escape) frees the panel at once: the question sends nothing more and a late answer is not shown", async () => {
+	ui = await startUiHost({ settings: { dailyConsolidation: false } });
+	const { host, fake } = ui;
+	await rememberNotes(host);
+	await waitForMemories(host, 3);
+	const remember = fake.respond;
+	const held = new Map<string, number>();
+	const hold = (question: string, reply: Parameters<typeof fake.script>[0]) => {
+		held.set(question, 0);
+		return (request: Parameters<typeof fake.respond>[0]) => {
+			if (!request.body.includes(question)) return undefined;
+			held.set(question, (held.get(question) ?? 0) + 1);
+			return reply;
+		};
+	};
+	// A Bedrock that never answers the first question, and answers the second one late with a
+	// server error, which the client would retry were the question not stopped.
+	const never = hold("Where is the hotel?", { slow: 600_000 });
+	const late = hold("Who approved the budget?", { slow: 1_500, then: "serverError" });
+	fake.respond = (request) => never(request) ?? late(request) ?? remember(request);
+
+	await host.runCommand("ask-memory");
+	const panel = askPanel(host);
+	const input = panel.querySelector<HTMLTextAreaElement>(".memory-agent-question-input")!;
+	const stop = panel.querySelector<HTMLButtonElement>(".memory-agent-stop-button")!;
+	const askButton = panel.querySelector<HTMLButtonElement>(".memory-agent-ask-button")!;
+	const { KeyboardEvent } = host.dom.window;
+	const send = (question: string) => {
+		input.value = question;
+		input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }) as unknown as Event);
+	};
+
+	send("Where is the hotel?");
+	await host.waitFor(() => held.get("Where is the hotel?") === 1, { message: "the question reached Bedrock" });
+	assert.equal(input.disabled, true, "busy while the question is out");
+	assert.ok(!stop.hasClass("memory-agent-hidden") && askButton.hasClass("memory-agent-hidden"), "Stop replaces Ask");
+	input.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true }) as unknown as Event);
+	await host.waitFor(() => panel.querySelector(".memory-agent-stopped") !== null, { message: "the stopped question" });
+	assert.equal(input.disabled, false, "the panel is free at once");
+	assert.ok(stop.hasClass("memory-agent-hidden") && !askButton.hasClass("memory-agent-hidden"));
+	assert.equal(panel.querySelector(".memory-agent-thinking"), null);
+
+	send("Who approved the budget?");
+	await host.waitFor(() => held.get("Who approved the budget?") === 1, { message: "the second question reached Bedrock" });
+	stop.click();
+	await host.waitFor(() => panel.querySelectorAll(".memory-agent-stopped").length === 2, { message: "the second stopped question" });
+	// The late answer arrives meanwhile: it is discarded, and nothing more is sent for either question.
+	await new Promise((resolve) => setTimeout(resolve, 2_500));
+	assert.equal(panel.querySelector(".memory-agent-error"), null, "the late failure is not shown");
+	assert.deepEqual([...held.values()], [1, 1], "one request each, no retry and no second pass after Stop");
+	assert.equal(panel.querySelectorAll(".memory-agent-answer-body").length, 0);
+
+	// The next question is asked and answered as usual.
+	const exchange = await askInPanel(host, "What is the marketing budget?");
+	assert.ok(exchange.querySelector(".memory-agent-answer-body") !== null, exchange.textContent ?? "");
+});

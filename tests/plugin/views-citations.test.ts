@@ -2,12 +2,17 @@
 // the clipboard, the "considered" line, error advice and the memory browser's filter.
 
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import type { AnswerPiece, Citation } from "../../plugin/core/memory-core-api";
 import { answerParts, answerWithWikiLinks, linkText, markdownWithMarks, splitAtMarks } from "../../plugin/views/citations";
-import { consideredText, plannedText } from "../../plugin/views/considered-text";
+import { consideredText, droppedCitationsText, plannedText } from "../../plugin/views/considered-text";
 import { adviceFor } from "../../plugin/views/error-advice";
 import { EMPTY_FILTER, queryOf } from "../../plugin/views/memory-filter";
+import { createDom } from "../host/dom";
+
+/** A document to parse answers in (the written Markdown goes through the inert renderer). */
+const dom = createDom();
+after(() => dom.close());
 
 const memoryCitation = (number: number, id: string, sourcePath: string, heading: string | null, lineStart: number | null = 0): Citation => ({
 	number,
@@ -58,13 +63,13 @@ test("the clipboard answer has wiki links for memories, for an insight's memorie
 		["m3", { sourcePath: "Trips/Lisbon.md", heading: "Lisbon trip", lineStart: 3 }],
 	]);
 	const pieces = [text("We fly on 14 March "), cite(1), text(". Ana wants Sintra "), cite(2), text(". Passport "), cite(3), text(". Both "), cite(1), cite(4), text(".")];
-	const copied = answerWithWikiLinks({ pieces, citations }, (id) => places.get(id));
+	const copied = answerWithWikiLinks({ pieces, citations }, (id) => places.get(id), dom.document);
 	assert.equal(
 		copied,
 		"We fly on 14 March [[Trips/Lisbon#Lisbon trip]]. Ana wants Sintra [[Journal/2026-02-01#Sunday]] [[Trips/Lisbon#Lisbon trip]]. Passport . Both [[Trips/Lisbon#Lisbon trip]] [[Work/Budget#Q3 budget]].",
 	);
 	// The same note cited twice in one place is linked once.
-	assert.equal(answerWithWikiLinks({ pieces: [text("Twice "), cite(1), cite(2)], citations: [citations[0]!, { ...citations[0]!, number: 2, id: "m9" }] }, () => undefined), "Twice [[Trips/Lisbon#Lisbon trip]]");
+	assert.equal(answerWithWikiLinks({ pieces: [text("Twice "), cite(1), cite(2)], citations: [citations[0]!, { ...citations[0]!, number: 2, id: "m9" }] }, () => undefined, dom.document), "Twice [[Trips/Lisbon#Lisbon trip]]");
 });
 
 test("the considered line counts memories, insights and tokens", () => {
@@ -96,4 +101,10 @@ test("the memory filter becomes the core's query, with only what is filled in", 
 		to: "2026-03-13",
 	});
 	assert.deepEqual(queryOf(EMPTY_FILTER), { text: null, source: null, entity: null, topic: null, from: null, to: null });
+});
+
+test("the details say how many citations the core left out", () => {
+	assert.equal(droppedCitationsText({ unknownCitations: [] }), "");
+	assert.equal(droppedCitationsText({ unknownCitations: ["m-9"] }), "1 citation left out: the model cited a memory it was not given");
+	assert.equal(droppedCitationsText({ unknownCitations: ["m-8", "m-9"] }), "2 citations left out: the model cited memories it was not given");
 });

@@ -2,10 +2,15 @@
 // the scope each question was limited to survive the round trip; other notes are not one.
 
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import type { AnswerPiece, Citation } from "../../plugin/core/memory-core-api";
 import { answerWithWikiLinks } from "../../plugin/views/citations";
 import { conversationToMarkdown, parseConversation } from "../../plugin/views/conversation-note";
+import { createDom } from "../host/dom";
+
+/** A document to parse answers in (the written Markdown goes through the inert renderer). */
+const dom = createDom();
+after(() => dom.close());
 
 const AT = new Date(2026, 11, 1, 15, 20).getTime();
 
@@ -15,7 +20,7 @@ test("a conversation reads back as it was saved, with each question's scope", ()
 		{ question: "And the hotel?\nIn Alfama?", answer: "Yes.", cited: [], askedAt: AT + 60_000, scope: ["Lisbon", "#travel"] },
 	];
 	const text = conversationToMarkdown(turns, AT);
-	assert.match(text, /^\*2026-12-01 15:21 · about Lisbon, #travel\*$/m);
+	assert.match(text, /^\*2026-12-01 15:21 · about Lisbon, \\#travel\*$/m, "escaped: a scope name is not a tag of the note");
 	assert.match(text, /^## And the hotel\? In Alfama\?$/m, "a question stays one heading");
 	assert.deepEqual(parseConversation(text), [turns[0], { ...turns[1], question: "And the hotel? In Alfama?" }]);
 	assert.equal(parseConversation("# Just a note\n\n## A heading\n"), null);
@@ -28,9 +33,17 @@ test("an answer citing two memories in one bracket is saved with two links, and 
 		pieces: [{ kind: "text", text: "We fly with Ana, who wants Sintra " }, { kind: "citation", number: 1 }, { kind: "citation", number: 2 }, { kind: "text", text: "." }] satisfies AnswerPiece[],
 		citations: [citation(1, "m1", "Trips/Lisbon.md", "Lisbon trip"), citation(2, "m2", "Journal/2026-02-01.md", "Sunday")],
 	};
-	const saved = { question: "Who comes?", answer: answerWithWikiLinks(answer, () => undefined), cited: ["m1", "m2"], askedAt: AT };
+	const saved = { question: "Who comes?", answer: answerWithWikiLinks(answer, () => undefined, dom.document), cited: ["m1", "m2"], askedAt: AT };
 	const text = conversationToMarkdown([saved], AT);
 	assert.match(text, /^We fly with Ana, who wants Sintra \[\[Trips\/Lisbon#Lisbon trip\]\] \[\[Journal\/2026-02-01#Sunday\]\]\.$/m);
 	assert.doesNotMatch(text, /\[memory:/);
 	assert.deepEqual(parseConversation(text), [saved]);
+});
+
+test("a question and scope names are written inert and read back as typed", () => {
+	const turns = [{ question: "What is <img src=https://t.example/p.png> and ![[Secret]] #tag *x*?", answer: "Nothing.", cited: [], askedAt: AT, scope: ["a_b*", "#travel"] }];
+	const text = conversationToMarkdown(turns, AT);
+	assert.match(text, /^## What is \\<img src\\=https:\/\/t\.example\/p\.png\\> and \\!\\\[\\\[Secret\\\]\\\] \\#tag \\\*x\\\*\?$/m);
+	assert.doesNotMatch(text, /[^\\]<img|[^\\]!\[\[/);
+	assert.deepEqual(parseConversation(text), turns);
 });
