@@ -129,12 +129,21 @@ async fn passage_text<R: NoteReader, D: SqlDriver>(
             }
             let Some(Some(note)) = notes.get(&memory.source_path) else { return Ok(None) };
             Ok(cut_lines(note, first, last).map(|text| {
-                let changed = memory.content_hash.as_deref()
-                    != Some(crate::notes::content_hash(memory.position.heading.as_deref(), &text).as_str());
+                let changed = !same_hash(memory.content_hash.as_deref(), memory.position.heading.as_deref(), &text);
                 (text, changed)
             }))
         }
     }
+}
+
+/// Whether `text` under `heading` hashes as the memory's chunk did. The store keeps only a
+/// hash's first bytes (`store::memories::stored_hash`), so a stored hash is a prefix of the
+/// whole one; a prefix shorter than 64 bits says too little to be trusted.
+fn same_hash(stored: Option<&str>, heading: Option<&str>, text: &str) -> bool {
+    let Some(stored) = stored.filter(|stored| stored.len() >= 16) else { return false };
+    crate::notes::content_hash(heading, text)
+        .get(..stored.len())
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case(stored))
 }
 
 /// Lines `first..=last` (0-based, as the chunker numbers them) of `note`, as far as it still
@@ -164,5 +173,11 @@ mod tests {
         let chunk = &crate::notes::parse_note(note, 5).chunks[0];
         let text = cut_lines(note, chunk.line_start, chunk.line_end).unwrap();
         assert_eq!(crate::notes::content_hash(chunk.heading_path.as_deref(), &text), chunk.content_hash);
+        let heading = chunk.heading_path.as_deref();
+        assert!(same_hash(Some(&chunk.content_hash), heading, &text));
+        assert!(same_hash(Some(&chunk.content_hash[..16]), heading, &text), "as the store keeps it");
+        assert!(!same_hash(Some(&chunk.content_hash[..16]), heading, "We paid 1,250 EUR."));
+        assert!(!same_hash(Some(&chunk.content_hash[..8]), heading, &text), "too short to tell");
+        assert!(!same_hash(None, heading, &text), "no hash: nothing says it is the same");
     }
 }

@@ -101,7 +101,7 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
                 let insights = store.insights_citing_any(&ids)?;
                 let mut packed = pack(memories, insights, request.budget_tokens);
                 rank_for_question(store, &plan, request, Some(scope), &mut packed)?;
-                reading_order(&mut packed.memories, request.utc_offset_minutes);
+                placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
                 return Ok(Selection { plan, packed, memories_total: in_scope as usize, insights_total });
             }
         }
@@ -114,7 +114,7 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
         };
         let pool = pool_size(request.budget_tokens, typical);
         let mut packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
-        reading_order(&mut packed.memories, request.utc_offset_minutes);
+        placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
         return Ok(Selection { plan, packed, memories_total: in_scope as usize, insights_total });
     }
     let memories_total = status.memories as usize;
@@ -126,7 +126,7 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
         if all <= budget {
             let mut packed = pack(memories, store.list_consolidations(0, 0)?, request.budget_tokens);
             rank_for_question(store, &plan, request, None, &mut packed)?;
-            reading_order(&mut packed.memories, request.utc_offset_minutes);
+            placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
             return Ok(Selection { plan, packed, memories_total, insights_total });
         }
     }
@@ -136,7 +136,7 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
         Context { today: request.today, utc_offset_minutes: request.utc_offset_minutes, capacity, scope: None };
     let pool = pool_size(request.budget_tokens, typical);
     let mut packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
-    reading_order(&mut packed.memories, request.utc_offset_minutes);
+    placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
     Ok(Selection { plan, packed, memories_total, insights_total })
 }
 
@@ -171,6 +171,35 @@ fn rank_for_question<D: SqlDriver>(
     ranked.extend(packed.ranked.iter().filter(|id| !taken.contains(*id)).cloned());
     debug_assert_eq!(ranked.len(), packed.ranked.len(), "the ranking holds every packed memory once");
     packed.ranked = ranked;
+    Ok(())
+}
+
+/// The chosen memories with where they are in their notes (candidates are read without it,
+/// by the thousand), in reading order: their lines order a note's memories, and its passages
+/// are cut by them. One query for what was chosen; the fields the memory line shows are left
+/// as the packer counted them.
+fn placed_in_reading_order<D: SqlDriver>(
+    store: &Store<D>,
+    memories: &mut [Memory],
+    utc_offset_minutes: i32,
+) -> Result<(), StoreError> {
+    let unplaced: Vec<MemoryId> = memories
+        .iter()
+        .filter(|memory| memory.source_kind == crate::domain::SourceKind::Note && memory.position.line_start.is_none())
+        .map(|memory| memory.id.clone())
+        .collect();
+    if !unplaced.is_empty() {
+        let mut cards: HashMap<String, Memory> =
+            store.get_memories(&unplaced)?.into_iter().map(|card| (card.id.0.clone(), card)).collect();
+        for memory in memories.iter_mut() {
+            if let Some(card) = cards.remove(&memory.id.0) {
+                memory.position.line_start = card.position.line_start;
+                memory.position.line_end = card.position.line_end;
+                memory.content_hash = card.content_hash;
+            }
+        }
+    }
+    reading_order(memories, utc_offset_minutes);
     Ok(())
 }
 
@@ -271,7 +300,7 @@ pub fn select_more<D: SqlDriver>(
     let context = Context { today, utc_offset_minutes, capacity: budget_tokens / typical.max(1), scope };
     let mut packed =
         gather_and_pack(store, plan, &context, &exclude, budget_tokens, pool_size(budget_tokens, typical), false)?;
-    reading_order(&mut packed.memories, utc_offset_minutes);
+    placed_in_reading_order(store, &mut packed.memories, utc_offset_minutes)?;
     Ok(packed)
 }
 
