@@ -59,7 +59,7 @@ fn start(host: &TestHost, budget: usize, read_passages: bool) -> Rc<Engine<Rusql
     }
     let typed = "Alice's new phone number is 0612 345 678 (since 2026-11-02).";
     store
-        .insert_memory(&typed_memory("m-typed-01", typed, "Alice has a new phone number.", Some("2026-11-02")))
+        .insert_memory(&typed_memory("m-typed-01", typed, "Alice has a new phone number.", "Alice", Some("2026-11-02")))
         .unwrap();
     let engine = support::connection::answering_engine(store, NOW, budget);
     let mut settings = engine.settings();
@@ -273,7 +273,7 @@ fn one_notes_memories_are_packed_in_line_order() {
     store.insert_memory(&chunk_memory("m-home-c", "Home.md", note, 2, "Moved in.", Some("2026-05-01"))).unwrap();
     store.insert_memory(&chunk_memory("m-home-a", "Home.md", note, 0, "Flat to book.", Some("2026-03-01"))).unwrap();
     store.insert_memory(&chunk_memory("m-home-b", "Home.md", note, 1, "Flat booked.", Some("2026-02-20"))).unwrap();
-    store.insert_memory(&typed_memory("m-typed-x", "Paint.", "Bought paint.", Some("2026-04-01"))).unwrap();
+    store.insert_memory(&typed_memory("m-typed-x", "Paint.", "Bought paint.", "Bob", Some("2026-04-01"))).unwrap();
     let engine = Rc::new(support::connection::answering_engine(store, NOW, 4_000));
     ask(&host, &engine, "When did we move into the flat?");
     let prompt = last_request(&host);

@@ -13,8 +13,12 @@ pub const CHUNK_TOKENS: usize = 120;
 /// A memory of chunk `chunk` of `text` (the note at `path`, cut in `CHUNK_TOKENS`), as an
 /// ingest would store it.
 pub fn chunk_memory(id: &str, path: &str, text: &str, chunk: usize, summary: &str, day: Option<&str>) -> Memory {
-    let parsed = memory_agent::notes::parse_note(text, CHUNK_TOKENS);
-    let chunk = &parsed.chunks[chunk];
+    let chunks = memory_agent::notes::parse_note(text, CHUNK_TOKENS).chunks;
+    memory_of(id, path, &chunks[chunk], summary, day)
+}
+
+/// The memory of `chunk` of the note at `path`, as an ingest would store it.
+pub fn memory_of(id: &str, path: &str, chunk: &memory_agent::notes::Chunk, summary: &str, day: Option<&str>) -> Memory {
     Memory {
         id: MemoryId(id.into()),
         source_path: path.into(),
@@ -37,8 +41,8 @@ pub fn chunk_memory(id: &str, path: &str, text: &str, chunk: usize, summary: &st
     }
 }
 
-/// A memory of text the person typed.
-pub fn typed_memory(id: &str, text: &str, summary: &str, day: Option<&str>) -> Memory {
+/// A memory of text the person typed, about `person`.
+pub fn typed_memory(id: &str, text: &str, summary: &str, person: &str, day: Option<&str>) -> Memory {
     Memory {
         id: MemoryId(id.into()),
         source_path: String::new(),
@@ -46,7 +50,7 @@ pub fn typed_memory(id: &str, text: &str, summary: &str, day: Option<&str>) -> M
         position: Position::default(),
         raw_text: text.into(),
         summary: summary.into(),
-        entities: vec![Entity { name: "Alice".into(), kind: "person".into() }],
+        entities: vec![Entity { name: person.into(), kind: "person".into() }],
         topics: vec![],
         importance: 0.5,
         happened_on: day.map(str::to_owned),
