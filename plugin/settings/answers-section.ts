@@ -10,7 +10,7 @@ export function answersSection(form: SettingsForm): SettingSection {
 		heading: "Answers",
 		rows: [
 			numberRow(form, "contextBudgetTokens", "Context budget (tokens)", "At most this many tokens of memories, insights and note passages go into one question. More finds more, and costs more."),
-			numberRow(form, "answerMaxTokens", "Answer length (tokens)", "The longest answer the model may write."),
+			numberRow(form, "answerMaxTokens", "Answer length (tokens)", "The longest answer the model may write. Before it, the model may spend up to 1,000 more tokens listing the evidence it answers from, which is not shown."),
 			dropdownRow(form, "dateOrder", {
 				name: "Date order",
 				desc: "How dates such as 3/4 in questions and notes are read.",

@@ -371,10 +371,18 @@ pub async fn answer<M: Model, D: SqlDriver, R: NoteReader>(
     let asked_for_more = reply.tool_calls.iter().find(|call| call.name == MORE_MEMORIES).map(|call| &call.input);
     let mut more = None;
     if let (true, Some(tool_input)) = (input.second_pass, asked_for_more) {
+        // What the first pass left, shared between lines and passages as the first pass was.
         let room = input.budget_tokens.saturating_sub(considered.tokens_packed);
-        let fetched = fetch_more(store, input, &scope, &packed, tool_input, room)?;
-        considered.add_more(&fetched);
-        let more_shown = Shown { packed: &fetched, passages: &[], insight_days: insight_days(store, &fetched, input)? };
+        let lines_room = if input.read_passages { room * LINES_SHARE_PERCENT / 100 } else { room };
+        let fetched = fetch_more(store, input, &scope, &packed, tool_input, lines_room)?;
+        let more_passages = if input.read_passages {
+            read_passages(notes, store, &fetched.memories, &fetched.ranked, room.saturating_sub(fetched.tokens)).await?
+        } else {
+            Vec::new()
+        };
+        considered.add_more(&fetched, &more_passages);
+        let more_shown =
+            Shown { packed: &fetched, passages: &more_passages, insight_days: insight_days(store, &fetched, input)? };
         reply = prompt.ask_again(model, &more_shown).await?;
         more = Some(fetched);
     }
@@ -475,10 +483,12 @@ fn select_for_question<D: SqlDriver>(
 
 impl Considered {
     /// Counts what a second pass added.
-    fn add_more(&mut self, more: &Packed) {
+    fn add_more(&mut self, more: &Packed, passages: &[Passage]) {
         self.memories_packed += more.memories.len();
         self.insights_packed += more.insights.len();
-        self.tokens_packed += more.tokens;
+        self.tokens_packed += more.tokens + passages.iter().map(|passage| passage.tokens).sum::<usize>();
+        self.passages_packed += passages.len();
+        self.passages_changed += passages.iter().filter(|passage| passage.changed).count();
         self.reasons.extend(more.reasons.iter().map(|(label, count)| (format!("more:{label}"), *count)));
     }
 }
