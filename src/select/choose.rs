@@ -208,29 +208,40 @@ fn placed_in_reading_order<D: SqlDriver>(
 /// where a strict date order would interleave them with other notes' (and a note's later chunk
 /// can carry an earlier date than the first). Typed text and selections stand alone.
 pub fn reading_order(memories: &mut [Memory], utc_offset_minutes: i32) {
-    let mut first_of_note: HashMap<&str, (CalendarDate, i64)> = HashMap::new();
-    for memory in memories.iter().filter(|memory| memory.source_kind == crate::domain::SourceKind::Note) {
+    let is_note = |memory: &Memory| memory.source_kind == crate::domain::SourceKind::Note;
+    let mut first_of_note: HashMap<String, (CalendarDate, i64)> = HashMap::new();
+    for memory in memories.iter().filter(|memory| is_note(memory)) {
         let at = (event_day(memory, utc_offset_minutes), memory.created_at);
-        first_of_note.entry(memory.source_path.as_str()).and_modify(|first| *first = (*first).min(at)).or_insert(at);
+        first_of_note.entry(memory.source_path.clone()).and_modify(|first| *first = (*first).min(at)).or_insert(at);
     }
-    let mut keyed: Vec<((CalendarDate, i64, String, u32, CalendarDate, i64, String), Memory)> = memories
-        .iter()
-        .map(|memory| {
-            let own = (event_day(memory, utc_offset_minutes), memory.created_at);
-            let note = (memory.source_kind == crate::domain::SourceKind::Note)
-                .then(|| first_of_note.get(memory.source_path.as_str()).copied())
-                .flatten();
-            let (group_day, group_created) = note.unwrap_or(own);
+    memories.sort_by_cached_key(|memory| {
+        let (day, created) = (event_day(memory, utc_offset_minutes), memory.created_at);
+        let note = if is_note(memory) { first_of_note.get(&memory.source_path).copied() } else { None };
+        let (group_day, group_created) = note.unwrap_or((day, created));
+        ReadingPlace {
+            group_day,
+            group_created,
             // A note is one group by its path; anything else is a group of its own, by its id.
-            let group = if note.is_some() { memory.source_path.clone() } else { format!("\u{0}{}", memory.id.0) };
-            let line = memory.position.line_start.unwrap_or(0);
-            ((group_day, group_created, group, line, own.0, own.1, memory.id.0.clone()), memory.clone())
-        })
-        .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    for (slot, (_, memory)) in memories.iter_mut().zip(keyed) {
-        *slot = memory;
-    }
+            group: if note.is_some() { memory.source_path.clone() } else { format!("\u{0}{}", memory.id.0) },
+            line: memory.position.line_start.unwrap_or(0),
+            day,
+            created,
+            id: memory.id.0.clone(),
+        }
+    });
+}
+
+/// Where a memory goes in reading order: its group (a note, or the memory alone) at the group's
+/// earliest date, then its line in the note, then its own date.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct ReadingPlace {
+    group_day: CalendarDate,
+    group_created: i64,
+    group: String,
+    line: u32,
+    day: CalendarDate,
+    created: i64,
+    id: String,
 }
 
 /// At most this many keywords come from a planning call besides the question's own.
