@@ -524,7 +524,9 @@ impl Prompt {
         }
         // The memories are read again only by a second pass: only then is caching them worth the
         // write (1.25× the input price), and only when they reach the model's minimum.
-        let prefix = estimate_tokens(&system) + shown.packed.tokens;
+        let prefix = estimate_tokens(&system)
+            + shown.packed.tokens
+            + shown.passages.iter().map(|passage| passage.tokens).sum::<usize>();
         let memories = if input.second_pass {
             cached_if_worth_it(model, vec![memories_block], prefix)
         } else {
