@@ -318,3 +318,24 @@ fn the_request_leaves_room_for_the_evidence() {
     let evidence = u64::from(memory_agent::agents::query::EVIDENCE_TOKENS);
     assert_eq!(body["inferenceConfig"]["maxTokens"], answer_tokens + evidence);
 }
+
+#[test]
+fn near_a_spending_limit_the_questions_estimate_counts_the_passages() {
+    // 51 memory lines take about 2,000 tokens; the passages behind them up to a chunk each.
+    // Near a limit of 5 cents a day the full budget (150,000 tokens, about 17 cents) is
+    // measured: the lines alone fit, the lines with their passages may not.
+    let estimate_refused = |read_passages: bool| {
+        let host = TestHost::new(NOW);
+        host.bedrock.respond_with(fake_model::answer);
+        let engine = start(&host, 150_000, read_passages);
+        let mut settings = engine.settings();
+        settings.daily_limit_usd = 0.05;
+        engine.set_settings(settings);
+        let (asking, asker) = (engine.clone(), host.clone());
+        let asked =
+            run(&host.clock, async move { asking.ask(&asker, "What did the Venice side trip cost?", false).await });
+        asked.err().map(|error| memory_agent::error::ErrorCode::code(&error))
+    };
+    assert_eq!(estimate_refused(false), None, "the lines alone are within the limit");
+    assert_eq!(estimate_refused(true), Some("budget.over_limit"), "with a chunk behind each line they may not be");
+}
