@@ -76,10 +76,11 @@ fn passage_element(memory_id: &MemoryId, changed: bool, text: &str) -> String {
     fenced_with("passage", &attributes, text)
 }
 
-/// At most this many passages are looked for per question: each may be a read of the vault (a
-/// call to the main thread in the plugin), and when most do not fit the room, reading on is
-/// slow for little.
-const MAX_PASSAGE_TRIES: usize = 64;
+/// At most this many notes are read for one question: each read is a call to the main thread in
+/// the plugin (and up to the note size limit in memory), and a note holds the passages of all
+/// its chosen memories, read once. A hundred notes of a few kilobytes take well under a second;
+/// the passages of a full default budget (75,000 tokens of them) come from fewer.
+const MAX_NOTE_READS: usize = 100;
 
 /// The passages of `ranked` memories (best first) that fit in `room` tokens, each memory's
 /// once, a note read once however many of its memories are asked for.
@@ -94,7 +95,15 @@ pub async fn read_passages<R: NoteReader, D: SqlDriver>(
     let mut notes: HashMap<String, Option<String>> = HashMap::new();
     let mut passages = Vec::new();
     let mut used = 0;
-    for memory in ranked.iter().filter_map(|id| by_id.get(id)).take(MAX_PASSAGE_TRIES) {
+    for memory in ranked.iter().filter_map(|id| by_id.get(id)) {
+        if used >= room {
+            break;
+        }
+        let unread = memory.source_kind == SourceKind::Note && !notes.contains_key(&memory.source_path);
+        if unread && notes.len() >= MAX_NOTE_READS {
+            // A later memory of a note already read, or typed text, may still come.
+            continue;
+        }
         let Some((text, changed)) = passage_text(reader, store, memory, &mut notes).await? else { continue };
         let tokens = estimate_tokens(&passage_element(&memory.id, changed, &text)) + 1;
         if used + tokens <= room {
@@ -158,6 +167,53 @@ fn cut_lines(note: &str, first: u32, last: u32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts the notes it is asked for.
+    struct CountingReader(std::cell::Cell<usize>);
+
+    impl NoteReader for CountingReader {
+        async fn note_text(&self, _path: &str) -> Option<String> {
+            self.0.set(self.0.get() + 1);
+            Some("# Note\nA line.".to_owned())
+        }
+    }
+
+    #[test]
+    fn at_most_a_hundred_notes_are_read_for_a_question() {
+        use futures_util::FutureExt;
+        let store =
+            crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
+        let chunk = &crate::notes::parse_note("# Note\nA line.", 100).chunks[0];
+        let memories: Vec<Memory> = (0..150)
+            .map(|at| Memory {
+                id: MemoryId(format!("m{at}")),
+                source_path: format!("n{at}.md"),
+                source_kind: SourceKind::Note,
+                position: crate::domain::Position {
+                    heading: chunk.heading_path.clone(),
+                    line_start: Some(chunk.line_start),
+                    line_end: Some(chunk.line_end),
+                },
+                raw_text: String::new(),
+                summary: "A note.".into(),
+                entities: vec![],
+                topics: vec![],
+                importance: 0.5,
+                happened_on: None,
+                created_at: 0,
+                updated_at: 0,
+                consolidated: true,
+                content_hash: Some(chunk.content_hash.clone()),
+            })
+            .collect();
+        let ranked: Vec<MemoryId> = memories.iter().map(|memory| memory.id.clone()).collect();
+        let reader = CountingReader(std::cell::Cell::new(0));
+        let passages = read_passages(&reader, &store, &memories, &ranked, 1_000_000).now_or_never().unwrap().unwrap();
+        assert_eq!((reader.0.get(), passages.len()), (MAX_NOTE_READS, MAX_NOTE_READS));
+        assert!(passages.iter().all(|passage| !passage.changed), "unchanged chunks");
+        let few = read_passages(&reader, &store, &memories, &ranked, 25).now_or_never().unwrap().unwrap();
+        assert!(few.iter().map(|passage| passage.tokens).sum::<usize>() <= 25 && !few.is_empty());
+    }
 
     #[test]
     fn lines_are_cut_as_the_chunker_numbers_them() {
