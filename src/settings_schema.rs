@@ -153,6 +153,9 @@ pub const ANSWER_MAX_TOKENS: Whole = whole("answerMaxTokens", "The answer length
 pub const DATE_ORDER: Choice = Choice { key: "dateOrder", default: "dayMonth", allowed: &["dayMonth", "monthDay"] };
 pub const SECOND_PASS: Toggle = toggle("secondPass", false);
 pub const PLAN_QUESTIONS: Toggle = toggle("planQuestions", false);
+/// "Read the notes behind memories": the QueryAgent reads the passages the chosen memories
+/// came from (`agents::passages`).
+pub const READ_PASSAGES: Toggle = toggle("readPassages", true);
 
 // Conversations.
 pub const CONVERSATION_FOLDER: Text =
@@ -191,6 +194,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Choice(DATE_ORDER),
     Setting::Toggle(SECOND_PASS),
     Setting::Toggle(PLAN_QUESTIONS),
+    Setting::Toggle(READ_PASSAGES),
     Setting::Text(CONVERSATION_FOLDER),
     Setting::Toggle(AUTO_SAVE_CONVERSATIONS),
     Setting::Toggle(REMEMBER_CONVERSATIONS),
@@ -222,6 +226,7 @@ pub const ENGINE_FIELDS: &[EngineField] = &[
     engine_field(DATE_ORDER.key, "dateOrder", 1),
     engine_field(SECOND_PASS.key, "secondPass", 1),
     engine_field(PLAN_QUESTIONS.key, "planQuestions", 1),
+    engine_field(READ_PASSAGES.key, "readPassages", 1),
     engine_field(DAILY_LIMIT_USD.key, "dailyLimitUsd", 1),
     engine_field(MONTHLY_LIMIT_USD.key, "monthlyLimitUsd", 1),
     engine_field(OTHER_DEVICE_WAIT_SECONDS.key, "otherDeviceWaitMs", 1_000),

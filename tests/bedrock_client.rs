@@ -152,13 +152,9 @@ fn errors_that_cannot_succeed_are_not_retried() {
             Scripted::aws_error(400, "ValidationException", "with on-demand throughput isn't supported"),
             "llm.needs_inference_profile",
         ),
-        (
-            Scripted::ok(
-                json!({ "output": { "message": { "content": [{ "text": "cut" }] } }, "stopReason": "max_tokens" }),
-            ),
-            "llm.max_tokens",
-        ),
     ];
+    // A text answer cut at max_tokens is not an error (`StopReason::MaxTokens`, the QueryAgent
+    // says so); a forced tool's cut input is, as `llm::converse`'s own tests show.
     for (reply, code) in cases {
         let (clock, transport, client) = setup(config());
         transport.always(reply);

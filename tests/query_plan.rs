@@ -227,3 +227,21 @@ fn odd_input_makes_an_empty_plan_without_panicking() {
     let long = "budget ".repeat(10_000);
     assert_eq!(plan(&long, DateOrder::DayMonth, &[]).keywords, vec!["budget"]);
 }
+
+#[test]
+fn each_date_expression_is_kept_as_written_with_its_days() {
+    let written = |question: &str, order: DateOrder| -> Vec<(String, String, String)> {
+        plan(question, order, &[])
+            .resolved_dates
+            .iter()
+            .map(|date| (date.written.clone(), date.from.to_string(), date.to.to_string()))
+            .collect()
+    };
+    let owned = |written: &str, from: &str, to: &str| (written.to_owned(), from.to_owned(), to.to_owned());
+    assert_eq!(
+        written("What happened on 1/2/2026 and last week?", DateOrder::DayMonth),
+        vec![owned("1/2/2026", "2026-02-01", "2026-02-01"), owned("last week", "2026-03-02", "2026-03-08")]
+    );
+    assert_eq!(written("Lunch on 1/2/2026?", DateOrder::MonthDay), vec![owned("1/2/2026", "2026-01-02", "2026-01-02")]);
+    assert!(written("What did Alice say?", DateOrder::DayMonth).is_empty());
+}

@@ -66,7 +66,12 @@ fn start(budget_tokens: usize) -> Rc<Engine<RusqliteDriver>> {
             ))
         })
         .unwrap();
-    Rc::new(support::connection::answering_engine(store, NOW, budget_tokens))
+    let engine = support::connection::answering_engine(store, NOW, budget_tokens);
+    // About which memory lines the scope lets in: no passages take half the budget.
+    let mut settings = engine.settings();
+    settings.read_passages = false;
+    engine.set_settings(settings);
+    Rc::new(engine)
 }
 
 fn ask(
@@ -144,7 +149,8 @@ fn a_folder_larger_than_the_budget_fills_it_from_inside_only() {
 fn days_narrow_the_scope_and_combine_with_a_folder() {
     let host = TestHost::new(NOW);
     host.bedrock.respond_with(fake_model::answer);
-    let engine = start(400);
+    // Ten memory lines of about 45 tokens each, in their elements.
+    let engine = start(480);
     // Trips/2025/Day n is 100 + n days old: days 130..=139 are the memories 100 + 30 ..= 100 + 39 days ago.
     let (from, to) = (day_ago(139), day_ago(130));
     let scope =

@@ -44,6 +44,8 @@ fn start(second_pass: bool) -> Rc<Engine<RusqliteDriver>> {
     let mut settings = engine.settings();
     settings.query_budget_tokens = 1_000;
     settings.second_pass = second_pass;
+    // About the memory lines the selection packs: no passages take half the budget.
+    settings.read_passages = false;
     engine.set_settings(settings);
     Rc::new(engine)
 }

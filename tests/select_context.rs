@@ -5,11 +5,10 @@
 use memory_agent::calendar::CalendarDate;
 use memory_agent::domain::{Consolidation, ConsolidationId, Entity, Memory, MemoryId, Position, SourceKind};
 use memory_agent::select::{
-    insight_line, line_cost, select_context, DateOrder, NameCache, Selection, SelectionRequest,
+    insight_cost, line_cost, select_context, DateOrder, NameCache, Selection, SelectionRequest,
 };
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::Store;
-use memory_agent::tokens::estimate_tokens;
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -107,7 +106,7 @@ fn ids(selection: &Selection) -> Vec<&str> {
 /// The packed tokens, counted again from the lines.
 fn recount(selection: &Selection) -> usize {
     selection.packed.memories.iter().map(line_cost).sum::<usize>()
-        + selection.packed.insights.iter().map(|insight| estimate_tokens(&insight_line(insight)) + 1).sum::<usize>()
+        + selection.packed.insights.iter().map(insight_cost).sum::<usize>()
 }
 
 #[test]
@@ -125,16 +124,16 @@ fn a_date_question_gets_that_days_memories() {
 #[test]
 fn a_person_question_gets_that_persons_memories_and_their_insight() {
     let store = store();
-    // The insight's line takes 33 tokens: it may take a tenth of the budget from the
-    // least relevant memories, so 400 lets it in.
-    let selection = select(&store, "What do I know about Alice?", 400);
+    // The insight takes 49 tokens (its line 33, its element and date 16): it may take a tenth
+    // of the budget from the least relevant memories, so 540 lets it in.
+    let selection = select(&store, "What do I know about Alice?", 540);
     let chosen = ids(&selection);
     for n in 1..=5 {
         assert!(chosen.contains(&format!("alice-{n}").as_str()), "alice-{n} missing from {chosen:?}");
     }
     assert_eq!(selection.packed.reasons[0], ("Alice".to_owned(), 5), "an untagged mention counts too");
     assert_eq!(selection.packed.insights.len(), 1, "the insight over the chosen memories");
-    assert!(select(&store, "What do I know about Alice?", 300).packed.insights.is_empty(), "too big for 300");
+    assert!(select(&store, "What do I know about Alice?", 480).packed.insights.is_empty(), "too big for 480");
     assert_eq!(selection.plan.entities, vec!["Alice"]);
 }
 

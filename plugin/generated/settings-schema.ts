@@ -118,6 +118,11 @@ export const SETTINGS_SCHEMA = {
 			"setting": "planQuestions"
 		},
 		{
+			"engine": "readPassages",
+			"scale": 1,
+			"setting": "readPassages"
+		},
+		{
 			"engine": "dailyLimitUsd",
 			"scale": 1,
 			"setting": "dailyLimitUsd"
@@ -337,6 +342,11 @@ export const SETTINGS_SCHEMA = {
 		{
 			"default": false,
 			"key": "planQuestions",
+			"kind": "toggle"
+		},
+		{
+			"default": true,
+			"key": "readPassages",
 			"kind": "toggle"
 		},
 		{

@@ -9,8 +9,8 @@ export function answersSection(form: SettingsForm): SettingSection {
 	return {
 		heading: "Answers",
 		rows: [
-			numberRow(form, "contextBudgetTokens", "Context budget (tokens)", "At most this many tokens of memories and insights go into one question. More finds more, and costs more."),
-			numberRow(form, "answerMaxTokens", "Answer length (tokens)", "The longest answer the model may write."),
+			numberRow(form, "contextBudgetTokens", "Context budget (tokens)", "At most this many tokens of memories, insights and note passages go into one question. More finds more, and costs more."),
+			numberRow(form, "answerMaxTokens", "Answer length (tokens)", "The longest answer the model may write. Before it, the model may spend up to 1,000 more tokens listing the evidence it answers from, which is not shown."),
 			dropdownRow(form, "dateOrder", {
 				name: "Date order",
 				desc: "How dates such as 3/4 in questions and notes are read.",
@@ -27,6 +27,12 @@ export function answersSection(form: SettingsForm): SettingSection {
 				"planQuestions",
 				"Plan the search",
 				"Before choosing memories, a small model call turns the question into search words, names and dates, so notes worded unlike the question are found (\"outdoorsy\" finds hiking and camping). About 400 tokens in and 60 out a question (about $0.0007 with Claude Haiku 4.5), shown in each answer's cost.",
+			),
+			toggleRow(
+				form,
+				"readPassages",
+				"Read the notes behind memories",
+				"For the memories that best fit a question, the model also reads the passage of the note each came from, as the note is now: amounts, times, lists and who said what, which a memory's summary leaves out. Half the context budget goes to them, within the same budget.",
 			),
 		],
 	};

@@ -65,6 +65,45 @@ pub struct ParsedAnswer {
     pub unknown: Vec<String>,
 }
 
+/// An answer's text without the evidence the model gathered before answering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stripped {
+    /// What is shown and cited: the text outside `<evidence>…</evidence>`.
+    pub answer: String,
+    /// An `<evidence>` section was opened and never closed (the model was cut off in it).
+    pub evidence_unfinished: bool,
+}
+
+const EVIDENCE_OPEN: &str = "<evidence>";
+const EVIDENCE_CLOSE: &str = "</evidence>";
+
+/// `text` without its evidence sections, read before anything is shown or its citations
+/// resolved: an id the evidence names is not cited by the answer. A closing marker with no
+/// opening one ends evidence that began with the text (the model left out the opening tag).
+pub fn without_evidence(text: &str) -> Stripped {
+    // ASCII lowercasing keeps byte offsets, so positions in `lower` are positions in `text`.
+    let lower = text.to_ascii_lowercase();
+    let mut answer = String::with_capacity(text.len());
+    let mut at = 0;
+    if let (Some(close), open) = (lower.find(EVIDENCE_CLOSE), lower.find(EVIDENCE_OPEN)) {
+        if open.is_none_or(|open| close < open) {
+            at = close + EVIDENCE_CLOSE.len();
+        }
+    }
+    loop {
+        let Some(open) = lower[at..].find(EVIDENCE_OPEN).map(|found| at + found) else {
+            answer.push_str(&text[at..]);
+            return Stripped { answer, evidence_unfinished: false };
+        };
+        answer.push_str(&text[at..open]);
+        let body = open + EVIDENCE_OPEN.len();
+        let Some(close) = lower[body..].find(EVIDENCE_CLOSE).map(|found| body + found) else {
+            return Stripped { answer, evidence_unfinished: true };
+        };
+        at = close + EVIDENCE_CLOSE.len();
+    }
+}
+
 /// Reads `text` into pieces; `is_known` says which cited items exist for this answer.
 pub fn parse_answer(text: &str, is_known: impl Fn(&Reference) -> bool) -> ParsedAnswer {
     let mut parser = Parser { parsed: ParsedAnswer::default(), pending: String::new(), is_known };
@@ -217,6 +256,24 @@ mod tests {
 
     fn known(reference: &Reference) -> bool {
         !reference.id.starts_with("bad")
+    }
+
+    #[test]
+    fn the_evidence_is_stripped_before_the_answer_is_read() {
+        let text = "<evidence>\n- [memory:m1] 2026-02-01: paid 40 EUR\n</evidence>\nYou paid 40 EUR [memory:m2].";
+        let stripped = without_evidence(text);
+        assert_eq!(stripped.answer, "\nYou paid 40 EUR [memory:m2].");
+        assert!(!stripped.evidence_unfinished);
+        let parsed = parse_answer(&stripped.answer, known);
+        assert_eq!(parsed.cited, vec![Reference { kind: CitedKind::Memory, id: "m2".into() }], "m1 was only evidence");
+        let cut = without_evidence("<Evidence>\n- [memory:m1] paid");
+        assert_eq!((cut.answer.as_str(), cut.evidence_unfinished), ("", true));
+        let unopened = without_evidence("- [memory:m1] paid\n</evidence>\nPaid.");
+        assert_eq!(unopened.answer, "\nPaid.");
+        let none = without_evidence("Just an answer [memory:m1].");
+        assert_eq!(none.answer, "Just an answer [memory:m1].");
+        let two = without_evidence("<evidence>a</evidence>One. <evidence>b</evidence>Two.");
+        assert_eq!(two.answer, "One. Two.");
     }
 
     fn text(text: &str) -> AnswerPiece {

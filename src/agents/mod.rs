@@ -10,6 +10,7 @@ pub mod consolidate;
 mod fence;
 pub mod ingest;
 mod model;
+pub mod passages;
 pub mod planner;
 pub mod query;
 

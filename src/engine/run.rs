@@ -14,7 +14,10 @@ use super::triggers::LAST_CONSOLIDATION_KEY;
 use super::Engine;
 use crate::agents::consolidate::find_insights;
 use crate::agents::ingest::{extract, ExtractedMemory, Extraction, IngestInput};
-use crate::agents::query::{answer, AnswerCost, EarlierTurn, QueryAnswer, QueryInput, QuestionScope};
+use crate::agents::query::{
+    answer, AnswerCost, EarlierTurn, NoNotes, NoteReader, QueryAnswer, QueryInput, QuestionScope, EVIDENCE_TOKENS,
+    LINES_SHARE_PERCENT,
+};
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{
@@ -791,6 +794,7 @@ impl<D: SqlDriver> Engine<D> {
             date_order: settings.date_order,
             budget_tokens: settings.query_budget_tokens,
             max_answer_tokens: settings.max_answer_tokens,
+            read_passages: settings.read_passages,
             second_pass: settings.second_pass,
             plan_question: settings.plan_questions,
             earlier,
@@ -801,7 +805,7 @@ impl<D: SqlDriver> Engine<D> {
         scope.memories()?;
         if self.store.status()?.memories == 0 {
             // No model call, so no connection is needed to say there is nothing yet.
-            return answer(&NoModel, &self.store, &input).await;
+            return answer(&NoModel, &self.store, &NoNotes, &input).await;
         }
         let client = self.client()?;
         let model_id = client.config().model_id.clone();
@@ -817,24 +821,25 @@ impl<D: SqlDriver> Engine<D> {
         let cost_of = |input_tokens: usize| {
             let usage = TokenUsage {
                 input_tokens: (input_tokens as u64 + QUESTION_OVERHEAD_TOKENS) * calls + plan_in,
-                output_tokens: u64::from(settings.max_answer_tokens) * calls + plan_out,
+                output_tokens: u64::from(settings.max_answer_tokens + EVIDENCE_TOKENS) * calls + plan_out,
                 ..TokenUsage::default()
             };
             estimate_cost_usd(&model_id, &usage)
         };
         if self.check_question_cost(cost_of(settings.query_budget_tokens), now, offset, allow_over_limit).is_err() {
             let within = scope.memories()?;
-            let packed = self.recall(question, input.today, offset, None, Some(&within))?.packed.tokens;
-            self.check_question_cost(cost_of(packed), now, offset, allow_over_limit)?;
+            let measured = self.measured_question_tokens(question, &input, &within)?;
+            self.check_question_cost(cost_of(measured), now, offset, allow_over_limit)?;
         }
         let stopped = || self.question_stopped(epoch);
         let model = MeteredModel::new(&client, host, &self.store, "query", &stopped).interactive();
-        let mut answered = match answer(&model, &self.store, &input).await {
+        let notes = VaultNotes { engine: self, host };
+        let mut answered = match answer(&model, &self.store, &notes, &input).await {
             // The prompt did not fit the model's window (the estimate was off for this text):
             // asked once more with half the memories.
             Err(AgentError::Model(LlmError::ContextWindowExceeded)) => {
                 let smaller = QueryInput { budget_tokens: input.budget_tokens / 2, ..input };
-                answer(&model, &self.store, &smaller).await?
+                answer(&model, &self.store, &notes, &smaller).await?
             }
             other => other?,
         };
@@ -842,6 +847,27 @@ impl<D: SqlDriver> Engine<D> {
         answered.cost =
             Some(AnswerCost { usage, usd: estimate_cost_usd(&model_id, &usage), price_known: price_known(&model_id) });
         Ok(answered)
+    }
+
+    /// At most the tokens a question's memories, insights and passages take, measured without
+    /// reading a note: the selection's lines, and at most a whole chunk behind each of them
+    /// within what the lines leave of the budget.
+    fn measured_question_tokens(
+        &self,
+        question: &str,
+        input: &QueryInput<'_>,
+        within: &crate::store::MemoryScope,
+    ) -> Result<usize, StoreError> {
+        let settings = self.settings();
+        let budget = settings.query_budget_tokens;
+        let (offset, today) = (input.utc_offset_minutes, input.today);
+        if !settings.read_passages {
+            return Ok(self.recall(question, today, offset, None, Some(within))?.packed.tokens);
+        }
+        let lines = self.recall(question, today, offset, Some(budget * LINES_SHARE_PERCENT / 100), Some(within))?;
+        // A passage is at most its chunk, whose bound is `max_chunk_tokens`, and its element.
+        let passages = lines.packed.memories.len().saturating_mul(settings.max_chunk_tokens + PASSAGE_ELEMENT_TOKENS);
+        Ok(lines.packed.tokens + passages.min(budget.saturating_sub(lines.packed.tokens)))
     }
 
     /// What this account may call in this region (the settings' model list); no model call.
@@ -871,6 +897,34 @@ impl<D: SqlDriver> Engine<D> {
             latency_ms: u64::try_from(host.now() - started).unwrap_or(0),
             clock_offset_ms: client.clock_offset_ms(),
         })
+    }
+}
+
+/// The tokens a passage's element adds to its text, at most: the tag with the memory's id and the
+/// note that it was edited.
+const PASSAGE_ELEMENT_TOKENS: usize = 40;
+
+/// The vault as a question's passages are read from it: through the host, within the size limit
+/// an ingest has, and never a note the user's rules exclude (asked before reading, by its path,
+/// and after, by its properties and tags), whatever the store still holds of it.
+struct VaultNotes<'a, D: SqlDriver, H: Host> {
+    engine: &'a Engine<D>,
+    host: &'a H,
+}
+
+impl<D: SqlDriver, H: Host> NoteReader for VaultNotes<'_, D, H> {
+    async fn note_text(&self, path: &str) -> Option<String> {
+        if self.engine.path_exclusion(path).is_some() {
+            return None;
+        }
+        let settings = self.engine.settings();
+        let file = self.host.read_file(path, settings.max_note_bytes).await.ok()??;
+        if file.is_over(settings.max_note_bytes) {
+            return None;
+        }
+        let text = decode_note(&file.bytes, settings.max_note_bytes).ok()?;
+        let note = parse_note(&text, settings.max_chunk_tokens);
+        settings.scope.content_exclusion(&note).is_none().then_some(text)
     }
 }
 

@@ -40,6 +40,9 @@ pub struct EngineSettings {
     /// Before choosing memories, ask the model what to search for (synonyms, names, dates):
     /// better recall for questions worded unlike the notes, at the price of a small call.
     pub plan_questions: bool,
+    /// Read the passages behind the memories chosen for a question from the vault ("Read the
+    /// notes behind memories"): better answers, more input tokens.
+    pub read_passages: bool,
     /// Which notes are never read or sent (folders, patterns, tags, Obsidian's filters).
     pub scope: ScopeRules,
     /// Estimated US dollars the model may cost in a local day; 0 = no limit. When reached,
@@ -72,6 +75,7 @@ impl Default for EngineSettings {
             date_order: date_order(schema::DATE_ORDER.default),
             second_pass: schema::SECOND_PASS.default,
             plan_questions: schema::PLAN_QUESTIONS.default,
+            read_passages: schema::READ_PASSAGES.default,
             scope: ScopeRules::default(),
             daily_limit_usd: schema::DAILY_LIMIT_USD.default as f64,
             monthly_limit_usd: schema::MONTHLY_LIMIT_USD.default as f64,

@@ -125,6 +125,9 @@ pub enum StopReason {
     EndTurn,
     ToolUse,
     StopSequence,
+    /// The answer reached the request's `max_tokens` and was cut there (a text answer only: a
+    /// forced tool's cut input is an error, `LlmError::MaxTokens`).
+    MaxTokens,
     /// Guardrail or content filter.
     Filtered,
     /// The model's output could not be read as a tool call or as text.
@@ -146,7 +149,9 @@ pub struct ConverseReply {
     pub latency_ms: u64,
 }
 
-/// Reads a 200 answer. A `max_tokens` stop is an error: the answer would be cut short.
+/// Reads a 200 answer. A `max_tokens` stop is an error when a tool was forced (its input would
+/// be cut short); a text answer cut there is returned as far as it goes, for the caller to say
+/// so (the QueryAgent shows what was written, not an error, and its tokens are billed anyway).
 pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseReply, LlmError> {
     let bad = |what: &str| LlmError::BadResponse(what.to_owned());
     let value: Value = serde_json::from_str(body).map_err(|_| bad("the body is not JSON"))?;
@@ -155,7 +160,8 @@ pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseRepl
         "end_turn" => StopReason::EndTurn,
         "tool_use" => StopReason::ToolUse,
         "stop_sequence" => StopReason::StopSequence,
-        "max_tokens" => return Err(LlmError::MaxTokens),
+        "max_tokens" if forced_tool.is_some() => return Err(LlmError::MaxTokens),
+        "max_tokens" => StopReason::MaxTokens,
         "model_context_window_exceeded" => return Err(LlmError::ContextWindowExceeded),
         "guardrail_intervened" | "content_filtered" => StopReason::Filtered,
         "malformed_tool_use" | "malformed_model_output" => StopReason::Malformed,
@@ -300,9 +306,11 @@ mod tests {
     }
 
     #[test]
-    fn a_cut_answer_a_missing_tool_and_garbage_are_errors() {
+    fn a_cut_tool_input_a_missing_tool_and_garbage_are_errors() {
         let cut = json!({ "output": { "message": { "content": [{ "text": "Half" }] } }, "stopReason": "max_tokens" });
-        assert_eq!(parse_reply(&cut.to_string(), None), Err(LlmError::MaxTokens));
+        assert_eq!(parse_reply(&cut.to_string(), Some("record")), Err(LlmError::MaxTokens));
+        let text = parse_reply(&cut.to_string(), None).unwrap();
+        assert_eq!((text.text.as_str(), text.stop_reason), ("Half", StopReason::MaxTokens));
         let prose = json!({ "output": { "message": { "content": [{ "text": "Sure!" }] } }, "stopReason": "end_turn" });
         assert!(matches!(parse_reply(&prose.to_string(), Some("record_memory")), Err(LlmError::Refused(_))));
         for stop in ["guardrail_intervened", "content_filtered", "malformed_tool_use", "malformed_model_output"] {

@@ -31,6 +31,12 @@ pub struct Chunk {
     pub content_hash: String,
 }
 
+/// A chunk's content hash: SHA-256 of `heading_path + "\n" + text` (an absent path counts as
+/// empty). Public so that the QueryAgent can tell whether a passage is still what was remembered.
+pub fn content_hash(heading_path: Option<&str>, text: &str) -> String {
+    sha256_hex(format!("{}\n{text}", heading_path.unwrap_or("")).as_bytes())
+}
+
 /// Lines from one heading up to the next heading (or the end), with the heading's path.
 struct Section {
     level: usize,
@@ -282,7 +288,7 @@ impl Body<'_> {
         debug_assert!(first <= last && last < self.lines.len(), "chunk of lines {first}..={last}");
         debug_assert!(estimate_tokens(&text) <= self.max_tokens, "a chunk over {} tokens", self.max_tokens);
         let line = |index: usize| u32::try_from(self.first_line + index).unwrap_or(u32::MAX);
-        let content_hash = sha256_hex(format!("{}\n{text}", path.as_deref().unwrap_or("")).as_bytes());
+        let content_hash = content_hash(path.as_deref(), &text);
         Chunk { heading_path: path.clone(), line_start: line(first), line_end: line(last), text, content_hash }
     }
 }

@@ -17,7 +17,7 @@ mod markdown;
 mod scope;
 mod tags;
 
-pub use chunks::Chunk;
+pub use chunks::{content_hash, Chunk};
 pub use date::{note_date, path_date};
 pub use decode::{decode_note, NoteError};
 pub use frontmatter::{Frontmatter, FrontmatterValue};

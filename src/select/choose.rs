@@ -20,7 +20,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::dates::is_date_word;
-use super::lines::{insight_line, memory_line};
+use super::lines::{insight_cost, memory_line, MEMORY_ELEMENT_TOKENS};
 use super::pack::{pack, Packed};
 use super::plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan, MAX_NAMES};
 use crate::calendar::CalendarDate;
@@ -69,8 +69,9 @@ pub struct Selection {
 const LINE_FIXED_CHARS: u64 = 33;
 
 /// The fewest tokens any memory line costs: the fixed characters, a one-character id,
-/// source and summary, "undated" (`LINE_FIXED_CHARS + 10` characters), and the line break.
-const MIN_LINE_TOKENS: u64 = (LINE_FIXED_CHARS + 10) / 4 + 1;
+/// source and summary, "undated" (`LINE_FIXED_CHARS + 10` characters), its element and the
+/// line break.
+const MIN_LINE_TOKENS: u64 = (LINE_FIXED_CHARS + 10) / 4 + MEMORY_ELEMENT_TOKENS as u64 + 1;
 
 /// How many of the newest memories tell what a line typically costs.
 const LINE_SAMPLE: u32 = 100;
@@ -98,7 +99,9 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
             if memories.iter().map(|memory| line_cost(memory) as u64).sum::<u64>() <= budget {
                 let ids: Vec<MemoryId> = memories.iter().map(|memory| memory.id.clone()).collect();
                 let insights = store.insights_citing_any(&ids)?;
-                let packed = pack(memories, insights, request.budget_tokens);
+                let mut packed = pack(memories, insights, request.budget_tokens);
+                rank_for_question(store, &plan, request, Some(scope), &mut packed)?;
+                placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
                 return Ok(Selection { plan, packed, memories_total: in_scope as usize, insights_total });
             }
         }
@@ -110,7 +113,8 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
             scope: Some(scope),
         };
         let pool = pool_size(request.budget_tokens, typical);
-        let packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
+        let mut packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
+        placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
         return Ok(Selection { plan, packed, memories_total: in_scope as usize, insights_total });
     }
     let memories_total = status.memories as usize;
@@ -120,7 +124,9 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
         let memories = store.list_memories(&MemoryFilter::default())?;
         let all: u64 = memories.iter().map(|memory| line_cost(memory) as u64).sum();
         if all <= budget {
-            let packed = pack(memories, store.list_consolidations(0, 0)?, request.budget_tokens);
+            let mut packed = pack(memories, store.list_consolidations(0, 0)?, request.budget_tokens);
+            rank_for_question(store, &plan, request, None, &mut packed)?;
+            placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
             return Ok(Selection { plan, packed, memories_total, insights_total });
         }
     }
@@ -129,8 +135,113 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
     let context =
         Context { today: request.today, utc_offset_minutes: request.utc_offset_minutes, capacity, scope: None };
     let pool = pool_size(request.budget_tokens, typical);
-    let packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
+    let mut packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
+    placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
     Ok(Selection { plan, packed, memories_total, insights_total })
+}
+
+/// When every memory fits, they all go in, but the passages behind them may not: ranks them
+/// for the question as a search would (`gather_and_rank`), the ones it does not find after, in
+/// `pack`'s order of recency and importance.
+fn rank_for_question<D: SqlDriver>(
+    store: &Store<D>,
+    plan: &QueryPlan,
+    request: &SelectionRequest<'_>,
+    scope: Option<&MemoryScope>,
+    packed: &mut Packed,
+) -> Result<(), StoreError> {
+    let typical = typical_line_cost(store)?;
+    let context = Context {
+        today: request.today,
+        utc_offset_minutes: request.utc_offset_minutes,
+        capacity: request.budget_tokens / typical.max(1),
+        scope,
+    };
+    let pool = pool_size(request.budget_tokens, typical);
+    let found = gather_and_rank(store, plan, &context, &HashSet::new(), pool, true)?;
+    let packed_ids: HashSet<&MemoryId> = packed.ranked.iter().collect();
+    let mut ranked: Vec<MemoryId> = Vec::with_capacity(packed.ranked.len());
+    let mut taken: HashSet<MemoryId> = HashSet::new();
+    for candidate in found {
+        let id = candidate.memory.id;
+        if packed_ids.contains(&id) && taken.insert(id.clone()) {
+            ranked.push(id);
+        }
+    }
+    ranked.extend(packed.ranked.iter().filter(|id| !taken.contains(*id)).cloned());
+    debug_assert_eq!(ranked.len(), packed.ranked.len(), "the ranking holds every packed memory once");
+    packed.ranked = ranked;
+    Ok(())
+}
+
+/// The chosen memories with where they are in their notes (candidates are read without it,
+/// by the thousand), in reading order: their lines order a note's memories, and its passages
+/// are cut by them. One query for what was chosen; the fields the memory line shows are left
+/// as the packer counted them.
+fn placed_in_reading_order<D: SqlDriver>(
+    store: &Store<D>,
+    memories: &mut [Memory],
+    utc_offset_minutes: i32,
+) -> Result<(), StoreError> {
+    let unplaced: Vec<MemoryId> = memories
+        .iter()
+        .filter(|memory| memory.source_kind == crate::domain::SourceKind::Note && memory.position.line_start.is_none())
+        .map(|memory| memory.id.clone())
+        .collect();
+    if !unplaced.is_empty() {
+        let mut cards: HashMap<String, Memory> =
+            store.get_memories(&unplaced)?.into_iter().map(|card| (card.id.0.clone(), card)).collect();
+        for memory in memories.iter_mut() {
+            if let Some(card) = cards.remove(&memory.id.0) {
+                memory.position.line_start = card.position.line_start;
+                memory.position.line_end = card.position.line_end;
+                memory.content_hash = card.content_hash;
+            }
+        }
+    }
+    reading_order(memories, utc_offset_minutes);
+    Ok(())
+}
+
+/// Sorts memories as the prompt carries them: by date, except that one note's memories stay
+/// together in line order, at the place of its earliest one — its chunks read as the note does,
+/// where a strict date order would interleave them with other notes' (and a note's later chunk
+/// can carry an earlier date than the first). Typed text and selections stand alone.
+pub fn reading_order(memories: &mut [Memory], utc_offset_minutes: i32) {
+    let is_note = |memory: &Memory| memory.source_kind == crate::domain::SourceKind::Note;
+    let mut first_of_note: HashMap<String, (CalendarDate, i64)> = HashMap::new();
+    for memory in memories.iter().filter(|memory| is_note(memory)) {
+        let at = (event_day(memory, utc_offset_minutes), memory.created_at);
+        first_of_note.entry(memory.source_path.clone()).and_modify(|first| *first = (*first).min(at)).or_insert(at);
+    }
+    memories.sort_by_cached_key(|memory| {
+        let (day, created) = (event_day(memory, utc_offset_minutes), memory.created_at);
+        let note = if is_note(memory) { first_of_note.get(&memory.source_path).copied() } else { None };
+        let (group_day, group_created) = note.unwrap_or((day, created));
+        ReadingPlace {
+            group_day,
+            group_created,
+            // A note is one group by its path; anything else is a group of its own, by its id.
+            group: if note.is_some() { memory.source_path.clone() } else { format!("\u{0}{}", memory.id.0) },
+            line: memory.position.line_start.unwrap_or(0),
+            day,
+            created,
+            id: memory.id.0.clone(),
+        }
+    });
+}
+
+/// Where a memory goes in reading order: its group (a note, or the memory alone) at the group's
+/// earliest date, then its line in the note, then its own date.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct ReadingPlace {
+    group_day: CalendarDate,
+    group_created: i64,
+    group: String,
+    line: u32,
+    day: CalendarDate,
+    created: i64,
+    id: String,
 }
 
 /// At most this many keywords come from a planning call besides the question's own.
@@ -198,19 +309,22 @@ pub fn select_more<D: SqlDriver>(
     let typical = typical_line_cost(store)?;
     let scope = scope.filter(|scope| scope.limits());
     let context = Context { today, utc_offset_minutes, capacity: budget_tokens / typical.max(1), scope };
-    gather_and_pack(store, plan, &context, &exclude, budget_tokens, pool_size(budget_tokens, typical), false)
+    let mut packed =
+        gather_and_pack(store, plan, &context, &exclude, budget_tokens, pool_size(budget_tokens, typical), false)?;
+    placed_in_reading_order(store, &mut packed.memories, utc_offset_minutes)?;
+    Ok(packed)
 }
 
-/// The tokens a memory takes in the prompt: its line and the line break.
+/// The tokens a memory takes in the prompt: its line, its element and the line break.
 pub fn line_cost(memory: &Memory) -> usize {
-    estimate_tokens(&memory_line(memory)) + 1
+    estimate_tokens(&memory_line(memory)) + MEMORY_ELEMENT_TOKENS + 1
 }
 
 /// At most the tokens of all memory lines, from character counts alone: a line is at
 /// least its fields plus the fixed characters, and costs at least a quarter token a
-/// character plus one for the line break.
+/// character plus its element and one for the line break.
 fn lower_bound_tokens(sizes: &MemorySizes) -> u64 {
-    (sizes.core_chars + LINE_FIXED_CHARS * sizes.count) / 4 + sizes.count
+    (sizes.core_chars + LINE_FIXED_CHARS * sizes.count) / 4 + (MEMORY_ELEMENT_TOKENS as u64 + 1) * sizes.count
 }
 
 struct Context<'a> {
@@ -333,6 +447,19 @@ fn gather_and_pack<D: SqlDriver>(
     pool: u32,
     filler: bool,
 ) -> Result<Packed, StoreError> {
+    let ranked = gather_and_rank(store, plan, context, exclude, pool, filler)?;
+    fill(store, ranked, plan, budget)
+}
+
+/// The candidates for `plan`, best first.
+fn gather_and_rank<D: SqlDriver>(
+    store: &Store<D>,
+    plan: &QueryPlan,
+    context: &Context<'_>,
+    exclude: &HashSet<&str>,
+    pool: u32,
+    filler: bool,
+) -> Result<Vec<Candidate>, StoreError> {
     let mut gathered = Gathered { candidates: Vec::new(), index: HashMap::new(), exclude, context };
     let within = context.scope.cloned().unwrap_or_default();
     gathered.add_matches(store, plan, pool, &within)?;
@@ -348,8 +475,7 @@ fn gather_and_pack<D: SqlDriver>(
         gathered.add_feedback(store, plan, &names, pool, &within)?;
     }
     gathered.add_neighbours(store, plan, &names)?;
-    let ranked = rank(gathered.candidates, plan, context.today);
-    fill(store, ranked, plan, budget)
+    Ok(rank(gathered.candidates, plan, context.today))
 }
 
 /// The candidates gathered so far, each memory once.
@@ -801,7 +927,7 @@ fn fill<D: SqlDriver>(
     });
     let mut room_left = budget / INSIGHT_SHARE;
     for insight in insights {
-        let cost = estimate_tokens(&insight_line(&insight)) + 1;
+        let cost = insight_cost(&insight);
         let mut keep = chosen.len();
         let mut freed = 0;
         while packed.tokens + cost > budget + freed && keep > 0 {
@@ -825,12 +951,13 @@ fn fill<D: SqlDriver>(
     packed.insights.retain(|insight| {
         let backed = insight.memory_ids.iter().any(|id| kept.contains(id.0.as_str()));
         if !backed {
-            unbacked += estimate_tokens(&insight_line(insight)) + 1;
+            unbacked += insight_cost(insight);
         }
         backed
     });
     packed.tokens -= unbacked;
     packed.reasons = reasons(&chosen, plan);
+    packed.ranked = chosen.iter().map(|candidate| candidate.memory.id.clone()).collect();
     chosen.sort_by(|a, b| a.day.cmp(&b.day).then(a.memory.created_at.cmp(&b.memory.created_at)));
     packed.memories = chosen.into_iter().map(|candidate| candidate.memory).collect();
     Ok(packed)

@@ -29,3 +29,17 @@ pub fn insight_line(insight: &Consolidation) -> String {
     let sources: Vec<String> = insight.memory_ids.iter().map(|id| format!("memory:{}", id.0)).collect();
     format!("[consolidation:{}] {} (from {})", insight.id.0, insight.insight, sources.join(", "))
 }
+
+/// Tokens the element around a memory line adds in the prompt (`<memory>\n` and `\n</memory>`,
+/// 19 characters), and one to spare for a closing marker the fence defuses inside the line.
+/// Each memory is its own element so that text from a note cannot pass for another memory.
+pub const MEMORY_ELEMENT_TOKENS: usize = 6;
+
+/// Tokens an insight's element (`<insight>\n` and `\n</insight>`, 21 characters) and its date
+/// (` · derived · newest memory YYYY-MM-DD`, 36 characters) add to its line, with one to spare.
+pub const INSIGHT_ELEMENT_TOKENS: usize = 16;
+
+/// The tokens an insight takes in the prompt: its line, its element and date, the line break.
+pub fn insight_cost(insight: &Consolidation) -> usize {
+    crate::tokens::estimate_tokens(&insight_line(insight)) + INSIGHT_ELEMENT_TOKENS + 1
+}

@@ -12,7 +12,7 @@ mod lines;
 mod pack;
 mod plan;
 
-pub use choose::{event_day, line_cost, select_context, select_more, Selection, SelectionRequest};
-pub use lines::{insight_line, memory_line};
+pub use choose::{event_day, line_cost, reading_order, select_context, select_more, Selection, SelectionRequest};
+pub use lines::{insight_cost, insight_line, memory_line, INSIGHT_ELEMENT_TOKENS, MEMORY_ELEMENT_TOKENS};
 pub use pack::{pack, Packed};
-pub use plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan};
+pub use plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan, ResolvedDate};

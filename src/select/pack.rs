@@ -4,15 +4,18 @@
 
 use std::collections::HashSet;
 
-use super::lines::{insight_line, memory_line};
-use crate::domain::{Consolidation, Memory};
-use crate::tokens::estimate_tokens;
+use super::lines::insight_cost;
+use crate::domain::{Consolidation, Memory, MemoryId};
 
 /// What was packed into the prompt.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Packed {
-    /// In chronological order (event date, then creation).
+    /// In reading order: by date, one note's memories together in line order
+    /// (`choose::reading_order`).
     pub memories: Vec<Memory>,
+    /// The ids of `memories`, best for the question first: the passages behind them are read
+    /// in this order while they fit.
+    pub ranked: Vec<MemoryId>,
     pub insights: Vec<Consolidation>,
     pub tokens: usize,
     /// Why memories were chosen, e.g. `("recent", 300)`.
@@ -26,7 +29,7 @@ pub fn pack(memories: Vec<Memory>, insights: Vec<Consolidation>, budget: usize) 
     let mut packed = Packed::default();
     let mut chosen = Vec::new();
     for memory in ranked.drain(..) {
-        let cost = estimate_tokens(&memory_line(&memory)) + 1;
+        let cost = super::choose::line_cost(&memory);
         if packed.tokens + cost <= budget {
             packed.tokens += cost;
             chosen.push(memory);
@@ -39,12 +42,13 @@ pub fn pack(memories: Vec<Memory>, insights: Vec<Consolidation>, budget: usize) 
         if !insight.memory_ids.iter().any(|id| included.contains(id.0.as_str())) {
             continue;
         }
-        let cost = estimate_tokens(&insight_line(&insight)) + 1;
+        let cost = insight_cost(&insight);
         if packed.tokens + cost <= budget {
             packed.tokens += cost;
             packed.insights.push(insight);
         }
     }
+    packed.ranked = chosen.iter().map(|memory| memory.id.clone()).collect();
     chosen.sort_by_key(|memory| (event_day(memory), memory.created_at));
     packed.memories = chosen;
     packed
@@ -103,7 +107,7 @@ mod tests {
     fn the_budget_is_never_exceeded_and_recent_important_win() {
         let memories: Vec<Memory> =
             (0..200).map(|day| memory(&format!("m{day:03}"), &format!("2026-01-{:02}", day % 28 + 1), 0.5)).collect();
-        let one = estimate_tokens(&memory_line(&memories[0])) + 1;
+        let one = super::super::choose::line_cost(&memories[0]);
         for budget in [0, one - 1, one, 10 * one, 57 * one + 3] {
             let packed = pack(memories.clone(), vec![], budget);
             assert!(packed.tokens <= budget, "{} > {budget}", packed.tokens);

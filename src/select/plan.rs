@@ -51,6 +51,20 @@ pub struct QueryPlan {
     /// The keywords a query-planning call added to the question's own.
     #[serde(skip)]
     pub planned: Vec<String>,
+    /// Each date expression of the question's own words, as written, and the days it means:
+    /// the prompt tells the model which days the question is about ("1/2/2026 → 2026-02-01").
+    #[serde(skip)]
+    pub resolved_dates: Vec<ResolvedDate>,
+}
+
+/// A date expression of a question and the days it was read as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedDate {
+    /// As the question writes it ("1/2/2026", "last week").
+    pub written: String,
+    pub from: CalendarDate,
+    /// The same as `from` for one day.
+    pub to: CalendarDate,
 }
 
 /// At most this many keywords are searched: a pasted paragraph is not a question.
@@ -199,9 +213,16 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
     let mut taken = vec![false; words.len()];
     let (entities, also_keywords) = match_entities(&words, known, &mut taken);
     let mut dates: Option<DateRange> = None;
+    let mut resolved_dates = Vec::new();
+    let spans = word_spans(question, &words);
     for found in find_dates(&words, &taken, today, order) {
         taken[found.start..found.end].iter_mut().for_each(|word| *word = true);
         let (from, to) = found.range;
+        let written = match (spans.get(found.start).copied().flatten(), spans.get(found.end - 1).copied().flatten()) {
+            (Some((start, _)), Some((_, end))) if start <= end => question[start..end].to_owned(),
+            _ => words[found.start..found.end].iter().map(|word| word.text.as_str()).collect::<Vec<_>>().join(" "),
+        };
+        resolved_dates.push(ResolvedDate { written, from, to });
         dates = Some(match dates {
             Some((first, last)) => (first.min(from), last.max(to)),
             None => (from, to),
@@ -221,7 +242,21 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
     keywords.truncate(MAX_KEYWORDS);
     const COMPARING: &[&str] = &["both", "common", "share", "shared", "together", "similar", "each"];
     let compares = words.iter().any(|word| COMPARING.contains(&word.folded.as_str()));
-    QueryPlan { dates, entities, keywords, wants_latest, language, compares, planned: Vec::new() }
+    QueryPlan { dates, entities, keywords, wants_latest, language, compares, planned: Vec::new(), resolved_dates }
+}
+
+/// Where each word is in `text` (byte offsets), found left to right; `None` for a word not
+/// written as is (the reader may have changed it).
+fn word_spans(text: &str, words: &[Word]) -> Vec<Option<(usize, usize)>> {
+    let mut cursor = 0;
+    words
+        .iter()
+        .map(|word| {
+            let at = text[cursor..].find(word.text.as_str())? + cursor;
+            cursor = at + word.text.len();
+            Some((at, cursor))
+        })
+        .collect()
 }
 
 /// Known names found in the question, in order of appearance; marks their words taken.

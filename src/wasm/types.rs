@@ -44,11 +44,12 @@ export interface QuestionScope { notes?: string[]; folders?: string[]; from?: st
 export type AnswerPiece = { kind: "text"; text: string } | { kind: "citation"; number: number };
 /**
  * An answer: `pieces` is what every renderer draws; `answer` is the same text with `[memory:ID]` markers, only
- * to be sent back as an earlier turn; `unknownCitations`: ids cited that the model was not given, left out.
+ * to be sent back as an earlier turn; `unknownCitations`: ids cited that the model was not given, left out;
+ * `cutShort`: the answer-length limit cut it (its text says so); `passagesPacked`: note passages read behind memories.
  */
 export interface QueryAnswer {
-  pieces: AnswerPiece[]; citations: Citation[]; answer: string; unknownCitations: string[]; askedModel: boolean;
-  considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; reasons: Array<[string, number]>; plannedKeywords: string[]; scoped: boolean };
+  pieces: AnswerPiece[]; citations: Citation[]; answer: string; unknownCitations: string[]; askedModel: boolean; cutShort: boolean;
+  considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; passagesPacked: number; passagesChanged: number; reasons: Array<[string, number]>; plannedKeywords: string[]; scoped: boolean };
   /** The answer's tokens and estimated dollars (null when no model was asked). */
   cost: { usage: TokenUsage; usd: number; priceKnown: boolean } | null;
 }
@@ -111,7 +112,7 @@ export interface EngineSettings {
   consolidationThreshold?: number; consolidationBatchSize?: number; dailyConsolidation?: boolean;
   maxChunkTokens?: number; maxNoteBytes?: number; queryBudgetTokens?: number; maxAnswerTokens?: number;
   maxJobAttempts?: number; jobRetryBaseMs?: number; parallelJobs?: number;
-  dateOrder?: "dayMonth" | "monthDay"; secondPass?: boolean; planQuestions?: boolean;
+  dateOrder?: "dayMonth" | "monthDay"; secondPass?: boolean; planQuestions?: boolean; readPassages?: boolean;
   /** Spending limits in US dollars a local day and month (0 = none). */
   dailyLimitUsd?: number; monthlyLimitUsd?: number;
   /** Once the memory is shared, how long a note whose text may come from another device waits before it is paid for. */

@@ -180,6 +180,7 @@ test("ask signs with the environment's keys, a profile's or a Bedrock API key, a
 	assert.ok(answered.inputTokens > 0 && answered.costUsd > 0);
 	const query = ui.fake.requests.at(-1)!;
 	assert.match(query.body, /When do we fly to Lisbon\?/);
+	assert.match(query.body, /<passage of=\\"memory:[^"\\]+\\">\\n# Lisbon trip\\n/, "the command read the memory's passage from the vault folder");
 	assert.match(query.headers.authorization ?? "", new RegExp(`^AWS4-HMAC-SHA256 Credential=${TEST_CREDENTIALS.accessKeyId}/`));
 
 	await fs.writeFile(path.join(home, "aws-credentials"), `[work]\naws_access_key_id = ${TEST_CREDENTIALS.accessKeyId}\naws_secret_access_key = ${TEST_CREDENTIALS.secretAccessKey}\n`);

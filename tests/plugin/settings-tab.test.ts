@@ -141,6 +141,8 @@ for (const apiVersion of VERSIONS) {
 		assert.equal(tab.toggleOn("Remember saved conversations"), false, "saved conversations are not remembered by default");
 		assert.equal(tab.field("Conversation folder").value, "Memory conversations");
 		await tab.toggle("Plan the search");
+		assert.equal(tab.toggleOn("Read the notes behind memories"), true, "passages are read by default");
+		await tab.toggle("Read the notes behind memories");
 		await tab.choose("Date order", "monthDay");
 		await tab.choose("Date order", "dayMonth");
 		const saved = await readSettings(host!);
@@ -148,6 +150,7 @@ for (const apiVersion of VERSIONS) {
 		assert.equal(saved.dailyConsolidation, false);
 		assert.equal(saved.secondPass, true);
 		assert.equal(saved.planQuestions, true);
+		assert.equal(saved.readPassages, false);
 		assert.equal((saved.dateOrder ?? defaultSettings(".obsidian").dateOrder), "dayMonth");
 
 		await tab.choose("Authentication", "apiKey");

@@ -73,7 +73,7 @@ test("the clipboard answer has wiki links for memories, for an insight's memorie
 });
 
 test("the considered line counts memories, insights and tokens", () => {
-	const considered = { memoriesTotal: 2104, insightsTotal: 0, memoriesPacked: 612, insightsPacked: 0, tokensPacked: 41_200, reasons: [], plannedKeywords: [], scoped: false };
+	const considered = { memoriesTotal: 2104, insightsTotal: 0, memoriesPacked: 612, insightsPacked: 0, tokensPacked: 41_200, passagesPacked: 0, passagesChanged: 0, reasons: [], plannedKeywords: [], scoped: false };
 	assert.equal(consideredText({ askedModel: true, considered }), `Considered ${(2104).toLocaleString()} memories, packed 612, 41k tokens`);
 	assert.equal(consideredText({ askedModel: true, considered: { ...considered, insightsTotal: 31, insightsPacked: 12, tokensPacked: 850 } }), `Considered ${(2104).toLocaleString()} memories, packed 612 and 12 of 31 insights, 850 tokens`);
 	assert.equal(consideredText({ askedModel: true, considered: { ...considered, memoriesTotal: 3, memoriesPacked: 3, scoped: true } }), "Considered 3 memories in scope, packed 3, 41k tokens");

@@ -53,7 +53,8 @@ const STORED_FILES: unknown[] = [
 	"garbage",
 	// The drift of issue #21: 64 tokens was accepted by the command and refused by the plugin.
 	{ answerMaxTokens: 64, contextBudgetTokens: 8_000, quietDelaySeconds: 2.5, maxNoteSizeKb: 0, dailyLimitUsd: 12 },
-	{ answerMaxTokens: "2000", secondPass: "yes", planQuestions: true, dateOrder: "monthDay", authMethod: "password" },
+	{ answerMaxTokens: "2000", secondPass: "yes", planQuestions: true, readPassages: false, dateOrder: "monthDay", authMethod: "password" },
+	{ readPassages: "no" },
 	{ region: "  ", modelId: " eu.anthropic.claude-haiku-4-5-20251001-v1:0 ", endpoint: " https://vpce.example ", accessKeyIdSecret: "k" },
 	{ region: "eu-west-3", authMethod: "apiKey", apiKeySecret: "bedrock-key", dateOrder: "dayMonth" },
 	{ databasePath: " Memory/x.db ", conversationFolder: "/Chats/Saved/", excludedTags: [" private ", 3, ""], excludedFolders: "Private" },

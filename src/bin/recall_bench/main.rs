@@ -56,12 +56,11 @@ mod bench {
     use memory_agent::calendar::CalendarDate;
     use memory_agent::domain::Memory;
     use memory_agent::select::{
-        insight_line, line_cost, select_context, DateOrder, NameCache, QueryPlan, SelectionRequest,
+        insight_cost, line_cost, select_context, DateOrder, NameCache, QueryPlan, SelectionRequest,
     };
     use memory_agent::settings_schema::CONTEXT_BUDGET_TOKENS;
     use memory_agent::store::rusqlite_driver::RusqliteDriver;
     use memory_agent::store::Store;
-    use memory_agent::tokens::estimate_tokens;
     use serde_json::{json, Map, Value};
 
     use super::answers::PackedWords;
@@ -395,7 +394,7 @@ mod bench {
             select_context(store, &request).map_err(|error| format!("question {}: {error}", question.id))?;
         let packed = selection.packed;
         let counted: usize = packed.memories.iter().map(line_cost).sum::<usize>()
-            + packed.insights.iter().map(|insight| estimate_tokens(&insight_line(insight)) + 1).sum::<usize>();
+            + packed.insights.iter().map(insight_cost).sum::<usize>();
         if counted != packed.tokens || counted > budget {
             return Err(format!(
                 "question {}: packed {counted} tokens (reported {}) for a budget of {budget}",
