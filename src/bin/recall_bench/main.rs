@@ -70,7 +70,7 @@ mod bench {
     use super::vault::Vault;
 
     const USAGE: &str = "usage: recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000 (or default)] \
-[--date-order day-month|month-day] [--misses] [--print-packed FILE]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
+[--date-order day-month|month-day] [--misses] [--print-packed FILE] [--passages on|off]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
 
     /// The figures of one budget.
     #[derive(Default)]
@@ -127,7 +127,12 @@ mod bench {
             None if args.iter().any(|arg| arg == "--print-packed") => return Err(USAGE.into()),
             None => None,
         };
-        let settings = Settings { budgets, date_order, show_misses, plans, print_packed };
+        let read_passages = match option("--passages").unwrap_or("on") {
+            "on" => true,
+            "off" => false,
+            other => return Err(format!("--passages is on or off, not {other}")),
+        };
+        let settings = Settings { budgets, date_order, show_misses, plans, print_packed, read_passages };
         let files_named = args.iter().any(|arg| arg == "--memories" || arg == "--questions");
         if settings.print_packed.is_some() && !files_named {
             return Err("--print-packed needs --memories and --questions".into());
@@ -179,6 +184,9 @@ mod bench {
         plans: HashMap<String, Value>,
         /// Where `--print-packed` writes what the QueryAgent sent.
         print_packed: Option<RefCell<std::io::BufWriter<std::fs::File>>>,
+        /// Whether the QueryAgent reads the passages behind its memories (`--passages on|off`,
+        /// the plugin's "Read the notes behind memories").
+        read_passages: bool,
     }
 
     /// Where the answers are, whatever the budget: in the summaries of each question's evidence
@@ -270,8 +278,8 @@ mod bench {
     /// Runs the selection for every question of one set at every budget; prints the tables
     /// and returns the figures as JSON.
     fn evaluate(memories_path: &str, questions_path: &str, settings: &Settings) -> Result<Value, String> {
-        let Settings { budgets, date_order, show_misses, plans, print_packed } = settings;
-        let (date_order, show_misses) = (*date_order, *show_misses);
+        let Settings { budgets, date_order, show_misses, plans, print_packed, read_passages } = settings;
+        let (date_order, show_misses, read_passages) = (*date_order, *show_misses, *read_passages);
         let mut memories = load_memories(memories_path)?;
         let vault = Vault::lay_out(&mut memories);
         let ids: HashSet<&str> = memories.iter().map(|memory| memory.id.0.as_str()).collect();
@@ -307,7 +315,7 @@ mod bench {
                 let baseline = recent_recall(&by_recency, question, budget);
                 let sent = if asks_agent(question) {
                     let sent =
-                        ask_query_agent(&store, &names, &vault, question, date_order, budget, plans.get(&question.id))?;
+                        ask_query_agent(&store, &names, &vault, read_passages, question, date_order, budget, plans.get(&question.id))?;
                     if let Some(out) = print_packed {
                         let line = PackedLine { question_id: &question.id, budget, packed: &sent.packed };
                         let line = serde_json::to_string(&line).map_err(|error| format!("--print-packed: {error}"))?;

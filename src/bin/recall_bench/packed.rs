@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::future::Future;
 use std::task::{Context, Poll, Waker};
 
+use memory_agent::agents::passages::NoteReader;
 use memory_agent::agents::query::{answer, QueryInput, QuestionScope};
 use memory_agent::agents::Model;
 use memory_agent::domain::TokenUsage;
@@ -36,13 +37,15 @@ pub struct Sent {
 
 /// Asks the real QueryAgent `question` over `store` within `budget` and returns what it sent.
 ///
-/// This is the bench's one call of `answer`. `_vault` holds the notes behind the memories, at
-/// the paths and line ranges the memories point to: when `answer` takes a reader of a note's
-/// current text, it is the argument to pass (today's agent reads no note).
+/// This is the bench's one call of `answer`. `vault` holds the notes behind the memories, at
+/// the paths and line ranges the memories point to, and is read the way the plugin reads the
+/// vault at question time; with `read_passages` off the agent sends memory lines only.
+#[allow(clippy::too_many_arguments)]
 pub fn ask_query_agent(
     store: &Store<RusqliteDriver>,
     names: &NameCache,
-    _vault: &Vault,
+    vault: &Vault,
+    read_passages: bool,
     question: &Question,
     date_order: DateOrder,
     budget: usize,
@@ -63,8 +66,9 @@ pub fn ask_query_agent(
         earlier: &[],
         names,
         scope: &scope,
+        read_passages,
     };
-    ready(answer(&model, store, &input)).map_err(|error| format!("question {}: {error}", question.id))?;
+    ready(answer(&model, store, vault, &input)).map_err(|error| format!("question {}: {error}", question.id))?;
     let requests = model.requests.into_inner();
     let request = requests
         .iter()
@@ -135,5 +139,12 @@ fn ready<F: Future>(future: F) -> F::Output {
     match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(output) => output,
         Poll::Pending => panic!("the QueryAgent waited on something the bench does not provide"),
+    }
+}
+
+/// The bench's notes, read as the host's `readFile` hands a note over.
+impl NoteReader for Vault {
+    async fn note_text(&self, path: &str) -> Option<String> {
+        self.read(path).map(str::to_owned)
     }
 }
