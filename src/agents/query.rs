@@ -312,7 +312,7 @@ impl<'a> Conversation<'a> {
         let earlier = &input.earlier[input.earlier.len().saturating_sub(MAX_EARLIER_TURNS)..];
         let mut carried = carried_memories(store, earlier, input.budget_tokens / 2)?;
         // A scope set after the earlier turns holds for what they cited too.
-        carried.retain(|memory| scope.contains(&memory.source_path, event_day(memory, input.utc_offset_minutes)));
+        carried.retain(|memory| scope.contains_memory(memory, event_day(memory, input.utc_offset_minutes)));
         Ok(Conversation { earlier, history: earlier_messages(earlier), carried })
     }
 
