@@ -74,7 +74,7 @@ pub struct Entity {
 /// note's own date, from its file name (`Daily/2026-11-23.md`) or its properties (`date:`).
 /// A file's modification time is never a memory's date: it moves whenever the note is touched.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 pub enum DateSource {
     #[default]
     Text,

@@ -177,7 +177,9 @@ fn request<M: Model>(model: &M, input: &IngestInput<'_>, rejection: Option<&str>
     ConverseRequest {
         system: cached_if_worth_it(model, vec![ContentBlock::Text(SYSTEM.into())], prefix),
         messages: vec![Message::user(message)],
-        max_tokens: 1_024,
+        // Room for the summary, names and days, and each fact the text may carry (a fact is one
+        // sentence, about 25 tokens; a cut answer would be an invalid tool call, paid for twice).
+        max_tokens: 1_024 + 64 * fact_limit(input.text) as u32,
         temperature: Some(0.0),
         forced_tool: Some(tool()),
         offered_tools: vec![],
