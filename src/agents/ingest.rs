@@ -27,11 +27,13 @@ const TOOL: &str = "record_memory";
 const MAX_SUMMARY_CHARS: usize = 1_200;
 const MAX_ENTITIES: usize = 40;
 const MAX_TOPICS: usize = 15;
-/// Words of text per fact the prompt asks for, and the bounds of a chunk's fact limit: a
-/// chunk of 1,500 tokens (the largest, about 1,100 words) may carry 40 facts.
-const WORDS_PER_FACT: usize = 30;
+/// Words of text per fact the prompt asks for (the system prompt says it in words), and the
+/// bounds of a chunk's fact limit: a chunk of 1,500 tokens (the largest, about 1,100 words)
+/// may carry 29 facts, about 500 tokens on its memory line — lines are what the query's
+/// budget packs, so a cap keeps one long note from crowding out the others.
+const WORDS_PER_FACT: usize = 40;
 const MIN_FACTS: usize = 3;
-const MAX_FACTS: usize = 40;
+const MAX_FACTS: usize = 30;
 /// One fact is one sentence; anything longer is a summary in disguise.
 const MAX_FACT_CHARS: usize = 300;
 /// Days kept of a memory: a chunk listing more (a year's schedule) keeps its earliest.
@@ -50,7 +52,7 @@ Write it in the language of the note.
 - facts: the things the text states that someone may later ask about, each a short sentence that stands \
 on its own: full names (not \"he\" or \"the client\"), exact numbers, amounts and units, absolute dates \
 (YYYY-MM-DD, resolved against the note's date), decisions, action items with who does them, who said what. \
-Write them in the language of the note. About one fact for every 30 words of text, never more than the \
+Write them in the language of the note. About one fact for every 40 words of text, never more than the \
 limit given with the text; do not repeat the summary word for word.
 - entities: the people, places, organisations and things the text is about, each with its kind.
 - topics: a few short subject labels (for example \"budget\", \"health\", \"project apollo\").
@@ -427,7 +429,8 @@ mod tests {
         let long = "word ".repeat(2_000);
         assert_eq!(fact_limit(&long), MAX_FACTS);
         let middle = "word ".repeat(400); // 500 tokens, about 375 words
-        assert_eq!(fact_limit(&middle), 13);
+        assert_eq!(fact_limit(&middle), 10);
+        assert!(SYSTEM.contains(&format!("one fact for every {WORDS_PER_FACT} words")), "the prompt says the rate");
         let mut many = valid();
         many["facts"] = json!(["One.", "Two.", "Three.", "Four."]);
         let reason = validate(&many, 3).unwrap_err();
