@@ -393,10 +393,8 @@ impl<D: SqlDriver> Engine<D> {
     /// The note's bytes, or `None` when it is gone. A failed read is transient: the vault may
     /// be busy (a sync tool writing, a locked file), and the note is read again later.
     async fn read_note<H: Host>(&self, host: &H, path: &str) -> Result<Option<VaultFile>, JobError> {
-        let file = host
-            .read_file(path, self.settings().max_note_bytes)
-            .await
-            .map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
+        let file =
+            host.read_file(path, self.settings().max_note_bytes).await.map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
         self.still_owned()?;
         Ok(file)
     }
