@@ -70,6 +70,25 @@ pub struct Entity {
     pub kind: String,
 }
 
+/// Where a memory's date comes from: the text itself, or — when the text names no day — the
+/// note's own date, from its file name (`Daily/2026-11-23.md`) or its properties (`date:`).
+/// A file's modification time is never a memory's date: it moves whenever the note is touched.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DateSource {
+    #[default]
+    Text,
+    NoteName,
+    NoteProperty,
+}
+
+impl DateSource {
+    /// Whether the day is the note's rather than one the text names.
+    pub fn is_note(self) -> bool {
+        self != DateSource::Text
+    }
+}
+
 /// One structured memory made from a piece of text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
@@ -86,8 +105,20 @@ pub struct Memory {
     pub topics: Vec<String>,
     /// 0 (trivia) to 1 (life-changing).
     pub importance: f64,
-    /// When the remembered thing happened (`YYYY-MM-DD`), if known.
+    /// When the remembered thing happened (`YYYY-MM-DD`), if known: the earliest of its days,
+    /// the one the memory is filed under (the day index).
     pub happened_on: Option<String>,
+    /// The other days its events happened on (`YYYY-MM-DD`), ascending, all after
+    /// `happened_on`; empty when there is one day or none.
+    #[serde(default)]
+    pub also_on: Vec<String>,
+    /// Where `happened_on` came from; meaningful only when it is set.
+    #[serde(default)]
+    pub date_source: DateSource,
+    /// Self-contained facts the text states (full names, exact numbers, absolute dates,
+    /// decisions, action items), in the note's language: what a summary would drop.
+    #[serde(default)]
+    pub facts: Vec<String>,
     pub created_at: Millis,
     pub updated_at: Millis,
     /// Whether a consolidation has looked at this memory since it last changed.

@@ -82,8 +82,9 @@ fn a_note_becomes_a_memory_with_its_date_and_entities() {
     assert!(memory.raw_text.is_empty(), "a note's text stays in the vault, not in the store");
     let sent = &requests_with_tool(&host, "record_memory")[0];
     let text = user_text(sent);
-    assert!(text.contains("Metadata (from the note's properties): {\"project\":\"apollo\"}"), "{text}");
-    assert!(!between(&text, "note").contains("project: apollo"), "frontmatter is metadata, not prose");
+    let fenced = between(&text, "note");
+    assert!(fenced.contains("Properties: {\"project\":\"apollo\"}"), "properties are inside the fence: {text}");
+    assert!(!fenced.contains("project: apollo"), "frontmatter is given as properties, not prose");
     let usage = engine.store().usage_between(
         memory_agent::calendar::CalendarDate::at(NOW, 0),
         memory_agent::calendar::CalendarDate::at(NOW, 0),

@@ -6,7 +6,7 @@ import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { errorMessage } from "../core/core-error";
 import type { Insight, Memory, MemoryCursor, MemoryQuery, MemoryStore, SkippedSources } from "../core/memory-core-api";
 import { ConfirmModal } from "../modals/confirm-modal";
-import { EMPTY_FILTER, type MemoryFilter, memoryDate, queryOf } from "./memory-filter";
+import { EMPTY_FILTER, type MemoryFilter, memoryDateLabel, queryOf } from "./memory-filter";
 import { placeOf } from "./memory-place";
 import type { MemoryPort } from "./memory-port";
 import { openSource } from "./open-source";
@@ -268,8 +268,13 @@ export class MemoryBrowserView extends ItemView {
 	private renderMemory(memory: Memory): void {
 		const card = this.listEl.createDiv({ cls: "memory-agent-memory", attr: { "data-memory-id": memory.id } });
 		card.createDiv({ cls: "memory-agent-memory-summary", text: memory.summary });
+		if (memory.facts.length > 0) {
+			const facts = card.createEl("ul", { cls: "memory-agent-memory-facts" });
+			for (const fact of memory.facts) facts.createEl("li", { text: fact });
+		}
 		const meta = card.createDiv({ cls: "memory-agent-memory-meta" });
-		meta.createSpan({ cls: "memory-agent-memory-date", text: memoryDate(memory) });
+		const date = memoryDateLabel(memory);
+		meta.createSpan({ cls: "memory-agent-memory-date", text: date.text, attr: { title: date.title, "data-date-source": memory.happened_on === null ? "undated" : memory.date_source } });
 		const source = memory.source_path === "" ? "Typed text" : memory.position.heading === null ? memory.source_path : `${memory.source_path} › ${memory.position.heading}`;
 		meta.createSpan({ cls: "memory-agent-memory-source", text: source });
 		meta.createSpan({ cls: "memory-agent-memory-importance", text: `Importance ${memory.importance.toFixed(1)}`, attr: { title: "How much this matters (0 to 1), as judged when it was remembered" } });

@@ -25,6 +25,18 @@ export function memoryDate(memory: Memory): string {
 	return `${made.getFullYear()}-${pad(made.getMonth() + 1)}-${pad(made.getDate())}`;
 }
 
+/**
+ * What the browser says of a memory's date, and where it came from: the days its text names ("2026-02-01,
+ * 2026-02-03"), the note's own date when the text names none ("2026-11-23 (the note's date)"), or undated (with
+ * the day it was remembered).
+ */
+export function memoryDateLabel(memory: Memory): { text: string; title: string } {
+	if (memory.happened_on === null) return { text: `Undated (remembered ${memoryDate(memory)})`, title: "The text names no day, and neither does the note's name or properties" };
+	if (memory.date_source === "note_name") return { text: `${memory.happened_on} (the note's date)`, title: "The text names no day: this is the date in the note's name" };
+	if (memory.date_source === "note_property") return { text: `${memory.happened_on} (the note's date)`, title: "The text names no day: this is the date in the note's properties" };
+	return { text: [memory.happened_on, ...memory.also_on].join(", "), title: "The days the text says these events happened on" };
+}
+
 /** The core's query for the filled-in parts of `filter`. */
 export function queryOf(filter: MemoryFilter): MemoryQuery {
 	const filled = (value: string) => (value.trim() === "" ? null : value.trim());

@@ -63,8 +63,10 @@ function topicsOf(note: string, path: string): string[] {
 }
 
 function recordMemory(text: string): Reply {
-	const note = /<note>\n([\s\S]*)\n<\/note>/.exec(text)?.[1] ?? "";
-	const path = /^Source: (.*)$/m.exec(text)?.[1] ?? "";
+	// The fence opens with the note's file name, section and properties, then a blank line.
+	const fenced = /<note>\n([\s\S]*)\n<\/note>/.exec(text)?.[1] ?? "";
+	const note = fenced.replace(/^(?:(?:File|Section|Properties): .*\n)+\n/, "");
+	const path = /^File: (.*)$/m.exec(fenced)?.[1] ?? "";
 	const date = /\b(\d{4}-\d{2}-\d{2})\b/.exec(note)?.[1];
 	return {
 		toolUse: {

@@ -79,13 +79,17 @@ fn request<M: Model>(model: &M, batch: &[Memory], rejection: Option<&str>) -> Co
     }
 }
 
-/// One line per memory: id, date, source, summary, entities, topics.
+/// One line per memory: id, days, source, summary, facts (when it has any), entities, topics.
 fn describe(memory: &Memory) -> String {
-    let date = memory.happened_on.clone().unwrap_or_else(|| "undated".into());
+    let date = match &memory.happened_on {
+        Some(first) => std::iter::once(first).chain(&memory.also_on).cloned().collect::<Vec<_>>().join(", "),
+        None => "undated".into(),
+    };
+    let facts = if memory.facts.is_empty() { String::new() } else { format!(" · facts: {}", memory.facts.join("; ")) };
     let entities: Vec<String> =
         memory.entities.iter().map(|entity| format!("{} ({})", entity.name, entity.kind)).collect();
     format!(
-        "[{}] {} · {} · {} · entities: {} · topics: {}",
+        "[{}] {} · {} · {}{facts} · entities: {} · topics: {}",
         memory.id.0,
         date,
         if memory.source_path.is_empty() { "typed" } else { &memory.source_path },
@@ -197,6 +201,9 @@ mod tests {
             topics: vec![],
             importance: 0.5,
             happened_on: Some("2026-02-01".into()),
+            also_on: Vec::new(),
+            date_source: Default::default(),
+            facts: Vec::new(),
             created_at: 0,
             updated_at: 0,
             consolidated: false,

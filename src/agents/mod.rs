@@ -7,7 +7,7 @@
 
 pub mod answer_pieces;
 pub mod consolidate;
-mod fence;
+pub mod fence;
 pub mod ingest;
 mod model;
 pub mod passages;

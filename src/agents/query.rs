@@ -125,6 +125,9 @@ pub struct QueryInput<'a> {
     /// Read the passages behind the chosen memories (the setting "Read the notes behind
     /// memories"); off, memory lines take the whole budget and no note is read.
     pub read_passages: bool,
+    /// With passages on, the share of the budget memory lines may take (percent): the engine
+    /// gives `LINES_SHARE_PERCENT`; the recall benchmark varies it to tune that constant.
+    pub lines_share_percent: usize,
     /// Offer the model one `more_memories` call before it answers.
     pub second_pass: bool,
     /// Ask the model first what to search for (`planner`): one small call more.
@@ -373,7 +376,7 @@ pub async fn answer<M: Model, D: SqlDriver, R: NoteReader>(
     if let (true, Some(tool_input)) = (input.second_pass, asked_for_more) {
         // What the first pass left, shared between lines and passages as the first pass was.
         let room = input.budget_tokens.saturating_sub(considered.tokens_packed);
-        let lines_room = if input.read_passages { room * LINES_SHARE_PERCENT / 100 } else { room };
+        let lines_room = if input.read_passages { room * input.lines_share_percent / 100 } else { room };
         let fetched = fetch_more(store, input, &scope, &packed, tool_input, lines_room)?;
         let more_passages = if input.read_passages {
             read_passages(notes, store, &fetched.memories, &fetched.ranked, room.saturating_sub(fetched.tokens)).await?
@@ -439,7 +442,7 @@ impl<'a> Conversation<'a> {
         let earlier = &input.earlier[input.earlier.len().saturating_sub(MAX_EARLIER_TURNS)..];
         let mut carried = carried_memories(store, earlier, input.budget_tokens / 2)?;
         // A scope set after the earlier turns holds for what they cited too.
-        carried.retain(|memory| scope.contains(&memory.source_path, event_day(memory, input.utc_offset_minutes)));
+        carried.retain(|memory| scope.contains_memory(memory, event_day(memory, input.utc_offset_minutes)));
         Ok(Conversation { earlier, history: earlier_messages(earlier), carried })
     }
 
@@ -460,7 +463,7 @@ fn select_for_question<D: SqlDriver>(
     scope: &MemoryScope,
 ) -> Result<Selection, AgentError> {
     let available = available_tokens(input, conversation, passage);
-    let budget = if input.read_passages { available * LINES_SHARE_PERCENT / 100 } else { available };
+    let budget = if input.read_passages { available * input.lines_share_percent / 100 } else { available };
     // Latest first: "and when was that?" is about what was asked just before. A passage the
     // question is about comes first of all: "what else do I know about this?"
     let earlier_questions: Vec<&str> =

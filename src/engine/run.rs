@@ -21,12 +21,14 @@ use crate::agents::query::{
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{
-    Consolidation, ConsolidationId, Job, JobWork, Memory, MemoryId, Millis, NoteJob, Position, Source, SourceKind,
-    TextToRemember, TokenUsage,
+    Consolidation, ConsolidationId, DateSource, Job, JobWork, Memory, MemoryId, Millis, NoteJob, Position, Source,
+    SourceKind, TextToRemember, TokenUsage,
 };
 use crate::hash::file_digest_hex;
 use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, LlmError, Message};
-use crate::notes::{decode_note, note_date, parse_fragment, parse_note, Chunk, NoteError, ParsedNote};
+use crate::notes::{
+    decode_note, note_date, own_date, parse_fragment, parse_note, path_date, Chunk, NoteError, ParsedNote,
+};
 use crate::store::{SqlDriver, StoreError};
 
 /// The longest wait between the tries of a job whose answers were wrong.
@@ -453,6 +455,7 @@ impl<D: SqlDriver> Engine<D> {
             || !self.may_send_for_jobs() || self.fences.landing(attempt.queued_path, attempt.generation).is_none();
         let model = MeteredModel::new(&client, host, &self.store, "ingest", &stopped);
         let note_date = note_date(path, &note.frontmatter, read.file.mtime, offset);
+        let own_date = own_date(path, &note.frontmatter);
         let today = CalendarDate::at(now, offset);
         let metadata = note.frontmatter.to_json();
         let mut made = NoteMemories::default();
@@ -490,7 +493,7 @@ impl<D: SqlDriver> Engine<D> {
             };
             match extract(&model, &input).await {
                 Ok(Extraction::Memory(extracted)) => {
-                    let memory = self.new_memory(path, SourceKind::Note, position, chunk, extracted, now)?;
+                    let memory = self.new_memory(path, SourceKind::Note, position, chunk, extracted, own_date, now)?;
                     seen.insert(memory.id.0.clone());
                     made.memories.push(memory);
                 }
@@ -692,7 +695,17 @@ impl<D: SqlDriver> Engine<D> {
                 } else {
                     Self::position(heading, first_line + chunk.line_start, first_line + chunk.line_end)
                 };
-                memories.push(self.new_memory(&payload.source_path, payload.kind, position, chunk, extracted, now)?);
+                // A selection's note is dated by its name only: its properties are not read here.
+                let own_date = path_date(&payload.source_path).map(|date| (date, DateSource::NoteName));
+                memories.push(self.new_memory(
+                    &payload.source_path,
+                    payload.kind,
+                    position,
+                    chunk,
+                    extracted,
+                    own_date,
+                    now,
+                )?);
             }
         }
         self.still_owned()?;
@@ -700,7 +713,10 @@ impl<D: SqlDriver> Engine<D> {
         Ok(Finished::Done)
     }
 
-    /// A memory made from `chunk` of a source, with a fresh id.
+    /// A memory made from `chunk` of a source, with a fresh id. Its days are those the text
+    /// names; when it names none, the note's own date (`own_date`, from its name or
+    /// properties), marked as such; else it is undated.
+    #[allow(clippy::too_many_arguments)]
     fn new_memory(
         &self,
         source_path: &str,
@@ -708,8 +724,19 @@ impl<D: SqlDriver> Engine<D> {
         position: crate::domain::Position,
         chunk: &Chunk,
         extracted: ExtractedMemory,
+        own_date: Option<(CalendarDate, DateSource)>,
         now: Millis,
     ) -> Result<Memory, StoreError> {
+        let mut days: Vec<String> = extracted.happened_on.iter().map(ToString::to_string).collect();
+        let date_source = match own_date {
+            Some((date, source)) if days.is_empty() => {
+                days.push(date.to_string());
+                source
+            }
+            _ => DateSource::Text,
+        };
+        debug_assert!(days.windows(2).all(|pair| pair[0] < pair[1]), "the agent's days are ascending");
+        let mut days = days.into_iter();
         Ok(Memory {
             id: MemoryId(self.fresh_id("m", now)?),
             source_path: source_path.to_owned(),
@@ -720,7 +747,10 @@ impl<D: SqlDriver> Engine<D> {
             entities: extracted.entities,
             topics: extracted.topics,
             importance: extracted.importance,
-            happened_on: extracted.happened_on.map(|date| date.to_string()),
+            happened_on: days.next(),
+            also_on: days.collect(),
+            date_source,
+            facts: extracted.facts,
             created_at: now,
             updated_at: now,
             consolidated: false,
@@ -795,6 +825,7 @@ impl<D: SqlDriver> Engine<D> {
             budget_tokens: settings.query_budget_tokens,
             max_answer_tokens: settings.max_answer_tokens,
             read_passages: settings.read_passages,
+            lines_share_percent: crate::agents::query::LINES_SHARE_PERCENT,
             second_pass: settings.second_pass,
             plan_question: settings.plan_questions,
             earlier,

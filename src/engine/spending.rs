@@ -30,10 +30,15 @@ pub struct IngestEstimate {
     pub price_known: bool,
 }
 
-/// The ingest prompt and tool schema sent with every chunk (measured, rounded up).
-const PROMPT_TOKENS_PER_NOTE: u64 = 700;
-/// A `record_memory` answer is a few sentences and lists.
-const OUTPUT_TOKENS_PER_NOTE: u64 = 200;
+/// The ingest prompt and tool schema sent with every chunk (measured on the snapshot
+/// `tests/snapshots/prompts/ingest-note-chunk.txt`: about 480 + 250 tokens, rounded up).
+const PROMPT_TOKENS_PER_NOTE: u64 = 800;
+/// A `record_memory` answer's summary, names, topics and days, and the few facts any chunk
+/// may carry (`MIN_FACTS`, about 25 tokens each).
+const OUTPUT_TOKENS_PER_NOTE: u64 = 275;
+/// Output tokens a token of note text adds: one fact of about 25 tokens per 40 words
+/// (about 53 tokens) of text (`agents::ingest::fact_limit`), so roughly one in two.
+const FACT_TOKENS_PER_TEXT_TOKEN: f64 = 25.0 / 53.0;
 
 impl<D: SqlDriver> Engine<D> {
     /// The cost of remembering `notes` notes of `bytes` bytes in all, at the connected
@@ -41,7 +46,8 @@ impl<D: SqlDriver> Engine<D> {
     pub fn estimate_ingest(&self, notes: u64, bytes: u64) -> IngestEstimate {
         let model_id = self.priced_model();
         let input_tokens = bytes.div_ceil(4) + notes * PROMPT_TOKENS_PER_NOTE;
-        let output_tokens = notes * OUTPUT_TOKENS_PER_NOTE;
+        let text_tokens = bytes.div_ceil(4);
+        let output_tokens = notes * OUTPUT_TOKENS_PER_NOTE + (text_tokens as f64 * FACT_TOKENS_PER_TEXT_TOKEN) as u64;
         let usage = TokenUsage { input_tokens, output_tokens, ..TokenUsage::default() };
         IngestEstimate {
             notes,

@@ -15,6 +15,13 @@ pub struct RecalledMemory {
     pub heading: Option<String>,
     pub line_start: Option<u32>,
     pub summary: String,
+    /// The self-contained facts recorded besides the summary (names, amounts, dates, decisions).
+    pub facts: Vec<String>,
+    /// The later days its events happened on, after `date`.
+    pub also_on: Vec<String>,
+    /// Where `date` came from: `text`, or the note's own date (`note_name`, `note_property`);
+    /// `made` when the memory is undated and `date` is the day it was made.
+    pub date_source: String,
     pub entities: Vec<String>,
     pub importance: f64,
 }

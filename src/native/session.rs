@@ -14,7 +14,7 @@ use super::vault::VaultDir;
 use crate::agents::answer_pieces::{render_pieces, AnswerPiece};
 use crate::agents::query::QuestionScope;
 use crate::calendar::CalendarDate;
-use crate::domain::MemoryId;
+use crate::domain::{DateSource, MemoryId};
 use crate::engine::Engine;
 use crate::engine::Host;
 use crate::llm::{default_model_for, Clock};
@@ -95,6 +95,14 @@ impl Session {
                 heading: memory.position.heading.clone(),
                 line_start: memory.position.line_start,
                 summary: memory.summary.clone(),
+                facts: memory.facts.clone(),
+                also_on: memory.also_on.clone(),
+                date_source: match (&memory.happened_on, memory.date_source) {
+                    (None, _) => "made".into(),
+                    (Some(_), DateSource::Text) => "text".into(),
+                    (Some(_), DateSource::NoteName) => "note_name".into(),
+                    (Some(_), DateSource::NoteProperty) => "note_property".into(),
+                },
                 entities: memory.entities.iter().map(|entity| entity.name.clone()).collect(),
                 importance: memory.importance,
             })
@@ -240,6 +248,9 @@ mod tests {
                     topics: Vec::new(),
                     importance: 0.5,
                     happened_on: None,
+                    also_on: Vec::new(),
+                    date_source: Default::default(),
+                    facts: Vec::new(),
                     created_at: 1,
                     updated_at: 1,
                     consolidated: false,

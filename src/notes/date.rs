@@ -6,7 +6,7 @@
 
 use super::frontmatter::Frontmatter;
 use crate::calendar::CalendarDate;
-use crate::domain::Millis;
+use crate::domain::{DateSource, Millis};
 
 /// JavaScript dates reach ±8.64e15 ms; clamping there keeps the offset arithmetic from
 /// overflowing on a nonsense mtime.
@@ -20,6 +20,15 @@ pub fn note_date(path: &str, frontmatter: &Frontmatter, mtime: Millis, utc_offse
     name_date(name)
         .or_else(|| frontmatter.date())
         .unwrap_or_else(|| CalendarDate::at(mtime.clamp(-MAX_MILLIS, MAX_MILLIS), utc_offset_minutes))
+}
+
+/// The note's own date, from its file name or else its properties, and which one: the day a
+/// memory of it is filed under when its text names none. `None` when neither gives a date —
+/// the modification time is no memory's date (it moves whenever the note is touched).
+pub fn own_date(path: &str, frontmatter: &Frontmatter) -> Option<(CalendarDate, DateSource)> {
+    path_date(path)
+        .map(|date| (date, DateSource::NoteName))
+        .or_else(|| frontmatter.date().map(|date| (date, DateSource::NoteProperty)))
 }
 
 /// The first valid date in a file name written `YYYY-MM-DD`, `YYYY_MM_DD` or `YYYYMMDD`,
@@ -92,6 +101,18 @@ mod tests {
         for (path, frontmatter, offset, expected) in cases {
             assert_eq!(note_date(path, frontmatter, MTIME, offset).to_string(), expected, "{path} at {offset}");
         }
+    }
+
+    #[test]
+    fn a_notes_own_date_comes_from_its_name_or_properties_never_its_mtime() {
+        use super::own_date;
+        use crate::domain::DateSource;
+        let dated = parse_note("---\ndate: 2025-12-24\n---\ntext", 100).frontmatter;
+        let undated = parse_note("text", 100).frontmatter;
+        let own = |path, frontmatter| own_date(path, frontmatter).map(|(date, source)| (date.to_string(), source));
+        assert_eq!(own("Daily/2026-11-23.md", &dated), Some(("2026-11-23".into(), DateSource::NoteName)));
+        assert_eq!(own("Ideas.md", &dated), Some(("2025-12-24".into(), DateSource::NoteProperty)));
+        assert_eq!(own("Ideas.md", &undated), None);
     }
 
     #[test]

@@ -18,7 +18,7 @@ mod scope;
 mod tags;
 
 pub use chunks::{content_hash, Chunk};
-pub use date::{note_date, path_date};
+pub use date::{note_date, own_date, path_date};
 pub use decode::{decode_note, NoteError};
 pub use frontmatter::{Frontmatter, FrontmatterValue};
 pub use glob::{glob_matches, Glob, GlobSet};

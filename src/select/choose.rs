@@ -495,7 +495,7 @@ impl Gathered<'_> {
             return None;
         }
         let offset = self.context.utc_offset_minutes;
-        if self.context.scope.is_some_and(|scope| !scope.contains(&memory.source_path, event_day(&memory, offset))) {
+        if self.context.scope.is_some_and(|scope| !scope.contains_memory(&memory, event_day(&memory, offset))) {
             return None;
         }
         if let Some(&at) = self.index.get(&memory.id.0) {
@@ -639,7 +639,10 @@ fn search<D: SqlDriver>(
 
 /// Whether the candidate falls on the plan's days and which of its names it is about.
 fn judge(candidate: &mut Candidate, plan: &QueryPlan, names: &[Name]) {
-    candidate.in_dates = plan.dates.is_some_and(|(from, to)| (from..=to).contains(&candidate.day));
+    // Any of its days counts: a trip from the 3rd to the 9th is "on the 5th" too.
+    candidate.in_dates = plan.dates.is_some_and(|(from, to)| {
+        (from..=to).contains(&candidate.day) || later_days(&candidate.memory).any(|day| (from..=to).contains(&day))
+    });
     if names.is_empty() {
         return;
     }
@@ -1001,6 +1004,11 @@ pub fn event_day(memory: &Memory, utc_offset_minutes: i32) -> CalendarDate {
         .unwrap_or_else(|| CalendarDate::at(memory.created_at, utc_offset_minutes))
 }
 
+/// The days after its first a memory's events happened on (`Memory::also_on`).
+pub fn later_days(memory: &Memory) -> impl Iterator<Item = CalendarDate> + '_ {
+    memory.also_on.iter().filter_map(|date| CalendarDate::parse(date))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1031,6 +1039,9 @@ mod tests {
             topics: vec![],
             importance: 1.0,
             happened_on: None,
+            also_on: Vec::new(),
+            date_source: Default::default(),
+            facts: Vec::new(),
             created_at: 0,
             updated_at: 0,
             consolidated: false,

@@ -3,15 +3,22 @@
 
 use crate::domain::{Consolidation, Memory};
 
-/// `[memory:ID] DATE · SOURCE#HEADING · SUMMARY · entities: … · topics: … · importance 0.7`
+/// `[memory:ID] DATE · SOURCE#HEADING · SUMMARY · facts: …; … · entities: … · topics: … · importance 0.7`
+///
+/// The date says what it is: the day(s) the events happened (`2026-02-01, 2026-02-03`), the
+/// note's own date when the text named none (`2026-11-23 (the note's date)`), or `undated`.
+/// The facts come after the summary because they hold what it drops (exact amounts, names,
+/// dates); a question is answered from them as often as from the summary.
 pub fn memory_line(memory: &Memory) -> String {
-    let date = memory.happened_on.as_deref().unwrap_or("undated");
     let mut source = if memory.source_path.is_empty() { "typed".to_owned() } else { memory.source_path.clone() };
     if let Some(heading) = &memory.position.heading {
         source.push('#');
         source.push_str(heading);
     }
-    let mut line = format!("[memory:{}] {date} · {source} · {}", memory.id.0, memory.summary);
+    let mut line = format!("[memory:{}] {} · {source} · {}", memory.id.0, date_label(memory), memory.summary);
+    if !memory.facts.is_empty() {
+        line.push_str(&format!(" · facts: {}", memory.facts.join("; ")));
+    }
     if !memory.entities.is_empty() {
         let entities: Vec<String> =
             memory.entities.iter().map(|entity| format!("{} ({})", entity.name, entity.kind)).collect();
@@ -22,6 +29,16 @@ pub fn memory_line(memory: &Memory) -> String {
     }
     line.push_str(&format!(" · importance {:.1}", memory.importance));
     line
+}
+
+/// What a memory line says of its date.
+fn date_label(memory: &Memory) -> String {
+    let Some(first) = memory.happened_on.as_deref() else { return "undated".into() };
+    if memory.date_source.is_note() {
+        debug_assert!(memory.also_on.is_empty(), "a note's own date is a single day");
+        return format!("{first} (the note's date)");
+    }
+    std::iter::once(first).chain(memory.also_on.iter().map(String::as_str)).collect::<Vec<_>>().join(", ")
 }
 
 /// `[consolidation:ID] INSIGHT (from memory:A, memory:B)`
@@ -42,4 +59,60 @@ pub const INSIGHT_ELEMENT_TOKENS: usize = 16;
 /// The tokens an insight takes in the prompt: its line, its element and date, the line break.
 pub fn insight_cost(insight: &Consolidation) -> usize {
     crate::tokens::estimate_tokens(&insight_line(insight)) + INSIGHT_ELEMENT_TOKENS + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{DateSource, MemoryId, Position, SourceKind};
+
+    fn memory() -> Memory {
+        Memory {
+            id: MemoryId("m1".into()),
+            source_path: "Work/Budget.md".into(),
+            source_kind: SourceKind::Note,
+            position: Position { heading: Some("Q3".into()), line_start: Some(0), line_end: Some(4) },
+            raw_text: String::new(),
+            summary: "Alice proposed a budget cut.".into(),
+            entities: Vec::new(),
+            topics: vec!["budget".into()],
+            importance: 0.7,
+            happened_on: Some("2026-02-01".into()),
+            also_on: vec!["2026-02-03".into()],
+            date_source: DateSource::Text,
+            facts: vec![
+                "Alice Nguyen proposed cutting the Q3 budget by 10%.".into(),
+                "The vote is on 2026-02-03.".into(),
+            ],
+            created_at: 0,
+            updated_at: 0,
+            consolidated: false,
+            content_hash: None,
+        }
+    }
+
+    #[test]
+    fn the_line_shows_every_day_and_the_facts() {
+        assert_eq!(
+            memory_line(&memory()),
+            "[memory:m1] 2026-02-01, 2026-02-03 · Work/Budget.md#Q3 · Alice proposed a budget cut. · facts: Alice \
+             Nguyen proposed cutting the Q3 budget by 10%.; The vote is on 2026-02-03. · topics: budget · importance 0.7"
+        );
+    }
+
+    #[test]
+    fn the_line_says_what_its_date_is() {
+        let mut from_note = memory();
+        from_note.also_on.clear();
+        from_note.date_source = DateSource::NoteName;
+        assert!(memory_line(&from_note).starts_with("[memory:m1] 2026-02-01 (the note's date) · "));
+        let mut undated = memory();
+        undated.happened_on = None;
+        undated.also_on.clear();
+        undated.facts.clear();
+        assert_eq!(
+            memory_line(&undated),
+            "[memory:m1] undated · Work/Budget.md#Q3 · Alice proposed a budget cut. · topics: budget · importance 0.7"
+        );
+    }
 }

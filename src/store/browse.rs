@@ -198,13 +198,21 @@ fn filters(query: &MemoryQuery) -> Result<(Vec<String>, Vec<SqlValue>), StoreErr
         let at = next(like_pattern(&topic).into(), &mut params);
         filters.push(format!("m.topics LIKE ?{at} ESCAPE '\\'"));
     }
-    for (bound, operator) in [(&query.from, ">="), (&query.to, "<=")] {
+    let mut bounds = [i64::MIN, i64::MAX];
+    for (bound, at) in [(&query.from, 0), (&query.to, 1)] {
         if let Some(date) = filled(bound) {
             let day = CalendarDate::parse(&date)
                 .ok_or_else(|| StoreError::InvalidInput(format!("{date} is not a date (YYYY-MM-DD)")))?;
-            let at = next(day.to_days().into(), &mut params);
-            filters.push(format!("m.day {operator} ?{at}"));
+            bounds[at] = day.to_days();
         }
+    }
+    if bounds != [i64::MIN, i64::MAX] {
+        // Any of a memory's days counts: its first (`day`) or a later one (`memory_days`).
+        let (from_at, to_at) = (next(bounds[0].into(), &mut params), next(bounds[1].into(), &mut params));
+        filters.push(format!(
+            "(m.day BETWEEN ?{from_at} AND ?{to_at}
+              OR m.key IN (SELECT memory_key FROM memory_days WHERE day BETWEEN ?{from_at} AND ?{to_at}))"
+        ));
     }
     Ok((filters, params))
 }

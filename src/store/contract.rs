@@ -15,8 +15,8 @@ use super::{
 };
 use crate::calendar::CalendarDate;
 use crate::domain::{
-    Connection, ConsolidateJob, Consolidation, ConsolidationId, Entity, JobState, JobWork, Memory, MemoryId, NoteJob,
-    Position, Source, SourceKind, TextToRemember, TokenUsage,
+    Connection, ConsolidateJob, Consolidation, ConsolidationId, DateSource, Entity, JobState, JobWork, Memory,
+    MemoryId, NoteJob, Position, Source, SourceKind, TextToRemember, TokenUsage,
 };
 use crate::hash::sha256_hex;
 
@@ -104,6 +104,8 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
             foreign_schema_objects::<F>,
         ),
         ("a trigger that never ends is removed before anything writes", endless_trigger::<F>),
+        ("facts are kept and searched; a memory is found by any of its days", facts_and_days::<F>),
+        ("a version 9 store gains facts and days and its index is made again", upgrade_from_version_9::<F>),
     ];
     scenarios
         .into_iter()
@@ -143,6 +145,9 @@ fn memory(id: &str, path: &str, created_at: i64) -> Memory {
         topics: vec!["budget".into()],
         importance: 0.5,
         happened_on: Some("2026-02-01".into()),
+        also_on: Vec::new(),
+        date_source: Default::default(),
+        facts: Vec::new(),
         created_at,
         updated_at: created_at,
         consolidated: false,
@@ -1406,5 +1411,88 @@ fn endless_trigger<F: DriverFactory>(factory: &F) -> Outcome {
     store.set_meta("k", "v").map_err(text)?;
     ensure_eq!(store.get_meta("kx").map_err(text)?, None);
     ensure_eq!(memory_count(&store)?, 12);
+    Ok(())
+}
+
+fn facts_and_days<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let mut trip = said("trip", "Trips/Porto.md", 1, "The Porto trip.");
+    trip.happened_on = Some("2026-03-09".into());
+    // Out of order and repeated: the store files the memory under its earliest day.
+    trip.also_on = vec!["2026-03-03".into(), "2026-03-09".into(), "2026-03-05".into()];
+    trip.facts = vec!["The ferry to Gaia costs 4 EUR.".into(), "Bob Tran books the cellar visit.".into()];
+    store.insert_memory(&trip).map_err(text)?;
+    let mut daily = said("daily", "Daily/2026-11-23.md", 2, "Standup.");
+    daily.happened_on = Some("2026-11-23".into());
+    daily.date_source = DateSource::NoteName;
+    store.insert_memory(&daily).map_err(text)?;
+    let reopened = reopen(factory, &store)?;
+    let read = reopened.get_memory(&trip.id).map_err(text)?.ok_or("the trip is gone")?;
+    ensure_eq!(read.happened_on.as_deref(), Some("2026-03-03"));
+    ensure_eq!(read.also_on, vec!["2026-03-05".to_owned(), "2026-03-09".to_owned()]);
+    ensure_eq!(read.facts, trip.facts);
+    ensure_eq!(read.date_source, DateSource::Text);
+    let read = reopened.get_memory(&daily.id).map_err(text)?.ok_or("the daily memory is gone")?;
+    ensure_eq!(read.date_source, DateSource::NoteName);
+    // Facts are searched (a word only a fact holds), with stems.
+    ensure_eq!(found(&reopened, &[word("gaia")])?, vec!["trip"]);
+    ensure_eq!(found(&reopened, &[word("books")])?, vec!["trip"]);
+    // Any of its days finds it, as a candidate and in a scope; candidates carry every day.
+    let ninth = day("2026-03-09")?;
+    let between = reopened.memories_between(ninth, ninth, 0, 10).map_err(text)?;
+    ensure_eq!(ids(&between), vec!["trip"]);
+    ensure_eq!(between[0].also_on, read_days(&["2026-03-05", "2026-03-09"]));
+    ensure_eq!(between[0].facts.len(), 2);
+    let fifth = day("2026-03-05")?;
+    let scope = MemoryScope { from: Some(fifth), to: Some(fifth), ..MemoryScope::default() };
+    let in_scope = reopened.memories_in_scope(&scope, false, 0).map_err(text)?;
+    ensure_eq!(ids(&in_scope), vec!["trip"]);
+    ensure_eq!(reopened.count_in_scope(&scope).map_err(text)?, 1);
+    let april = MemoryScope { from: Some(day("2026-04-01")?), ..MemoryScope::default() };
+    let from_april = reopened.memories_in_scope(&april, false, 0).map_err(text)?;
+    ensure_eq!(ids(&from_april), vec!["daily"]);
+    // Later days without a first one are refused; forgetting takes every day away.
+    let mut dayless = said("dayless", "x.md", 3, "No first day.");
+    dayless.happened_on = None;
+    dayless.also_on = vec!["2026-01-01".into()];
+    ensure!(reopened.insert_memory(&dayless).is_err(), "later days without happened_on were stored");
+    reopened.forget_memory(&trip.id).map_err(text)?;
+    ensure_eq!(reopened.memories_between(ninth, ninth, 0, 10).map_err(text)?.len(), 0);
+    let left = reopened.driver.query("SELECT count(*) FROM memory_days", &[]).map_err(|error| error.to_string())?;
+    ensure_eq!(left.first().and_then(|row| row.first()).and_then(SqlValue::as_i64), Some(0));
+    Ok(())
+}
+
+fn read_days(days: &[&str]) -> Vec<String> {
+    days.iter().map(|day| (*day).to_owned()).collect()
+}
+
+fn upgrade_from_version_9<F: DriverFactory>(factory: &F) -> Outcome {
+    let load = |bytes: &[u8]| factory.load(bytes).map_err(|error| error.to_string());
+    let v9 = Store::open_with(load(&[])?, &schema::MIGRATIONS[..9]).map_err(text)?;
+    v9.driver
+        .execute_batch(
+            "INSERT INTO paths (id, path) VALUES (1, 'a.md');
+             INSERT INTO memories (key, id, path_id, kind, summary, topics, keywords, importance, day, dated,
+                                   created_at, updated_at)
+             VALUES (1, 'm1', 1, 0, 'Remember the lighthouse.', '[]', 'keeper', 500, 20500, 1, 1, 1);
+             INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');",
+        )
+        .map_err(|error| error.to_string())?;
+    let indexed = v9
+        .driver
+        .query("SELECT docid FROM memories_fts WHERE memories_fts MATCH 'lighthouse'", &[])
+        .map_err(|error| error.to_string())?;
+    ensure_eq!(indexed.len(), 1);
+    let upgraded = open_from_bytes(&v9.export().map_err(text)?, |bytes| factory.load(bytes)).map_err(text)?;
+    ensure_eq!(schema::read_version(&upgraded.driver).map_err(text)?, schema::supported_version());
+    let read = upgraded.get_memory(&MemoryId("m1".into())).map_err(text)?.ok_or("m1 is gone")?;
+    ensure!(read.facts.is_empty() && read.also_on.is_empty(), "an old memory has no facts or later days");
+    ensure_eq!(read.date_source, DateSource::Text);
+    // The new index (with its facts column) was filled at open, stems included.
+    ensure_eq!(found(&upgraded, &[word("lighthouse")])?, vec!["m1"]);
+    ensure_eq!(found(&upgraded, &[word("keeper")])?, vec!["m1"]);
+    let stems_version = upgraded.get_meta("stems_version").map_err(text)?;
+    ensure_eq!(stems_version.as_deref(), Some("1"));
     Ok(())
 }

@@ -15,7 +15,7 @@ use super::rows::{to_json, RowReader};
 use super::tombstones::Tombstone;
 use super::{SqlDriver, Store, StoreError};
 use crate::calendar::CalendarDate;
-use crate::domain::{ConsolidationId, Entity, Memory, MemoryId, Position, SourceKind};
+use crate::domain::{ConsolidationId, DateSource, Entity, Memory, MemoryId, Position, SourceKind};
 use crate::hash::{hex, unhex};
 
 /// The columns of a memory as `read_memory` reads them, with its text or without (lists and
@@ -27,7 +27,8 @@ macro_rules! memory_select {
             $text,
             ", m.summary, (SELECT group_concat(e.kind || char(31) || e.name, char(30))
                FROM json_each(m.entity_ids) AS listed JOIN entities AS e ON e.id = listed.value),
-             m.topics, m.importance, m.day, m.dated, m.created_at, m.updated_at, m.consolidated, m.content_hash
+             m.topics, m.importance, m.day, m.dated, m.created_at, m.updated_at, m.consolidated, m.content_hash,
+             m.facts, m.also_on, m.date_source
              FROM memories AS m JOIN paths AS p ON p.id = m.path_id"
         )
     };
@@ -43,7 +44,7 @@ pub(super) const SELECT_CARD: &str = memory_select!("''");
 pub(super) const SELECT_CANDIDATE: &str = "SELECT m.key, m.id, p.path, m.kind, m.heading, m.summary,
      (SELECT group_concat(e.kind || char(31) || e.name, char(30))
       FROM json_each(m.entity_ids) AS listed JOIN entities AS e ON e.id = listed.value),
-     m.topics, m.importance, m.day, m.dated, m.created_at
+     m.topics, m.importance, m.day, m.dated, m.created_at, m.facts, m.also_on, m.date_source
      FROM memories AS m JOIN paths AS p ON p.id = m.path_id";
 
 /// Importance is stored in thousandths: three decimals are more than the model gives.
@@ -80,11 +81,12 @@ impl<D: SqlDriver> Store<D> {
     /// selection or typed text keeps its text, which has no other home.
     pub fn insert_memory(&self, memory: &Memory) -> Result<(), StoreError> {
         validate(memory)?;
-        let day = match memory.happened_on.as_deref() {
-            Some(date) => CalendarDate::parse(date)
-                .ok_or_else(|| StoreError::InvalidInput(format!("happened_on `{date}` is not YYYY-MM-DD")))?,
+        let days = event_days(memory)?;
+        let day = match days.first() {
+            Some(first) => *first,
             None => CalendarDate::at(memory.created_at, self.utc_offset_minutes.get()),
         };
+        let also_on: Vec<String> = days.iter().skip(1).map(CalendarDate::to_string).collect();
         let content_hash = memory.content_hash.as_deref().map(stored_hash).transpose()?;
         let (text, keywords) = match memory.source_kind {
             SourceKind::Note => (None, super::search_index::keywords(memory)),
@@ -94,8 +96,9 @@ impl<D: SqlDriver> Store<D> {
             let path_id = store.path_id(&memory.source_path)?;
             store.change(
                 "INSERT INTO memories (id, path_id, kind, heading, line_start, line_end, summary, topics, text,
-                    keywords, importance, day, dated, created_at, updated_at, consolidated, content_hash)
-                 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    keywords, importance, day, dated, created_at, updated_at, consolidated, content_hash,
+                    facts, also_on, date_source)
+                 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 &[
                     memory.id.0.as_str().into(),
                     path_id.into(),
@@ -109,14 +112,23 @@ impl<D: SqlDriver> Store<D> {
                     keywords.into(),
                     ((memory.importance * IMPORTANCE_SCALE).round() as i64).into(),
                     day.to_days().into(),
-                    memory.happened_on.is_some().into(),
+                    (!days.is_empty()).into(),
                     memory.created_at.into(),
                     memory.updated_at.into(),
                     memory.consolidated.into(),
                     content_hash.map(SqlValue::Blob).unwrap_or(SqlValue::Null),
+                    json_list_or_null(&memory.facts),
+                    json_list_or_null(&also_on),
+                    date_source_code(memory.date_source).into(),
                 ],
             )?;
             let key = super::rows::single(store.query("SELECT last_insert_rowid()", &[])?)?.i64()?;
+            for later in days.iter().skip(1) {
+                store.change(
+                    "INSERT INTO memory_days (day, memory_key) VALUES (?, ?)",
+                    &[later.to_days().into(), key.into()],
+                )?;
+            }
             if let Some(entity_ids) = store.link_entities(key, &memory.entities)? {
                 store.change("UPDATE memories SET entity_ids = ? WHERE key = ?", &[entity_ids.into(), key.into()])?;
             }
@@ -322,8 +334,8 @@ impl<D: SqlDriver> Store<D> {
         let mut paths = BTreeSet::new();
         for key in keys {
             let rows = self.query(
-                "SELECT m.path_id, m.entity_ids, m.id, p.path FROM memories AS m JOIN paths AS p ON p.id = m.path_id
-                 WHERE m.key = ?",
+                "SELECT m.path_id, m.entity_ids, m.id, p.path, m.also_on FROM memories AS m
+                 JOIN paths AS p ON p.id = m.path_id WHERE m.key = ?",
                 &[key.into()],
             )?;
             let Some(row) = rows.into_iter().next() else { continue };
@@ -331,6 +343,13 @@ impl<D: SqlDriver> Store<D> {
             paths.insert(row.i64()?);
             let entity_ids = row.opt_text()?;
             let (id, path) = (row.text()?, row.text()?);
+            let also_on: Vec<String> = row.opt_json_list()?;
+            for later in also_on.iter().filter_map(|date| CalendarDate::parse(date)) {
+                self.change(
+                    "DELETE FROM memory_days WHERE day = ? AND memory_key = ?",
+                    &[later.to_days().into(), key.into()],
+                )?;
+            }
             self.unindex_memory(key)?;
             self.unlink_entities(key, entity_ids.as_deref())?;
             // Kept, so that a merge with another device's copy does not bring it back there: with
@@ -416,6 +435,9 @@ pub(super) fn read_memory(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
     let importance = row.i64()? as f64 / IMPORTANCE_SCALE;
     let day = CalendarDate::from_days(row.i64()?);
     let happened_on = row.bool()?.then(|| day.to_string());
+    let (created_at, updated_at, consolidated) = (row.i64()?, row.i64()?, row.bool()?);
+    let content_hash = row.opt_blob()?.map(|bytes| hex(&bytes));
+    let (facts, also_on, date_source) = read_facts_and_days(&mut row)?;
     Ok(Memory {
         id,
         source_path,
@@ -427,10 +449,13 @@ pub(super) fn read_memory(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
         topics,
         importance,
         happened_on,
-        created_at: row.i64()?,
-        updated_at: row.i64()?,
-        consolidated: row.bool()?,
-        content_hash: row.opt_blob()?.map(|bytes| hex(&bytes)),
+        also_on,
+        date_source,
+        facts,
+        created_at,
+        updated_at,
+        consolidated,
+        content_hash,
     })
 }
 
@@ -451,6 +476,7 @@ pub(super) fn read_candidate(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
     let day = CalendarDate::from_days(row.i64()?);
     let happened_on = row.bool()?.then(|| day.to_string());
     let created_at = row.i64()?;
+    let (facts, also_on, date_source) = read_facts_and_days(&mut row)?;
     Ok(Memory {
         id,
         source_path,
@@ -462,11 +488,68 @@ pub(super) fn read_candidate(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
         topics,
         importance,
         happened_on,
+        also_on,
+        date_source,
+        facts,
         created_at,
         updated_at: created_at,
         consolidated: false,
         content_hash: None,
     })
+}
+
+/// The trailing `facts, also_on, date_source` columns of every memory select.
+fn read_facts_and_days(row: &mut RowReader) -> Result<(Vec<String>, Vec<String>, DateSource), StoreError> {
+    let facts = row.opt_json_list()?;
+    let also_on = row.opt_json_list()?;
+    let date_source = match row.i64()? {
+        0 => DateSource::Text,
+        1 => DateSource::NoteName,
+        2 => DateSource::NoteProperty,
+        other => return Err(StoreError::InvalidData(format!("unknown date source {other}"))),
+    };
+    Ok((facts, also_on, date_source))
+}
+
+/// How a date source is stored (`schema::V10`).
+fn date_source_code(source: DateSource) -> i64 {
+    match source {
+        DateSource::Text => 0,
+        DateSource::NoteName => 1,
+        DateSource::NoteProperty => 2,
+    }
+}
+
+/// A list as JSON, or NULL when empty: nearly every memory has one day and most a few
+/// facts at most, and NULL costs no bytes.
+fn json_list_or_null(items: &[String]) -> SqlValue {
+    if items.is_empty() {
+        SqlValue::Null
+    } else {
+        to_json(&items)
+    }
+}
+
+/// Every day the memory's events happened on, earliest first, without repeats; empty when
+/// undated. A day listed in `also_on` without `happened_on` is refused: the earliest day is
+/// the one the memory is filed under.
+fn event_days(memory: &Memory) -> Result<Vec<CalendarDate>, StoreError> {
+    let parse = |date: &str| {
+        CalendarDate::parse(date).ok_or_else(|| StoreError::InvalidInput(format!("date `{date}` is not YYYY-MM-DD")))
+    };
+    let Some(first) = memory.happened_on.as_deref() else {
+        if !memory.also_on.is_empty() {
+            return Err(StoreError::InvalidInput("a memory with later days needs happened_on".into()));
+        }
+        return Ok(Vec::new());
+    };
+    let mut days = vec![parse(first)?];
+    for date in &memory.also_on {
+        days.push(parse(date)?);
+    }
+    days.sort();
+    days.dedup();
+    Ok(days)
 }
 
 /// `kind␟name␞kind␟name`, as the memory columns read them.

@@ -43,7 +43,7 @@ const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
 /// How much a hit counts in each indexed column (summary, words, entities, topics, place,
-/// stems, pairs):
+/// stems, pairs, facts):
 /// the summary says what matters (1.5: before version 5 the raw text repeated it, and the
 /// ranking was tuned with that weight), entities and topics are chosen words, the words of
 /// a note are its leftovers, and the place (path and heading) is a title shared by every
@@ -52,7 +52,9 @@ const B: f64 = 0.75;
 /// Stems count as chosen words do (the tldr-pages set loses 0.02 at 4,000 tokens with 0.5);
 /// the pairs of Chinese, Japanese and Thai text are those texts' only terms, so they count
 /// as the summary does (with the stems' weight, the Chinese questions lose 0.2 at 4,000).
-const COLUMN_WEIGHTS: [f64; 7] = [1.5, 0.5, 1.2, 0.8, 0.15, 1.0, 1.5];
+/// Facts are the model's sentences like the summary, but many to a memory: BM25's length
+/// normalisation already shrinks a long column, so they count a little below it (1.2).
+const COLUMN_WEIGHTS: [f64; 8] = [1.5, 0.5, 1.2, 0.8, 0.15, 1.0, 1.5, 1.2];
 
 /// The full-text search scores about this many matches per question (at least twice `limit`).
 pub const MAX_TEXT_MATCHES: usize = 1_200;
@@ -121,12 +123,14 @@ impl<D: SqlDriver> Store<D> {
         let end = (to.to_days() + 1) * MILLIS_PER_DAY - offset_ms;
         // An undated memory's stored day is its local day at the offset it was made at; a day
         // either side covers any offset, and its creation time decides at the asker's offset.
+        // A memory of several days is found by any of them: the later ones are in `memory_days`.
         let rows = self.query(
             &format!(
                 "{SELECT_CANDIDATE}
-                 WHERE m.day BETWEEN ?1 - 1 AND ?2 + 1
-                   AND ((m.dated = 1 AND m.day BETWEEN ?1 AND ?2)
-                        OR (m.dated = 0 AND m.created_at >= ?3 AND m.created_at < ?4))
+                 WHERE (m.day BETWEEN ?1 - 1 AND ?2 + 1
+                        AND ((m.dated = 1 AND m.day BETWEEN ?1 AND ?2)
+                             OR (m.dated = 0 AND m.created_at >= ?3 AND m.created_at < ?4)))
+                    OR m.key IN (SELECT memory_key FROM memory_days WHERE day BETWEEN ?1 AND ?2)
                  ORDER BY m.importance DESC, m.key DESC LIMIT ?5"
             ),
             &[from.to_days().into(), to.to_days().into(), start.into(), end.into(), limit.into()],

@@ -95,6 +95,15 @@ impl RowReader {
     }
 
     /// A JSON column decoded into `T`.
+    /// A JSON list, or an empty one for NULL.
+    pub fn opt_json_list<T: DeserializeOwned>(&mut self) -> Result<Vec<T>, StoreError> {
+        match self.opt_text()? {
+            None => Ok(Vec::new()),
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|error| StoreError::InvalidData(format!("column {}: {error}", self.column))),
+        }
+    }
+
     pub fn json<T: DeserializeOwned>(&mut self) -> Result<T, StoreError> {
         let text = self.text()?;
         serde_json::from_str(&text).map_err(|error| StoreError::InvalidData(format!("column {}: {error}", self.column)))

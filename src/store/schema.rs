@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -340,6 +340,61 @@ INSERT INTO usage_by_device
     SELECT day, agent, '', calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens FROM usage;
 DROP TABLE usage;
 ALTER TABLE usage_by_device RENAME TO usage;
+"#;
+
+/// Version 10: memories keep the facts a summary drops and every day their events happened.
+///
+/// - `facts`: a JSON list of self-contained sentences the IngestAgent recorded; searched as
+///   a column of their own in the full-text index (and in its stems and pairs).
+/// - `also_on`: the days after the earliest (`day`) the events happened on, a JSON list of
+///   `YYYY-MM-DD` in order; `memory_days` makes each of them an index lookup (the row's own
+///   `day` stays the day index), so a question about any of a memory's days costs a range
+///   scan. A memory with one day — nearly all — has no row there.
+/// - `date_source`: where `day` came from when `dated`: 0 the text, 1 the note's name, 2 the
+///   note's properties (`domain::DateSource`).
+///
+/// The index gains a column, so it is made again; removing the `stems_version` mark has the
+/// store rebuild it at open (`finish_stems`), once `memory_terms` is registered.
+const V10: &str = r#"
+ALTER TABLE memories ADD COLUMN facts TEXT CHECK (facts IS NULL OR json_valid(facts));
+ALTER TABLE memories ADD COLUMN also_on TEXT CHECK (also_on IS NULL OR json_valid(also_on));
+ALTER TABLE memories ADD COLUMN date_source INTEGER NOT NULL DEFAULT 0 CHECK (date_source IN (0, 1, 2));
+CREATE TABLE memory_days (
+    day        INTEGER NOT NULL,
+    memory_key INTEGER NOT NULL,
+    PRIMARY KEY (day, memory_key)
+) WITHOUT ROWID;
+DROP TABLE memories_terms;
+DROP TABLE memories_fts;
+DROP VIEW memory_search;
+CREATE VIEW memory_search AS
+SELECT m.key AS rowid,
+       m.summary AS summary,
+       coalesce(m.text, m.keywords, '') AS words,
+       coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
+                 JOIN entities AS e ON e.id = listed.value), '') AS entities,
+       m.topics AS topics,
+       (SELECT CASE WHEN name LIKE '%.md' THEN substr(name, 1, length(name) - 3)
+                    WHEN name LIKE '%.txt' THEN substr(name, 1, length(name) - 4)
+                    ELSE name END
+        FROM (SELECT substr(p.path, length(rtrim(p.path, replace(p.path, '/', ''))) + 1) AS name))
+         || coalesce(' ' || m.heading, '') AS place,
+       memory_terms('stems', m.summary || ' ' || coalesce(m.text, m.keywords, '') || ' ' || m.topics
+                             || ' ' || coalesce((SELECT group_concat(value, ' ') FROM json_each(m.facts)), ''),
+                    coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
+                              JOIN entities AS e ON e.id = listed.value), '')) AS stems,
+       memory_terms('pairs', m.summary || ' ' || m.topics
+                             || ' ' || coalesce((SELECT group_concat(value, ' ') FROM json_each(m.facts)), ''),
+                    coalesce((SELECT group_concat(e.name, ' ') FROM json_each(m.entity_ids) AS listed
+                              JOIN entities AS e ON e.id = listed.value), '')) AS pairs,
+       coalesce((SELECT group_concat(value, ' ') FROM json_each(m.facts)), '') AS facts
+FROM memories AS m JOIN paths AS p ON p.id = m.path_id;
+CREATE VIRTUAL TABLE memories_fts USING fts4(
+    content="memory_search", summary, words, entities, topics, place, stems, pairs, facts,
+    tokenize=unicode61 "remove_diacritics=2"
+);
+CREATE VIRTUAL TABLE memories_terms USING fts4aux(memories_fts);
+DELETE FROM meta WHERE key = 'stems_version';
 "#;
 
 /// The first version with `memories.stems`.

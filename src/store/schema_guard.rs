@@ -299,11 +299,24 @@ mod tests {
     #[test]
     fn the_latest_schema_holds_what_its_migrations_leave() {
         let objects = expected_objects(MIGRATIONS, MIGRATIONS.len() as u32);
-        for table in ["memories", "paths", "entities", "usage", "tombstones", "memories_fts", "memories_fts_segdir"] {
+        for table in [
+            "memories",
+            "paths",
+            "entities",
+            "usage",
+            "tombstones",
+            "memories_fts",
+            "memories_fts_segdir",
+            "memory_days",
+        ] {
             assert_eq!(objects.get(table).map(|object| object.kind), Some(ObjectKind::Table), "{table}");
         }
         assert_eq!(objects.get("memory_search").map(|object| object.kind), Some(ObjectKind::View));
         assert!(objects["memory_search"].create.as_deref().is_some_and(|sql| sql.contains("memory_terms")));
+        assert!(
+            objects["memory_search"].create.as_deref().is_some_and(|sql| sql.contains("m.facts")),
+            "version 10's view"
+        );
         assert_eq!(objects.get("jobs_due").map(|object| object.kind), Some(ObjectKind::Index));
         // Dropped or renamed away by later versions.
         for gone in ["memories_fts_after_insert", "memories_by_source", "usage_by_device"] {

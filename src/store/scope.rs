@@ -47,6 +47,17 @@ impl MemoryScope {
         in_place && self.from.is_none_or(|from| day >= from) && self.to.is_none_or(|to| day <= to)
     }
 
+    /// Whether `memory`, whose first day is `day` (its event day, or the day it was made),
+    /// is inside: on any of its days.
+    pub fn contains_memory(&self, memory: &Memory, day: CalendarDate) -> bool {
+        self.contains(&memory.source_path, day)
+            || memory
+                .also_on
+                .iter()
+                .filter_map(|date| CalendarDate::parse(date))
+                .any(|later| self.contains(&memory.source_path, later))
+    }
+
     /// The folders without trailing slashes, the root ("" or "/") meaning every note.
     fn folder_prefixes(&self) -> Option<Vec<String>> {
         let mut prefixes = Vec::with_capacity(self.folders.len());
@@ -74,13 +85,16 @@ impl MemoryScope {
             params.push(to_json(&self.notes));
             params.push(to_json(&folders));
         }
-        if let Some(from) = self.from {
-            clause.push_str(&format!(" AND m.day >= ?{}", first + params.len()));
-            params.push(from.to_days().into());
-        }
-        if let Some(to) = self.to {
-            clause.push_str(&format!(" AND m.day <= ?{}", first + params.len()));
-            params.push(to.to_days().into());
+        if self.from.is_some() || self.to.is_some() {
+            // A memory is in when any of its days is: its first (`day`, indexed) or a later one
+            // (`memory_days`, keyed by day), each a range scan.
+            let (from_at, to_at) = (first + params.len(), first + params.len() + 1);
+            clause.push_str(&format!(
+                " AND (m.day BETWEEN ?{from_at} AND ?{to_at}
+                       OR m.key IN (SELECT memory_key FROM memory_days WHERE day BETWEEN ?{from_at} AND ?{to_at}))"
+            ));
+            params.push(self.from.map_or(i64::MIN, CalendarDate::to_days).into());
+            params.push(self.to.map_or(i64::MAX, CalendarDate::to_days).into());
         }
         (clause, params)
     }

@@ -3,7 +3,7 @@
 //!
 //! The index reads each memory's text from the view `memory_search` (schema version 5): the
 //! summary, the words (a selection's text, or a note chunk's keywords), the entity names,
-//! the topics and the place (path and heading). Nothing is stored twice. FTS4 removes a row
+//! the topics, the place (path and heading) and the facts (schema version 10). Nothing is stored twice. FTS4 removes a row
 //! by reading what it indexed from that view, so a memory leaves the index *before* any of
 //! those columns change or go, and enters it again after; the store does this explicitly
 //! (`index_memory`, `unindex_memory`) in the same transaction as the change.
@@ -43,8 +43,9 @@ impl<D: SqlDriver> Store<D> {
     pub(super) fn index_memory(&self, key: i64) -> Result<(), StoreError> {
         self.change(
             &format!(
-                "INSERT INTO {FULL_TEXT_INDEX} (docid, summary, words, entities, topics, place, stems, pairs)
-                 SELECT rowid, summary, words, entities, topics, place, stems, pairs FROM memory_search WHERE rowid = ?"
+                "INSERT INTO {FULL_TEXT_INDEX} (docid, summary, words, entities, topics, place, stems, pairs, facts)
+                 SELECT rowid, summary, words, entities, topics, place, stems, pairs, facts FROM memory_search
+                 WHERE rowid = ?"
             ),
             &[key.into()],
         )?;
@@ -97,6 +98,7 @@ pub fn keywords(memory: &Memory) -> Option<String> {
     memory.position.heading.as_deref().map(&mut add_known);
     memory.entities.iter().for_each(|entity| add_known(&entity.name));
     memory.topics.iter().for_each(|topic| add_known(topic));
+    memory.facts.iter().for_each(|fact| add_known(fact));
     let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
     for (position, word) in words(&memory.raw_text).into_iter().enumerate() {
         let content = word.folded.chars().count() >= 2
@@ -131,6 +133,9 @@ mod tests {
             topics: vec!["launch".into()],
             importance: 0.5,
             happened_on: None,
+            also_on: Vec::new(),
+            date_source: Default::default(),
+            facts: Vec::new(),
             created_at: 0,
             updated_at: 0,
             consolidated: false,

@@ -20,10 +20,16 @@ export interface RemovedAtOpen { objects: Array<{ kind: "trigger" | "view" | "in
 export type SettingCheck = { value: unknown } | { problem: string };
 export interface Entity { name: string; kind: string }
 export interface Position { heading: string | null; line_start: number | null; line_end: number | null }
+/**
+ * A memory. `happened_on`: its first day (YYYY-MM-DD), null when undated; `also_on`: its later days; `date_source`:
+ * where `happened_on` came from — the text, or the note's own date by its name or properties; `facts`: the
+ * self-contained statements the IngestAgent recorded besides the summary.
+ */
 export interface Memory {
   id: string; source_path: string; source_kind: "note" | "selection" | "text"; position: Position;
   raw_text: string; summary: string; entities: Entity[]; topics: string[]; importance: number;
-  happened_on: string | null; created_at: number; updated_at: number; consolidated: boolean;
+  happened_on: string | null; also_on: string[]; date_source: "text" | "note_name" | "note_property";
+  facts: string[]; created_at: number; updated_at: number; consolidated: boolean;
   content_hash: string | null;
 }
 export interface Connection { from: string; to: string; relationship: string }

@@ -13,6 +13,8 @@ export interface PlannedMemory {
 	topics?: string[];
 	importance?: number;
 	happenedOn?: string;
+	/** The self-contained facts it records besides the summary. */
+	facts?: string[];
 }
 
 export interface MemoryModelOptions {
@@ -98,7 +100,8 @@ function planSearch(text: string, options: MemoryModelOptions): Reply {
 }
 
 function recordMemory(text: string, options: MemoryModelOptions): Reply {
-	const note = /<note>\n([\s\S]*)\n<\/note>/.exec(text)?.[1] ?? text;
+	// The fence opens with the note's file name, section and properties, then a blank line.
+	const note = (/<note>\n([\s\S]*)\n<\/note>/.exec(text)?.[1] ?? text).replace(/^(?:(?:File|Section|Properties): .*\n)+\n/, "");
 	const planned = options.memories?.find((memory) => note.includes(memory.phrase));
 	const input = planned
 		? {
@@ -108,6 +111,7 @@ function recordMemory(text: string, options: MemoryModelOptions): Reply {
 				topics: planned.topics ?? [],
 				importance: planned.importance ?? 0.5,
 				happened_on: planned.happenedOn ? [planned.happenedOn] : [],
+				facts: planned.facts ?? [],
 			}
 		: {
 				nothing_to_remember: false,

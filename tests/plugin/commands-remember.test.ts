@@ -63,9 +63,9 @@ test("a selection is remembered with its heading, first line and the daily note'
 	const card = await waitForCard(host, /Bring the passport to Lisbon\./);
 	assert.match(card.querySelector(".memory-agent-memory-source")?.textContent ?? "", /^Journal\/2026-02-01\.md › Sunday > Packing$/);
 	// The selection's own request (the vault sync may read the whole note as well).
-	const ingest = fake.requests.find((request) => request.body.includes("<note>\\nRemember the passport.\\n</note>"));
+	const ingest = fake.requests.find((request) => request.body.includes("Section: Sunday > Packing\\n\\nRemember the passport.\\n</note>"));
 	assert.ok(ingest);
-	assert.match(ingest.body, /Section: Sunday > Packing/);
+	assert.match(ingest.body, /<note>\\nFile: Journal\/2026-02-01\.md\\nSection: Sunday > Packing\\n/, "the file name and section are inside the fence");
 	assert.match(ingest.body, /Note date: 2026-02-01/);
 
 	// Open source goes to the selection's first line (0-based 6).

@@ -38,7 +38,8 @@ function model(request: RecordedRequest): Reply {
 	const tool = requestedToolName(asRecord(request.json) ?? {});
 	const text = userText(request);
 	if (tool === "record_memory") {
-		const note = text.slice(text.indexOf("<note>") + 7, text.lastIndexOf("</note>")).trim();
+		// The fence opens with the note's file name, section and properties, then a blank line.
+		const note = text.slice(text.indexOf("<note>") + 7, text.lastIndexOf("</note>")).replace(/^(?:(?:File|Section|Properties): .*\n)+\n/, "").trim();
 		const line = note.split("\n").find((candidate) => !candidate.startsWith("#")) ?? note;
 		const people = ["Alice", "Bob"].filter((name) => note.includes(name)).map((name) => ({ name, kind: "person" }));
 		return { toolUse: { name: "record_memory", input: { nothing_to_remember: false, summary: line, entities: people, topics: ["notes"], importance: 0.5, happened_on: [] } } };

@@ -384,7 +384,8 @@ for (let seed = Number(process.env.TWO_DEVICE_SEED ?? 1); seed <= SEEDS; seed++)
 		for (const device of [a, b]) {
 			for (const request of device.ui.fake.requests.filter((recorded) => recorded.body.includes("record_memory"))) {
 				const json = request.json as { messages: Array<{ content: Array<{ text?: string }> }> };
-				const chunk = /<note>\n([\s\S]*)\n<\/note>/.exec(json.messages[0]?.content[0]?.text ?? "")?.[1] ?? "";
+				// The chunk's text, without the file name, section and properties the fence opens with.
+				const chunk = (/<note>\n([\s\S]*)\n<\/note>/.exec(json.messages[0]?.content[0]?.text ?? "")?.[1] ?? "").replace(/^(?:(?:File|Section|Properties): .*\n)+\n/, "");
 				sent.set(chunk, (sent.get(chunk) ?? 0) + 1);
 			}
 		}
@@ -404,7 +405,7 @@ for (let seed = Number(process.env.TWO_DEVICE_SEED ?? 1); seed <= SEEDS; seed++)
 				for (const request of device.ui.fake.requests.filter((recorded) => recorded.body.includes("record_memory"))) {
 					const json = request.json as { messages: Array<{ content: Array<{ text?: string }> }> };
 					const text = json.messages[0]?.content[0]?.text ?? "";
-					t.diagnostic(`${request.receivedAt % 100_000} ${device.name} paid: ${/Source: (.*)/.exec(text)?.[1]} ${(/<note>\n([\s\S]*)\n<\/note>/.exec(text)?.[1] ?? "").replace(/\n/g, " ")}`);
+					t.diagnostic(`${request.receivedAt % 100_000} ${device.name} paid: ${/File: (.*)/.exec(text)?.[1]} ${(/<note>\n([\s\S]*)\n<\/note>/.exec(text)?.[1] ?? "").replace(/\n/g, " ")}`);
 				}
 			}
 		}

@@ -41,6 +41,11 @@ test("memories are listed with their details and can be filtered by text, note, 
 	const lisbon = cards.find((card) => card.textContent?.includes("Flying to Lisbon"));
 	assert.ok(lisbon);
 	assert.equal(lisbon.querySelector(".memory-agent-memory-date")?.textContent, "2026-03-14");
+	assert.equal(lisbon.querySelector(".memory-agent-memory-date")?.getAttribute("data-date-source"), "text");
+	assert.deepEqual([...lisbon.querySelectorAll(".memory-agent-memory-facts li")].map((li) => li.textContent), ["The hotel in Alfama is booked for four nights."]);
+	const budget = cards.find((card) => card.textContent?.includes("marketing budget"));
+	assert.match(budget?.querySelector(".memory-agent-memory-date")?.textContent ?? "", /^Undated \(remembered \d{4}-\d{2}-\d{2}\)$/, "no day in the text, the name or the properties");
+	assert.equal(budget?.querySelector(".memory-agent-memory-facts"), null, "no facts, no list");
 	assert.equal(lisbon.querySelector(".memory-agent-memory-source")?.textContent, "Trips/Lisbon.md › Lisbon trip");
 	assert.equal(lisbon.querySelector(".memory-agent-memory-importance")?.textContent, "Importance 0.8");
 	assert.deepEqual([...lisbon.querySelectorAll(".memory-agent-chip")].map((chip) => chip.textContent), ["Ana", "Lisbon", "#travel"]);

@@ -26,6 +26,7 @@ export const PLANNED: PlannedMemory[] = [
 		topics: ["travel"],
 		importance: 0.8,
 		happenedOn: "2026-03-14",
+		facts: ["The hotel in Alfama is booked for four nights."],
 	},
 	{
 		phrase: "Sintra",

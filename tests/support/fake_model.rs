@@ -41,13 +41,44 @@ pub fn memory_ids(text: &str) -> Vec<String> {
     ids
 }
 
+/// The `YYYY-MM-DD` dates a note's text writes, in order, or `None` when it writes none
+/// (the fake then dates the memory by the note's date, as a model resolving "today" would),
+/// or `Some(empty)` when it says `NO DATE` (a model that finds no date in the text).
+fn dates_in(note: &str) -> Option<Vec<String>> {
+    if note.contains("NO DATE") {
+        return Some(Vec::new());
+    }
+    let bytes = note.as_bytes();
+    let dates: Vec<String> = (0..bytes.len().saturating_sub(9))
+        .filter(|&at| at == 0 || !bytes[at - 1].is_ascii_alphanumeric())
+        .filter_map(|at| note.get(at..at + 10))
+        .filter(|candidate| {
+            let b = candidate.as_bytes();
+            b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+        })
+        .map(str::to_owned)
+        .collect();
+    (!dates.is_empty()).then_some(dates)
+}
+
 /// Answers ingest, consolidate and query requests.
 pub fn answer(request: &HttpRequest) -> Scripted {
     let body: Value = serde_json::from_str(&request.body).expect("a JSON body");
     let text = user_text(&body);
     match body["toolConfig"]["toolChoice"]["tool"]["name"].as_str() {
         Some("record_memory") => {
-            let note = between(&text, "note");
+            let fenced = between(&text, "note");
+            // The file name, section and properties come first inside the fence, then a blank line.
+            let note = match fenced.split_once("\n\n") {
+                Some((header, body))
+                    if header.starts_with("File: ")
+                        || header.starts_with("Section: ")
+                        || header.starts_with("Properties: ") =>
+                {
+                    body
+                }
+                _ => fenced,
+            };
             if note.contains("NOTHING TO REMEMBER") {
                 return Scripted::tool(
                     "record_memory",
@@ -70,7 +101,8 @@ pub fn answer(request: &HttpRequest) -> Scripted {
                     "entities": entities,
                     "topics": ["notes"],
                     "importance": 0.5,
-                    "happened_on": [note_date],
+                    "happened_on": dates_in(note).unwrap_or_else(|| vec![note_date]),
+                    "facts": note.lines().filter_map(|line| line.trim().strip_prefix("FACT: ")).collect::<Vec<_>>(),
                 }),
             )
         }

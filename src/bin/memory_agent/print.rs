@@ -22,8 +22,12 @@ pub fn recall(report: &RecallReport, as_json: bool) -> Result<(), String> {
     }
     for memory in &report.memories {
         let date = memory.date.as_deref().unwrap_or("undated");
+        let days =
+            std::iter::once(date).chain(memory.also_on.iter().map(String::as_str)).collect::<Vec<_>>().join(", ");
+        let facts =
+            if memory.facts.is_empty() { String::new() } else { format!(" · facts: {}", memory.facts.join("; ")) };
         println!(
-            "[memory:{}] {date} · {} · {}",
+            "[memory:{}] {days} · {} · {}{facts}",
             memory.id,
             place(&memory.source_path, memory.heading.as_deref()),
             memory.summary

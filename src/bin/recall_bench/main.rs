@@ -70,7 +70,7 @@ mod bench {
     use super::vault::Vault;
 
     const USAGE: &str = "usage: recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000 (or default)] \
-[--date-order day-month|month-day] [--misses] [--print-packed FILE] [--passages on|off]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
+[--date-order day-month|month-day] [--misses] [--print-packed FILE] [--passages on|off|PERCENT]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
 
     /// The figures of one budget.
     #[derive(Default)]
@@ -128,9 +128,12 @@ mod bench {
             None => None,
         };
         let read_passages = match option("--passages").unwrap_or("on") {
-            "on" => true,
-            "off" => false,
-            other => return Err(format!("--passages is on or off, not {other}")),
+            "on" => Some(memory_agent::agents::query::LINES_SHARE_PERCENT),
+            "off" => None,
+            share => match share.parse::<usize>() {
+                Ok(percent @ 1..=100) => Some(percent),
+                _ => return Err(format!("--passages is on, off or the lines' share in percent (1-100), not {share}")),
+            },
         };
         let settings = Settings { budgets, date_order, show_misses, plans, print_packed, read_passages };
         let files_named = args.iter().any(|arg| arg == "--memories" || arg == "--questions");
@@ -184,9 +187,10 @@ mod bench {
         plans: HashMap<String, Value>,
         /// Where `--print-packed` writes what the QueryAgent sent.
         print_packed: Option<RefCell<std::io::BufWriter<std::fs::File>>>,
-        /// Whether the QueryAgent reads the passages behind its memories (`--passages on|off`,
-        /// the plugin's "Read the notes behind memories").
-        read_passages: bool,
+        /// Whether the QueryAgent reads the passages behind its memories (the plugin's "Read the
+        /// notes behind memories"), and the share of the budget its memory lines may take
+        /// (`--passages on|off|PERCENT`; `on` is `LINES_SHARE_PERCENT`).
+        read_passages: Option<usize>,
     }
 
     /// Where the answers are, whatever the budget: in the summaries of each question's evidence

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::task::{Context, Poll, Waker};
 
 use memory_agent::agents::passages::NoteReader;
-use memory_agent::agents::query::{answer, QueryInput, QuestionScope};
+use memory_agent::agents::query::{answer, QueryInput, QuestionScope, LINES_SHARE_PERCENT};
 use memory_agent::agents::Model;
 use memory_agent::domain::TokenUsage;
 use memory_agent::llm::{ContentBlock, ConverseReply, ConverseRequest, LlmError, Message, Role, StopReason, ToolCall};
@@ -39,13 +39,14 @@ pub struct Sent {
 ///
 /// This is the bench's one call of `answer`. `vault` holds the notes behind the memories, at
 /// the paths and line ranges the memories point to, and is read the way the plugin reads the
-/// vault at question time; with `read_passages` off the agent sends memory lines only.
+/// vault at question time; `read_passages` is the share of the budget memory lines may take
+/// (percent), `None` for memory lines only.
 #[allow(clippy::too_many_arguments)]
 pub fn ask_query_agent(
     store: &Store<RusqliteDriver>,
     names: &NameCache,
     vault: &Vault,
-    read_passages: bool,
+    read_passages: Option<usize>,
     question: &Question,
     date_order: DateOrder,
     budget: usize,
@@ -66,7 +67,8 @@ pub fn ask_query_agent(
         earlier: &[],
         names,
         scope: &scope,
-        read_passages,
+        read_passages: read_passages.is_some(),
+        lines_share_percent: read_passages.unwrap_or(LINES_SHARE_PERCENT),
     };
     ready(answer(&model, store, vault, &input)).map_err(|error| format!("question {}: {error}", question.id))?;
     let requests = model.requests.into_inner();
