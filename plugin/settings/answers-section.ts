@@ -32,7 +32,7 @@ export function answersSection(form: SettingsForm): SettingSection {
 				form,
 				"readPassages",
 				"Read the notes behind memories",
-				"For the memories that best fit a question, the model also reads the passage of the note each came from, as the note is now: amounts, times, lists and who said what, which a memory's summary leaves out. Half the context budget goes to them, within the same budget.",
+				"For the memories that best fit a question, the model also reads the passage of the note each came from, as the note is now: amounts, times, lists and who said what, which a memory's summary leaves out. Memories take at most 40% of the context budget and these passages the rest, within the same budget.",
 			),
 		],
 	};

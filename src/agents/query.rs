@@ -42,8 +42,9 @@ const SYSTEM: &str = "You are a person's memory assistant. You answer their ques
 memories, the passages of their notes behind them, and insights, all given between <memories> and </memories>.
 
 What you are given:
-- Each <memory> element holds one memory: [memory:ID] DATE · SOURCE · what it remembers. DATE is the day \
-its events happened, or \"undated\".
+- Each <memory> element holds one memory: [memory:ID] DATES · SOURCE · what it remembers, then its facts. \
+DATES are the days its events happened; \"(the note's date)\" when the text named no day and the note's own \
+date stands in; \"undated\" when neither is known.
 - A <passage of=\"memory:ID\"> element after a memory is the text that memory was made from, as the note holds \
 it now. One marked as edited was changed since the memory was made: it is the newer account.
 - Each <insight> element is derived: a connection drawn between memories, dated by the newest memory it \
@@ -71,13 +72,14 @@ what comes closest, if anything.
 - Answer in the language of the question, concisely, in Markdown.";
 
 /// At most this share of a question's budget goes to memory lines; the passages behind the
-/// best-ranked of them take what the lines leave. Half: lines are the breadth (a question
-/// whose answer spans many notes needs many lines, and the selection's recall measured at half
-/// the budget is still most of what the whole gives: 0.87 at 16K tokens against 0.97 at 32K on
-/// a public conversation benchmark, issue 22), passages the depth (the answer's words were in
-/// the text behind a memory for 62% of questions, in its summary for 23%). One constant, to
-/// be tuned by the answer-in-context benchmark.
-pub const LINES_SHARE_PERCENT: usize = 50;
+/// best-ranked of them take what the lines leave. Lines are the breadth (a question whose
+/// answer spans many notes needs many lines), passages the depth (the answer's words were in
+/// the text behind a memory for 62% of a public conversation benchmark's questions, in its
+/// summary for 23%: issue 22). Tuned by `recall-bench --passages PERCENT` on half of the SQuAD
+/// set's articles (answer in context at 4K / 16K tokens: 10% 0.67 / 0.83, 20% 0.76 / 0.89,
+/// 30–60% a plateau of 0.80 / 0.91–0.92, 70% 0.79 / 0.90): 40, the plateau's middle, keeps room
+/// for lines where answers span notes; on the other half it gives 0.81 / 0.91.
+pub const LINES_SHARE_PERCENT: usize = 40;
 
 /// The tokens the request allows for the evidence section, on top of the answer length the
 /// person chose: the evidence must not eat the answer.
