@@ -132,7 +132,8 @@ fn every_module_uses_only_what_its_row_allows_and_only_modules_listed_before_it(
             for name in names {
                 match order.get(name) {
                     Some(&named_row) if named_row < index => {}
-                    _ => problems.push(format!("the row of {:?} names {name}, which is not listed before it", row.modules)),
+                    _ => problems
+                        .push(format!("the row of {:?} names {name}, which is not listed before it", row.modules)),
                 }
             }
         }

@@ -52,7 +52,8 @@ fn interface_fields(name: &str) -> BTreeMap<String, bool> {
         return object_fields(&source[at + format!("export interface {name} {{").len()..], name);
     }
     let alias = format!("export type {name} = ");
-    let at = source.find(&alias).unwrap_or_else(|| panic!("types.rs declares no interface or type {name}")) + alias.len();
+    let at =
+        source.find(&alias).unwrap_or_else(|| panic!("types.rs declares no interface or type {name}")) + alias.len();
     let definition = &source[at..];
     let (base, rest) = definition.split_once(" & {").unwrap_or_else(|| panic!("{name} is not `Base & {{ … }}`"));
     let mut fields = object_fields(rest, name);

@@ -298,7 +298,9 @@ fn a_note_of_a_million_short_lines_is_remembered_in_pieces_that_cover_it() {
     memories.sort_by_key(|memory| memory.position.line_start);
     assert_eq!(memories[0].position.line_start, Some(0), "lines count from 0");
     assert_eq!(memories.last().and_then(|memory| memory.position.line_end), Some(999_999));
-    assert!(memories.windows(2).all(|pair| pair[1].position.line_start == pair[0].position.line_end.map(|end| end + 1)));
+    assert!(memories
+        .windows(2)
+        .all(|pair| pair[1].position.line_start == pair[0].position.line_end.map(|end| end + 1)));
 }
 
 #[test]

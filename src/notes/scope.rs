@@ -136,8 +136,11 @@ impl ScopeRules {
     /// `content_exclusion` of a note's text, reading only its properties and body tags (no chunks).
     pub fn text_exclusion(&self, text: &str) -> Option<String> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let text: Cow<str> =
-            if text.contains('\r') { Cow::Owned(super::decode::normalise_line_endings(text)) } else { Cow::Borrowed(text) };
+        let text: Cow<str> = if text.contains('\r') {
+            Cow::Owned(super::decode::normalise_line_endings(text))
+        } else {
+            Cow::Borrowed(text)
+        };
         let lines: Vec<&str> = text.split('\n').collect();
         let (frontmatter, body_start) = super::frontmatter::split(&lines);
         let body = lines.get(body_start..).unwrap_or_default();
@@ -192,7 +195,9 @@ pub struct NoteMetadata {
 pub(super) fn disables_memory(value: &FrontmatterValue) -> bool {
     match value {
         FrontmatterValue::Bool(enabled) => !enabled,
-        FrontmatterValue::Text(text) => ["false", "no", "off"].iter().any(|word| text.trim().eq_ignore_ascii_case(word)),
+        FrontmatterValue::Text(text) => {
+            ["false", "no", "off"].iter().any(|word| text.trim().eq_ignore_ascii_case(word))
+        }
         FrontmatterValue::List(_) | FrontmatterValue::Number(_) => false,
     }
 }
@@ -296,11 +301,31 @@ mod tests {
             ("---\nmemory: false\n---\nx", json!({ "memory": false }), &[], Some("its properties turn memory off")),
             ("---\nmemory: no\n---\nx", json!({ "memory": "no" }), &[], Some("its properties turn memory off")),
             ("---\nmemory: Off\n---\nx", json!({ "memory": "Off" }), &[], Some("its properties turn memory off")),
-            ("---\nmemory: \"FALSE\"\n---\nx", json!({ "memory": "FALSE" }), &[], Some("its properties turn memory off")),
+            (
+                "---\nmemory: \"FALSE\"\n---\nx",
+                json!({ "memory": "FALSE" }),
+                &[],
+                Some("its properties turn memory off"),
+            ),
             ("---\nmemory: yes\n---\nx", json!({ "memory": "yes" }), &[], None),
-            ("---\ntags: [work, Secret]\n---\nx", json!({ "tags": ["work", "Secret"] }), &[], Some("it has the excluded tag #secret")),
-            ("---\ntag: \"a, diary/2026\"\n---\nx", json!({ "tag": "a, diary/2026" }), &[], Some("it has the excluded tag #diary/2026")),
-            ("Dear #Diary/2026/May and #diaryish", json!({}), &["#Diary/2026/May", "#diaryish"], Some("it has the excluded tag #diary/2026/may")),
+            (
+                "---\ntags: [work, Secret]\n---\nx",
+                json!({ "tags": ["work", "Secret"] }),
+                &[],
+                Some("it has the excluded tag #secret"),
+            ),
+            (
+                "---\ntag: \"a, diary/2026\"\n---\nx",
+                json!({ "tag": "a, diary/2026" }),
+                &[],
+                Some("it has the excluded tag #diary/2026"),
+            ),
+            (
+                "Dear #Diary/2026/May and #diaryish",
+                json!({}),
+                &["#Diary/2026/May", "#diaryish"],
+                Some("it has the excluded tag #diary/2026/may"),
+            ),
         ];
         for (text, frontmatter, tags, expected) in cases {
             let from_note = rules.content_exclusion(&parse_note(text, 1_500));
@@ -327,11 +352,25 @@ mod tests {
         let host = |path: &str| path.starts_with("Scratch");
         let tagged = NoteMetadata { tags: vec!["#secret".into()], ..NoteMetadata::default() };
         assert_eq!(rules.exclusion("Notes/a.md", None, &host), None, "unknown content: decided when read");
-        assert_eq!(rules.exclusion("Notes/a.md", Some(&tagged), &host).as_deref(), Some("it has the excluded tag #secret"));
-        assert_eq!(rules.exclusion("Private/a.md", Some(&tagged), &host).as_deref(), Some("in the excluded folder Private"));
-        assert_eq!(rules.exclusion("Scratch/a.md", None, &host).as_deref(), Some("in Obsidian's excluded files"), "a /regex/ filter, by the host");
+        assert_eq!(
+            rules.exclusion("Notes/a.md", Some(&tagged), &host).as_deref(),
+            Some("it has the excluded tag #secret")
+        );
+        assert_eq!(
+            rules.exclusion("Private/a.md", Some(&tagged), &host).as_deref(),
+            Some("in the excluded folder Private")
+        );
+        assert_eq!(
+            rules.exclusion("Scratch/a.md", None, &host).as_deref(),
+            Some("in Obsidian's excluded files"),
+            "a /regex/ filter, by the host"
+        );
         assert_eq!(rules.exclusion("Templates/a.md", None, &host).as_deref(), Some("in Obsidian's excluded files"));
-        let metadata: NoteMetadata = serde_json::from_value(json!({ "frontmatter": { "memory": "off" }, "tags": [] })).unwrap();
-        assert_eq!(rules.exclusion("Notes/a.md", Some(&metadata), &host).as_deref(), Some("its properties turn memory off"));
+        let metadata: NoteMetadata =
+            serde_json::from_value(json!({ "frontmatter": { "memory": "off" }, "tags": [] })).unwrap();
+        assert_eq!(
+            rules.exclusion("Notes/a.md", Some(&metadata), &host).as_deref(),
+            Some("its properties turn memory off")
+        );
     }
 }

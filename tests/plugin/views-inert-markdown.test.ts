@@ -14,6 +14,7 @@ import { gfmTable, gfmTableHtml } from "micromark-extension-gfm-table";
 import type { AnswerPiece, Citation } from "../../plugin/core/memory-core-api";
 import { answerWithWikiLinks } from "../../plugin/views/citations";
 import { EXTERNAL_LINK, INTERNAL_LINK, inertMarkdown, inertTree, renderInert } from "../../plugin/views/inert-markdown";
+import { seededRandom } from "../fake-bedrock/prng";
 import { createDom } from "../host/dom";
 
 const dom = createDom();
@@ -181,18 +182,6 @@ const SHAPES = [
 
 const GLUE = ["", " ", "\n", "\n\n", "\n- ", "\n> ", "\n    ", " **", "`", "[", "]", "(", "\n```\n", "\n| c |\n|---|\n| "];
 
-/** A small seeded generator (mulberry32): the same seed, the same cases. */
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 function fuzzCase(next: () => number): string {
 	const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
 	const parts: string[] = [];
@@ -207,7 +196,7 @@ function fuzzCase(next: () => number): string {
 test("fuzz: neither the rendered answer nor the note written from it can fetch or act", () => {
 	const seed = Number(process.env.INERT_FUZZ_SEED ?? 22);
 	const cases = Number(process.env.INERT_FUZZ_CASES ?? 1000);
-	const next = random(seed);
+	const next = seededRandom(seed);
 	let dangerousInputs = 0;
 	for (let index = 0; index < cases; index++) {
 		const markdown = fuzzCase(next);

@@ -20,7 +20,6 @@ pub fn chunk_memory(id: &str, path: &str, text: &str, chunk: usize, summary: &st
 /// The memory of `chunk` of the note at `path`, as an ingest would store it.
 pub fn memory_of(id: &str, path: &str, chunk: &memory_agent::notes::Chunk, summary: &str, day: Option<&str>) -> Memory {
     Memory {
-        id: MemoryId(id.into()),
         source_path: path.into(),
         source_kind: SourceKind::Note,
         position: Position {
@@ -28,32 +27,30 @@ pub fn memory_of(id: &str, path: &str, chunk: &memory_agent::notes::Chunk, summa
             line_start: Some(chunk.line_start),
             line_end: Some(chunk.line_end),
         },
-        raw_text: String::new(),
-        summary: summary.into(),
-        entities: vec![],
-        topics: vec![],
-        importance: 0.5,
-        happened_on: day.map(str::to_owned),
-        also_on: vec![],
-        date_source: memory_agent::domain::DateSource::Text,
-        facts: vec![],
-        created_at: 1_790_000_000_000,
-        updated_at: 1_790_000_000_000,
-        consolidated: true,
         content_hash: Some(chunk.content_hash.clone()),
+        ..stored_memory(id, summary, day)
     }
 }
 
 /// A memory of text the person typed, about `person`.
 pub fn typed_memory(id: &str, text: &str, summary: &str, person: &str, day: Option<&str>) -> Memory {
     Memory {
+        raw_text: text.into(),
+        entities: vec![Entity { name: person.into(), kind: "person".into() }],
+        ..stored_memory(id, summary, day)
+    }
+}
+
+/// A consolidated memory of typed text with `summary` and `day`, made at a fixed time.
+fn stored_memory(id: &str, summary: &str, day: Option<&str>) -> Memory {
+    Memory {
         id: MemoryId(id.into()),
         source_path: String::new(),
         source_kind: SourceKind::Text,
         position: Position::default(),
-        raw_text: text.into(),
+        raw_text: String::new(),
         summary: summary.into(),
-        entities: vec![Entity { name: person.into(), kind: "person".into() }],
+        entities: vec![],
         topics: vec![],
         importance: 0.5,
         happened_on: day.map(str::to_owned),

@@ -318,8 +318,16 @@ mod bench {
                 }
                 let baseline = recent_recall(&by_recency, question, budget);
                 let sent = if asks_agent(question) {
-                    let sent =
-                        ask_query_agent(&store, &names, &vault, read_passages, question, date_order, budget, plans.get(&question.id))?;
+                    let sent = ask_query_agent(
+                        &store,
+                        &names,
+                        &vault,
+                        read_passages,
+                        question,
+                        date_order,
+                        budget,
+                        plans.get(&question.id),
+                    )?;
                     if let Some(out) = print_packed {
                         let line = PackedLine { question_id: &question.id, budget, packed: &sent.packed };
                         let line = serde_json::to_string(&line).map_err(|error| format!("--print-packed: {error}"))?;
