@@ -12,6 +12,7 @@ mod converse;
 mod error;
 mod http;
 mod limiter;
+pub mod models;
 mod pricing;
 mod retry;
 mod retry_quota;
@@ -28,6 +29,10 @@ pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, 
 pub use error::LlmError;
 pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 pub use limiter::ConcurrencyLimiter;
-pub use pricing::{cache_minimum_tokens, estimate_cost_usd, price_known, prices, Prices};
+pub use models::{model_spec, ModelSpec, Thinking};
+pub use pricing::{
+    cache_minimum_tokens, estimate_cost_usd, estimate_cost_usd_in, long_prompt_threshold, price_known, prices, prices_in,
+    prompt_tokens, tier_of_call, PriceTier, Prices,
+};
 pub use retry::{Jitter, RetryPolicy};
 pub use skew::parse_http_date;
