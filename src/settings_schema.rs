@@ -152,6 +152,11 @@ pub const ANSWER_MAX_TOKENS: Whole = whole("answerMaxTokens", "The answer length
 /// The plugin defaults it from the locale; this is the default without one.
 pub const DATE_ORDER: Choice = Choice { key: "dateOrder", default: "dayMonth", allowed: &["dayMonth", "monthDay"] };
 pub const SECOND_PASS: Toggle = toggle("secondPass", false);
+/// "Thinking for answers": how much the model may think before answering a question (its
+/// thinking tokens are billed as output and shown in the answer's cost). Off by default:
+/// Haiku answers from memories well without it, at a fraction of the cost.
+pub const ANSWER_THINKING: Choice =
+    Choice { key: "answerThinking", default: "off", allowed: &["off", "low", "medium"] };
 pub const PLAN_QUESTIONS: Toggle = toggle("planQuestions", false);
 /// "Read the notes behind memories": the QueryAgent reads the passages the chosen memories
 /// came from (`agents::passages`).
@@ -193,6 +198,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Whole(ANSWER_MAX_TOKENS),
     Setting::Choice(DATE_ORDER),
     Setting::Toggle(SECOND_PASS),
+    Setting::Choice(ANSWER_THINKING),
     Setting::Toggle(PLAN_QUESTIONS),
     Setting::Toggle(READ_PASSAGES),
     Setting::Text(CONVERSATION_FOLDER),
@@ -225,6 +231,7 @@ pub const ENGINE_FIELDS: &[EngineField] = &[
     engine_field(ANSWER_MAX_TOKENS.key, "maxAnswerTokens", 1),
     engine_field(DATE_ORDER.key, "dateOrder", 1),
     engine_field(SECOND_PASS.key, "secondPass", 1),
+    engine_field(ANSWER_THINKING.key, "answerThinking", 1),
     engine_field(PLAN_QUESTIONS.key, "planQuestions", 1),
     engine_field(READ_PASSAGES.key, "readPassages", 1),
     engine_field(DAILY_LIMIT_USD.key, "dailyLimitUsd", 1),

@@ -39,6 +39,7 @@ fn question() -> ConverseRequest {
         temperature: None,
         forced_tool: None,
         offered_tools: vec![],
+        thinking: memory_agent::llm::ThinkingEffort::Off,
     }
 }
 

@@ -22,6 +22,11 @@ export function answersSection(form: SettingsForm): SettingSection {
 				"Second pass",
 				"When the memories chosen for a question are not enough, the model may ask once for more (by dates, names or keywords) before answering. Slower, and uses more tokens.",
 			),
+			dropdownRow(form, "answerThinking", {
+				name: "Thinking for answers",
+				desc: "How much the model may think before it answers a question, on models that can (Claude 3.7 and later). Thinking is never shown as the answer; its tokens are billed as output and included in each answer's cost. Off is cheapest and suits Haiku.",
+				options: () => ({ off: "Off", low: "Low effort", medium: "Medium effort" }),
+			}),
 			toggleRow(
 				form,
 				"planQuestions",

@@ -76,6 +76,7 @@ fn request<M: Model>(model: &M, batch: &[Memory], rejection: Option<&str>) -> Co
         temperature: Some(0.2),
         forced_tool: Some(tool()),
         offered_tools: vec![],
+        thinking: crate::llm::ThinkingEffort::Off,
     }
 }
 
@@ -245,7 +246,7 @@ mod tests {
         let mut first = memory("m-1");
         first.entities = vec![crate::domain::Entity { name: "Alice".into(), kind: "person".into() }];
         first.topics = vec!["budget".into()];
-        let body = request(&crate::agents::model::NoCall, &[first, memory("m-2")], None).to_body();
+        let body = request(&crate::agents::model::NoCall, &[first, memory("m-2")], None).to_body(None);
         assert!(
             body.contains("[m-1] 2026-02-01 · m-1.md · Summary m-1. · entities: Alice (person) · topics: budget"),
             "{body}"

@@ -185,6 +185,7 @@ fn request<M: Model>(model: &M, input: &IngestInput<'_>, rejection: Option<&str>
         temperature: Some(0.0),
         forced_tool: Some(tool()),
         offered_tools: vec![],
+        thinking: crate::llm::ThinkingEffort::Off,
     }
 }
 
@@ -451,9 +452,10 @@ mod tests {
             today: CalendarDate::parse("2026-11-30").unwrap(),
             metadata: Some(&json!({ "project": "apollo" })),
         };
-        let body: Value =
-            serde_json::from_str(&request(&crate::agents::model::NoCall, &input, Some("summary is missing")).to_body())
-                .unwrap();
+        let body: Value = serde_json::from_str(
+            &request(&crate::agents::model::NoCall, &input, Some("summary is missing")).to_body(None),
+        )
+        .unwrap();
         let text = body["messages"][0]["content"][0]["text"].as_str().unwrap();
         assert!(text.starts_with("Note date: 2026-02-01 (Sunday)\nToday: 2026-11-30\n"), "{text}");
         let fence = text.find("<note>").unwrap();

@@ -79,6 +79,7 @@ pub fn planner_request(question: &str, today: CalendarDate, order: DateOrder) ->
         temperature: Some(0.0),
         forced_tool: Some(plan_search_tool()),
         offered_tools: vec![],
+        thinking: crate::llm::ThinkingEffort::Off,
     }
 }
 

@@ -134,6 +134,8 @@ pub struct QueryInput<'a> {
     pub second_pass: bool,
     /// Ask the model first what to search for (`planner`): one small call more.
     pub plan_question: bool,
+    /// How much the model may think before answering ("Thinking for answers").
+    pub thinking: crate::llm::ThinkingEffort,
     /// The conversation so far, oldest first: a follow-up ("and when was that?") is asked
     /// with these turns and the memories they cited.
     pub earlier: &'a [EarlierTurn],
@@ -549,6 +551,7 @@ impl Prompt {
             temperature: Some(0.2),
             forced_tool: None,
             offered_tools: if input.second_pass { vec![more_memories_tool()] } else { vec![] },
+            thinking: input.thinking,
         };
         Prompt { request, memories, question }
     }

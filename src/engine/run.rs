@@ -828,6 +828,7 @@ impl<D: SqlDriver> Engine<D> {
             lines_share_percent: crate::agents::query::LINES_SHARE_PERCENT,
             second_pass: settings.second_pass,
             plan_question: settings.plan_questions,
+            thinking: settings.answer_thinking,
             earlier,
             names: &self.names,
             scope,
@@ -919,6 +920,7 @@ impl<D: SqlDriver> Engine<D> {
             temperature: Some(0.0),
             forced_tool: None,
             offered_tools: vec![],
+            thinking: crate::llm::ThinkingEffort::Off,
         };
         let started = host.now();
         crate::agents::Model::converse(&model, &request).await?;

@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+use crate::llm::ThinkingEffort;
 use crate::notes::ScopeRules;
 use crate::select::DateOrder;
 use crate::settings_schema::{self as schema, PluginSettings, Whole};
@@ -40,6 +41,9 @@ pub struct EngineSettings {
     /// Before choosing memories, ask the model what to search for (synonyms, names, dates):
     /// better recall for questions worded unlike the notes, at the price of a small call.
     pub plan_questions: bool,
+    /// How much the model may think before answering ("Thinking for answers"), mapped to each
+    /// model's own fields by the request (`llm::ThinkingEffort`).
+    pub answer_thinking: ThinkingEffort,
     /// Read the passages behind the memories chosen for a question from the vault ("Read the
     /// notes behind memories"): better answers, more input tokens.
     pub read_passages: bool,
@@ -75,6 +79,7 @@ impl Default for EngineSettings {
             date_order: date_order(schema::DATE_ORDER.default),
             second_pass: schema::SECOND_PASS.default,
             plan_questions: schema::PLAN_QUESTIONS.default,
+            answer_thinking: choice(schema::ANSWER_THINKING.default),
             read_passages: schema::READ_PASSAGES.default,
             scope: ScopeRules::default(),
             daily_limit_usd: schema::DAILY_LIMIT_USD.default as f64,
@@ -86,9 +91,14 @@ impl Default for EngineSettings {
 
 /// One of `schema::DATE_ORDER`'s allowed values as the engine's type.
 fn date_order(value: &str) -> DateOrder {
-    let order = serde_json::from_value(serde_json::Value::from(value));
-    debug_assert!(order.is_ok(), "every allowed date order is a DateOrder: {value}");
-    order.unwrap_or_default()
+    choice(value)
+}
+
+/// One of a choice's allowed values as the engine's type (both spelt the same in JSON).
+fn choice<T: serde::de::DeserializeOwned + Default + std::fmt::Debug>(value: &str) -> T {
+    let read = serde_json::from_value(serde_json::Value::from(value));
+    debug_assert!(read.is_ok(), "every allowed value is one of the engine's: {value} → {read:?}");
+    read.unwrap_or_default()
 }
 
 impl EngineSettings {
@@ -145,6 +155,10 @@ mod tests {
         for allowed in schema::DATE_ORDER.allowed {
             let order = date_order(allowed);
             assert_eq!(serde_json::to_value(order).unwrap(), *allowed, "{allowed} reads as itself");
+        }
+        for allowed in schema::ANSWER_THINKING.allowed {
+            let effort: ThinkingEffort = choice(allowed);
+            assert_eq!(serde_json::to_value(effort).unwrap(), *allowed, "{allowed} reads as itself");
         }
     }
 

@@ -73,7 +73,7 @@ impl BedrockClient {
         request: &ConverseRequest,
         max_attempts: u32,
     ) -> Result<ConverseReply, LlmError> {
-        let body = request.to_body();
+        let body = request.to_body(super::models::model_spec(&self.config.model_id));
         let tool = request.forced_tool.as_ref().map(|tool| tool.name.as_str());
         let max_attempts = max_attempts.clamp(1, self.config.retry.max_attempts.max(1));
         let (mut attempt, mut spent, mut skew_retried) = (0, 0, false);

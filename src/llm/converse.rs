@@ -6,11 +6,17 @@
 //! answers in prose or calls one, and every call comes back in `ConverseReply::tool_calls`.
 //! A `CachePoint` block marks the end of the stable part of a prompt, so repeated calls
 //! over the same memories are billed at the cache rate.
+//!
+//! The body follows the model (`llm::models`): `temperature` only where the model takes it,
+//! thinking off where a tool is forced on a model that thinks by default, thinking for answers
+//! as the user chose, and for a model that always thinks a forced tool becomes an offered one
+//! (see `ModelFields`). Reasoning blocks in an answer are never part of its text.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::error::LlmError;
+use super::models::{ModelSpec, Thinking};
 use crate::domain::TokenUsage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,24 +54,117 @@ pub struct ToolSpec {
     pub input_schema: Value,
 }
 
+/// How much a model may think before an answer (the "Thinking for answers" setting). Only
+/// requests without a forced tool think: Bedrock refuses a forced tool with thinking on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ThinkingEffort {
+    #[default]
+    Off,
+    Low,
+    Medium,
+}
+
+impl ThinkingEffort {
+    /// The effort as `output_config.effort` names it (adaptive models).
+    fn effort(self) -> &'static str {
+        match self {
+            ThinkingEffort::Off | ThinkingEffort::Low => "low",
+            ThinkingEffort::Medium => "medium",
+        }
+    }
+
+    /// Tokens of thinking allowed on top of the answer's own `max_tokens`: the budget of a
+    /// budget-thinking model (at least 1,024, Anthropic's minimum), the room an adaptive one gets.
+    fn thinking_tokens(self) -> u32 {
+        match self {
+            ThinkingEffort::Off | ThinkingEffort::Low => 2_048,
+            ThinkingEffort::Medium => 8_192,
+        }
+    }
+}
+
 /// One Converse call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConverseRequest {
     pub system: Vec<ContentBlock>,
     pub messages: Vec<Message>,
     pub max_tokens: u32,
+    /// Sent only to a model that takes it (`ModelSpec::accepts_temperature`) and not thinking.
     pub temperature: Option<f32>,
     /// When set, the model must answer by calling this tool.
     pub forced_tool: Option<ToolSpec>,
     /// Tools the model may call instead of answering (ignored when a tool is forced).
     pub offered_tools: Vec<ToolSpec>,
+    /// Thinking before an answer; ignored when a tool is forced.
+    pub thinking: ThinkingEffort,
+}
+
+/// What a request says for its model beyond the prompt: `temperature`,
+/// `additionalModelRequestFields` (thinking, effort), whether the tool is forced, and the
+/// thinking room added to `maxTokens`.
+#[derive(Debug, Clone, PartialEq)]
+struct ModelFields {
+    temperature: Option<f32>,
+    additional: Option<Value>,
+    force_tool: bool,
+    thinking_room: u32,
+}
+
+impl ModelFields {
+    /// For `request` on `model` (`None`: a model the table does not know, which gets neither
+    /// `temperature` — leaving it out is always accepted — nor thinking fields).
+    fn of(request: &ConverseRequest, model: Option<&ModelSpec>) -> Self {
+        let style = model.map_or(Thinking::None, |model| model.thinking);
+        let forced = request.forced_tool.is_some();
+        let effort = if forced { ThinkingEffort::Off } else { request.thinking };
+        let adaptive = |effort: ThinkingEffort| json!({ "thinking": { "type": "adaptive" }, "output_config": { "effort": effort.effort() } });
+        let (additional, thinking_room) = match (style, effort) {
+            // Anthropic's Haiku 5.5 migration guide: adaptive thinking is on unless
+            // `{"type":"disabled"}` is sent; off for forced tools (the tool call comes first and
+            // nothing is spent thinking) and for answers when the user chose no thinking.
+            (Thinking::AdaptiveOnByDefault, ThinkingEffort::Off) => {
+                (Some(json!({ "thinking": { "type": "disabled" } })), 0)
+            }
+            // `disabled` is refused ("ValidationException"): the lowest effort, with room for it.
+            (Thinking::AdaptiveAlways, ThinkingEffort::Off) => {
+                (Some(adaptive(ThinkingEffort::Low)), effort.thinking_tokens())
+            }
+            (style, effort) if style.is_adaptive() && effort != ThinkingEffort::Off => {
+                (Some(adaptive(effort)), effort.thinking_tokens())
+            }
+            // Budget thinking (3.7 to 4.5): `budget_tokens` below `max_tokens` (Anthropic,
+            // "Extended thinking"), so the answer keeps its own room.
+            (Thinking::Budget, ThinkingEffort::Low | ThinkingEffort::Medium) => (
+                Some(json!({ "thinking": { "type": "enabled", "budget_tokens": effort.thinking_tokens() } })),
+                effort.thinking_tokens(),
+            ),
+            _ => (None, 0),
+        };
+        let thinks = thinking_room > 0;
+        // Thinking is incompatible with a changed temperature (Anthropic, "Extended thinking":
+        // "Thinking isn't compatible with temperature or top_k modifications").
+        let temperature =
+            request.temperature.filter(|_| model.is_some_and(|model| model.accepts_temperature) && !thinks);
+        // A model that always thinks refuses a forced tool: "tool_choice: type \"tool\" and
+        // \"any\" are not supported for this model." (Bedrock, Opus 5.5, recorded in vercel/ai's
+        // fixtures). Bedrock's Converse has no structured output for these models either
+        // (Anthropic: "On Claude in Amazon Bedrock, which doesn't support structured outputs,
+        // use tools"), so the tool is offered (`auto`) and the prompt's "Call the … tool exactly
+        // once" asks for it; an answer without the call is refused as usual and retried once.
+        let force_tool = forced && style != Thinking::AdaptiveAlways;
+        ModelFields { temperature, additional, force_tool, thinking_room }
+    }
 }
 
 impl ConverseRequest {
-    /// The JSON body of `POST /model/{id}/converse`.
-    pub fn to_body(&self) -> String {
-        let mut inference = json!({ "maxTokens": self.max_tokens });
-        if let Some(temperature) = self.temperature {
+    /// The JSON body of `POST /model/{id}/converse` for `model` (`None`: not in the table).
+    pub fn to_body(&self, model: Option<&ModelSpec>) -> String {
+        let fields = ModelFields::of(self, model);
+        let ceiling = model.map_or(u32::MAX, |model| u32::try_from(model.max_output_tokens).unwrap_or(u32::MAX));
+        let max_tokens = self.max_tokens.saturating_add(fields.thinking_room).min(ceiling);
+        let mut inference = json!({ "maxTokens": max_tokens });
+        if let Some(temperature) = fields.temperature {
             inference["temperature"] = json!(temperature);
         }
         let mut body = json!({
@@ -78,11 +177,13 @@ impl ConverseRequest {
         if !self.system.is_empty() {
             body["system"] = Value::Array(blocks(&self.system));
         }
+        if let Some(additional) = fields.additional {
+            body["additionalModelRequestFields"] = additional;
+        }
         if let Some(tool) = &self.forced_tool {
-            body["toolConfig"] = json!({
-                "tools": [tool_json(tool)],
-                "toolChoice": { "tool": { "name": tool.name } },
-            });
+            let choice =
+                if fields.force_tool { json!({ "tool": { "name": tool.name } }) } else { json!({ "auto": {} }) };
+            body["toolConfig"] = json!({ "tools": [tool_json(tool)], "toolChoice": choice });
         } else if !self.offered_tools.is_empty() {
             body["toolConfig"] = json!({
                 "tools": self.offered_tools.iter().map(tool_json).collect::<Vec<_>>(),
@@ -175,6 +276,11 @@ pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseRepl
     let mut tool_input = None;
     let mut tool_calls = Vec::new();
     for block in content {
+        if block.get("reasoningContent").is_some() {
+            // The model's thinking (`reasoningText` or `redactedContent`): billed in
+            // `outputTokens`, never part of the answer.
+            continue;
+        }
         if let Some(piece) = block.get("text").and_then(Value::as_str) {
             text.push_str(piece);
         } else if let Some(tool) = block.get("toolUse") {
@@ -235,8 +341,10 @@ mod tests {
             temperature: Some(0.0),
             forced_tool: Some(tool()),
             offered_tools: vec![],
+            thinking: ThinkingEffort::Off,
         };
-        let body: Value = serde_json::from_str(&request.to_body()).unwrap();
+        let haiku_4_5 = super::super::models::model_spec("us.anthropic.claude-haiku-4-5-20251001-v1:0");
+        let body: Value = serde_json::from_str(&request.to_body(haiku_4_5)).unwrap();
         assert_eq!(
             body,
             json!({
@@ -264,8 +372,9 @@ mod tests {
             temperature: None,
             forced_tool: None,
             offered_tools: vec![tool()],
+            thinking: ThinkingEffort::Off,
         };
-        let body: Value = serde_json::from_str(&request.to_body()).unwrap();
+        let body: Value = serde_json::from_str(&request.to_body(None)).unwrap();
         assert_eq!(body["toolConfig"]["toolChoice"], json!({ "auto": {} }));
         assert_eq!(body["toolConfig"]["tools"][0]["toolSpec"]["name"], "record_memory");
         let answer = json!({
@@ -279,7 +388,7 @@ mod tests {
         assert_eq!(reply.tool_input, None, "nothing was forced");
         assert_eq!(reply.tool_calls, vec![ToolCall { name: "record_memory".into(), input: json!({ "summary": "x" }) }]);
         let none = ConverseRequest { offered_tools: vec![], ..request };
-        assert!(serde_json::from_str::<Value>(&none.to_body()).unwrap().get("toolConfig").is_none());
+        assert!(serde_json::from_str::<Value>(&none.to_body(None)).unwrap().get("toolConfig").is_none());
     }
 
     #[test]
@@ -326,5 +435,126 @@ mod tests {
         );
         assert!(matches!(parse_reply("<html>", None), Err(LlmError::BadResponse(_))));
         assert!(matches!(parse_reply("{}", None), Err(LlmError::BadResponse(_))));
+    }
+
+    /// `request`'s body for `model_id`, as JSON.
+    fn body_for(request: &ConverseRequest, model_id: &str) -> Value {
+        serde_json::from_str(&request.to_body(super::super::models::model_spec(model_id))).unwrap()
+    }
+
+    fn forced(temperature: f32) -> ConverseRequest {
+        ConverseRequest {
+            system: vec![ContentBlock::Text("You remember.".into())],
+            messages: vec![Message::user("Lunch with Alice.")],
+            max_tokens: 800,
+            temperature: Some(temperature),
+            forced_tool: Some(tool()),
+            offered_tools: vec![],
+            thinking: ThinkingEffort::Medium,
+        }
+    }
+
+    fn answer(thinking: ThinkingEffort) -> ConverseRequest {
+        ConverseRequest { forced_tool: None, temperature: Some(0.2), thinking, max_tokens: 3_000, ..forced(0.2) }
+    }
+
+    const HAIKU_4_5: &str = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
+    const HAIKU_5_5: &str = "us.anthropic.claude-haiku-5-5";
+    const SONNET_4_5: &str = "global.anthropic.claude-sonnet-4-5-20250929-v1:0";
+    const OPUS_5_5: &str = "global.anthropic.claude-opus-5-5";
+
+    #[test]
+    fn haiku_4_5_keeps_its_temperature_and_thinks_with_a_budget_only_for_answers() {
+        let body = body_for(&forced(0.0), HAIKU_4_5);
+        assert_eq!(body["inferenceConfig"], json!({ "maxTokens": 800, "temperature": 0.0 }));
+        assert_eq!(body.get("additionalModelRequestFields"), None, "a forced tool never thinks");
+        assert_eq!(body["toolConfig"]["toolChoice"], json!({ "tool": { "name": "record_memory" } }));
+        let off = body_for(&answer(ThinkingEffort::Off), HAIKU_4_5);
+        assert_eq!(off["inferenceConfig"], json!({ "maxTokens": 3_000, "temperature": 0.2_f32 }));
+        assert_eq!(off.get("additionalModelRequestFields"), None);
+        let low = body_for(&answer(ThinkingEffort::Low), HAIKU_4_5);
+        assert_eq!(
+            low["additionalModelRequestFields"],
+            json!({ "thinking": { "type": "enabled", "budget_tokens": 2_048 } })
+        );
+        assert_eq!(low["inferenceConfig"], json!({ "maxTokens": 5_048 }), "room for the budget, no temperature");
+    }
+
+    #[test]
+    fn sonnet_4_5_thinks_like_haiku_4_5() {
+        let medium = body_for(&answer(ThinkingEffort::Medium), SONNET_4_5);
+        assert_eq!(medium["additionalModelRequestFields"]["thinking"]["budget_tokens"], 8_192);
+        assert_eq!(medium["inferenceConfig"], json!({ "maxTokens": 3_000 + 8_192 }));
+        let forced = body_for(&forced(0.0), SONNET_4_5);
+        assert_eq!(forced["inferenceConfig"]["temperature"], 0.0);
+        assert_eq!(forced.get("additionalModelRequestFields"), None);
+    }
+
+    #[test]
+    fn haiku_5_5_gets_no_temperature_and_thinking_off_where_a_tool_is_forced() {
+        let body = body_for(&forced(0.0), HAIKU_5_5);
+        assert_eq!(
+            body["inferenceConfig"],
+            json!({ "maxTokens": 800 }),
+            "\"temperature\" is deprecated for this model"
+        );
+        assert_eq!(body["additionalModelRequestFields"], json!({ "thinking": { "type": "disabled" } }));
+        assert_eq!(body["toolConfig"]["toolChoice"], json!({ "tool": { "name": "record_memory" } }));
+        let off = body_for(&answer(ThinkingEffort::Off), HAIKU_5_5);
+        assert_eq!(off["additionalModelRequestFields"], json!({ "thinking": { "type": "disabled" } }));
+        assert_eq!(off["inferenceConfig"], json!({ "maxTokens": 3_000 }));
+        let low = body_for(&answer(ThinkingEffort::Low), HAIKU_5_5);
+        assert_eq!(
+            low["additionalModelRequestFields"],
+            json!({ "thinking": { "type": "adaptive" }, "output_config": { "effort": "low" } })
+        );
+        assert_eq!(low["inferenceConfig"], json!({ "maxTokens": 3_000 + 2_048 }));
+        let medium = body_for(&answer(ThinkingEffort::Medium), HAIKU_5_5);
+        assert_eq!(medium["additionalModelRequestFields"]["output_config"]["effort"], "medium");
+    }
+
+    #[test]
+    fn a_model_that_always_thinks_is_offered_the_tool_instead_of_forced() {
+        let body = body_for(&forced(0.0), OPUS_5_5);
+        assert_eq!(body["toolConfig"]["toolChoice"], json!({ "auto": {} }));
+        assert_eq!(body["toolConfig"]["tools"][0]["toolSpec"]["name"], "record_memory");
+        assert_eq!(
+            body["additionalModelRequestFields"],
+            json!({ "thinking": { "type": "adaptive" }, "output_config": { "effort": "low" } }),
+            "\"disabled\" is refused: the lowest effort"
+        );
+        assert_eq!(body["inferenceConfig"], json!({ "maxTokens": 800 + 2_048 }));
+        // The call still has to be there: a prose answer is refused as with a forced tool.
+        let prose = json!({ "output": { "message": { "content": [{ "text": "Done." }] } }, "stopReason": "end_turn" });
+        assert!(matches!(parse_reply(&prose.to_string(), Some("record_memory")), Err(LlmError::Refused(_))));
+    }
+
+    #[test]
+    fn an_unknown_model_gets_neither_temperature_nor_thinking() {
+        for request in [forced(0.0), answer(ThinkingEffort::Medium)] {
+            let body = body_for(&request, "meta.llama3-70b-instruct-v1:0");
+            assert_eq!(body["inferenceConfig"], json!({ "maxTokens": request.max_tokens }));
+            assert_eq!(body.get("additionalModelRequestFields"), None);
+        }
+        assert_eq!(
+            body_for(&forced(0.0), "anthropic.claude-haiku-6")["toolConfig"]["toolChoice"]["tool"]["name"],
+            "record_memory"
+        );
+    }
+
+    #[test]
+    fn thinking_in_an_answer_is_never_its_text_and_its_tokens_are_output() {
+        let body = json!({
+            "output": { "message": { "role": "assistant", "content": [
+                { "reasoningContent": { "reasoningText": { "text": "The user asks about lunch…", "signature": "sig" } } },
+                { "reasoningContent": { "redactedContent": "ZW5jcnlwdGVk" } },
+                { "text": "You had lunch with Alice." }
+            ]}},
+            "stopReason": "end_turn",
+            "usage": { "inputTokens": 900, "outputTokens": 420, "totalTokens": 1_320 }
+        });
+        let reply = parse_reply(&body.to_string(), None).unwrap();
+        assert_eq!(reply.text, "You had lunch with Alice.");
+        assert_eq!(reply.usage.output_tokens, 420, "thinking is billed as output");
     }
 }

@@ -25,14 +25,16 @@ pub use config::{
     default_model_for, endpoint_host, endpoint_trust, is_aws_bedrock_runtime_host, BedrockAuth, BedrockConfig,
     EndpointTrust, BEDROCK_REGIONS, DEFAULT_MODEL_ID, DEFAULT_REGION,
 };
-pub use converse::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolCall, ToolSpec};
+pub use converse::{
+    ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ThinkingEffort, ToolCall, ToolSpec,
+};
 pub use error::LlmError;
 pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 pub use limiter::ConcurrencyLimiter;
 pub use models::{model_spec, ModelSpec, Thinking};
 pub use pricing::{
-    cache_minimum_tokens, estimate_cost_usd, estimate_cost_usd_in, long_prompt_threshold, price_known, prices, prices_in,
-    prompt_tokens, tier_of_call, PriceTier, Prices,
+    cache_minimum_tokens, estimate_cost_usd, estimate_cost_usd_in, long_prompt_threshold, price_known, prices,
+    prices_in, prompt_tokens, tier_of_call, PriceTier, Prices,
 };
 pub use retry::{Jitter, RetryPolicy};
 pub use skew::parse_http_date;

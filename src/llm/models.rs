@@ -244,7 +244,10 @@ pub const MODELS: &[ModelSpec] = &[
         cache_minimum_tokens: 2_048,
         ..claude_3("claude-3-5-haiku", "Claude 3.5 Haiku", Prices::anthropic(0.8, 4.0), 8_192)
     },
-    ModelSpec { cache_minimum_tokens: 2_048, ..claude_3("claude-3-haiku", "Claude 3 Haiku", Prices::anthropic(0.25, 1.25), 4_096) },
+    ModelSpec {
+        cache_minimum_tokens: 2_048,
+        ..claude_3("claude-3-haiku", "Claude 3 Haiku", Prices::anthropic(0.25, 1.25), 4_096)
+    },
     // Sonnet 5.5: Anthropic list 2026-10-07, $2/$10, cache read cut to $0.10; thinking always on
     // ("disabled returns 400"). Cache minimum not published for Bedrock: Sonnet's 1,024 kept.
     adaptive(
@@ -292,10 +295,42 @@ pub const MODELS: &[ModelSpec] = &[
         4_096,
     ),
     // Opus 5, 4.8, 4.7, 4.6: Anthropic list, $5/$25 (Bedrock pricing page 2026-12 for 4.6 and 4.7).
-    adaptive("claude-opus-5", "Claude Opus 5", "5", Prices::anthropic(5.0, 25.0), Thinking::AdaptiveOnByDefault, 128_000, 4_096),
-    adaptive("claude-opus-4-8", "Claude Opus 4.8", "4.8", Prices::anthropic(5.0, 25.0), Thinking::AdaptiveOptional, 128_000, 4_096),
-    adaptive("claude-opus-4-7", "Claude Opus 4.7", "4.7", Prices::anthropic(5.0, 25.0), Thinking::AdaptiveOptional, 128_000, 4_096),
-    adaptive("claude-opus-4-6", "Claude Opus 4.6", "4.6", Prices::anthropic(5.0, 25.0), Thinking::AdaptiveOptional, 128_000, 4_096),
+    adaptive(
+        "claude-opus-5",
+        "Claude Opus 5",
+        "5",
+        Prices::anthropic(5.0, 25.0),
+        Thinking::AdaptiveOnByDefault,
+        128_000,
+        4_096,
+    ),
+    adaptive(
+        "claude-opus-4-8",
+        "Claude Opus 4.8",
+        "4.8",
+        Prices::anthropic(5.0, 25.0),
+        Thinking::AdaptiveOptional,
+        128_000,
+        4_096,
+    ),
+    adaptive(
+        "claude-opus-4-7",
+        "Claude Opus 4.7",
+        "4.7",
+        Prices::anthropic(5.0, 25.0),
+        Thinking::AdaptiveOptional,
+        128_000,
+        4_096,
+    ),
+    adaptive(
+        "claude-opus-4-6",
+        "Claude Opus 4.6",
+        "4.6",
+        Prices::anthropic(5.0, 25.0),
+        Thinking::AdaptiveOptional,
+        128_000,
+        4_096,
+    ),
     // Opus 4.5 $5/$25 with the premium; Opus 4.1 and 4 $15/$75 without (Bedrock pricing page 2026-12).
     budget_thinker("claude-opus-4-5", "Claude Opus 4.5", "4.5", Prices::anthropic(5.0, 25.0), true, 64_000, 4_096),
     budget_thinker("claude-opus-4-1", "Claude Opus 4.1", "4.1", Prices::anthropic(15.0, 75.0), false, 32_000, 1_024),
@@ -312,7 +347,15 @@ pub const MODELS: &[ModelSpec] = &[
         128_000,
         4_096,
     ),
-    adaptive("claude-fable-5", "Claude Fable 5", "5", Prices::anthropic(10.0, 50.0), Thinking::AdaptiveAlways, 128_000, 4_096),
+    adaptive(
+        "claude-fable-5",
+        "Claude Fable 5",
+        "5",
+        Prices::anthropic(10.0, 50.0),
+        Thinking::AdaptiveAlways,
+        128_000,
+        4_096,
+    ),
     adaptive(
         "claude-mythos-5-1",
         "Claude Mythos 5.1",
@@ -322,8 +365,20 @@ pub const MODELS: &[ModelSpec] = &[
         128_000,
         4_096,
     ),
-    adaptive("claude-mythos-5", "Claude Mythos 5", "5", Prices::anthropic(10.0, 50.0), Thinking::AdaptiveAlways, 128_000, 4_096),
-    nova("nova-micro", "Amazon Nova Micro", Prices { input: 0.035, output: 0.14, cache_write: 0.035, cache_read: 0.00875 }),
+    adaptive(
+        "claude-mythos-5",
+        "Claude Mythos 5",
+        "5",
+        Prices::anthropic(10.0, 50.0),
+        Thinking::AdaptiveAlways,
+        128_000,
+        4_096,
+    ),
+    nova(
+        "nova-micro",
+        "Amazon Nova Micro",
+        Prices { input: 0.035, output: 0.14, cache_write: 0.035, cache_read: 0.00875 },
+    ),
     nova("nova-lite", "Amazon Nova Lite", Prices { input: 0.06, output: 0.24, cache_write: 0.06, cache_read: 0.015 }),
     nova("nova-pro", "Amazon Nova Pro", Prices { input: 0.8, output: 3.2, cache_write: 0.8, cache_read: 0.2 }),
 ];

@@ -8,8 +8,8 @@
 //! table is priced at the highest price here (`priced: false`), so a spending limit is never
 //! reached later than it should be, and the views say the price is unknown.
 
-use super::models::{is_global_profile, model_spec, ModelSpec};
 pub use super::models::Prices;
+use super::models::{is_global_profile, model_spec, ModelSpec};
 use crate::domain::TokenUsage;
 
 /// Which of a model's prices a call is billed at.
@@ -104,11 +104,8 @@ mod tests {
 
     #[test]
     fn haiku_costs_ten_percent_more_through_a_regional_profile() {
-        let global = estimate_cost_usd_in(
-            "global.anthropic.claude-haiku-4-5-20251001-v1:0",
-            &million_each(),
-            PriceTier::Base,
-        );
+        let global =
+            estimate_cost_usd_in("global.anthropic.claude-haiku-4-5-20251001-v1:0", &million_each(), PriceTier::Base);
         assert!((global - 6.10).abs() < 1e-9, "{global}");
         let regional =
             estimate_cost_usd_in("us.anthropic.claude-haiku-4-5-20251001-v1:0", &million_each(), PriceTier::Base);

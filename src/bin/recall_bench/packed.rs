@@ -64,6 +64,7 @@ pub fn ask_query_agent(
         second_pass: false,
         // A recorded plan is handed over the way a planning model would answer.
         plan_question: plan.is_some(),
+        thinking: memory_agent::llm::ThinkingEffort::Off,
         earlier: &[],
         names,
         scope: &scope,
