@@ -145,9 +145,13 @@ pub const CONSOLIDATION_BATCH_SIZE: Whole = whole("consolidationBatchSize", "The
 pub const DAILY_CONSOLIDATION: Toggle = toggle("dailyConsolidation", true);
 
 // Answers.
-/// Haiku 4.5 reads 200K tokens; the maximum leaves room for instructions, question and answer.
+/// The maximum fits the largest window (1M tokens, Claude 4.6 and later, less the answer and
+/// instructions); a question on a smaller model uses at most what its window holds
+/// (`llm::ModelSpec::largest_context_budget`). The default keeps a question under Haiku 5.5's
+/// long-prompt price (100K prompt tokens as its tokenizer counts, about 1.3 a token of ours,
+/// with the rest of the prompt): above it, every token of the call costs five times as much.
 pub const CONTEXT_BUDGET_TOKENS: Whole =
-    whole("contextBudgetTokens", "The context budget", "tokens", [150_000, 1_000, 190_000]);
+    whole("contextBudgetTokens", "The context budget", "tokens", [70_000, 1_000, 950_000]);
 pub const ANSWER_MAX_TOKENS: Whole = whole("answerMaxTokens", "The answer length", "tokens", [2_000, 100, 8_000]);
 /// The plugin defaults it from the locale; this is the default without one.
 pub const DATE_ORDER: Choice = Choice { key: "dateOrder", default: "dayMonth", allowed: &["dayMonth", "monthDay"] };
@@ -679,9 +683,9 @@ mod tests {
     fn numbers_are_whole_and_within_bounds() {
         let budget = CONTEXT_BUDGET_TOKENS;
         assert_eq!(budget.problem(1_000.0), None);
-        assert_eq!(budget.problem(190_000.0), None);
-        assert_eq!(budget.problem(999.0).unwrap(), "The context budget must be between 1,000 and 190,000 tokens.");
-        assert_eq!(budget.problem(190_001.0), budget.problem(999.0));
+        assert_eq!(budget.problem(950_000.0), None);
+        assert_eq!(budget.problem(999.0).unwrap(), "The context budget must be between 1,000 and 950,000 tokens.");
+        assert_eq!(budget.problem(950_001.0), budget.problem(999.0));
         assert_eq!(budget.problem(1_500.5).unwrap(), "The context budget must be a whole number.");
         assert!(budget.problem(f64::NAN).is_some() && budget.problem(f64::INFINITY).is_some());
         assert_eq!(grouped(1_000_000), "1,000,000");

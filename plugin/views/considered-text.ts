@@ -36,7 +36,9 @@ export function answerCostText(answer: Pick<QueryAnswer, "cost">): string {
 	if (cost === null) return "";
 	const input = cost.usage.inputTokens + cost.usage.cacheReadTokens + cost.usage.cacheWriteTokens;
 	const price = cost.priceKnown ? "" : " (the model's price is unknown: at the highest Claude price)";
-	return `${input.toLocaleString()} tokens in, ${cost.usage.outputTokens.toLocaleString()} out · about ${usd(cost.usd)}${price}`;
+	const calls = cost.longPromptCalls;
+	const long = calls === 0 ? "" : ` (${calls === 1 ? "one call" : `${calls} calls`} above the model's long-prompt price: a smaller context budget keeps questions below it)`;
+	return `${input.toLocaleString()} tokens in, ${cost.usage.outputTokens.toLocaleString()} out · about ${usd(cost.usd)}${price}${long}`;
 }
 
 /** "1 citation left out: the model cited a memory it was not given" (the core drops those); "" when none was. */

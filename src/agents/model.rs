@@ -13,15 +13,28 @@ pub trait Model {
     fn cache_minimum_tokens(&self) -> usize {
         1_024
     }
+
+    /// The model's tokens for one token of the core's estimate (`tokens`): about 1.3 for the
+    /// tokenizer of Claude 4.7 and later, 1 for the older one and unknown models.
+    fn tokenizer_factor(&self) -> f64 {
+        1.0
+    }
+
+    /// `estimated` tokens (the core's estimate) as this model counts them, rounded up.
+    fn model_tokens(&self, estimated: usize) -> usize {
+        debug_assert!(self.tokenizer_factor() >= 1.0, "the estimate is never cut below itself");
+        (estimated as f64 * self.tokenizer_factor()).ceil() as usize
+    }
 }
 
-/// `blocks` with a cache point after them when `prefix_tokens` reach the model's minimum.
+/// `blocks` with a cache point after them when `prefix_tokens` (the core's estimate) reach
+/// the model's minimum, counted as the model counts them.
 pub fn cached_if_worth_it<M: Model>(
     model: &M,
     mut blocks: Vec<ContentBlock>,
     prefix_tokens: usize,
 ) -> Vec<ContentBlock> {
-    if prefix_tokens >= model.cache_minimum_tokens() {
+    if model.model_tokens(prefix_tokens) >= model.cache_minimum_tokens() {
         blocks.push(ContentBlock::CachePoint);
     }
     blocks
@@ -41,6 +54,10 @@ impl<T: HttpTransport, C: Clock> Model for BedrockModel<'_, T, C> {
 
     fn cache_minimum_tokens(&self) -> usize {
         crate::llm::cache_minimum_tokens(&self.client.config().model_id)
+    }
+
+    fn tokenizer_factor(&self) -> f64 {
+        crate::llm::model_spec(&self.client.config().model_id).map_or(1.0, |spec| spec.tokenizer_factor)
     }
 }
 

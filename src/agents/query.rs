@@ -325,6 +325,9 @@ pub struct AnswerCost {
     pub usd: f64,
     /// False when the model is not in the price table (the estimate uses the highest price).
     pub price_known: bool,
+    /// Calls whose prompt passed the model's long-prompt threshold, each billed at the higher
+    /// price (Haiku 5.5 above 100K prompt tokens).
+    pub long_prompt_calls: u32,
 }
 
 /// Answers `input.question` from the store, reading the passages behind the chosen memories

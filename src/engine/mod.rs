@@ -32,7 +32,7 @@ use std::rc::Rc;
 pub use host::{Host, Progress, VaultFile};
 pub use run::RunReport;
 pub use settings::EngineSettings;
-pub use spending::{IngestEstimate, Spent};
+pub use spending::{record_cost_usd, IngestEstimate, Spent};
 
 use crate::agents::AgentError;
 pub use crate::domain::TextToRemember;

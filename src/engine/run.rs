@@ -817,12 +817,14 @@ impl<D: SqlDriver> Engine<D> {
         }
         let epoch = self.question_started();
         let settings = self.settings();
+        let spec = self.connected_model().and_then(|id| crate::llm::model_spec(&id));
+        let thinking_tokens = settings.answer_thinking.answer_thinking_tokens(spec);
         let input = QueryInput {
             question,
             today: CalendarDate::at(host.now(), host.utc_offset_minutes()),
             utc_offset_minutes: host.utc_offset_minutes(),
             date_order: settings.date_order,
-            budget_tokens: settings.query_budget_tokens,
+            budget_tokens: budget_for(settings.query_budget_tokens, spec, settings.max_answer_tokens + thinking_tokens),
             max_answer_tokens: settings.max_answer_tokens,
             read_passages: settings.read_passages,
             lines_share_percent: crate::agents::query::LINES_SHARE_PERCENT,
@@ -850,18 +852,31 @@ impl<D: SqlDriver> Engine<D> {
         } else {
             (0, 0)
         };
-        let cost_of = |input_tokens: usize| {
-            let usage = TokenUsage {
-                input_tokens: (input_tokens as u64 + QUESTION_OVERHEAD_TOKENS) * calls + plan_in,
-                output_tokens: u64::from(settings.max_answer_tokens + EVIDENCE_TOKENS) * calls + plan_out,
-                ..TokenUsage::default()
-            };
-            estimate_cost_usd(&model_id, &usage)
+        // Each call priced on its own, its prompt as the model's tokenizer counts it: a call
+        // above a long-prompt threshold costs more per token (Haiku 5.5 above 100K).
+        let factor = spec.map_or(1.0, |spec| spec.tokenizer_factor);
+        let model_tokens = |estimated: u64| (estimated as f64 * factor).ceil() as u64;
+        let answer_call = |input_tokens: usize| TokenUsage {
+            input_tokens: model_tokens(input_tokens as u64 + QUESTION_OVERHEAD_TOKENS),
+            output_tokens: u64::from(settings.max_answer_tokens + EVIDENCE_TOKENS + thinking_tokens),
+            ..TokenUsage::default()
         };
-        if self.check_question_cost(cost_of(settings.query_budget_tokens), now, offset, allow_over_limit).is_err() {
+        let plan_call =
+            TokenUsage { input_tokens: model_tokens(plan_in), output_tokens: plan_out, ..TokenUsage::default() };
+        let cost_of = |input_tokens: usize| {
+            let plan = if settings.plan_questions { estimate_cost_usd(&model_id, &plan_call) } else { 0.0 };
+            estimate_cost_usd(&model_id, &answer_call(input_tokens)) * calls as f64 + plan
+        };
+        let crossing = |input_tokens: usize| long_prompt_note(&model_id, &answer_call(input_tokens));
+        if self.check_question_cost(cost_of(input.budget_tokens), now, offset, allow_over_limit).is_err() {
             let within = scope.memories()?;
             let measured = self.measured_question_tokens(question, &input, &within)?;
-            self.check_question_cost(cost_of(measured), now, offset, allow_over_limit)?;
+            self.check_question_cost(cost_of(measured), now, offset, allow_over_limit).map_err(
+                |error| match error {
+                    AgentError::OverLimit(message) => AgentError::OverLimit(format!("{message}{}", crossing(measured))),
+                    other => other,
+                },
+            )?;
         }
         let stopped = || self.question_stopped(epoch);
         let model = MeteredModel::new(&client, host, &self.store, "query", &stopped).interactive();
@@ -875,9 +890,12 @@ impl<D: SqlDriver> Engine<D> {
             }
             other => other?,
         };
-        let usage = model.used();
-        answered.cost =
-            Some(AnswerCost { usage, usd: estimate_cost_usd(&model_id, &usage), price_known: price_known(&model_id) });
+        answered.cost = Some(AnswerCost {
+            usage: model.used(),
+            usd: model.cost_usd(),
+            price_known: price_known(&model_id),
+            long_prompt_calls: model.long_prompt_calls(),
+        });
         Ok(answered)
     }
 
@@ -930,6 +948,27 @@ impl<D: SqlDriver> Engine<D> {
             latency_ms: u64::try_from(host.now() - started).unwrap_or(0),
             clock_offset_ms: client.clock_offset_ms(),
         })
+    }
+}
+
+/// A question's context budget on `model`: the user's, within what the model's window holds
+/// besides an answer of `answer_tokens` (a model not in the table: the user's).
+fn budget_for(chosen: usize, model: Option<&crate::llm::ModelSpec>, answer_tokens: u32) -> usize {
+    model.map_or(chosen, |model| {
+        let largest = model.largest_context_budget(u64::from(answer_tokens + EVIDENCE_TOKENS));
+        chosen.min(usize::try_from(largest).unwrap_or(usize::MAX))
+    })
+}
+
+/// A sentence saying that a call of `usage` on `model_id` passes the model's long-prompt price
+/// threshold, and what to do; empty when it does not.
+fn long_prompt_note(model_id: &str, usage: &TokenUsage) -> String {
+    match crate::llm::long_prompt_threshold(model_id) {
+        Some(threshold) if crate::llm::tier_of_call(model_id, usage) == crate::llm::PriceTier::LongPrompt => format!(
+            " Its prompt may pass {}K tokens, above which every token of the call costs more; a smaller context budget (Settings → Memory Agent → Answers) keeps it below.",
+            threshold / 1_000
+        ),
+        _ => String::new(),
     }
 }
 

@@ -1,14 +1,16 @@
 //! Spending under control: what the model cost today and this month (local days, priced at
-//! the connected model's price: usage is kept per day and agent, not per model), and the
+//! the connected model's price: usage is kept per day and agent, not per model; a row of calls
+//! billed at a long-prompt price says so in its name, `metered::usage_tier`), and the
 //! user's limits. Reaching a limit pauses work until the next day or month, or until the
 //! limit is raised; a question that would pass one is asked about first.
 
+use super::metered::usage_tier;
 use super::{Engine, LimitPeriod, Pause};
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{Millis, TokenUsage};
-use crate::llm::{estimate_cost_usd, DEFAULT_MODEL_ID};
-use crate::store::{SqlDriver, StoreError};
+use crate::llm::{estimate_cost_usd_in, PriceTier, DEFAULT_MODEL_ID};
+use crate::store::{SqlDriver, StoreError, UsageRecord};
 
 /// Estimated dollars spent.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -40,6 +42,18 @@ const OUTPUT_TOKENS_PER_NOTE: u64 = 275;
 /// (about 53 tokens) of text (`agents::ingest::fact_limit`), so roughly one in two.
 const FACT_TOKENS_PER_TEXT_TOKEN: f64 = 25.0 / 53.0;
 
+/// The estimated cost of a usage row (the sum of its calls) on `model_id`, at the price tier
+/// its calls were billed at.
+pub fn record_cost_usd(model_id: &str, record: &UsageRecord) -> f64 {
+    let usage = TokenUsage {
+        input_tokens: record.input_tokens,
+        output_tokens: record.output_tokens,
+        cache_read_tokens: record.cache_read_tokens,
+        cache_write_tokens: record.cache_write_tokens,
+    };
+    estimate_cost_usd_in(model_id, &usage, usage_tier(&record.agent))
+}
+
 impl<D: SqlDriver> Engine<D> {
     /// The cost of remembering `notes` notes of `bytes` bytes in all, at the connected
     /// model's price (tokens as the core estimates them: characters / 4).
@@ -53,7 +67,9 @@ impl<D: SqlDriver> Engine<D> {
             notes,
             input_tokens,
             output_tokens,
-            cost_usd: estimate_cost_usd(&model_id, &usage),
+            // Every ingest call is one chunk or a batch of small ones, far below any long-prompt
+            // threshold: the sum is priced at the usual price.
+            cost_usd: estimate_cost_usd_in(&model_id, &usage, PriceTier::Base),
             price_known: crate::llm::price_known(&model_id),
             model_id,
         }
@@ -70,13 +86,7 @@ impl<D: SqlDriver> Engine<D> {
         let model = self.priced_model();
         let mut spent = Spent::default();
         for record in self.store.usage_between(first, today)? {
-            let usage = TokenUsage {
-                input_tokens: record.input_tokens,
-                output_tokens: record.output_tokens,
-                cache_read_tokens: record.cache_read_tokens,
-                cache_write_tokens: record.cache_write_tokens,
-            };
-            let cost = estimate_cost_usd(&model, &usage);
+            let cost = record_cost_usd(&model, &record);
             spent.this_month += cost;
             if record.day == today.to_string() {
                 spent.today += cost;

@@ -74,6 +74,11 @@ impl ThinkingEffort {
         }
     }
 
+    /// The thinking tokens an answer at this effort may add on `model` (0 when it does not think).
+    pub fn answer_thinking_tokens(self, model: Option<&ModelSpec>) -> u32 {
+        thinking_fields(model.map_or(Thinking::None, |model| model.thinking), self).1
+    }
+
     /// Tokens of thinking allowed on top of the answer's own `max_tokens`: the budget of a
     /// budget-thinking model (at least 1,024, Anthropic's minimum), the room an adaptive one gets.
     fn thinking_tokens(self) -> u32 {
@@ -118,29 +123,7 @@ impl ModelFields {
         let style = model.map_or(Thinking::None, |model| model.thinking);
         let forced = request.forced_tool.is_some();
         let effort = if forced { ThinkingEffort::Off } else { request.thinking };
-        let adaptive = |effort: ThinkingEffort| json!({ "thinking": { "type": "adaptive" }, "output_config": { "effort": effort.effort() } });
-        let (additional, thinking_room) = match (style, effort) {
-            // Anthropic's Haiku 5.5 migration guide: adaptive thinking is on unless
-            // `{"type":"disabled"}` is sent; off for forced tools (the tool call comes first and
-            // nothing is spent thinking) and for answers when the user chose no thinking.
-            (Thinking::AdaptiveOnByDefault, ThinkingEffort::Off) => {
-                (Some(json!({ "thinking": { "type": "disabled" } })), 0)
-            }
-            // `disabled` is refused ("ValidationException"): the lowest effort, with room for it.
-            (Thinking::AdaptiveAlways, ThinkingEffort::Off) => {
-                (Some(adaptive(ThinkingEffort::Low)), effort.thinking_tokens())
-            }
-            (style, effort) if style.is_adaptive() && effort != ThinkingEffort::Off => {
-                (Some(adaptive(effort)), effort.thinking_tokens())
-            }
-            // Budget thinking (3.7 to 4.5): `budget_tokens` below `max_tokens` (Anthropic,
-            // "Extended thinking"), so the answer keeps its own room.
-            (Thinking::Budget, ThinkingEffort::Low | ThinkingEffort::Medium) => (
-                Some(json!({ "thinking": { "type": "enabled", "budget_tokens": effort.thinking_tokens() } })),
-                effort.thinking_tokens(),
-            ),
-            _ => (None, 0),
-        };
+        let (additional, thinking_room) = thinking_fields(style, effort);
         let thinks = thinking_room > 0;
         // Thinking is incompatible with a changed temperature (Anthropic, "Extended thinking":
         // "Thinking isn't compatible with temperature or top_k modifications").
@@ -154,6 +137,34 @@ impl ModelFields {
         // once" asks for it; an answer without the call is refused as usual and retried once.
         let force_tool = forced && style != Thinking::AdaptiveAlways;
         ModelFields { temperature, additional, force_tool, thinking_room }
+    }
+}
+
+/// The thinking fields (`additionalModelRequestFields`) for a model that thinks in `style` at
+/// `effort`, and the tokens of thinking room they add to `maxTokens`.
+fn thinking_fields(style: Thinking, effort: ThinkingEffort) -> (Option<Value>, u32) {
+    let adaptive = |effort: ThinkingEffort| json!({ "thinking": { "type": "adaptive" }, "output_config": { "effort": effort.effort() } });
+    match (style, effort) {
+        // Anthropic's Haiku 5.5 migration guide: adaptive thinking is on unless
+        // `{"type":"disabled"}` is sent; off for forced tools (the tool call comes first and
+        // nothing is spent thinking) and for answers when the user chose no thinking.
+        (Thinking::AdaptiveOnByDefault, ThinkingEffort::Off) => {
+            (Some(json!({ "thinking": { "type": "disabled" } })), 0)
+        }
+        // `disabled` is refused ("ValidationException"): the lowest effort, with room for it.
+        (Thinking::AdaptiveAlways, ThinkingEffort::Off) => {
+            (Some(adaptive(ThinkingEffort::Low)), effort.thinking_tokens())
+        }
+        (style, effort) if style.is_adaptive() && effort != ThinkingEffort::Off => {
+            (Some(adaptive(effort)), effort.thinking_tokens())
+        }
+        // Budget thinking (3.7 to 4.5): `budget_tokens` below `max_tokens` (Anthropic,
+        // "Extended thinking"), so the answer keeps its own room.
+        (Thinking::Budget, ThinkingEffort::Low | ThinkingEffort::Medium) => (
+            Some(json!({ "thinking": { "type": "enabled", "budget_tokens": effort.thinking_tokens() } })),
+            effort.thinking_tokens(),
+        ),
+        _ => (None, 0),
     }
 }
 

@@ -383,6 +383,21 @@ pub const MODELS: &[ModelSpec] = &[
     nova("nova-pro", "Amazon Nova Pro", Prices { input: 0.8, output: 3.2, cache_write: 0.8, cache_read: 0.2 }),
 ];
 
+/// Tokens of a question's prompt besides its memories and passages: instructions, the question,
+/// earlier turns (the engine's estimate of them is 3,000; this leaves a margin).
+const PROMPT_ROOM_TOKENS: u64 = 10_000;
+
+impl ModelSpec {
+    /// The largest context budget (in the core's estimated tokens) a question on this model
+    /// can have: its window less the answer (`answer_tokens`, thinking included) and the rest
+    /// of the prompt, counted as its tokenizer counts.
+    pub fn largest_context_budget(&self, answer_tokens: u64) -> u64 {
+        let room = self.context_window.saturating_sub(answer_tokens + PROMPT_ROOM_TOKENS);
+        debug_assert!(self.tokenizer_factor >= 1.0, "a tokenizer factor never shrinks the estimate");
+        (room as f64 / self.tokenizer_factor) as u64
+    }
+}
+
 /// The model `model_id` (a base id, an inference profile id or its ARN) is, if it is known.
 pub fn model_spec(model_id: &str) -> Option<&'static ModelSpec> {
     let id = model_id.to_ascii_lowercase();
@@ -452,6 +467,14 @@ mod tests {
         assert_eq!(haiku.long_prompt.unwrap().above_prompt_tokens, 100_000);
         assert!((haiku.long_prompt.unwrap().prices.output - 2.5).abs() < 1e-9);
         assert_eq!((haiku.context_window, haiku.max_output_tokens), (1_000_000, 128_000));
+    }
+
+    #[test]
+    fn the_largest_budget_follows_the_window_and_the_tokenizer() {
+        let haiku_4_5 = model_spec("anthropic.claude-haiku-4-5-20251001-v1:0").unwrap();
+        assert_eq!(haiku_4_5.largest_context_budget(3_000), 187_000);
+        let haiku_5_5 = model_spec("us.anthropic.claude-haiku-5-5").unwrap();
+        assert_eq!(haiku_5_5.largest_context_budget(3_000), 759_230, "(1M − 13K) / 1.3");
     }
 
     #[test]

@@ -25,7 +25,6 @@ use crate::calendar::CalendarDate;
 use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
 use crate::engine::{Engine, Pause, TextToRemember};
 use crate::error::ErrorCode;
-use crate::llm::estimate_cost_usd;
 use crate::notes::{decode_note, NoteMetadata};
 use crate::store::{open_checked, schema, MemoryCursor, MemoryQuery, DATABASE_HEADER_LEN};
 use dto::SettingsDto;
@@ -461,7 +460,8 @@ impl MemoryCore {
         let spent = self.engine.spent(now, offset).map_err(js)?;
         let settings = self.engine.settings();
         to_js(&UsageReport {
-            estimated_cost_usd: estimate_cost_usd(&model, &total),
+            // Each row at the price tier its calls were billed at, never the total as one call.
+            estimated_cost_usd: records.iter().map(|record| crate::engine::record_cost_usd(&model, record)).sum(),
             price_known: crate::llm::price_known(&model),
             model_id: model,
             records,

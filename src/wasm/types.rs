@@ -57,7 +57,7 @@ export interface QueryAnswer {
   pieces: AnswerPiece[]; citations: Citation[]; answer: string; unknownCitations: string[]; askedModel: boolean; cutShort: boolean;
   considered: { memoriesTotal: number; insightsTotal: number; memoriesPacked: number; insightsPacked: number; tokensPacked: number; passagesPacked: number; passagesChanged: number; reasons: Array<[string, number]>; plannedKeywords: string[]; scoped: boolean };
   /** The answer's tokens and estimated dollars (null when no model was asked). */
-  cost: { usage: TokenUsage; usd: number; priceKnown: boolean } | null;
+  cost: { usage: TokenUsage; usd: number; priceKnown: boolean; longPromptCalls: number } | null;
 }
 export interface RunReport { done: number; skipped: number; retrying: number; failed: number; paused: string | null; ran: boolean; nextDueAt: number | null }
 export interface Removal { memories: string[]; consolidations: string[]; reopened: string[] }
