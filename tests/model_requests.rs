@@ -101,6 +101,10 @@ fn haiku_5_5_chosen_by_id_remembers_and_answers_with_no_rejected_request() {
     let engine = engine_on(&host, "us.anthropic.claude-haiku-5-5", EngineSettings::default());
     let answer = remember_and_ask(&host, &engine);
     assert_eq!(statuses(&host), vec![0; 4], "no request carries a temperature");
+    // Its cache minimum is 512 tokens: the ingest's system prompt and tool schema (about 730
+    // tokens of ours, 950 of its own) are cached, read back by every later chunk.
+    let first: Value = serde_json::from_str(&host.bedrock.requests()[0].body).unwrap();
+    assert_eq!(first["system"].as_array().unwrap().last(), Some(&json!({ "cachePoint": { "type": "default" } })));
     assert!(!answer.answer.contains("THOUGHT"), "thinking is never the answer: {}", answer.answer);
     let cost = answer.cost.expect("a cost");
     assert!(cost.price_known && cost.long_prompt_calls == 0);
