@@ -145,6 +145,9 @@ impl ModelFields {
 fn thinking_fields(style: Thinking, effort: ThinkingEffort) -> (Option<Value>, u32) {
     let adaptive = |effort: ThinkingEffort| json!({ "thinking": { "type": "adaptive" }, "output_config": { "effort": effort.effort() } });
     match (style, effort) {
+        // A forced tool never thinks: thinking with one is refused on the budget models
+        // ("Thinking may not be enabled when tool_choice forces tool use.", Bedrock 400,
+        // strands-agents PR #1495) and on the always-thinking ones (see `force_tool`).
         // Anthropic's Haiku 5.5 migration guide: adaptive thinking is on unless
         // `{"type":"disabled"}` is sent; off for forced tools (the tool call comes first and
         // nothing is spent thinking) and for answers when the user chose no thinking.

@@ -176,6 +176,7 @@ const fn adaptive(
     cache_minimum: usize,
 ) -> ModelSpec {
     let new_tokenizer = !matches!(generation.as_bytes(), b"4.6");
+    let fifth = matches!(generation.as_bytes(), [b'5', ..]);
     ModelSpec {
         id_contains,
         name,
@@ -185,7 +186,9 @@ const fn adaptive(
         long_prompt: None,
         context_window: 1_000_000,
         max_output_tokens: max_output,
-        cache_minimum_tokens: cache_minimum,
+        // The 5.x Bedrock model cards give 512 tokens a cache checkpoint (research notes §9; the
+        // Claude API says so for Haiku 5.5): the row's own minimum is for the 4.x models.
+        cache_minimum_tokens: if fifth { 512 } else { cache_minimum },
         thinking,
         effort_levels: if matches!(generation.as_bytes(), b"4.6" | b"4.7" | b"4.8") { EFFORT_4 } else { EFFORT_5 },
         // 4.6 still takes sampling parameters; from 4.7 on they are refused unless default
@@ -249,7 +252,7 @@ pub const MODELS: &[ModelSpec] = &[
         ..claude_3("claude-3-haiku", "Claude 3 Haiku", Prices::anthropic(0.25, 1.25), 4_096)
     },
     // Sonnet 5.5: Anthropic list 2026-10-07, $2/$10, cache read cut to $0.10; thinking always on
-    // ("disabled returns 400"). Cache minimum not published for Bedrock: Sonnet's 1,024 kept.
+    // ("disabled returns 400").
     adaptive(
         "claude-sonnet-5-5",
         "Claude Sonnet 5.5",
