@@ -113,6 +113,11 @@ export const SETTINGS_SCHEMA = {
 			"setting": "secondPass"
 		},
 		{
+			"engine": "answerThinking",
+			"scale": 1,
+			"setting": "answerThinking"
+		},
+		{
 			"engine": "planQuestions",
 			"scale": 1,
 			"setting": "planQuestions"
@@ -300,15 +305,15 @@ export const SETTINGS_SCHEMA = {
 			"kind": "toggle"
 		},
 		{
-			"default": 150000,
+			"default": 70000,
 			"key": "contextBudgetTokens",
 			"kind": "whole",
-			"max": 190000,
+			"max": 950000,
 			"messages": {
 				"missing": "The context budget is missing: enter a number.",
 				"notANumber": "The context budget must be a number.",
 				"notWhole": "The context budget must be a whole number.",
-				"outOfRange": "The context budget must be between 1,000 and 190,000 tokens."
+				"outOfRange": "The context budget must be between 1,000 and 950,000 tokens."
 			},
 			"min": 1000
 		},
@@ -338,6 +343,16 @@ export const SETTINGS_SCHEMA = {
 			"default": false,
 			"key": "secondPass",
 			"kind": "toggle"
+		},
+		{
+			"allowed": [
+				"off",
+				"low",
+				"medium"
+			],
+			"default": "off",
+			"key": "answerThinking",
+			"kind": "choice"
 		},
 		{
 			"default": false,

@@ -1016,3 +1016,28 @@ fn describe(job: &Job) -> String {
         JobWork::Consolidate(_) => "consolidating memories".to_owned(),
     }
 }
+
+#[cfg(test)]
+mod model_budget_tests {
+    use super::{budget_for, long_prompt_note};
+    use crate::domain::TokenUsage;
+    use crate::llm::model_spec;
+
+    #[test]
+    fn a_budget_is_the_users_within_what_the_models_window_holds() {
+        let haiku_4_5 = model_spec("us.anthropic.claude-haiku-4-5-20251001-v1:0");
+        assert_eq!(budget_for(70_000, haiku_4_5, 2_000), 70_000);
+        assert_eq!(budget_for(900_000, haiku_4_5, 2_000), 187_000, "200K less the answer, evidence and instructions");
+        let haiku_5_5 = model_spec("us.anthropic.claude-haiku-5-5");
+        assert_eq!(budget_for(900_000, haiku_5_5, 2_000), 759_230, "1M, counted as its tokenizer counts");
+        assert_eq!(budget_for(900_000, None, 2_000), 900_000, "an unknown model: the user's");
+    }
+
+    #[test]
+    fn the_estimate_says_when_a_call_passes_the_long_prompt_price() {
+        let call = |input_tokens| TokenUsage { input_tokens, ..TokenUsage::default() };
+        assert!(long_prompt_note("global.anthropic.claude-haiku-5-5", &call(100_001)).contains("100K tokens"));
+        assert_eq!(long_prompt_note("global.anthropic.claude-haiku-5-5", &call(100_000)), "");
+        assert_eq!(long_prompt_note("us.anthropic.claude-haiku-4-5-20251001-v1:0", &call(500_000)), "");
+    }
+}

@@ -22,8 +22,9 @@ pub struct EngineSettings {
     pub max_chunk_tokens: usize,
     /// Larger files are skipped with a reason.
     pub max_note_bytes: u64,
-    /// Tokens of memories and insights packed into a question's prompt. Haiku 4.5 reads
-    /// 200K tokens; this leaves room for instructions, the question and the answer.
+    /// Tokens of memories and insights packed into a question's prompt; a question uses at
+    /// most what the connected model's window holds besides the rest of the prompt and the
+    /// answer (`llm::ModelSpec::largest_context_budget`).
     pub query_budget_tokens: usize,
     pub max_answer_tokens: u32,
     /// A job that keeps failing stops after this many attempts and waits for "Retry failed".

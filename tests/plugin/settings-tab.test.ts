@@ -96,7 +96,7 @@ const FIELD_CASES: FieldCase[] = [
 	{ name: "Bulk confirmation (notes)", invalid: [["many", /must be a number/]], valid: "50", saved: ["bulkConfirmThreshold", 50] },
 	{ name: "Threshold", invalid: [["1", /between 2 and 10,000/]], valid: "12", saved: ["consolidationThreshold", 12] },
 	{ name: "Batch size", invalid: [["500", /between 2 and 200/]], valid: "20", saved: ["consolidationBatchSize", 20] },
-	{ name: "Context budget (tokens)", invalid: [["999", /between 1,000 and 190,000/]], valid: "20000", saved: ["contextBudgetTokens", 20_000] },
+	{ name: "Context budget (tokens)", invalid: [["999", /between 1,000 and 950,000/]], valid: "20000", saved: ["contextBudgetTokens", 20_000] },
 	{ name: "Answer length (tokens)", invalid: [["9000", /between 100 and 8,000/]], valid: "1000", saved: ["answerMaxTokens", 1_000] },
 	{ name: "Database file", checkedByCore: "databasePath", invalid: [["notes.txt", /\.db/], ["../x.db", /inside the vault/], ["/home/me/x.db", /relative/]], valid: " Memory/agent.db ", saved: ["databasePath", "Memory/agent.db"] },
 	{ name: "Conversation folder", checkedByCore: "conversationFolder", invalid: [["Chats/../..", /inside the vault/], [" / ", /Choose a folder/]], valid: "/Chats/", saved: ["conversationFolder", "Chats"] },
@@ -145,7 +145,10 @@ for (const apiVersion of VERSIONS) {
 		await tab.toggle("Read the notes behind memories");
 		await tab.choose("Date order", "monthDay");
 		await tab.choose("Date order", "dayMonth");
+		assert.equal((await readSettings(host!)).answerThinking ?? defaultSettings(".obsidian").answerThinking, "off", "no thinking for answers by default");
+		await tab.choose("Thinking for answers", "low");
 		const saved = await readSettings(host!);
+		assert.equal(saved.answerThinking, "low");
 		assert.equal(saved.includePlainText, true);
 		assert.equal(saved.dailyConsolidation, false);
 		assert.equal(saved.secondPass, true);
