@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type { AnswerPiece, Citation } from "../../plugin/core/memory-core-api";
 import { answerParts, answerWithWikiLinks, linkText, markdownWithMarks, splitAtMarks } from "../../plugin/views/citations";
-import { consideredText, droppedCitationsText, plannedText } from "../../plugin/views/considered-text";
+import { answerCostText, consideredText, droppedCitationsText, plannedText } from "../../plugin/views/considered-text";
 import { adviceFor } from "../../plugin/views/error-advice";
 import { EMPTY_FILTER, queryOf } from "../../plugin/views/memory-filter";
 import { createDom } from "../host/dom";
@@ -80,6 +80,14 @@ test("the considered line counts memories, insights and tokens", () => {
 	assert.equal(consideredText({ askedModel: false, considered }), "", "nothing to say when no model was asked");
 	assert.equal(plannedText({ considered }), "", "no planning call, no line");
 	assert.equal(plannedText({ considered: { ...considered, plannedKeywords: ["hiking", "camping"] } }), "Also searched for: hiking, camping");
+});
+
+test("an answer's cost says when calls were billed at the model's long-prompt price", () => {
+	const usage = { inputTokens: 120_000, outputTokens: 320, cacheReadTokens: 0, cacheWriteTokens: 0 };
+	const cost = (longPromptCalls: number) => answerCostText({ cost: { usage, usd: 0.0608, priceKnown: true, longPromptCalls } });
+	assert.equal(cost(0), `${(120_000).toLocaleString()} tokens in, 320 out · about $0.06`);
+	assert.match(cost(1), /\(one call above the model's long-prompt price: a smaller context budget keeps questions below it\)$/);
+	assert.match(cost(2), /\(2 calls above/);
 });
 
 test("errors become advice with the next step", () => {
