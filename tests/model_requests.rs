@@ -171,3 +171,14 @@ fn a_call_above_the_long_prompt_threshold_is_priced_at_the_higher_tier_and_the_d
     let spent = engine.spent(host.clock.now(), 0).unwrap();
     assert!((spent.today - expected).abs() < 1e-12, "{} ≠ {expected}", spent.today);
 }
+
+#[test]
+fn the_bulk_estimate_counts_tokens_as_the_models_tokenizer_and_prices_them_at_its_price() {
+    let host = TestHost::new(NOW);
+    let haiku_4_5 = engine_on(&host, "us.anthropic.claude-haiku-4-5-20251001-v1:0", EngineSettings::default());
+    let old = haiku_4_5.estimate_ingest(100, 400_000);
+    let haiku_5_5 = engine_on(&host, "us.anthropic.claude-haiku-5-5", EngineSettings::default());
+    let new = haiku_5_5.estimate_ingest(100, 400_000);
+    assert_eq!(new.input_tokens, (old.input_tokens as f64 * 1.3).ceil() as u64);
+    assert!(new.price_known && new.cost_usd < old.cost_usd / 7.0, "{new:?} vs {old:?}");
+}

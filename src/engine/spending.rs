@@ -56,12 +56,16 @@ pub fn record_cost_usd(model_id: &str, record: &UsageRecord) -> f64 {
 
 impl<D: SqlDriver> Engine<D> {
     /// The cost of remembering `notes` notes of `bytes` bytes in all, at the connected
-    /// model's price (tokens as the core estimates them: characters / 4).
+    /// model's price (tokens as the core estimates them, characters / 4, times the model's
+    /// tokenizer factor: Haiku 5.5 counts the same text as about 30% more tokens).
     pub fn estimate_ingest(&self, notes: u64, bytes: u64) -> IngestEstimate {
         let model_id = self.priced_model();
-        let input_tokens = bytes.div_ceil(4) + notes * PROMPT_TOKENS_PER_NOTE;
+        let factor = crate::llm::model_spec(&model_id).map_or(1.0, |spec| spec.tokenizer_factor);
+        let model_tokens = |estimated: u64| (estimated as f64 * factor).ceil() as u64;
+        let input_tokens = model_tokens(bytes.div_ceil(4) + notes * PROMPT_TOKENS_PER_NOTE);
         let text_tokens = bytes.div_ceil(4);
-        let output_tokens = notes * OUTPUT_TOKENS_PER_NOTE + (text_tokens as f64 * FACT_TOKENS_PER_TEXT_TOKEN) as u64;
+        let output_tokens =
+            model_tokens(notes * OUTPUT_TOKENS_PER_NOTE + (text_tokens as f64 * FACT_TOKENS_PER_TEXT_TOKEN) as u64);
         let usage = TokenUsage { input_tokens, output_tokens, ..TokenUsage::default() };
         IngestEstimate {
             notes,
