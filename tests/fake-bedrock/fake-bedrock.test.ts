@@ -321,6 +321,43 @@ describe("the fake's Converse answers", () => {
 		assert.equal(cacheMinimumTokens("us.anthropic.claude-sonnet-4-5-20250929-v1:0"), 1_024);
 	});
 
+	it("refuses what each Claude model refuses, and answers with reasoning when it thinks", async () => {
+		const on = async (modelId: string, extra: Record<string, unknown>) =>
+			send(fake.url, await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, modelId, body: converseBody("Hi", extra) }));
+		const message = async (reply: Promise<Awaited<ReturnType<typeof send>>>) => {
+			const answer = await reply;
+			return answer.status === 200 ? "ok" : `${answer.status} ${errorType(answer)}: ${String(json(answer.body).message)}`;
+		};
+		const forced = { toolConfig: { tools: [{ toolSpec: { name: "record_memory", inputSchema: { json: {} } } }], toolChoice: { tool: { name: "record_memory" } } } };
+		const disabled = { additionalModelRequestFields: { thinking: { type: "disabled" } } };
+		const haiku55 = "us.anthropic.claude-haiku-5-5";
+		assert.equal(
+			await message(on(haiku55, { inferenceConfig: { maxTokens: 100, temperature: 0 } })),
+			"400 ValidationException: The model returned the following errors: `temperature` is deprecated for this model.",
+		);
+		assert.equal(await message(on(haiku55, { ...forced, ...disabled })), "ok");
+		assert.equal(await message(on(haiku55, forced)), "ok", "Haiku 5.5 takes a forced tool and skips its thinking");
+		assert.equal(
+			await message(on("global.anthropic.claude-opus-5-5", { ...forced, additionalModelRequestFields: { thinking: { type: "adaptive" } } })),
+			'400 ValidationException: The model returned the following errors: tool_choice: type "tool" and "any" are not supported for this model.',
+		);
+		assert.match(await message(on("global.anthropic.claude-opus-5-5", disabled)), /^400 ValidationException: .*"disabled" is not supported/);
+		assert.equal(
+			await message(on(TEST_MODEL_ID, { ...forced, additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: 1024 } } })),
+			"400 ValidationException: The model returned the following errors: Thinking may not be enabled when tool_choice forces tool use.",
+		);
+		assert.equal(await message(on(TEST_MODEL_ID, { inferenceConfig: { maxTokens: 100, temperature: 0 } })), "ok", "Haiku 4.5 takes a temperature");
+		fake.script({ text: "An answer." }, { text: "An answer." });
+		const thinking = json((await on(haiku55, {})).body);
+		const content = (thinking.output as { message: { content: Array<Record<string, unknown>> } }).message.content;
+		assert.ok("reasoningContent" in content[0]!, "thinking on by default: the answer starts with reasoning");
+		assert.deepEqual(content[1], { text: "An answer." });
+		const quiet = json((await on(haiku55, disabled)).body);
+		assert.equal((quiet.output as { message: { content: unknown[] } }).message.content.length, 1);
+		assert.equal((thinking.usage as { outputTokens: number }).outputTokens, (quiet.usage as { outputTokens: number }).outputTokens + 120, "thinking is output");
+		assert.equal(cacheMinimumTokens(haiku55), 512);
+	});
+
 	it("refuses a request without messages, and unknown routes", async () => {
 		const empty = await converse(JSON.stringify({ messages: [] }));
 		assert.equal(empty.status, 400);

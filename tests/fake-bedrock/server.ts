@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { type AwsError, errorTypeHeader, internalServer, invalidModelIdentifier, profileCallableFrom, unknownOperation } from "./aws-errors";
 import { type AuthOutcome, authorize } from "./authorize";
 import { parseConverseRequest } from "./converse-request";
+import { answersWithReasoning, modelRefusal, REASONING_BLOCK, REASONING_TOKENS } from "./model-rules";
 import { type FakeCredential, TEST_API_KEY, TEST_CREDENTIALS, TEST_EXPIRED_SESSION_TOKEN, TEST_REGION, TEST_SESSION_CREDENTIALS } from "./credentials";
 import { seededRandom } from "./prng";
 import { type Answer, type FaultName, type Reply, toAnswer } from "./replies";
@@ -271,6 +272,8 @@ export class FakeBedrock {
 		if (!profileCallableFrom(record.modelId, this.region)) return this.writeError(res, record, invalidModelIdentifier());
 		const parsed = parseConverseRequest(body);
 		if (!parsed.ok) return this.writeError(res, record, parsed.error);
+		const refusal = modelRefusal(record.modelId, parsed.json);
+		if (refusal) return this.writeError(res, record, refusal);
 
 		let reply: Reply;
 		if (this.random && this.random.next() < this.random.rate) {
@@ -302,8 +305,14 @@ export class FakeBedrock {
 				return this.write(res, record, 200, answer.body, {});
 			case "converse": {
 				const usage = this.cache.usage(record.modelId ?? "", record.body, json, answer.content, this.now());
+				// A thinking model's answer starts with its reasoning, billed as output.
+				const reasoning = answersWithReasoning(record.modelId ?? "", json);
+				if (reasoning) {
+					usage.outputTokens += REASONING_TOKENS;
+					usage.totalTokens += REASONING_TOKENS;
+				}
 				const body = JSON.stringify({
-					output: { message: { role: "assistant", content: answer.content } },
+					output: { message: { role: "assistant", content: reasoning ? [REASONING_BLOCK, ...answer.content] : answer.content } },
 					stopReason: answer.stopReason,
 					usage,
 					metrics: { latencyMs: Math.max(1, Date.now() - startedAt) },

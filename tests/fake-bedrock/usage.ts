@@ -58,10 +58,12 @@ export class PromptCache {
 }
 
 /**
- * The fewest tokens a cached prefix needs (Bedrock's prompt-caching table): 4,096 for Claude
- * Haiku 4.5 and Opus 4.5, 2,048 for Claude 3.5 Haiku, 1,024 for the other Claude models.
+ * The fewest tokens a cached prefix needs (Bedrock's prompt-caching table): 512 for the 5.x
+ * models, 4,096 for Claude Haiku 4.5 and Opus 4.5, 2,048 for Claude 3.5 Haiku, 1,024 for the
+ * other Claude models.
  */
 export function cacheMinimumTokens(modelId: string): number {
+	if (/claude-(haiku|sonnet|opus)-5|claude-(fable|mythos)-5/.test(modelId)) return 512;
 	if (/claude-haiku-4-5|claude-opus-4-5/.test(modelId)) return 4_096;
 	if (/claude-3-5-haiku/.test(modelId)) return 2_048;
 	return 1_024;
