@@ -9,7 +9,7 @@ export function answersSection(form: SettingsForm): SettingSection {
 	return {
 		heading: "Answers",
 		rows: [
-			numberRow(form, "contextBudgetTokens", "Context budget (tokens)", "At most this many tokens of memories, insights and note passages go into one question. More finds more, and costs more."),
+			numberRow(form, "contextBudgetTokens", "Context budget (tokens)", "At most this many tokens of memories, insights and note passages go into one question, and never more than the model's context window holds. More finds more, and costs more: the default keeps a question on Claude Haiku 5.5 under 100K prompt tokens, above which all of its tokens cost five times as much."),
 			numberRow(form, "answerMaxTokens", "Answer length (tokens)", "The longest answer the model may write. Before it, the model may spend up to 1,000 more tokens listing the evidence it answers from, which is not shown."),
 			dropdownRow(form, "dateOrder", {
 				name: "Date order",

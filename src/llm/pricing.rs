@@ -159,6 +159,16 @@ mod tests {
         let haiku = estimate_cost_usd("global.anthropic.claude-haiku-4-5-20251001-v1:0", &million_each());
         assert!(unknown > 10.0 * haiku, "never cheaper than it may be: {unknown}");
         assert_eq!(cache_minimum_tokens("meta.llama3-70b-instruct-v1:0"), 4_096);
+        // Never below a known model's price, through any profile, in any tier.
+        for spec in super::super::models::MODELS {
+            for profile in ["global.", "us."] {
+                let id = format!("{profile}anthropic.{}", spec.id_contains);
+                for tier in [PriceTier::Base, PriceTier::LongPrompt] {
+                    let (known, _) = prices_in(&id, tier);
+                    assert!(UNKNOWN.input >= known.input && UNKNOWN.output >= known.output, "{id}");
+                }
+            }
+        }
         assert_eq!(cache_minimum_tokens("us.anthropic.claude-haiku-5-5"), 512);
     }
 }
