@@ -143,7 +143,12 @@ impl ModelFields {
 /// The thinking fields (`additionalModelRequestFields`) for a model that thinks in `style` at
 /// `effort`, and the tokens of thinking room they add to `maxTokens`.
 fn thinking_fields(style: Thinking, effort: ThinkingEffort) -> (Option<Value>, u32) {
-    let adaptive = |effort: ThinkingEffort| json!({ "thinking": { "type": "adaptive" }, "output_config": { "effort": effort.effort() } });
+    let adaptive = |effort: ThinkingEffort| {
+        json!({
+            "thinking": { "type": "adaptive" },
+            "output_config": { "effort": effort.effort() },
+        })
+    };
     match (style, effort) {
         // A forced tool never thinks: thinking with one is refused on the budget models
         // ("Thinking may not be enabled when tool_choice forces tool use.", Bedrock 400,
