@@ -27,9 +27,10 @@ export function estimateTokens(chars: number): number {
 export class PromptCache {
 	private readonly lastUsed = new Map<string, number>();
 
-	usage(modelId: string, requestBody: string, json: Record<string, unknown>, content: readonly ContentBlock[], now: number): TokenUsage {
+	/** `thinking`: the text the model thought, billed as output whether or not the answer shows it. */
+	usage(modelId: string, requestBody: string, json: Record<string, unknown>, content: readonly ContentBlock[], now: number, thinking = ""): TokenUsage {
 		const requestTokens = estimateTokens(requestBody.length);
-		const outputTokens = Math.max(1, estimateTokens(replyChars(content)));
+		const outputTokens = Math.max(1, estimateTokens(replyChars(content))) + estimateTokens(thinking.length);
 		const prefix = cachedPrefix(json);
 		let cacheRead = 0;
 		let cacheWrite = 0;
@@ -59,9 +60,11 @@ export class PromptCache {
 
 /**
  * The fewest tokens a cached prefix needs (Bedrock's prompt-caching table): 4,096 for Claude
- * Haiku 4.5 and Opus 4.5, 2,048 for Claude 3.5 Haiku, 1,024 for the other Claude models.
+ * Haiku 4.5 and Opus 4.5, 2,048 for Claude 3.5 Haiku, 1,024 for the other Claude models; 512 for
+ * Claude Haiku 5.5 (Anthropic's Haiku 5.5 overview; Bedrock's own figure UNCONFIRMED, models-research §9).
  */
 export function cacheMinimumTokens(modelId: string): number {
+	if (/claude-haiku-5-5/.test(modelId)) return 512;
 	if (/claude-haiku-4-5|claude-opus-4-5/.test(modelId)) return 4_096;
 	if (/claude-3-5-haiku/.test(modelId)) return 2_048;
 	return 1_024;
@@ -90,7 +93,9 @@ function arrayOf(value: unknown): unknown[] {
 function replyChars(content: readonly ContentBlock[]): number {
 	let chars = 0;
 	for (const block of content) {
-		chars += "text" in block ? block.text.length : block.toolUse.name.length + JSON.stringify(block.toolUse.input ?? null).length;
+		// Reasoning is billed from what was thought (see `usage`), not from the text shown.
+		if ("text" in block) chars += block.text.length;
+		else if ("toolUse" in block) chars += block.toolUse.name.length + JSON.stringify(block.toolUse.input ?? null).length;
 	}
 	return chars;
 }
