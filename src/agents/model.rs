@@ -40,7 +40,7 @@ impl<T: HttpTransport, C: Clock> Model for BedrockModel<'_, T, C> {
     }
 
     fn cache_minimum_tokens(&self) -> usize {
-        crate::llm::cache_minimum_tokens(&self.client.config().model_id)
+        crate::llm::cache_minimum_tokens(&self.client.model_id())
     }
 }
 

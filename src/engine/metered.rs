@@ -84,6 +84,6 @@ impl<H: Host, D: SqlDriver> Model for MeteredModel<'_, H, D> {
     }
 
     fn cache_minimum_tokens(&self) -> usize {
-        crate::llm::cache_minimum_tokens(&self.client.config().model_id)
+        crate::llm::cache_minimum_tokens(&self.client.model_id())
     }
 }
