@@ -501,7 +501,8 @@ describe("the fake's Claude models", () => {
 		assert.equal(reasoning.text, "", "Haiku 5.5 shows no thinking text unless asked for a summary");
 		assert.ok(reasoning.signature.length > 20);
 		assert.deepEqual(blocks[1], { text: "Answer." });
-		assert.equal((json(thinking.body).usage as { outputTokens: number }).outputTokens, 2 + 100);
+		// 7 + 400 characters, at 30% more tokens than four characters each (Haiku 5.5's tokenizer).
+		assert.equal((json(thinking.body).usage as { outputTokens: number }).outputTokens, 3 + 130);
 
 		fake.script({ text: "Answer.", thinking: "Summary of the thought." });
 		const summarized = content(await converse(HAIKU_5_5, { additionalModelRequestFields: { thinking: { type: "adaptive", display: "summarized" } } }));
@@ -510,7 +511,8 @@ describe("the fake's Claude models", () => {
 		fake.script({ text: "Answer." });
 		const off = await converse(HAIKU_5_5, THINKING_OFF);
 		assert.deepEqual(content(off), [{ text: "Answer." }]);
-		assert.equal((json(off.body).usage as { outputTokens: number }).outputTokens, 2);
+		assert.equal((json(off.body).usage as { outputTokens: number }).outputTokens, 3);
+		assert.equal((json(off.body).usage as { inputTokens: number }).inputTokens, Math.ceil((converseBody("Hello", THINKING_OFF).length / 4) * 1.3));
 		// Haiku 4.5 thinks only when asked, with a budget.
 		assert.deepEqual(content(await converse(HAIKU_4_5)), [{ text: DEFAULT_REPLY_TEXT }]);
 		const budget = content(await converse(HAIKU_4_5, { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: 1_024 } } }));
