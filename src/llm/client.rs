@@ -145,13 +145,15 @@ impl BedrockClient {
         request: &ConverseRequest,
         max_attempts: u32,
     ) -> Result<ConverseReply, LlmError> {
-        let body = request.to_body();
         let tool = request.forced_tool.as_ref().map(|tool| tool.name.as_str());
         let max_attempts = max_attempts.clamp(1, self.config.retry.max_attempts.max(1));
         let (mut attempt, mut spent, mut skew_retried) = (0, 0, false);
         loop {
             attempt += 1;
             let model = self.model_id();
+            // Built for each attempt's model: after a fallback the request goes to another model,
+            // whose request fields may differ.
+            let body = request.to_body();
             let outcome = {
                 let _permit = self.limiter.acquire().await;
                 self.attempt(transport, clock, &model, &body, tool).await
