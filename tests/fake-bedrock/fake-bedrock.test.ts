@@ -489,7 +489,9 @@ describe("the fake's Claude models", () => {
 		assert.equal((await converse(HAIKU_5_5, { inferenceConfig: { maxTokens: 256, temperature: 1 } })).status, 200);
 		assert.equal((await converse(HAIKU_5_5, { inferenceConfig: { maxTokens: 256, topP: 0.99 } })).status, 200);
 		assert.equal((await converse(HAIKU_4_5, { inferenceConfig: { maxTokens: 256, temperature: 0 } })).status, 200);
-		assert.equal(fake.requests.filter((request) => request.response?.status === 400).length, 5);
+		// Haiku 4.5 takes temperature or top_p, not both.
+		assert.match(refusal(await converse(HAIKU_4_5, { inferenceConfig: { maxTokens: 256, temperature: 0, topP: 0.9 } })), /cannot both be specified/);
+		assert.equal(fake.requests.filter((request) => request.response?.status === 400).length, 6);
 	});
 
 	it("makes Claude Haiku 5.5 think by default: a reasoning block with a signature and an empty text, its tokens billed as output", async () => {
@@ -572,6 +574,11 @@ describe("the fake's Claude models", () => {
 			"The model returned the following errors: `temperature` is deprecated for this model.",
 		);
 		assert.equal((await converse("global.anthropic.claude-opus-5", { additionalModelRequestFields: { top_k: 5 } })).status, 200);
+		assert.match(refusal(await converse("global.anthropic.claude-opus-5", thinking({ type: "disabled" }, "max"))), /effort/);
+		assert.match(refusal(await converse("global.anthropic.claude-opus-4-7", { inferenceConfig: { maxTokens: 256, temperature: 0 } })), /`temperature` is deprecated/);
+		// Sonnet 5.5 cannot stop thinking, but thinks least with between_tools; Haiku 5.5 refuses that mode.
+		assert.equal((await converse("us.anthropic.claude-sonnet-5-5", thinking({ type: "between_tools" }))).status, 200);
+		assert.match(refusal(await converse(HAIKU_5_5, thinking({ type: "between_tools" }))), /thinking\.type/);
 	});
 
 	it("refuses prefill and the bare id on Claude Haiku 5.5, and calls its profiles only from their geography", async () => {
@@ -579,6 +586,8 @@ describe("the fake's Claude models", () => {
 		const prefilled = await send(fake.url, await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, modelId: HAIKU_5_5, body: prefill }));
 		assert.match(refusal(prefilled), /Prefilling/);
 		assert.match(refusal(await converse("anthropic.claude-haiku-5-5")), /on-demand throughput isn't supported/);
+		assert.match(refusal(await converse("anthropic.claude-haiku-4-5-20251001-v1:0")), /on-demand throughput isn't supported/, "Haiku 4.5 has no in-Region endpoint either");
+		assert.equal((await converse("anthropic.claude-sonnet-4-5-20250929-v1:0")).status, 200, "Sonnet 4.5 has one");
 		assert.equal(refusal(await converse("eu.anthropic.claude-haiku-5-5")), "The provided model identifier is invalid.");
 		assert.equal((await converse("global.anthropic.claude-haiku-5-5")).status, 200);
 	});

@@ -41,6 +41,8 @@ export type ForcedToolRule =
 export type SamplingRule =
 	/** Any value in range (no thinking on). */
 	| "free"
+	/** As `free`, but `temperature` and `top_p` not both (Haiku 4.5, Sonnet 4.5, Opus 4.5). */
+	| "oneOfTemperatureTopP"
 	/** Haiku 5.5: `temperature` only 1, `top_p` only 0.99, never both, never `top_k`. */
 	| "defaultsOnly"
 	/** Opus 5: `temperature` and `top_p` refused as deprecated; `top_k` accepted. */
@@ -82,24 +84,31 @@ function rules(base: string, partial: Partial<ModelRules>): ModelRules {
 	};
 }
 
-/** Budget-thinking models of the 4.x generation (AWS model cards: "enabled+budget", off by default). */
-const budget = (base: string, inRegion = false) => rules(base, { thinking: "budget", inRegion });
-/** Adaptive models of 4.6–4.8: adaptive on request only (UNCONFIRMED whether 4.7/4.8 think by default). */
-const adaptive4 = (base: string) => rules(base, { thinking: "adaptive", efforts: ALL_EFFORTS, effortsWithoutThinking: ALL_EFFORTS, inRegion: false });
+/**
+ * Budget-thinking models of the 4.x generation (AWS model cards: "enabled+budget", off by default); only Sonnet 4.5
+ * has an in-Region endpoint (models-research §1). The 4.5 models take `temperature` or `top_p`, not both.
+ */
+const budget = (base: string, sampling: SamplingRule = "free", inRegion = false) => rules(base, { thinking: "budget", sampling, inRegion });
+/**
+ * Adaptive models of 4.6–4.8: adaptive on request only (UNCONFIRMED whether 4.7/4.8 think by default); Opus 4.7 and
+ * 4.8 refuse `temperature` as deprecated (ComfyUI#13923, copilot-sdk#1557; models-research §1).
+ */
+const adaptive4 = (base: string, sampling: SamplingRule = "free") =>
+	rules(base, { thinking: "adaptive", sampling, efforts: ALL_EFFORTS, effortsWithoutThinking: ALL_EFFORTS, inRegion: false });
 
 /** The Claude models the fake knows; any other id is accepted without these checks. */
 export const MODEL_RULES: readonly ModelRules[] = [
 	rules("anthropic.claude-3-haiku-20240307-v1:0", {}),
 	rules("anthropic.claude-3-5-haiku-20241022-v1:0", {}),
-	budget("anthropic.claude-haiku-4-5-20251001-v1:0"),
+	budget("anthropic.claude-haiku-4-5-20251001-v1:0", "oneOfTemperatureTopP"),
 	budget("anthropic.claude-sonnet-4-20250514-v1:0"),
-	budget("anthropic.claude-sonnet-4-5-20250929-v1:0"),
+	budget("anthropic.claude-sonnet-4-5-20250929-v1:0", "oneOfTemperatureTopP", true),
 	budget("anthropic.claude-opus-4-1-20250805-v1:0"),
-	budget("anthropic.claude-opus-4-5-20251101-v1:0"),
+	budget("anthropic.claude-opus-4-5-20251101-v1:0", "oneOfTemperatureTopP"),
 	adaptive4("anthropic.claude-sonnet-4-6"),
 	adaptive4("anthropic.claude-opus-4-6-v1"),
-	adaptive4("anthropic.claude-opus-4-7"),
-	adaptive4("anthropic.claude-opus-4-8"),
+	adaptive4("anthropic.claude-opus-4-7", "deprecated"),
+	adaptive4("anthropic.claude-opus-4-8", "deprecated"),
 	// The 5.x generation thinks by default (issue 23; AWS's Haiku 5.5 card). Haiku 5.5 is the one whose
 	// forced-tool answer skips thinking instead of failing (Anthropic's Haiku 5.5 migration guide).
 	rules("anthropic.claude-haiku-5-5", {
@@ -114,8 +123,10 @@ export const MODEL_RULES: readonly ModelRules[] = [
 	}),
 	// Sonnet 5 and Opus 5: adaptive, on by default (UNCONFIRMED for Sonnet 5's sampling: treated as Opus 5's).
 	rules("anthropic.claude-sonnet-5", { thinking: "adaptive", thinksByDefault: true, sampling: "deprecated", efforts: ALL_EFFORTS, effortsWithoutThinking: ALL_EFFORTS, inRegion: false }),
-	rules("anthropic.claude-opus-5", { thinking: "adaptive", thinksByDefault: true, sampling: "deprecated", efforts: ALL_EFFORTS, effortsWithoutThinking: ALL_EFFORTS, inRegion: false }),
+	// Opus 5: `disabled` only up to high effort, as Haiku 5.5 (models-research §1).
+	rules("anthropic.claude-opus-5", { thinking: "adaptive", thinksByDefault: true, sampling: "deprecated", efforts: ALL_EFFORTS, effortsWithoutThinking: UP_TO_HIGH, inRegion: false }),
 	// Always thinking; a forced tool is refused whatever the thinking field says (vercel/ai's Opus 5.5 fixture).
+	// Sonnet 5.5's lowest setting is `{"type":"between_tools"}` (models-research §1), still thinking.
 	rules("anthropic.claude-sonnet-5-5", { thinking: "alwaysOn", thinksByDefault: true, forcedTool: "refused", sampling: "deprecated", efforts: ALL_EFFORTS, inRegion: false }),
 	rules("anthropic.claude-opus-5-5", { thinking: "alwaysOn", thinksByDefault: true, forcedTool: "refused", sampling: "deprecated", efforts: ALL_EFFORTS, inRegion: false }),
 ];
@@ -178,6 +189,9 @@ export function checkModelRequest(model: ModelRules, json: Record<string, unknow
 	return { on: thinks, shown: model.showsThinking || thinking?.display === "summarized" };
 }
 
+/** Anthropic's words for a request with both (models-research §1: "temperature OR top_p (both → 400)"); wording UNCONFIRMED on Bedrock. */
+const BOTH_SAMPLING = "`temperature` and `top_p` cannot both be specified for this model. Please use only one.";
+
 function samplingRefusal(model: ModelRules, json: Record<string, unknown>, extra: Record<string, unknown>): string | undefined {
 	const inference = asRecord(json.inferenceConfig) ?? {};
 	const temperature = inference.temperature;
@@ -193,10 +207,12 @@ function samplingRefusal(model: ModelRules, json: Record<string, unknown>, extra
 			// wording is the live record quoted in issue 23 (as Opus 5's fixture); the others are UNCONFIRMED.
 			if (temperature !== undefined && temperature !== 1) return modelErrors("`temperature` is deprecated for this model.");
 			if (topP !== undefined && topP !== 0.99) return modelErrors("`top_p` is deprecated for this model.");
-			if (temperature !== undefined && topP !== undefined) return modelErrors("`temperature` and `top_p` cannot both be specified for this model.");
+			if (temperature !== undefined && topP !== undefined) return modelErrors(BOTH_SAMPLING);
 			if (topK !== undefined) return modelErrors("`top_k` is deprecated for this model.");
 			return undefined;
+		case "oneOfTemperatureTopP":
 		case "free": {
+			if (model.sampling === "oneOfTemperatureTopP" && temperature !== undefined && topP !== undefined) return modelErrors(BOTH_SAMPLING);
 			// Anthropic's extended-thinking guide: with thinking on, temperature may only be 1 and top_k not set.
 			const type = asRecord(extra.thinking)?.type;
 			const thinking = type === "enabled" || type === "adaptive";
@@ -226,7 +242,7 @@ function thinkingRefusal(model: ModelRules, thinking: Record<string, unknown> | 
 			// Haiku 5.5 migration guide: a budget is a 400 on adaptive-only models. Wording UNCONFIRMED.
 			return modelErrors(`thinking.type: "${String(type)}" is not supported for this model. Use "adaptive" or "disabled".`);
 		case "alwaysOn":
-			if (type === "adaptive") return undefined;
+			if (type === "adaptive" || (type === "between_tools" && model.base === "anthropic.claude-sonnet-5-5")) return undefined;
 			// Research §3: "disabled returns 400". Wording UNCONFIRMED.
 			return modelErrors(`thinking.type: "${String(type)}" is not supported for this model. Use "adaptive".`);
 	}
