@@ -121,7 +121,12 @@ test("each error class is shown next to the button in plain words with the next 
 	host.secretStorage.setSecret("temp-key-id", TEST_SESSION_CREDENTIALS.accessKeyId);
 	host.secretStorage.setSecret("temp-secret-key", TEST_SESSION_CREDENTIALS.secretAccessKey);
 	const cases: ErrorCase[] = [
-		{ name: "access denied", script: ["accessDenied"], words: /may not use .* in us-east-1\. Enable model access in the Bedrock console for us-east-1/ },
+		// The default (Haiku 5.5) denied gives way to Haiku 4.5 (bedrock-models.test.ts); denied too, it is the error.
+		{
+			name: "access denied",
+			script: ["accessDenied", "accessDenied"],
+			words: /may not use .* in us-east-1\. Enable model access in the Bedrock console for us-east-1/,
+		},
 		{ name: "use-case form", script: ["useCaseFormMissing"], words: /not yet submitted Anthropic's use-case details.*Model catalog/ },
 		{ name: "service quota", script: ["quotaExceeded"], words: /over a Bedrock quota of your account.*Service Quotas console/ },
 		{ name: "model timeout", script: ["modelTimeout"], words: /took too long/ },
