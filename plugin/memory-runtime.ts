@@ -71,6 +71,8 @@ export class MemoryRuntime {
 	private connectionProblem: string | null = null;
 	private connectionProblemCode: string | null = null;
 	private lastPauseNotice: string | null = null;
+	/** The model fallback the user was last told of (once per reason, not at every status). */
+	private lastFallbackNotice: string | null = null;
 	private jobsSinceCompaction = 0;
 	/** When the worker was restarted for not answering (the last `RESTART_WINDOW_MS`). */
 	private restarts: number[] = [];
@@ -300,6 +302,9 @@ export class MemoryRuntime {
 	private statusReported(status: StoreStatus): void {
 		if (this.isStopped()) return;
 		this.lastStatus = status;
+		// The default model was denied and the previous Haiku answers instead: say so once.
+		if (status.modelFallback !== null && status.modelFallback !== this.lastFallbackNotice) this.deps.notify(status.modelFallback);
+		this.lastFallbackNotice = status.modelFallback;
 		this.deps.statusBar.showStatus(status);
 		for (const listener of this.statusListeners) listener(status);
 	}

@@ -11,7 +11,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::llm::{default_model_for, BEDROCK_REGIONS, DEFAULT_REGION};
+use crate::llm::{default_model_for, previous_default_model_for, BEDROCK_REGIONS, DEFAULT_REGION};
 
 /// A whole number within bounds, in the unit the person types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -624,11 +624,16 @@ fn describe(setting: &Setting) -> Value {
 }
 
 /// The schema as the plugin's build writes it down: every setting (a list, in the table's
-/// order), the regions, the default region and each region's default model.
+/// order), the regions, the default region, each region's default model and the one it falls
+/// back to when the account may not call the default.
 pub fn schema_json() -> Value {
     let settings: Vec<Value> = SETTINGS.iter().map(describe).collect();
     let default_models: Map<String, Value> =
         BEDROCK_REGIONS.iter().map(|region| ((*region).to_owned(), json!(default_model_for(region)))).collect();
+    let fallback_models: Map<String, Value> = BEDROCK_REGIONS
+        .iter()
+        .map(|region| ((*region).to_owned(), json!(previous_default_model_for(region))))
+        .collect();
     let engine_fields: Vec<Value> = ENGINE_FIELDS
         .iter()
         .map(|field| json!({ "setting": field.setting, "engine": field.engine, "scale": field.scale }))
@@ -639,6 +644,7 @@ pub fn schema_json() -> Value {
         "bedrockRegions": BEDROCK_REGIONS,
         "defaultRegion": DEFAULT_REGION,
         "defaultModels": default_models,
+        "fallbackModels": fallback_models,
     })
 }
 
@@ -747,6 +753,7 @@ mod tests {
         assert_eq!(schema["defaultRegion"], DEFAULT_REGION);
         assert_eq!(schema["bedrockRegions"].as_array().unwrap().len(), BEDROCK_REGIONS.len());
         assert_eq!(schema["defaultModels"][DEFAULT_REGION], crate::llm::DEFAULT_MODEL_ID);
+        assert_eq!(schema["fallbackModels"][DEFAULT_REGION], "us.anthropic.claude-haiku-4-5-20251001-v1:0");
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::rc::Rc;
 
 use memory_agent::error::ErrorCode;
 use memory_agent::llm::{
-    BedrockAuth, BedrockClient, BedrockConfig, Clock, ConverseRequest, LlmError, Message, RetryPolicy, ToolSpec,
-    TransportError,
+    default_model_for, previous_default_model_for, BedrockAuth, BedrockClient, BedrockConfig, Clock, ConverseRequest,
+    LlmError, Message, RetryPolicy, ToolSpec, TransportError,
 };
 use serde_json::json;
 use support::scripted_transport::{Scripted, ScriptedTransport};
@@ -26,9 +26,97 @@ fn config() -> BedrockConfig {
             session_token: None,
         },
     );
+    // A model id with a colon, to check its percent-encoding in the path.
+    config.model_id = "us.anthropic.claude-haiku-4-5-20251001-v1:0".into();
     config.timeout_ms = 30_000;
     config.retry = RetryPolicy { max_attempts: 4, base_delay_ms: 1_000, max_delay_ms: 8_000 };
     config
+}
+
+/// The connection with an empty Model ID, as the plugin and the command build it.
+fn default_model_config() -> BedrockConfig {
+    let mut config = config();
+    config.model_id = default_model_for("us-east-1");
+    config.fallback_model_id = Some(previous_default_model_for("us-east-1"));
+    config
+}
+
+const DENIED: &str = "You don't have access to the model with the specified model ID.";
+
+fn model_in(url: &str) -> &str {
+    url.split("/model/").nth(1).and_then(|rest| rest.split('/').next()).unwrap_or("")
+}
+
+#[test]
+fn a_denied_default_model_falls_back_once_to_the_previous_haiku_and_stays_there() {
+    let (clock, transport, client) = setup(default_model_config());
+    assert_eq!(client.model_id(), "us.anthropic.claude-haiku-5-5");
+    transport
+        .push(Scripted::aws_error(403, "AccessDeniedException", DENIED))
+        .push(Scripted::text("Hi."))
+        .push(Scripted::text("Again."));
+    let reply = call(&clock, &transport, &client, question()).unwrap();
+    assert_eq!(reply.text, "Hi.");
+    assert_eq!(call(&clock, &transport, &client, question()).unwrap().text, "Again.");
+    let models: Vec<String> = transport.requests().iter().map(|request| model_in(&request.url).to_owned()).collect();
+    assert_eq!(
+        models,
+        [
+            "us.anthropic.claude-haiku-5-5",
+            "us.anthropic.claude-haiku-4-5-20251001-v1%3A0",
+            "us.anthropic.claude-haiku-4-5-20251001-v1%3A0"
+        ],
+        "the default is asked once, then the previous Haiku only"
+    );
+    assert_eq!(client.model_id(), "us.anthropic.claude-haiku-4-5-20251001-v1:0");
+    let fallback = client.fallback().unwrap();
+    assert_eq!(fallback.from, "us.anthropic.claude-haiku-5-5");
+    assert_eq!(fallback.reason, DENIED);
+    let message = fallback.message("us-east-1");
+    assert!(message.contains("uses us.anthropic.claude-haiku-4-5-20251001-v1:0"), "{message}");
+    assert!(message.contains("no access to the default model us.anthropic.claude-haiku-5-5 in us-east-1"), "{message}");
+
+    // A client rebuilt for the same connection keeps the choice; another connection tries again.
+    let same = BedrockClient::new(default_model_config(), 9).unwrap();
+    same.keep_fallback_of(&client);
+    assert_eq!(same.fallback(), Some(fallback));
+    let mut elsewhere = default_model_config();
+    elsewhere.region = "eu-west-1".into();
+    let other = BedrockClient::new(elsewhere, 9).unwrap();
+    other.keep_fallback_of(&client);
+    assert_eq!(other.fallback(), None);
+}
+
+#[test]
+fn a_typed_model_that_is_denied_stays_a_clear_error() {
+    let mut typed = config();
+    typed.model_id = "us.anthropic.claude-haiku-5-5".into();
+    let (clock, transport, client) = setup(typed);
+    transport.push(Scripted::aws_error(403, "AccessDeniedException", DENIED));
+    let error = call(&clock, &transport, &client, question()).unwrap_err();
+    assert_eq!(error.code(), "llm.access_denied");
+    assert!(error.to_string().contains("No access to us.anthropic.claude-haiku-5-5 in us-east-1"), "{error}");
+    assert_eq!(transport.requests().len(), 1);
+    assert_eq!(client.fallback(), None);
+    assert_eq!(client.model_id(), "us.anthropic.claude-haiku-5-5");
+}
+
+#[test]
+fn a_denied_fallback_is_the_fallbacks_error_and_other_errors_do_not_switch() {
+    let (clock, transport, client) = setup(default_model_config());
+    transport.push(Scripted::aws_error(403, "AccessDeniedException", DENIED)).push(Scripted::aws_error(
+        403,
+        "AccessDeniedException",
+        DENIED,
+    ));
+    let error = call(&clock, &transport, &client, question()).unwrap_err();
+    assert!(error.to_string().contains("No access to us.anthropic.claude-haiku-4-5-20251001-v1:0"), "{error}");
+    assert_eq!(transport.requests().len(), 2, "one switch, never a loop");
+
+    let (clock, transport, client) = setup(default_model_config());
+    transport.push(Scripted::aws_error(400, "ValidationException", "The provided model identifier is invalid."));
+    assert_eq!(call(&clock, &transport, &client, question()).unwrap_err().code(), "llm.model_not_found");
+    assert_eq!(client.fallback(), None);
 }
 
 fn question() -> ConverseRequest {

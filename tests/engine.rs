@@ -888,3 +888,49 @@ fn a_question_over_the_window_is_asked_again_with_half_the_budget_and_a_throttle
     assert_eq!(error.code(), "llm.throttled");
     assert_eq!(host.bedrock.requests().len(), 2, "someone waits: two tries, then the message");
 }
+
+#[test]
+fn a_denied_default_model_gives_way_to_the_previous_haiku_and_the_engine_says_which_and_why() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(|request| {
+        if request.url.contains("claude-haiku-5-5") {
+            Scripted::aws_error(
+                403,
+                "AccessDeniedException",
+                "You don't have access to the model with the specified model ID.",
+            )
+        } else {
+            fake_model::answer(request)
+        }
+    });
+    host.write("Daily/2026-02-01.md", "# Lunch\nLunch with Alice about the Q3 budget.\n");
+    let store = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
+    let engine = Rc::new(Engine::new(store, 42, NOW).unwrap());
+    // An empty Model ID, as the plugin's settings and the command build it.
+    let default_connection = || {
+        let mut config = connection();
+        config.model_id = memory_agent::llm::default_model_for("us-east-1");
+        config.fallback_model_id = Some(memory_agent::llm::previous_default_model_for("us-east-1"));
+        config
+    };
+    engine.configure_connection(Some(default_connection()), 7).unwrap();
+    assert_eq!(engine.model_fallback(), None);
+
+    engine.enqueue_note("Daily/2026-02-01.md", NOW).unwrap();
+    let report = work(&host, &engine);
+    assert_eq!((report.done, report.failed, report.paused.as_deref()), (1, 0, None), "{report:?}");
+    assert_eq!(memory_count(&engine), 1);
+    let previous = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
+    assert_eq!(engine.connected_model().as_deref(), Some(previous), "answers are priced at the model that answered");
+    let told = engine.model_fallback().expect("the engine says it fell back");
+    assert!(told.contains(&format!("uses {previous} because")), "{told}");
+
+    // Settings applied again (another setting changed): the same connection keeps the choice.
+    engine.configure_connection(Some(default_connection()), 8).unwrap();
+    host.bedrock.forget_requests();
+    let (host2, engine2) = (host.clone(), engine.clone());
+    let check = run(&host.clock, async move { engine2.test_connection(&host2).await.unwrap() });
+    assert_eq!(check.model_id, previous);
+    assert_eq!(check.fallback, Some(told));
+    assert_eq!(host.bedrock.requests().len(), 1, "the denied default is not asked again");
+}

@@ -62,7 +62,8 @@ export async function runConnectionTest(
 		const minutes = Math.round(check.clockOffsetMs / 60_000);
 		const clock =
 			minutes === 0 ? "" : ` This device's clock is ${Math.abs(minutes).toLocaleString()} minutes ${minutes < 0 ? "fast" : "slow"}; requests are signed with AWS's time.`;
-		return { ok: true, text: `Connected to ${check.modelId} in ${check.region} in ${Math.round(check.latencyMs).toLocaleString()} ms.${clock}` };
+		const fallback = check.fallback === null ? "" : ` ${check.fallback}`;
+		return { ok: true, text: `Connected to ${check.modelId} in ${check.region} in ${Math.round(check.latencyMs).toLocaleString()} ms.${fallback}${clock}` };
 	} catch (error) {
 		const code = errorCode(error);
 		return { ok: false, code, text: hide(connectionErrorText(code, errorMessage(error), facts)) };

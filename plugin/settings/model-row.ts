@@ -6,7 +6,7 @@ import type { Setting } from "obsidian";
 import { errorMessage } from "../core/core-error";
 import type { ModelChoice } from "../core/memory-core-api";
 import type { ConnectionTestPort } from "../bedrock/connection-test";
-import { defaultModelFor } from "../bedrock/regions";
+import { defaultModelFor, fallbackModelFor } from "../bedrock/regions";
 import { FieldMessage, type SettingsForm, addCoreCheckedField, saveChoice } from "./settings-form";
 import type { SettingRow } from "./setting-rows";
 
@@ -20,14 +20,18 @@ export interface ModelRowDeps {
 const loaded = new Map<string, ModelChoice[]>();
 
 function recommended(region: string): string {
-	return defaultModelFor(region) ?? "Claude Haiku 4.5 through the profile of the region";
+	return defaultModelFor(region) ?? "Claude Haiku 5.5 through the profile of the region";
+}
+
+function fallback(region: string): string {
+	return fallbackModelFor(region) ?? "Claude Haiku 4.5 through the profile of the region";
 }
 
 export function modelRow(deps: ModelRowDeps): SettingRow {
 	const { form } = deps;
 	return {
 		name: "Model ID",
-		desc: `The Claude model, as a Bedrock model ID or inference profile ID. Leave empty for the recommended one in ${form.current.region}: ${recommended(form.current.region)}. An inference profile's prefix says where requests may run, and only works from its own geography: us. (United States), eu. (Europe), jp. (Japan), au. (Australia), global. (any commercial region). The list button shows what your account may call here.`,
+		desc: `The Claude model, as a Bedrock model ID or inference profile ID. Leave empty for the current Claude Haiku (5.5) in ${form.current.region}: ${recommended(form.current.region)}; if your account may not call it, Memory Agent uses Claude Haiku 4.5 (${fallback(form.current.region)}) instead and says so. A model ID you type is always used as it is. An inference profile's prefix says where requests may run, and only works from its own geography: us. (United States), eu. (Europe), jp. (Japan), au. (Australia), global. (any commercial region). The list button shows what your account may call here.`,
 		render: (setting) => {
 			const region = form.current.region;
 			const choices = loaded.get(region);

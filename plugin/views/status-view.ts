@@ -96,6 +96,7 @@ export class StatusView extends ItemView {
 		});
 		if (status.current !== null) summary.createEl("p", { text: `Working on ${status.current}` });
 		if (status.paused !== null) summary.createEl("p", { cls: "memory-agent-status-paused", text: `Paused: ${status.paused}` });
+		if (status.modelFallback !== null) summary.createEl("p", { cls: "memory-agent-status-model-fallback", text: status.modelFallback });
 		const tokens = usage.total.inputTokens + usage.total.outputTokens + usage.total.cacheReadTokens + usage.total.cacheWriteTokens;
 		const cost = usage.estimatedCostUsd < 0.01 ? formatUsd(usage.estimatedCostUsd) : `about ${formatUsd(usage.estimatedCostUsd)}`;
 		const price = usage.priceKnown ? `at the prices of ${usage.modelId}` : `at the highest Claude price: the price of ${usage.modelId} is not known`;

@@ -53,11 +53,11 @@ impl<T: HttpTransport, C: Clock> Model for BedrockModel<'_, T, C> {
     }
 
     fn cache_minimum_tokens(&self) -> usize {
-        crate::llm::cache_minimum_tokens(&self.client.config().model_id)
+        crate::llm::cache_minimum_tokens(&self.client.model_id())
     }
 
     fn tokenizer_factor(&self) -> f64 {
-        crate::llm::model_spec(&self.client.config().model_id).map_or(1.0, |spec| spec.tokenizer_factor)
+        crate::llm::model_spec(&self.client.model_id()).map_or(1.0, |spec| spec.tokenizer_factor)
     }
 }
 

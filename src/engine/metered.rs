@@ -122,7 +122,7 @@ impl<H: Host, D: SqlDriver> Model for MeteredModel<'_, H, D> {
         let attempts = self.max_attempts.unwrap_or(self.client.config().retry.max_attempts);
         let reply = self.client.converse_within(&transport, self.host, request, attempts).await?;
         let day = CalendarDate::at(self.host.now(), self.host.utc_offset_minutes());
-        let model_id = &self.client.config().model_id;
+        let model_id = &self.client.model_id();
         let tier = tier_of_call(model_id, &reply.usage);
         // Usage is bookkeeping: failing to record it must not throw away a paid-for answer.
         let _ = self.store.record_usage(day, &usage_agent(self.agent, tier), &reply.usage);
@@ -140,11 +140,11 @@ impl<H: Host, D: SqlDriver> Model for MeteredModel<'_, H, D> {
     }
 
     fn cache_minimum_tokens(&self) -> usize {
-        crate::llm::cache_minimum_tokens(&self.client.config().model_id)
+        crate::llm::cache_minimum_tokens(&self.client.model_id())
     }
 
     fn tokenizer_factor(&self) -> f64 {
-        crate::llm::model_spec(&self.client.config().model_id).map_or(1.0, |spec| spec.tokenizer_factor)
+        crate::llm::model_spec(&self.client.model_id()).map_or(1.0, |spec| spec.tokenizer_factor)
     }
 }
 

@@ -191,6 +191,9 @@ impl<D: SqlDriver> Engine<D> {
     /// engine put itself in because of the old settings.
     pub fn configure_connection(&self, config: Option<BedrockConfig>, seed: u64) -> Result<(), LlmError> {
         let client = config.map(|config| BedrockClient::new(config, seed)).transpose()?;
+        if let (Some(new), Some(old)) = (client.as_ref(), self.client.borrow().as_ref()) {
+            new.keep_fallback_of(old);
+        }
         let connected = client.is_some();
         *self.client.borrow_mut() = client.map(Rc::new);
         if connected && self.pause.borrow().as_ref().is_some_and(|pause| !pause.by_user()) {
@@ -201,7 +204,15 @@ impl<D: SqlDriver> Engine<D> {
 
     /// The model id of the current connection, if any.
     pub fn connected_model(&self) -> Option<String> {
-        self.client.borrow().as_ref().map(|client| client.config().model_id.clone())
+        self.client.borrow().as_ref().map(|client| client.model_id())
+    }
+
+    /// Why calls go to another model than the default one (Bedrock denied it), in words for
+    /// the user; `None` while the configured model is used.
+    pub fn model_fallback(&self) -> Option<String> {
+        let client = self.client.borrow();
+        let client = client.as_ref()?;
+        client.fallback().map(|fallback| fallback.message(&client.config().region))
     }
 
     pub(crate) fn client(&self) -> Result<Rc<BedrockClient>, AgentError> {

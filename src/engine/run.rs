@@ -134,6 +134,9 @@ pub struct ConnectionCheck {
     /// How far this device's clock was found from AWS's (ms; 0 when within five minutes):
     /// requests are signed with the corrected time.
     pub clock_offset_ms: i64,
+    /// Why `model_id` is not the default model the settings mean (its access was denied), in
+    /// words for the user; `None` when the configured model answered.
+    pub fallback: Option<String>,
 }
 
 impl<D: SqlDriver> Engine<D> {
@@ -842,7 +845,7 @@ impl<D: SqlDriver> Engine<D> {
             return answer(&NoModel, &self.store, &NoNotes, &input).await;
         }
         let client = self.client()?;
-        let model_id = client.config().model_id.clone();
+        let model_id = client.model_id();
         let (now, offset) = (host.now(), host.utc_offset_minutes());
         // The most the question can cost: a full budget in, a full answer out, twice with the
         // second pass. Only near a limit is the real selection measured.
@@ -935,7 +938,9 @@ impl<D: SqlDriver> Engine<D> {
             system: vec![ContentBlock::Text("Reply with the single word OK.".into())],
             messages: vec![Message::user("Connection test.")],
             max_tokens: 16,
-            temperature: Some(0.0),
+            // No sampling field: not every model takes one (Claude Haiku 5.5 refuses a temperature
+            // other than 1, Anthropic's migration guide), and a one-word reply needs none.
+            temperature: None,
             forced_tool: None,
             offered_tools: vec![],
             thinking: crate::llm::ThinkingEffort::Off,
@@ -943,10 +948,11 @@ impl<D: SqlDriver> Engine<D> {
         let started = host.now();
         crate::agents::Model::converse(&model, &request).await?;
         Ok(ConnectionCheck {
-            model_id: client.config().model_id.clone(),
+            model_id: client.model_id(),
             region: client.config().region.clone(),
             latency_ms: u64::try_from(host.now() - started).unwrap_or(0),
             clock_offset_ms: client.clock_offset_ms(),
+            fallback: client.fallback().map(|fallback| fallback.message(&client.config().region)),
         })
     }
 }

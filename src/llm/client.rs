@@ -1,5 +1,6 @@
 //! One Converse call, done right: sign, send with a timeout, classify, retry, limit.
 
+use std::cell::RefCell;
 use std::pin::pin;
 
 use futures_util::future::{select, Either};
@@ -24,6 +25,34 @@ pub struct BedrockClient {
     clock: ClockOffset,
     /// The standard retry mode's token bucket, shared by every call.
     quota: RetryQuota,
+    /// Set once Bedrock denied the default model and calls went to its fallback: kept for
+    /// this client's life (this session on this device; a restart tries the default again).
+    fallback: RefCell<Option<ModelFallback>>,
+}
+
+/// Calls go to the previous Haiku because the account may not call the default one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelFallback {
+    /// The default model Bedrock denied.
+    pub from: String,
+    /// The model used instead.
+    pub to: String,
+    /// Bedrock's own words for the denial.
+    pub reason: String,
+}
+
+impl ModelFallback {
+    /// What the user is told: which model is used, why, and how to get the default back.
+    pub fn message(&self, region: &str) -> String {
+        format!(
+            "Memory Agent uses {to} because this AWS account has no access to the default model {from} in {region} \
+             (Bedrock: {reason}). To use {from}, enable it in the Bedrock console for {region}; Memory Agent tries it \
+             again when it restarts. A Model ID typed in the settings is always used as it is.",
+            to = self.to,
+            from = self.from,
+            reason = self.reason.trim_end_matches('.'),
+        )
+    }
 }
 
 /// A retry hint never makes the client wait longer than this; the job waits longer.
@@ -39,11 +68,54 @@ impl BedrockClient {
             jitter: Jitter::new(seed),
             clock: ClockOffset::default(),
             quota: RetryQuota::default(),
+            fallback: RefCell::new(None),
         })
     }
 
+    /// The connection as configured; the model calls go to is `model_id()`.
     pub fn config(&self) -> &BedrockConfig {
         &self.config
+    }
+
+    /// The model calls go to: the configured one, or its fallback once Bedrock denied it.
+    pub fn model_id(&self) -> String {
+        self.fallback.borrow().as_ref().map_or_else(|| self.config.model_id.clone(), |fallback| fallback.to.clone())
+    }
+
+    /// Why calls go to another model than the configured one, if they do.
+    pub fn fallback(&self) -> Option<ModelFallback> {
+        self.fallback.borrow().clone()
+    }
+
+    /// Keeps the fallback `previous` found when it served the same connection (a settings
+    /// change elsewhere rebuilds the client): the denied default is not asked again each time.
+    pub fn keep_fallback_of(&self, previous: &BedrockClient) {
+        let (old, new) = (&previous.config, &self.config);
+        let same = old.model_id == new.model_id
+            && old.fallback_model_id == new.fallback_model_id
+            && old.region == new.region
+            && old.auth == new.auth
+            && old.endpoint == new.endpoint;
+        if same {
+            *self.fallback.borrow_mut() = previous.fallback();
+        }
+    }
+
+    /// After `model` was denied: switches to the configured fallback when `model` is the
+    /// default that has one (true: try again there). A model the user typed has no fallback.
+    fn fall_back_after(&self, model: &str, error: &LlmError) -> bool {
+        let LlmError::AccessDenied { message, .. } = error else { return false };
+        let Some(to) = self.config.fallback_model_id.as_ref() else { return false };
+        if model != self.config.model_id || *to == self.config.model_id {
+            return false;
+        }
+        let mut fallback = self.fallback.borrow_mut();
+        // Calls in flight together are all denied: the first one records the switch.
+        if fallback.is_none() {
+            *fallback = Some(ModelFallback { from: model.to_owned(), to: to.clone(), reason: message.clone() });
+        }
+        debug_assert!(fallback.as_ref().is_some_and(|fallback| fallback.to == *to));
+        true
     }
 
     pub fn limiter(&self) -> &ConcurrencyLimiter {
@@ -73,15 +145,18 @@ impl BedrockClient {
         request: &ConverseRequest,
         max_attempts: u32,
     ) -> Result<ConverseReply, LlmError> {
-        let body = request.to_body(super::models::model_spec(&self.config.model_id));
         let tool = request.forced_tool.as_ref().map(|tool| tool.name.as_str());
         let max_attempts = max_attempts.clamp(1, self.config.retry.max_attempts.max(1));
         let (mut attempt, mut spent, mut skew_retried) = (0, 0, false);
         loop {
             attempt += 1;
+            let model = self.model_id();
+            // Built for each attempt's model: after a fallback the request goes to another model,
+            // whose request fields may differ.
+            let body = request.to_body(super::models::model_spec(&model));
             let outcome = {
                 let _permit = self.limiter.acquire().await;
-                self.attempt(transport, clock, &body, tool).await
+                self.attempt(transport, clock, &model, &body, tool).await
             };
             let (error, hint_ms) = match outcome {
                 Ok(reply) => {
@@ -95,6 +170,10 @@ impl BedrockClient {
             // response, so one immediate re-sign is all it takes (as the SDKs do).
             if matches!(error, LlmError::ClockSkew(_)) && !skew_retried && self.clock.offset_ms() != 0 {
                 skew_retried = true;
+                continue;
+            }
+            // The default model denied: the previous Haiku at once, not an attempt spent.
+            if self.fall_back_after(&model, &error) {
                 continue;
             }
             if error == LlmError::Throttled {
@@ -116,12 +195,13 @@ impl BedrockClient {
         &self,
         transport: &T,
         clock: &C,
+        model: &str,
         body: &str,
         tool: Option<&str>,
     ) -> Result<ConverseReply, (LlmError, Option<u64>)> {
         let config = &self.config;
-        let mut request =
-            HttpRequest { method: "POST".into(), url: config.converse_url(), headers: vec![], body: body.to_owned() };
+        let url = config.converse_url_for(model);
+        let mut request = HttpRequest { method: "POST".into(), url, headers: vec![], body: body.to_owned() };
         authenticate(&mut request, &config.auth, &config.region, "bedrock", self.clock.corrected(clock.now()))
             .map_err(|error| (error, None))?;
         // Added after signing: hosts (Electron, proxies) may rewrite these two, and a
@@ -141,7 +221,7 @@ impl BedrockClient {
         if (200..300).contains(&response.status) {
             parse_reply(&response.body, tool).map_err(|error| (error, None))
         } else {
-            Err((classify(&response, &config.model_id, &config.region), retry_hint_ms(&response)))
+            Err((classify(&response, model, &config.region), retry_hint_ms(&response)))
         }
     }
 }

@@ -8,27 +8,42 @@ use super::retry::RetryPolicy;
 /// The region used when none is chosen (the plugin's setting, the command's last resort).
 pub const DEFAULT_REGION: &str = "us-east-1";
 
-/// Claude Haiku 4.5 through the US cross-region inference profile (the default region's:
+/// Claude Haiku 5.5 through the US cross-region inference profile (the default region's:
 /// `default_model_for(DEFAULT_REGION)`, checked by a test).
-pub const DEFAULT_MODEL_ID: &str = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
+pub const DEFAULT_MODEL_ID: &str = "us.anthropic.claude-haiku-5-5";
 
+/// The current Haiku (2026-10-07): it has no in-Region endpoint, only the `us.`, `eu.`, `jp.`,
+/// `au.` and `global.` profiles (AWS's model card for Claude Haiku 5.5; /work/notes/models-research.md §1).
+const HAIKU_5_5: &str = "anthropic.claude-haiku-5-5";
+/// The previous Haiku, which an account without access to Haiku 5.5 falls back to.
 const HAIKU_4_5: &str = "anthropic.claude-haiku-4-5-20251001-v1:0";
 
-/// Claude Haiku 4.5 through the profile a region may call. A geographic profile only works
-/// from its own geography, so the default follows the region: `us.` from the US regions,
-/// `eu.` from the EU ones, `jp.` from Tokyo and Osaka, `au.` from Sydney and Melbourne (AWS's
-/// "Supported cross-Region inference profiles", checked 2026-12), and `global.` from
-/// everywhere else that offers Bedrock.
+/// The current Haiku (5.5) through the profile a region may call: an empty Model ID means
+/// this. Haiku 5.5 has the same geographies as Haiku 4.5 and a global profile, so no region
+/// that offers Bedrock is left without it.
 pub fn default_model_for(region: &str) -> String {
+    format!("{}.{HAIKU_5_5}", profile_geography(region))
+}
+
+/// The previous Haiku (4.5) through the profile a region may call: what the default falls
+/// back to, once, when the account has no access to the current one.
+pub fn previous_default_model_for(region: &str) -> String {
+    format!("{}.{HAIKU_4_5}", profile_geography(region))
+}
+
+/// The inference profile prefix a region may call. A geographic profile only works from its
+/// own geography: `us.` from the US regions, `eu.` from the EU ones, `jp.` from Tokyo and
+/// Osaka, `au.` from Sydney and Melbourne (AWS's "Supported cross-Region inference profiles",
+/// checked 2026-12), and `global.` from everywhere else that offers Bedrock.
+fn profile_geography(region: &str) -> &'static str {
     let region = region.trim();
-    let geography = match region {
+    match region {
         "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" => "us",
         "ap-northeast-1" | "ap-northeast-3" => "jp",
         "ap-southeast-2" | "ap-southeast-4" => "au",
         _ if region.starts_with("eu-") => "eu",
         _ => "global",
-    };
-    format!("{geography}.{HAIKU_4_5}")
+    }
 }
 
 /// Regions where Bedrock Runtime is offered (the settings list). GovCloud is left out: it
@@ -96,6 +111,9 @@ impl fmt::Debug for BedrockAuth {
 pub struct BedrockConfig {
     pub region: String,
     pub model_id: String,
+    /// The model to use instead when Bedrock denies access to `model_id`: set only when
+    /// `model_id` is the default (no Model ID typed), never for a model the user chose.
+    pub fallback_model_id: Option<String>,
     pub auth: BedrockAuth,
     /// Replaces `https://bedrock-runtime.<region>.amazonaws.com` (VPC endpoints, tests).
     pub endpoint: Option<String>,
@@ -115,6 +133,7 @@ impl BedrockConfig {
         BedrockConfig {
             region: region.to_owned(),
             model_id: DEFAULT_MODEL_ID.to_owned(),
+            fallback_model_id: None,
             auth,
             endpoint: None,
             trusted_endpoint_host: None,
@@ -165,12 +184,17 @@ impl BedrockConfig {
 
     /// `https://bedrock-runtime.<region>.amazonaws.com/model/<percent-encoded id>/converse`.
     pub fn converse_url(&self) -> String {
+        self.converse_url_for(&self.model_id)
+    }
+
+    /// `converse_url` for another model on the same connection (the default's fallback).
+    pub fn converse_url_for(&self, model_id: &str) -> String {
         debug_assert!(self.credentials_may_go_to_endpoint(), "an unconfirmed endpoint got past validate");
         let base = match &self.endpoint {
             Some(endpoint) => endpoint.trim_end_matches('/').to_owned(),
             None => format!("https://bedrock-runtime.{}.amazonaws.com", self.region),
         };
-        format!("{base}/model/{}/converse", percent_encode(&self.model_id))
+        format!("{base}/model/{}/converse", percent_encode(model_id))
     }
 
     /// The control plane (`bedrock`, not `bedrock-runtime`), where the account's models are
@@ -349,7 +373,8 @@ mod tests {
 
     #[test]
     fn model_ids_are_percent_encoded_in_the_path() {
-        let config = BedrockConfig::new("us-west-2", keys("AKIAIOSFODNN7EXAMPLE", None));
+        let mut config = BedrockConfig::new("us-west-2", keys("AKIAIOSFODNN7EXAMPLE", None));
+        config.model_id = "us.anthropic.claude-haiku-4-5-20251001-v1:0".into();
         assert_eq!(
             config.converse_url(),
             "https://bedrock-runtime.us-west-2.amazonaws.com/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse"
@@ -487,8 +512,9 @@ mod tests {
             ("sa-east-1", "global."),
             ("ca-central-1", "global."),
         ] {
+            assert_eq!(default_model_for(region), format!("{profile}anthropic.claude-haiku-5-5"), "{region}");
             assert_eq!(
-                default_model_for(region),
+                previous_default_model_for(region),
                 format!("{profile}anthropic.claude-haiku-4-5-20251001-v1:0"),
                 "{region}"
             );

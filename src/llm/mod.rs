@@ -20,10 +20,10 @@ mod sign;
 mod skew;
 
 pub use catalog::ModelChoice;
-pub use client::BedrockClient;
+pub use client::{BedrockClient, ModelFallback};
 pub use config::{
-    default_model_for, endpoint_host, endpoint_trust, is_aws_bedrock_runtime_host, BedrockAuth, BedrockConfig,
-    EndpointTrust, BEDROCK_REGIONS, DEFAULT_MODEL_ID, DEFAULT_REGION,
+    default_model_for, endpoint_host, endpoint_trust, is_aws_bedrock_runtime_host, previous_default_model_for,
+    BedrockAuth, BedrockConfig, EndpointTrust, BEDROCK_REGIONS, DEFAULT_MODEL_ID, DEFAULT_REGION,
 };
 pub use converse::{
     ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ThinkingEffort, ToolCall, ToolSpec,

@@ -17,7 +17,7 @@ use crate::calendar::CalendarDate;
 use crate::domain::{DateSource, MemoryId};
 use crate::engine::Engine;
 use crate::engine::Host;
-use crate::llm::{default_model_for, Clock};
+use crate::llm::{default_model_for, previous_default_model_for, Clock};
 use crate::select::event_day;
 use crate::store::open_from_bytes;
 use crate::store::rusqlite_driver::RusqliteDriver;
@@ -137,8 +137,12 @@ impl Session {
     ) -> Result<AskReport, String> {
         let setup = aws_setup(credentials, &self.data.region).await?;
         let model = self.data.model_id.trim();
-        let model = if model.is_empty() { default_model_for(&setup.region) } else { model.to_owned() };
-        let config = setup.bedrock_config(model)?;
+        let typed = !model.is_empty();
+        let model = if typed { model.to_owned() } else { default_model_for(&setup.region) };
+        let fallback = (!typed).then(|| previous_default_model_for(&setup.region));
+        let mut config = setup.bedrock_config(model)?;
+        // The default falls back to the previous Haiku when the account may not call it.
+        config.fallback_model_id = fallback;
         self.engine.configure_connection(Some(config), self.host.now() as u64).map_err(|error| error.to_string())?;
         let answer = self
             .engine

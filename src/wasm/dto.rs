@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use crate::engine::EngineSettings;
-use crate::llm::{default_model_for, BedrockAuth, BedrockConfig};
+use crate::llm::{default_model_for, previous_default_model_for, BedrockAuth, BedrockConfig};
 
 /// `{ engine?, connection? }` from the plugin's settings and secret storage.
 /// No `Debug`: it carries secrets.
@@ -58,12 +58,15 @@ impl ConnectionDto {
             AuthDto::ApiKey { api_key } => BedrockAuth::ApiKey(api_key.trim().to_owned()),
         };
         let mut config = BedrockConfig::new(self.region.trim(), auth);
-        // No model chosen: the one this region can call.
-        config.model_id = self
-            .model_id
-            .map(|id| id.trim().to_owned())
-            .filter(|id| !id.is_empty())
-            .unwrap_or_else(|| default_model_for(&config.region));
+        // No model chosen: the current Haiku this region can call, and the previous one if the
+        // account may not call it. A typed model is used as it is, never replaced.
+        match self.model_id.map(|id| id.trim().to_owned()).filter(|id| !id.is_empty()) {
+            Some(typed) => config.model_id = typed,
+            None => {
+                config.model_id = default_model_for(&config.region);
+                config.fallback_model_id = Some(previous_default_model_for(&config.region));
+            }
+        }
         config.endpoint = self.endpoint.map(|url| url.trim().to_owned()).filter(|url| !url.is_empty());
         config.trusted_endpoint_host = self.trusted_endpoint_host.filter(|host| !host.trim().is_empty());
         if let Some(timeout) = self.timeout_ms {

@@ -97,7 +97,7 @@ impl MemoryCore {
     }
 
     /// Counts and engine state: `{memories, insights, queued, running, failed, schemaVersion,
-    /// finished, current, paused, pausedCode, removedAtOpen}`.
+    /// finished, current, paused, pausedCode, removedAtOpen, modelFallback}`.
     #[wasm_bindgen(unchecked_return_type = "CoreStatus")]
     pub fn status(&self) -> Result<JsValue, JsValue> {
         #[derive(Serialize)]
@@ -111,6 +111,7 @@ impl MemoryCore {
             paused_by_user: bool,
             paused_code: Option<String>,
             removed_at_open: Option<RemovedAtOpen<'a>>,
+            model_fallback: Option<String>,
         }
         /// What `Store::open` removed from the file (`store::schema_guard`), for the notice.
         #[derive(Serialize)]
@@ -130,6 +131,7 @@ impl MemoryCore {
             removed_at_open: Some(self.engine.store().foreign_objects_removed())
                 .filter(|objects| !objects.is_empty())
                 .map(|objects| RemovedAtOpen { objects, summary: crate::store::describe_removed(objects) }),
+            model_fallback: self.engine.model_fallback(),
         })
     }
 

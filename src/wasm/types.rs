@@ -13,6 +13,8 @@ export interface CoreStatus {
   shared: boolean;
   /** What the database file held that Memory Agent's schema does not define, removed when it was opened (no memory is lost); null when nothing was. */
   removedAtOpen: RemovedAtOpen | null;
+  /** Why calls go to the previous Haiku instead of the default model (the account may not call it), in words for the user; null while the default is used. */
+  modelFallback: string | null;
 }
 /** Triggers, views, indexes or tables of a database file's own, removed at open. `summary` reads "2 unknown database objects (triggers: a, b)". */
 export interface RemovedAtOpen { objects: Array<{ kind: "trigger" | "view" | "index" | "table"; name: string }>; summary: string }
@@ -82,7 +84,8 @@ export interface UsageReport {
 }
 /** A model or inference profile this account may call here (`kind`: "profile" or "model"). */
 export interface ModelChoice { id: string; name: string; kind: "profile" | "model" }
-export interface ConnectionCheck { modelId: string; region: string; latencyMs: number; clockOffsetMs: number }
+/** `modelId`: the model that answered; `fallback`: why it is not the default one (null when it is). */
+export interface ConnectionCheck { modelId: string; region: string; latencyMs: number; clockOffsetMs: number; fallback: string | null }
 export interface Progress { finished: number; queued: number; running: number; failed: number; current: string | null; paused: string | null }
 export interface SelfCheckResult { name: string; ok: boolean; error?: string }
 export interface MemoryCursor { key: number }

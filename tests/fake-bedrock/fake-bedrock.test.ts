@@ -354,7 +354,7 @@ describe("the fake's Converse answers", () => {
 		assert.deepEqual(content[1], { text: "An answer." });
 		const quiet = json((await on(haiku55, disabled)).body);
 		assert.equal((quiet.output as { message: { content: unknown[] } }).message.content.length, 1);
-		assert.equal((thinking.usage as { outputTokens: number }).outputTokens, (quiet.usage as { outputTokens: number }).outputTokens + 120, "thinking is output");
+		assert.ok((thinking.usage as { outputTokens: number }).outputTokens > (quiet.usage as { outputTokens: number }).outputTokens, "thinking is output");
 		assert.equal(cacheMinimumTokens(haiku55), 512);
 	});
 
@@ -486,5 +486,184 @@ describe("the fake's Converse answers", () => {
 		const firstAnswered = fake.requests.find((request) => !request.injected);
 		assert.deepEqual(firstAnswered?.reply, { text: "first scripted" });
 		assert.deepEqual(await run(), first);
+	});
+});
+
+describe("the fake's Claude models", () => {
+	const HAIKU_5_5 = "us.anthropic.claude-haiku-5-5";
+	const HAIKU_4_5 = TEST_MODEL_ID;
+	const FORCED = { toolConfig: { tools: [{ toolSpec: { name: "record_memory", inputSchema: { json: { type: "object" } } } }], toolChoice: { tool: { name: "record_memory" } } } };
+	const THINKING_OFF = { additionalModelRequestFields: { thinking: { type: "disabled" } } };
+	let fake: FakeBedrock;
+	before(async () => {
+		fake = await startFakeBedrock();
+	});
+	after(() => fake.close());
+	beforeEach(() => fake.reset());
+
+	async function converse(modelId: string, extra: Record<string, unknown> = {}): Promise<Awaited<ReturnType<typeof send>>> {
+		return send(fake.url, await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, modelId, body: converseBody("Hello", extra) }));
+	}
+
+	function refusal(response: Awaited<ReturnType<typeof send>>): string {
+		assert.equal(response.status, 400, response.body);
+		assert.equal(errorType(response), "ValidationException");
+		return (json(response.body) as { message: string }).message;
+	}
+
+	function content(response: Awaited<ReturnType<typeof send>>): Record<string, unknown>[] {
+		assert.equal(response.status, 200, response.body);
+		return (json(response.body).output as { message: { content: Record<string, unknown>[] } }).message.content;
+	}
+
+	it("refuses a non-default temperature, top_p or any top_k on Claude Haiku 5.5, in Bedrock's words", async () => {
+		assert.equal(refusal(await converse(HAIKU_5_5, { inferenceConfig: { maxTokens: 256, temperature: 0 } })), "The model returned the following errors: `temperature` is deprecated for this model.");
+		assert.equal(refusal(await converse(HAIKU_5_5, { inferenceConfig: { maxTokens: 256, temperature: 0.2 } })), "The model returned the following errors: `temperature` is deprecated for this model.");
+		assert.match(refusal(await converse(HAIKU_5_5, { inferenceConfig: { maxTokens: 256, topP: 1 } })), /`top_p`/);
+		assert.match(refusal(await converse(HAIKU_5_5, { inferenceConfig: { maxTokens: 256, temperature: 1, topP: 0.99 } })), /both/);
+		assert.match(refusal(await converse(HAIKU_5_5, { additionalModelRequestFields: { top_k: 5 } })), /`top_k`/);
+		// Its defaults are accepted (migration guide: temperature 1, top_p 0.99), and Haiku 4.5 takes any temperature.
+		assert.equal((await converse(HAIKU_5_5, { inferenceConfig: { maxTokens: 256, temperature: 1 } })).status, 200);
+		assert.equal((await converse(HAIKU_5_5, { inferenceConfig: { maxTokens: 256, topP: 0.99 } })).status, 200);
+		assert.equal((await converse(HAIKU_4_5, { inferenceConfig: { maxTokens: 256, temperature: 0 } })).status, 200);
+		// Haiku 4.5 takes temperature or top_p, not both.
+		assert.match(refusal(await converse(HAIKU_4_5, { inferenceConfig: { maxTokens: 256, temperature: 0, topP: 0.9 } })), /cannot both be specified/);
+		assert.equal(fake.requests.filter((request) => request.response?.status === 400).length, 6);
+	});
+
+	it("makes Claude Haiku 5.5 think by default: a reasoning block with a signature and an empty text, its tokens billed as output", async () => {
+		fake.script({ text: "Answer.", thinking: "t".repeat(400) });
+		const thinking = await converse(HAIKU_5_5);
+		const blocks = content(thinking);
+		assert.equal(blocks.length, 2);
+		const reasoning = (blocks[0]?.reasoningContent as { reasoningText: { text: string; signature: string } }).reasoningText;
+		assert.equal(reasoning.text, "", "Haiku 5.5 shows no thinking text unless asked for a summary");
+		assert.ok(reasoning.signature.length > 20);
+		assert.deepEqual(blocks[1], { text: "Answer." });
+		// 7 + 400 characters, at 30% more tokens than four characters each (Haiku 5.5's tokenizer).
+		assert.equal((json(thinking.body).usage as { outputTokens: number }).outputTokens, 3 + 130);
+
+		fake.script({ text: "Answer.", thinking: "Summary of the thought." });
+		const summarized = content(await converse(HAIKU_5_5, { additionalModelRequestFields: { thinking: { type: "adaptive", display: "summarized" } } }));
+		assert.equal((summarized[0]?.reasoningContent as { reasoningText: { text: string } }).reasoningText.text, "Summary of the thought.");
+
+		fake.script({ text: "Answer." });
+		const off = await converse(HAIKU_5_5, THINKING_OFF);
+		assert.deepEqual(content(off), [{ text: "Answer." }]);
+		assert.equal((json(off.body).usage as { outputTokens: number }).outputTokens, 3);
+		assert.equal((json(off.body).usage as { inputTokens: number }).inputTokens, Math.ceil((converseBody("Hello", THINKING_OFF).length / 4) * 1.3));
+		// Haiku 4.5 thinks only when asked, with a budget.
+		assert.deepEqual(content(await converse(HAIKU_4_5)), [{ text: DEFAULT_REPLY_TEXT }]);
+		const budget = content(await converse(HAIKU_4_5, { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: 1_024 } } }));
+		assert.ok("reasoningContent" in budget[0]!);
+		assert.notEqual((budget[0]?.reasoningContent as { reasoningText: { text: string } }).reasoningText.text, "", "Haiku 4.5 shows its thinking");
+	});
+
+	it("refuses a forced tool while thinking is on, per model", async () => {
+		const thinkingMessage = "The model returned the following errors: Thinking may not be enabled when tool_choice forces tool use.";
+		// Budget thinking (Haiku 4.5) and the adaptive 5.x models other than Haiku 5.5.
+		const budgetThinking = { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: 2_048 } } };
+		assert.equal(refusal(await converse(HAIKU_4_5, { ...FORCED, ...budgetThinking })), thinkingMessage);
+		assert.equal(refusal(await converse("global.anthropic.claude-opus-5", FORCED)), thinkingMessage, "Opus 5 thinks by default");
+		assert.equal((await converse("global.anthropic.claude-opus-5", { ...FORCED, ...THINKING_OFF })).status, 200);
+		assert.equal((await converse(HAIKU_4_5, FORCED)).status, 200);
+		// Always-thinking models refuse any forced tool.
+		assert.equal(
+			refusal(await converse("global.anthropic.claude-opus-5-5", { ...FORCED, additionalModelRequestFields: { thinking: { type: "adaptive" } } })),
+			'The model returned the following errors: tool_choice: type "tool" and "any" are not supported for this model.',
+		);
+		assert.equal(refusal(await converse("us.anthropic.claude-sonnet-5-5", { toolConfig: { ...FORCED.toolConfig, toolChoice: { any: {} } } })).includes("tool_choice"), true);
+		// Haiku 5.5 takes it and answers with the tool call, without thinking (Anthropic's migration guide).
+		fake.script({ toolUse: { name: "record_memory", input: { title: "T" } } });
+		const forced = content(await converse(HAIKU_5_5, FORCED));
+		assert.equal(forced.length, 1);
+		assert.ok("toolUse" in forced[0]!);
+		// An offered tool (auto) leaves the thinking on.
+		fake.script({ toolUse: { name: "record_memory", input: { title: "T" } } });
+		const offered = content(await converse(HAIKU_5_5, { toolConfig: { ...FORCED.toolConfig, toolChoice: { auto: {} } } }));
+		assert.deepEqual(offered.map((block) => Object.keys(block)[0]), ["reasoningContent", "toolUse"]);
+	});
+
+	it("validates thinking and effort fields by the model's kind of thinking", async () => {
+		const thinking = (value: unknown, effort?: string) => ({
+			additionalModelRequestFields: { thinking: value, ...(effort === undefined ? {} : { output_config: { effort } }) },
+		});
+		// Adaptive-only Haiku 5.5: no budget; disabled only up to high effort; known efforts only.
+		assert.match(refusal(await converse(HAIKU_5_5, thinking({ type: "enabled", budget_tokens: 2_048 }))), /thinking\.type/);
+		assert.equal((await converse(HAIKU_5_5, thinking({ type: "disabled" }, "high"))).status, 200);
+		assert.match(refusal(await converse(HAIKU_5_5, thinking({ type: "disabled" }, "xhigh"))), /effort/);
+		assert.equal((await converse(HAIKU_5_5, thinking({ type: "adaptive" }, "max"))).status, 200);
+		assert.match(refusal(await converse(HAIKU_5_5, thinking({ type: "adaptive" }, "extreme"))), /effort/);
+		// Budget models: a budget of at least 1,024, never adaptive, no effort; thinking needs temperature 1.
+		assert.match(refusal(await converse(HAIKU_4_5, thinking({ type: "enabled", budget_tokens: 100 }))), /budget_tokens/);
+		assert.match(refusal(await converse(HAIKU_4_5, thinking({ type: "adaptive" }))), /thinking\.type/);
+		assert.match(refusal(await converse(HAIKU_4_5, thinking({ type: "disabled" }, "low"))), /output_config/);
+		assert.match(
+			refusal(await converse(HAIKU_4_5, { inferenceConfig: { maxTokens: 2_000, temperature: 0 }, ...thinking({ type: "enabled", budget_tokens: 1_024 }) })),
+			/temperature may only be set to 1/,
+		);
+		// Always-thinking models refuse `disabled`; models without thinking refuse the field.
+		assert.match(refusal(await converse("global.anthropic.claude-opus-5-5", thinking({ type: "disabled" }))), /thinking\.type/);
+		assert.match(refusal(await converse("anthropic.claude-3-haiku-20240307-v1:0", thinking({ type: "disabled" }))), /thinking/);
+		// The 5.x models other than Haiku refuse temperature outright (vercel/ai's Opus 5 fixture), not top_k.
+		assert.equal(
+			refusal(await converse("global.anthropic.claude-opus-5", { inferenceConfig: { maxTokens: 256, temperature: 0.2 } })),
+			"The model returned the following errors: `temperature` is deprecated for this model.",
+		);
+		assert.equal((await converse("global.anthropic.claude-opus-5", { additionalModelRequestFields: { top_k: 5 } })).status, 200);
+		assert.match(refusal(await converse("global.anthropic.claude-opus-5", thinking({ type: "disabled" }, "max"))), /effort/);
+		assert.match(refusal(await converse("global.anthropic.claude-opus-4-7", { inferenceConfig: { maxTokens: 256, temperature: 0 } })), /`temperature` is deprecated/);
+		// Sonnet 5.5 cannot stop thinking, but thinks least with between_tools; Haiku 5.5 refuses that mode.
+		assert.equal((await converse("us.anthropic.claude-sonnet-5-5", thinking({ type: "between_tools" }))).status, 200);
+		assert.match(refusal(await converse(HAIKU_5_5, thinking({ type: "between_tools" }))), /thinking\.type/);
+	});
+
+	it("refuses prefill and the bare id on Claude Haiku 5.5, and calls its profiles only from their geography", async () => {
+		const prefill = JSON.stringify({ messages: [{ role: "user", content: [{ text: "Hi" }] }, { role: "assistant", content: [{ text: "{" }] }] });
+		const prefilled = await send(fake.url, await signedConverse(fake.url, { credentials: TEST_CREDENTIALS, modelId: HAIKU_5_5, body: prefill }));
+		assert.match(refusal(prefilled), /Prefilling/);
+		assert.match(refusal(await converse("anthropic.claude-haiku-5-5")), /on-demand throughput isn't supported/);
+		assert.match(refusal(await converse("anthropic.claude-haiku-4-5-20251001-v1:0")), /on-demand throughput isn't supported/, "Haiku 4.5 has no in-Region endpoint either");
+		assert.equal((await converse("anthropic.claude-sonnet-4-5-20250929-v1:0")).status, 200, "Sonnet 4.5 has one");
+		assert.equal(refusal(await converse("eu.anthropic.claude-haiku-5-5")), "The provided model identifier is invalid.");
+		assert.equal((await converse("global.anthropic.claude-haiku-5-5")).status, 200);
+	});
+
+	it("denies access to chosen models with AccessDeniedException, by base id for every profile", async () => {
+		fake.deniedModels.add("anthropic.claude-haiku-5-5");
+		for (const id of [HAIKU_5_5, "global.anthropic.claude-haiku-5-5"]) {
+			const denied = await converse(id);
+			assert.equal(denied.status, 403);
+			assert.equal(errorType(denied), "AccessDeniedException");
+			assert.equal(json(denied.body).message, "You don't have access to the model with the specified model ID.");
+		}
+		assert.equal((await converse(HAIKU_4_5)).status, 200);
+		fake.reset();
+		assert.equal((await converse(HAIKU_5_5)).status, 200, "reset() puts back the options' list (empty here)");
+		const denying = await startFakeBedrock({ deniedModels: [HAIKU_5_5] });
+		try {
+			const denied = await send(denying.url, await signedConverse(denying.url, { credentials: TEST_CREDENTIALS, modelId: HAIKU_5_5 }));
+			assert.equal(denied.status, 403);
+		} finally {
+			await denying.close();
+		}
+	});
+
+	it("lists Claude Haiku 5.5's profiles the region may call, and it as a model only for inference profiles", async () => {
+		// With a Bedrock API key: no signature to compute over the query string.
+		const list = async (path: string) => json((await send(fake.url, { method: "GET", path, headers: { authorization: `Bearer ${TEST_API_KEY}` }, body: "" })).body);
+		const profiles = (await list("/inference-profiles")).inferenceProfileSummaries as { inferenceProfileId: string }[];
+		const ids = profiles.map((profile) => profile.inferenceProfileId);
+		assert.ok(ids.includes("us.anthropic.claude-haiku-5-5") && ids.includes("global.anthropic.claude-haiku-5-5"));
+		assert.ok(!ids.some((id) => id.startsWith("eu.") || id.startsWith("jp.")), "us-east-1 lists no other geography's profiles");
+		const onDemand = (await list("/foundation-models?byOutputModality=TEXT&byInferenceType=ON_DEMAND")).modelSummaries as { modelId: string }[];
+		assert.ok(!onDemand.some((model) => model.modelId === "anthropic.claude-haiku-5-5"), "no in-Region endpoint");
+		const all = (await list("/foundation-models")).modelSummaries as { modelId: string; inferenceTypesSupported: string[] }[];
+		assert.deepEqual(all.find((model) => model.modelId === "anthropic.claude-haiku-5-5")?.inferenceTypesSupported, ["INFERENCE_PROFILE"]);
+	});
+
+	it("caches Claude Haiku 5.5 prefixes from 512 tokens", () => {
+		assert.equal(cacheMinimumTokens(HAIKU_5_5), 512);
+		assert.equal(cacheMinimumTokens(HAIKU_4_5), 4_096);
 	});
 });

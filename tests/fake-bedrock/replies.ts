@@ -61,8 +61,8 @@ export const FAULT_NAMES: readonly FaultName[] = [
 /** One answer of the fake, scripted with `fake.script(...)` or returned by `fake.respond`. */
 export type Reply =
 	| FaultName
-	/** A text answer, stopReason `end_turn`. */
-	| { text: string }
+	/** A text answer, stopReason `end_turn`; `thinking` is what a thinking model thought first (a default when absent). */
+	| { text: string; thinking?: string }
 	/** One or more tool calls (after an optional text block), stopReason `tool_use`. */
 	| { toolUse: ToolCall | ToolCall[]; text?: string }
 	/** An answer cut short, stopReason `max_tokens`. */
@@ -77,8 +77,11 @@ export type Reply =
 	/** Any error answer. */
 	| { status: { code: number; type: string; message: string } };
 
-/** A Converse content block the fake produces. */
-export type ContentBlock = { text: string } | { toolUse: { toolUseId: string; name: string; input: unknown } };
+/** A Converse content block the fake produces (botocore `bedrock-runtime` ContentBlock: text, toolUse, reasoningContent). */
+export type ContentBlock =
+	| { text: string }
+	| { toolUse: { toolUseId: string; name: string; input: unknown } }
+	| { reasoningContent: { reasoningText: { text: string; signature: string } } };
 
 export type StopReason =
 	| "end_turn"
@@ -92,7 +95,7 @@ export type StopReason =
 
 /** A reply made concrete: what goes on the wire (after any delay). */
 export type Answer =
-	| { kind: "converse"; content: ContentBlock[]; stopReason: StopReason }
+	| { kind: "converse"; content: ContentBlock[]; stopReason: StopReason; thinking?: string }
 	| { kind: "error"; error: AwsError }
 	| { kind: "reset" }
 	| { kind: "notJson"; body: string };
@@ -124,7 +127,7 @@ export function toAnswer(reply: Exclude<Reply, { slow: number }>, context: Reply
 	}
 	if ("maxTokens" in reply) return { kind: "converse", content: [{ text: reply.text ?? CUT_SHORT_TEXT }], stopReason: "max_tokens" };
 	if ("refused" in reply) return { kind: "converse", content: [{ text: reply.text ?? "I can't help with that." }], stopReason: reply.refused };
-	return { kind: "converse", content: [{ text: reply.text }], stopReason: "end_turn" };
+	return { kind: "converse", content: [{ text: reply.text }], stopReason: "end_turn", ...(reply.thinking === undefined ? {} : { thinking: reply.thinking }) };
 }
 
 function faultAnswer(fault: FaultName, context: ReplyContext): Answer {

@@ -3,11 +3,21 @@
 import { createHash, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { type AwsError, errorTypeHeader, internalServer, invalidModelIdentifier, profileCallableFrom, unknownOperation } from "./aws-errors";
+import {
+	type AwsError,
+	accessDenied,
+	errorTypeHeader,
+	internalServer,
+	invalidModelIdentifier,
+	onDemandNotSupported,
+	profileCallableFrom,
+	unknownOperation,
+	validation,
+} from "./aws-errors";
 import { type AuthOutcome, authorize } from "./authorize";
 import { parseConverseRequest } from "./converse-request";
-import { answersWithReasoning, modelRefusal, REASONING_BLOCK, REASONING_TOKENS } from "./model-rules";
 import { type FakeCredential, TEST_API_KEY, TEST_CREDENTIALS, TEST_EXPIRED_SESSION_TOKEN, TEST_REGION, TEST_SESSION_CREDENTIALS } from "./credentials";
+import { DEFAULT_THINKING, type ThinkingRequest, baseModelId, checkModelRequest, isBareModelId, modelRules, reasoningBlock } from "./models";
 import { seededRandom } from "./prng";
 import { type Answer, type FaultName, type Reply, toAnswer } from "./replies";
 import { PromptCache } from "./usage";
@@ -23,6 +33,11 @@ export interface FakeBedrockOptions {
 	expiredSessionTokens?: string[];
 	/** The fake's clock (ms since the epoch) for the 5-minute signature window and the prompt cache; default Date.now. */
 	now?: () => number;
+	/**
+	 * Models this account may not call: each Converse call to one answers 403 AccessDeniedException. An entry
+	 * is a model or profile id; a base id (`anthropic.claude-haiku-5-5`) denies every profile of it too.
+	 */
+	deniedModels?: string[];
 }
 
 /** What the fake answered; `status` is "reset" when it destroyed the socket instead. */
@@ -81,10 +96,27 @@ export class FakeBedrock {
 		{ id: "us.anthropic.claude-haiku-4-5-20251001-v1:0", name: "US Anthropic Claude Haiku 4.5" },
 		{ id: "eu.anthropic.claude-haiku-4-5-20251001-v1:0", name: "EU Anthropic Claude Haiku 4.5" },
 		{ id: "global.anthropic.claude-haiku-4-5-20251001-v1:0", name: "Global Anthropic Claude Haiku 4.5" },
+		{ id: "jp.anthropic.claude-haiku-4-5-20251001-v1:0", name: "JP Anthropic Claude Haiku 4.5" },
+		{ id: "au.anthropic.claude-haiku-4-5-20251001-v1:0", name: "AU Anthropic Claude Haiku 4.5" },
 		{ id: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", name: "US Anthropic Claude Sonnet 4.5" },
+		// Claude Haiku 5.5 (2026-10-07) has geographic profiles for the US, the EU, Japan and Australia and a
+		// global one, and no in-Region endpoint (AWS's model card; models-research §1).
+		{ id: "us.anthropic.claude-haiku-5-5", name: "US Anthropic Claude Haiku 5.5" },
+		{ id: "eu.anthropic.claude-haiku-5-5", name: "EU Anthropic Claude Haiku 5.5" },
+		{ id: "jp.anthropic.claude-haiku-5-5", name: "JP Anthropic Claude Haiku 5.5" },
+		{ id: "au.anthropic.claude-haiku-5-5", name: "AU Anthropic Claude Haiku 5.5" },
+		{ id: "global.anthropic.claude-haiku-5-5", name: "Global Anthropic Claude Haiku 5.5" },
 	];
-	/** On-demand foundation models (ListFoundationModels). */
-	foundationModels: Array<{ id: string; name: string; provider: string }> = [{ id: "amazon.nova-lite-v1:0", name: "Nova Lite", provider: "Amazon" }];
+	/**
+	 * Foundation models (ListFoundationModels); `inferenceTypes` defaults to ON_DEMAND. A `byInferenceType`
+	 * query keeps only the models that support it, as AWS does.
+	 */
+	foundationModels: Array<{ id: string; name: string; provider: string; inferenceTypes?: string[] }> = [
+		{ id: "amazon.nova-lite-v1:0", name: "Nova Lite", provider: "Amazon" },
+		{ id: "anthropic.claude-haiku-5-5", name: "Claude Haiku 5.5", provider: "Anthropic", inferenceTypes: ["INFERENCE_PROFILE"] },
+	];
+	/** Model or profile ids this account may not call (see `FakeBedrockOptions.deniedModels`); change freely. */
+	readonly deniedModels: Set<string>;
 
 	private readonly server: http.Server;
 	private readonly region: string;
@@ -92,6 +124,7 @@ export class FakeBedrock {
 	private readonly apiKeys: string[];
 	private readonly expiredSessionTokens: string[];
 	private readonly now: () => number;
+	private readonly initiallyDenied: readonly string[];
 	private readonly queue: Reply[] = [];
 	private readonly cache = new PromptCache();
 	private readonly delays = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
@@ -107,6 +140,8 @@ export class FakeBedrock {
 		this.apiKeys = options.apiKeys ?? [TEST_API_KEY];
 		this.expiredSessionTokens = options.expiredSessionTokens ?? [TEST_EXPIRED_SESSION_TOKEN];
 		this.now = options.now ?? Date.now;
+		this.initiallyDenied = options.deniedModels ?? [];
+		this.deniedModels = new Set(this.initiallyDenied);
 		this.server = http.createServer((req, res) => this.accept(req, res));
 	}
 
@@ -160,8 +195,10 @@ export class FakeBedrock {
 		return this.requests.map((request) => request.body).join("\n");
 	}
 
-	/** Forgets requests, script, prompt cache and random faults, and puts back the default `respond`. */
+	/** Forgets requests, script, prompt cache and random faults, puts back the default `respond` and the options' denied models. */
 	reset(): void {
+		this.deniedModels.clear();
+		for (const id of this.initiallyDenied) this.deniedModels.add(id);
 		this.requests.length = 0;
 		this.queue.length = 0;
 		this.cache.clear();
@@ -186,17 +223,19 @@ export class FakeBedrock {
 		return { inferenceProfileSummaries: summaries };
 	}
 
-	/** ListFoundationModels' output (botocore `bedrock`). */
-	private listFoundationModels(): Record<string, unknown> {
+	/** ListFoundationModels' output (botocore `bedrock`), filtered by `byInferenceType` when the query has it. */
+	private listFoundationModels(query: string): Record<string, unknown> {
+		const inferenceType = new URLSearchParams(query).get("byInferenceType");
+		const models = this.foundationModels.filter((model) => inferenceType === null || (model.inferenceTypes ?? ["ON_DEMAND"]).includes(inferenceType));
 		return {
-			modelSummaries: this.foundationModels.map((model) => ({
+			modelSummaries: models.map((model) => ({
 				modelArn: `arn:aws:bedrock:${this.region}::foundation-model/${model.id}`,
 				modelId: model.id,
 				modelName: model.name,
 				providerName: model.provider,
 				inputModalities: ["TEXT"],
 				outputModalities: ["TEXT"],
-				inferenceTypesSupported: ["ON_DEMAND"],
+				inferenceTypesSupported: model.inferenceTypes ?? ["ON_DEMAND"],
 				modelLifecycle: { status: "ACTIVE" },
 			})),
 		};
@@ -267,13 +306,17 @@ export class FakeBedrock {
 
 		if (!auth.ok) return this.writeError(res, record, auth.error);
 		if (method === "GET" && path === "/inference-profiles") return this.write(res, record, 200, JSON.stringify(this.listInferenceProfiles()), {});
-		if (method === "GET" && path === "/foundation-models") return this.write(res, record, 200, JSON.stringify(this.listFoundationModels()), {});
+		if (method === "GET" && path === "/foundation-models") return this.write(res, record, 200, JSON.stringify(this.listFoundationModels(query)), {});
 		if (method !== "POST" || record.modelId === undefined) return this.writeError(res, record, unknownOperation());
 		if (!profileCallableFrom(record.modelId, this.region)) return this.writeError(res, record, invalidModelIdentifier());
+		const rules = modelRules(record.modelId);
+		if (rules !== undefined && !rules.inRegion && isBareModelId(record.modelId)) return this.writeError(res, record, onDemandNotSupported(record.modelId));
+		if (this.isDenied(record.modelId)) return this.writeError(res, record, accessDenied());
 		const parsed = parseConverseRequest(body);
 		if (!parsed.ok) return this.writeError(res, record, parsed.error);
-		const refusal = modelRefusal(record.modelId, parsed.json);
-		if (refusal) return this.writeError(res, record, refusal);
+		// What this model refuses in a request (sampling, thinking, effort, forced tools), before any reply.
+		const checked = rules === undefined ? { on: false, shown: false } : checkModelRequest(rules, parsed.json);
+		if ("refusal" in checked) return this.writeError(res, record, validation(checked.refusal));
 
 		let reply: Reply;
 		if (this.random && this.random.next() < this.random.rate) {
@@ -289,10 +332,23 @@ export class FakeBedrock {
 		}
 		if (res.destroyed) return;
 		const answer = toAnswer(reply, { modelId: record.modelId, json: parsed.json, nextToolUseId: () => this.nextToolUseId() });
-		this.writeAnswer(req, res, record, answer, parsed.json, startedAt);
+		this.writeAnswer(req, res, record, answer, parsed.json, startedAt, checked);
 	}
 
-	private writeAnswer(req: http.IncomingMessage, res: http.ServerResponse, record: RecordedRequest, answer: Answer, json: Record<string, unknown>, startedAt: number): void {
+	/** Whether the account may not call `modelId` (by its own id or its base model's). */
+	private isDenied(modelId: string): boolean {
+		return this.deniedModels.has(modelId) || this.deniedModels.has(baseModelId(modelId));
+	}
+
+	private writeAnswer(
+		req: http.IncomingMessage,
+		res: http.ServerResponse,
+		record: RecordedRequest,
+		answer: Answer,
+		json: Record<string, unknown>,
+		startedAt: number,
+		thinking: ThinkingRequest,
+	): void {
 		switch (answer.kind) {
 			case "error":
 				return this.writeError(res, record, answer.error);
@@ -304,15 +360,12 @@ export class FakeBedrock {
 			case "notJson":
 				return this.write(res, record, 200, answer.body, {});
 			case "converse": {
-				const usage = this.cache.usage(record.modelId ?? "", record.body, json, answer.content, this.now());
-				// A thinking model's answer starts with its reasoning, billed as output.
-				const reasoning = answersWithReasoning(record.modelId ?? "", json);
-				if (reasoning) {
-					usage.outputTokens += REASONING_TOKENS;
-					usage.totalTokens += REASONING_TOKENS;
-				}
+				// A thinking model's answer starts with its reasoning, whose tokens are output tokens.
+				const thought = thinking.on ? (answer.thinking ?? DEFAULT_THINKING) : "";
+				const content = thinking.on ? [reasoningBlock(thought, thinking.shown), ...answer.content] : answer.content;
+				const usage = this.cache.usage(record.modelId ?? "", record.body, json, content, this.now(), thought);
 				const body = JSON.stringify({
-					output: { message: { role: "assistant", content: reasoning ? [REASONING_BLOCK, ...answer.content] : answer.content } },
+					output: { message: { role: "assistant", content } },
 					stopReason: answer.stopReason,
 					usage,
 					metrics: { latencyMs: Math.max(1, Date.now() - startedAt) },

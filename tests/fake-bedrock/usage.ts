@@ -19,6 +19,17 @@ export function estimateTokens(chars: number): number {
 }
 
 /**
+ * Claude Haiku 5.5's tokenizer (that of Opus 4.7 and later) counts the same text as "approximately 30% more
+ * tokens" than Haiku 4.5's (Anthropic's Haiku 5.5 overview and migration guide; models-research §1).
+ */
+const LARGER_TOKENIZER = /claude-(haiku-5-5|opus-4-7|opus-4-8|opus-5|sonnet-5)/;
+
+/** The tokens `chars` characters make for `modelId`: about four characters a token, 30% more with the newer tokenizer. */
+export function modelTokens(modelId: string, chars: number): number {
+	return LARGER_TOKENIZER.test(modelId) ? Math.ceil((chars / 4) * 1.3) : estimateTokens(chars);
+}
+
+/**
  * A rough prompt cache: the prefix is everything before the request's last `cachePoint` block, in
  * Bedrock's order (tools, then system, then messages). The first request with a given prefix (per
  * model) writes it; later ones within the TTL read it. Cached tokens are not counted in inputTokens,
@@ -27,13 +38,14 @@ export function estimateTokens(chars: number): number {
 export class PromptCache {
 	private readonly lastUsed = new Map<string, number>();
 
-	usage(modelId: string, requestBody: string, json: Record<string, unknown>, content: readonly ContentBlock[], now: number): TokenUsage {
-		const requestTokens = estimateTokens(requestBody.length);
-		const outputTokens = Math.max(1, estimateTokens(replyChars(content)));
+	/** `thinking`: the text the model thought, billed as output whether or not the answer shows it. */
+	usage(modelId: string, requestBody: string, json: Record<string, unknown>, content: readonly ContentBlock[], now: number, thinking = ""): TokenUsage {
+		const requestTokens = modelTokens(modelId, requestBody.length);
+		const outputTokens = Math.max(1, modelTokens(modelId, replyChars(content))) + modelTokens(modelId, thinking.length);
 		const prefix = cachedPrefix(json);
 		let cacheRead = 0;
 		let cacheWrite = 0;
-		const prefixTokens = prefix === undefined ? 0 : Math.min(estimateTokens(prefix.length), requestTokens);
+		const prefixTokens = prefix === undefined ? 0 : Math.min(modelTokens(modelId, prefix.length), requestTokens);
 		// As on Bedrock, a prefix shorter than the model's minimum is simply not cached.
 		if (prefix !== undefined && prefixTokens >= cacheMinimumTokens(modelId)) {
 			const key = `${modelId}\n${prefix}`;
@@ -58,9 +70,10 @@ export class PromptCache {
 }
 
 /**
- * The fewest tokens a cached prefix needs (Bedrock's prompt-caching table): 512 for the 5.x
- * models, 4,096 for Claude Haiku 4.5 and Opus 4.5, 2,048 for Claude 3.5 Haiku, 1,024 for the
- * other Claude models.
+ * The fewest tokens a cached prefix needs (Bedrock's prompt-caching table): 4,096 for Claude
+ * Haiku 4.5 and Opus 4.5, 2,048 for Claude 3.5 Haiku, 1,024 for the other Claude models; 512 for
+ * the 5.x models (the Bedrock cards of Opus 5, Fable 5 and Mythos 5; Anthropic's Haiku 5.5
+ * overview — Bedrock's own Haiku 5.5 figure UNCONFIRMED, models-research §1).
  */
 export function cacheMinimumTokens(modelId: string): number {
 	if (/claude-(haiku|sonnet|opus)-5|claude-(fable|mythos)-5/.test(modelId)) return 512;
@@ -92,7 +105,9 @@ function arrayOf(value: unknown): unknown[] {
 function replyChars(content: readonly ContentBlock[]): number {
 	let chars = 0;
 	for (const block of content) {
-		chars += "text" in block ? block.text.length : block.toolUse.name.length + JSON.stringify(block.toolUse.input ?? null).length;
+		// Reasoning is billed from what was thought (see `usage`), not from the text shown.
+		if ("text" in block) chars += block.text.length;
+		else if ("toolUse" in block) chars += block.toolUse.name.length + JSON.stringify(block.toolUse.input ?? null).length;
 	}
 	return chars;
 }

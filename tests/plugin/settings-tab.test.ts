@@ -70,7 +70,12 @@ for (const apiVersion of VERSIONS) {
 			assert.ok(tab.names().includes(name), `the tab has "${name}"`);
 		}
 		assert.equal(tab.field("Model ID").value, "", "no model chosen: the region's recommendation");
-		assert.equal(tab.field("Model ID").placeholder, "us.anthropic.claude-haiku-4-5-20251001-v1:0", "the recommendation for us-east-1");
+		assert.equal(tab.field("Model ID").placeholder, "us.anthropic.claude-haiku-5-5", "the recommendation for us-east-1");
+		assert.match(
+			tab.setting("Model ID").textContent ?? "",
+			/current Claude Haiku \(5\.5\).*Claude Haiku 4\.5 \(us\.anthropic\.claude-haiku-4-5-20251001-v1:0\) instead/,
+			"the description names the default and its fallback",
+		);
 		assert.match(tab.setting("Model ID").textContent ?? "", /us\. .*eu\. .*jp\. .*au\. .*global\./, "the prefixes are explained");
 	});
 }

@@ -47,7 +47,7 @@ test("the date order defaults from the locale", () => {
 });
 
 test("status texts", () => {
-	const status = { memories: 12, insights: 3, queued: 0, running: 1, failed: 2, schemaVersion: 1, finished: 0, current: null, paused: null, pausedByUser: false, pausedCode: null, shared: false, removedAtOpen: null };
+	const status = { memories: 12, insights: 3, queued: 0, running: 1, failed: 2, schemaVersion: 1, finished: 0, current: null, paused: null, pausedByUser: false, pausedCode: null, shared: false, removedAtOpen: null, modelFallback: null };
 	assert.equal(STATUS_STARTING, "Memory: starting…");
 	assert.equal(STATUS_UNAVAILABLE, "Memory: unavailable");
 	const coverage = { remembered: 1204, inScope: 2333 };

@@ -12,6 +12,9 @@ pub fn test_connection(retry: RetryPolicy) -> BedrockConfig {
             session_token: None,
         },
     );
+    // Pinned: the engine tests' prices, cache minimums and snapshots are Claude Haiku 4.5's,
+    // whatever the default model becomes.
+    config.model_id = "us.anthropic.claude-haiku-4-5-20251001-v1:0".into();
     config.retry = retry;
     config
 }
