@@ -137,6 +137,9 @@ pub const MAX_NOTE_SIZE_KB: Whole = whole("maxNoteSizeKb", "The size limit", "ki
 pub const BULK_CONFIRM_THRESHOLD: Whole =
     whole("bulkConfirmThreshold", "The bulk-ingest threshold", "notes", [200, 0, 1_000_000]);
 pub const INCLUDE_PLAIN_TEXT: Toggle = toggle("includePlainText", false);
+/// How many chunks (of one note or several) one ingest call may carry; 1 is one call per chunk.
+/// The default was chosen by measurement (`src/bin/ingest_batch_bench.rs`, the README).
+pub const INGEST_BATCH_CHUNKS: Whole = whole("ingestBatchChunks", "Chunks per ingest call", "chunks", [8, 1, 20]);
 
 // Consolidation.
 pub const CONSOLIDATION_THRESHOLD: Whole =
@@ -186,6 +189,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Whole(MAX_NOTE_SIZE_KB),
     Setting::Whole(BULK_CONFIRM_THRESHOLD),
     Setting::Toggle(INCLUDE_PLAIN_TEXT),
+    Setting::Whole(INGEST_BATCH_CHUNKS),
     Setting::Whole(CONSOLIDATION_THRESHOLD),
     Setting::Whole(CONSOLIDATION_BATCH_SIZE),
     Setting::Toggle(DAILY_CONSOLIDATION),
@@ -230,6 +234,7 @@ pub const ENGINE_FIELDS: &[EngineField] = &[
     engine_field(DAILY_LIMIT_USD.key, "dailyLimitUsd", 1),
     engine_field(MONTHLY_LIMIT_USD.key, "monthlyLimitUsd", 1),
     engine_field(OTHER_DEVICE_WAIT_SECONDS.key, "otherDeviceWaitMs", 1_000),
+    engine_field(INGEST_BATCH_CHUNKS.key, "ingestBatchChunks", 1),
 ];
 
 /// `1234567` as `1,234,567`: the messages are in English.

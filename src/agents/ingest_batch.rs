@@ -37,9 +37,9 @@ pub const TOOL: &str = "record_memories";
 /// all of them. A batch of pieces needs far less: N single budgets, about 1.2K each.
 pub const MAX_BATCH_OUTPUT_TOKENS: u32 = 32_000;
 
-/// Content words a memory must share with another piece, and not with its own, before it is
-/// judged to be about that piece: fewer is chance (a common word, a shared name).
-const MIN_FOREIGN_WORDS: usize = 3;
+/// Telling words a memory must share with another piece, and not with its own, before it is
+/// judged to be about that piece: one is chance (a common word, a shared name).
+const MIN_FOREIGN_WORDS: usize = 2;
 
 const SYSTEM: &str = "You are the memory of a person's notes. You turn each piece of their notes into one \
 structured memory that their assistant will later read to answer questions about their life and work.
@@ -224,7 +224,7 @@ fn piece_index(id: &str, pieces: usize) -> Option<usize> {
 /// Another piece `said` (a memory's summary and facts) is clearly about, instead of its own
 /// piece `own`: it shares at least `MIN_FOREIGN_WORDS` content words with that piece that its own
 /// piece lacks, and more than twice as many as it shares with its own piece that the other
-/// lacks. Only words that tell the two apart count, so words both pieces hold (a note's common
+/// lacks (so two telling words against none, three against one). Only words that tell the two apart count, so words both pieces hold (a note's common
 /// vocabulary, stop words) decide nothing; a short piece whose memory paraphrases it is not
 /// judged wrong unless the words point elsewhere. Deterministic: the first such piece by order.
 pub fn misattributed(said: &str, own: usize, pieces: &[&str]) -> Option<usize> {
@@ -243,7 +243,7 @@ pub fn misattributed(said: &str, own: usize, pieces: &[&str]) -> Option<usize> {
 }
 
 /// A text's content terms for the attribution check: its folded words of three letters or more
-/// (or any number), and for scripts written without spaces (Chinese, Japanese, Thai) each pair
+/// and any word with a digit (numbers, dates, ids such as `n5`), and for scripts written without spaces (Chinese, Japanese, Thai) each pair
 /// of neighbouring characters, which is what a word is there for search too (`stems`).
 fn terms(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
@@ -254,7 +254,7 @@ fn terms(text: &str) -> BTreeSet<String> {
             if chars.len() == 1 {
                 out.insert(word.folded.clone());
             }
-        } else if chars.len() >= 3 || word.number().is_some() {
+        } else if chars.len() >= 3 || chars.iter().any(char::is_ascii_digit) {
             out.insert(word.folded);
         }
     }
@@ -332,6 +332,13 @@ mod tests {
     }
 
     #[test]
+    fn notes_of_one_template_are_told_apart_by_their_numbers_and_ids() {
+        let pieces = ["Note n3 version 7: Alice planned topic n3.", "Note n5 version 9: Alice planned topic n5."];
+        assert_eq!(misattributed("Remembered: Note n5 version 9: Alice planned topic n5.", 0, &pieces), Some(1));
+        assert_eq!(misattributed("Remembered: Note n3 version 7: Alice planned topic n3.", 0, &pieces), None);
+    }
+
+    #[test]
     fn short_pieces_and_shared_words_are_not_misjudged() {
         let pieces = ["Call Bob.", "Bob said the meeting with the whole design team moves to Thursday afternoon."];
         // Paraphrased, with generic words the other piece happens to hold.
@@ -343,7 +350,8 @@ mod tests {
 
     #[test]
     fn scripts_without_spaces_are_compared_by_pairs() {
-        let pieces = ["東京で会議がありました。田中さんが予算を説明した。", "大阪の店でラーメンを食べた。とても美味しかった。"];
+        let pieces =
+            ["東京で会議がありました。田中さんが予算を説明した。", "大阪の店でラーメンを食べた。とても美味しかった。"];
         assert_eq!(misattributed("大阪の店でラーメンを食べた。", 0, &pieces), Some(1));
         assert_eq!(misattributed("東京で会議、田中さんが予算を説明。", 0, &pieces), None);
     }
@@ -355,7 +363,8 @@ mod tests {
         let body: Value = serde_json::from_str(&request.to_body()).unwrap();
         let text = body["messages"][0]["content"][0]["text"].as_str().unwrap();
         assert!(text.starts_with("Today: 2026-11-30\nThere are 2 pieces"), "{text}");
-        assert!(text.contains("Piece c1. Note date: 2026-02-01 (Sunday). Facts: at most 3 for this piece.\n<note id=\"c1\">"));
+        assert!(text
+            .contains("Piece c1. Note date: 2026-02-01 (Sunday). Facts: at most 3 for this piece.\n<note id=\"c1\">"));
         assert!(text.contains("<note id=\"c2\">\nFile: a.md\n\nBob paid.\n</note>"), "{text}");
         assert_eq!(text.matches("</note>").count(), 2, "a closing marker inside is defused");
         assert_eq!(request.max_tokens, 2 * output_budget("Bob paid."));

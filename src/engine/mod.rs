@@ -13,6 +13,7 @@
 //! now, or not at all; a pause stops every call not yet sent and survives a restart; closing
 //! the store hands running jobs back untried and discards whatever they were waiting for.
 
+mod batcher;
 mod failure;
 mod fences;
 mod host;
