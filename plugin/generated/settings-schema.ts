@@ -136,6 +136,11 @@ export const SETTINGS_SCHEMA = {
 			"engine": "otherDeviceWaitMs",
 			"scale": 1000,
 			"setting": "otherDeviceWaitSeconds"
+		},
+		{
+			"engine": "ingestBatchChunks",
+			"scale": 1,
+			"setting": "ingestBatchChunks"
 		}
 	],
 	"settings": [
@@ -267,6 +272,19 @@ export const SETTINGS_SCHEMA = {
 			"default": false,
 			"key": "includePlainText",
 			"kind": "toggle"
+		},
+		{
+			"default": 8,
+			"key": "ingestBatchChunks",
+			"kind": "whole",
+			"max": 20,
+			"messages": {
+				"missing": "Chunks per ingest call is missing: enter a number.",
+				"notANumber": "Chunks per ingest call must be a number.",
+				"notWhole": "Chunks per ingest call must be a whole number.",
+				"outOfRange": "Chunks per ingest call must be between 1 and 20 chunks."
+			},
+			"min": 1
 		},
 		{
 			"default": 5,

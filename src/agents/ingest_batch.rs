@@ -10,9 +10,9 @@
 //! The answer is never trusted to be in order or complete. An entry is kept only when it names
 //! the id of a piece that has no other entry, passes the single call's `validate`, and is about
 //! its own piece (`misattributed`: its words are clearly another piece's). Every other piece is
-//! handed back as `Answer::Alone`, and the caller asks for it alone with `ingest::extract` (which
-//! has its own retry). A batch of one is today's single `record_memory` request, unchanged: a
-//! batch is asked only for two pieces or more.
+//! handed back as `Answer::Alone`, and the caller (the engine's batcher) asks for it alone with
+//! `ingest::extract`, which has its own retry. A batch of one is today's single `record_memory`
+//! request, unchanged: a batch is asked only for two pieces or more.
 //!
 //! Rejected alternative: retrying the whole batch with the reasons. One bad entry would then be
 //! paid for N times, and a piece the model confuses with another stays confusable in the same
@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Value};
 
 use super::fence::fenced_with;
-use super::ingest::{dated, extract, fact_limit, inside_fence, output_budget, tool, validate, Extraction, IngestInput};
+use super::ingest::{dated, fact_limit, inside_fence, output_budget, tool, validate, Extraction, IngestInput};
 use super::{cached_if_worth_it, AgentError, Model};
 use crate::llm::{ContentBlock, ConverseRequest, LlmError, Message, ToolSpec};
 use crate::tokens::estimate_tokens;
@@ -95,30 +95,6 @@ pub async fn ask_batch<M: Model>(model: &M, inputs: &[IngestInput<'_>]) -> Resul
         other => other?,
     };
     Ok(sort_answer(inputs, &reply.tool_input.unwrap_or(Value::Null)))
-}
-
-/// `ask_batch`, with every piece it hands back asked for alone: one result per input, in order.
-/// A batch of one is the single call.
-pub async fn extract_batch<M: Model>(
-    model: &M,
-    inputs: &[IngestInput<'_>],
-) -> Result<Vec<Result<Extraction, AgentError>>, AgentError> {
-    if inputs.len() < 2 {
-        let mut out = Vec::new();
-        for input in inputs {
-            out.push(extract(model, input).await);
-        }
-        return Ok(out);
-    }
-    let answers = ask_batch(model, inputs).await?;
-    let mut out = Vec::with_capacity(inputs.len());
-    for (input, answer) in inputs.iter().zip(answers) {
-        out.push(match answer {
-            Answer::Done(extraction) => Ok(extraction),
-            Answer::Alone(_) => extract(model, input).await,
-        });
-    }
-    Ok(out)
 }
 
 /// The user message: today's date once, then each piece: its computed lines, then its fence.
