@@ -736,8 +736,8 @@ mod tests {
         let keys: Vec<&str> =
             schema["settings"].as_array().unwrap().iter().map(|setting| setting["key"].as_str().unwrap()).collect();
         assert_eq!(keys, SETTINGS.iter().map(Setting::key).collect::<Vec<_>>());
-        assert_eq!(schema["settings"][21]["key"], "answerMaxTokens");
-        assert_eq!(schema["settings"][21]["min"], 100);
+        assert_eq!(schema["settings"][22]["key"], "answerMaxTokens");
+        assert_eq!(schema["settings"][22]["min"], 100);
         assert_eq!(schema["defaultRegion"], DEFAULT_REGION);
         assert_eq!(schema["bedrockRegions"].as_array().unwrap().len(), BEDROCK_REGIONS.len());
         assert_eq!(schema["defaultModels"][DEFAULT_REGION], crate::llm::DEFAULT_MODEL_ID);

@@ -32,7 +32,7 @@ fn connection() -> BedrockConfig {
 
 fn start(host: &TestHost) -> TestEngine {
     let store = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
-    let engine = Engine::new(store, 42, NOW).unwrap();
+    let engine = Engine::new(store, 42, host.clock.now()).unwrap();
     // No consolidation in these tests: every call counted is an ingest call.
     engine.set_settings(EngineSettings {
         consolidation_threshold: 10_000,

@@ -165,7 +165,9 @@ test("an excluded tag added while the note waits in the queue: its text is never
 	const fake = await startAnsweringFake();
 	const host = await startVaultHost();
 	try {
-		await writeSettings(host, fake, { quietDelaySeconds: 0, excludedTags: ["private"] });
+		// One chunk per call, so the last notes still wait in the queue, unread, when they change
+		// (with batching, a worker reads several notes at once).
+		await writeSettings(host, fake, { quietDelaySeconds: 0, excludedTags: ["private"], ingestBatchChunks: 1 });
 		const notes = Object.fromEntries(Array.from({ length: 6 }, (_, n) => [`n${n}.md`, `# Note ${n}\n\nAna planned trip ${n}.\n`]));
 		await writeNotes(host, notes);
 		fake.respond = (request) => ({ slow: 800, then: replyByTool(request) });
