@@ -213,16 +213,21 @@ impl<D: SqlDriver> Engine<D> {
                         self.probing.set(false);
                         let _ = self.store.release_job(job.id, host.now());
                     }
+                    // Progress per job, as alone: the plugin counts finished jobs by it (its
+                    // checkpoint writes the file every 50).
+                    let told = settled.and_then(|()| {
+                        self.enqueue_due_consolidation(host.now())?;
+                        host.progress(&self.progress()?);
+                        Ok(())
+                    });
                     // Settled first: leaving may send the others' chunks, and a job left
                     // "running" meanwhile would be handed back by an unload under its old path.
                     self.leave_group(host, seat).await;
-                    settled
+                    told
                 }
             }))
             .await;
             settled.into_iter().collect::<Result<Vec<()>, StoreError>>()?;
-            self.enqueue_due_consolidation(host.now())?;
-            host.progress(&self.progress()?);
         }
         Ok(report)
     }
