@@ -48,6 +48,16 @@ fn requests_with_tool(host: &TestHost, tool: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The chunks sent to the model: one per single `record_memory` call, one per piece of a batched
+/// `record_memories` call.
+fn chunks_sent(host: &TestHost) -> usize {
+    requests_with_tool(host, "record_memory").len()
+        + requests_with_tool(host, "record_memories")
+            .iter()
+            .map(|body| user_text(body).matches("<note id=\"").count())
+            .sum::<usize>()
+}
+
 fn memory_count(engine: &TestEngine) -> u64 {
     engine.store().status().unwrap().memories
 }
@@ -291,7 +301,7 @@ fn a_note_of_a_million_short_lines_is_remembered_in_pieces_that_cover_it() {
     assert_eq!((report.failed, report.skipped), (0, 0), "{report:?}");
     let source = engine.store().get_source("Logs/ticks.md").unwrap().unwrap();
     assert_eq!((source.size, source.skipped), (2_000_000, None));
-    let calls = requests_with_tool(&host, "record_memory").len();
+    let calls = chunks_sent(&host);
     let mut memories = engine.list_memories(&MemoryFilter::default()).unwrap();
     assert!(calls >= 300, "{calls} pieces: each within the chunk bound");
     assert_eq!(memories.len(), calls, "one memory a piece");
@@ -321,27 +331,28 @@ fn edits_cost_one_call_per_changed_chunk_renames_and_unchanged_notes_none() {
     engine.set_settings(settings);
     engine.enqueue_note("long.md", NOW).unwrap();
     work(&host, &engine);
-    let first = requests_with_tool(&host, "record_memory").len();
+    let first = chunks_sent(&host);
     assert_eq!(first, 3, "three sections over the bound: three chunks");
+    assert_eq!(requests_with_tool(&host, "record_memories").len(), 1, "in one call");
     assert_eq!(memory_count(&engine), 3);
 
     host.bedrock.forget_requests();
     engine.enqueue_note("long.md", NOW).unwrap();
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "unchanged note: no call");
+    assert_eq!(chunks_sent(&host), 0, "unchanged note: no call");
 
     let edited = long.replace("Beta words here. ", "Beta words, edited. ");
     host.write("long.md", &edited);
     engine.enqueue_note("long.md", NOW).unwrap();
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "one changed chunk: one call");
+    assert_eq!(chunks_sent(&host), 1, "one changed chunk: one call");
     assert_eq!(memory_count(&engine), 3);
 
     host.bedrock.forget_requests();
     host.rename("long.md", "Archive/long.md");
     engine.rename_note("long.md", "Archive/long.md", NOW).unwrap();
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "rename: no call");
+    assert_eq!(chunks_sent(&host), 0, "rename: no call");
     let moved =
         engine.list_memories(&MemoryFilter { source_path: Some("Archive/long.md".into()), ..Default::default() });
     assert_eq!(moved.unwrap().len(), 3);
@@ -360,7 +371,7 @@ fn lighthouse_remembered() -> (TestHost, TestEngine, &'static str) {
     let engine = start(&host, &[]);
     engine.enqueue_note("Projects/lighthouse.md", NOW).unwrap();
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1);
+    assert_eq!(chunks_sent(&host), 1);
     (host, engine, text)
 }
 
@@ -375,7 +386,7 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
     host.delete("Projects/lighthouse.md");
     engine.enqueue_note("Archive/lighthouse.md", NOW).unwrap();
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "the moved note's memory is copied");
+    assert_eq!(chunks_sent(&host), 0, "the moved note's memory is copied");
     engine.remove_note("Projects/lighthouse.md").unwrap();
     let moved = engine.list_memories(&MemoryFilter::default()).unwrap();
     assert_eq!(moved.len(), 1);
@@ -391,7 +402,7 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
     host.write("Old/lighthouse.md", text);
     engine.enqueue_note("Old/lighthouse.md", NOW).unwrap();
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "the returning text is copied");
+    assert_eq!(chunks_sent(&host), 0, "the returning text is copied");
     assert_eq!(memory_count(&engine), 1);
     // A forgotten memory is never copied back.
     let returned = engine.list_memories(&MemoryFilter::default()).unwrap().remove(0);
@@ -401,7 +412,7 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
     host.write("Again/lighthouse.md", text);
     engine.enqueue_note("Again/lighthouse.md", NOW).unwrap();
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "forgotten text, in a new note, is read afresh");
+    assert_eq!(chunks_sent(&host), 1, "forgotten text, in a new note, is read afresh");
 
     // A daily note's template text in another day's note is asked about again (its memory is
     // dated by its note); in a note of the same day it is not.
@@ -414,7 +425,7 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
         engine.enqueue_note(path, NOW).unwrap();
         work(&host, &engine);
     }
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 2, "two days: two calls; the same day's copy: none");
+    assert_eq!(chunks_sent(&host), 2, "two days: two calls; the same day's copy: none");
     assert_eq!(memory_count(&engine), 4);
     // Nor is a removed day's: its name gives another date.
     host.bedrock.forget_requests();
@@ -427,7 +438,7 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
     host.write("Daily/2026-11-03.md", template);
     engine.enqueue_note("Daily/2026-11-03.md", NOW).unwrap();
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "another day's removed note is no source");
+    assert_eq!(chunks_sent(&host), 1, "another day's removed note is no source");
 }
 
 #[test]
@@ -443,7 +454,7 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
     host.write("Archive/lighthouse.md", text);
     engine.enqueue_note_paying_after("Archive/lighthouse.md", NOW, Some(NOW + WAIT)).unwrap();
     let report = work(&host, &engine);
-    assert_eq!((report.done, requests_with_tool(&host, "record_memory").len()), (1, 0), "copied, no call");
+    assert_eq!((report.done, chunks_sent(&host)), (1, 0), "copied, no call");
     assert!(engine.store().get_source("Archive/lighthouse.md").unwrap().is_some(), "remembered at once");
     assert_eq!(host.clock.now_ms(), NOW, "without waiting");
 
@@ -452,7 +463,7 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
     host.write("Notes/harbour.md", "# Harbour\n\nThe harbour idea came from Bob.\n");
     engine.enqueue_note_paying_after("Notes/harbour.md", NOW, Some(NOW + WAIT)).unwrap();
     let report = work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "no call before the wait is over");
+    assert_eq!(chunks_sent(&host), 0, "no call before the wait is over");
     assert_eq!(report.next_due_at, Some(NOW + WAIT));
     assert!(engine.store().get_source("Notes/harbour.md").unwrap().is_none(), "nothing stored meanwhile");
     let waiting = engine.store().list_jobs(Some(JobState::Queued)).unwrap();
@@ -463,10 +474,10 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
     engine.rename_note("Notes/harbour.md", "Ideas/harbour.md", NOW + 1_000).unwrap();
     host.clock.advance_by(WAIT / 2);
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 0, "the renamed note still waits");
+    assert_eq!(chunks_sent(&host), 0, "the renamed note still waits");
     host.clock.advance_by(WAIT / 2);
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "paid for once the wait is over");
+    assert_eq!(chunks_sent(&host), 1, "paid for once the wait is over");
     assert!(engine.store().get_source("Ideas/harbour.md").unwrap().is_some());
 
     // Typed here afterwards (no wait): paid for at once, whatever the earlier change said.
@@ -477,7 +488,7 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
         .unwrap();
     engine.enqueue_note("Ideas/harbour.md", host.clock.now_ms()).unwrap();
     work(&host, &engine);
-    assert_eq!(requests_with_tool(&host, "record_memory").len(), 1, "the last change decides");
+    assert_eq!(chunks_sent(&host), 1, "the last change decides");
 
     // The version that edit replaced was paid for: when another device brings its text back
     // (its note renamed there, say), it is copied, not asked about again.
@@ -487,11 +498,7 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
         .enqueue_note_paying_after("Moved/harbour.md", host.clock.now_ms(), Some(host.clock.now_ms() + WAIT))
         .unwrap();
     let report = work(&host, &engine);
-    assert_eq!(
-        (report.done, requests_with_tool(&host, "record_memory").len()),
-        (1, 0),
-        "the replaced memory is copied"
-    );
+    assert_eq!((report.done, chunks_sent(&host)), (1, 0), "the replaced memory is copied");
 }
 
 #[test]

@@ -88,6 +88,12 @@ fn remember_and_ask(
     run(&host.clock, async move { asking.ask(&asker, "When did I have lunch with Alice?", false).await.unwrap() })
 }
 
+/// One ingest call per note, so a test can count and price the calls one by one (batched
+/// calls are covered by `tests/ingest_batch.rs` and the first test here).
+fn one_call_per_note() -> EngineSettings {
+    EngineSettings { ingest_batch_chunks: 1, ..EngineSettings::default() }
+}
+
 fn statuses(host: &TestHost) -> Vec<u16> {
     let bodies: Vec<Value> =
         host.bedrock.requests().iter().map(|request| serde_json::from_str(&request.body).unwrap()).collect();
@@ -100,7 +106,8 @@ fn haiku_5_5_chosen_by_id_remembers_and_answers_with_no_rejected_request() {
     host.bedrock.respond_with(|request| claude_5(request, false, 1_200));
     let engine = engine_on(&host, "us.anthropic.claude-haiku-5-5", EngineSettings::default());
     let answer = remember_and_ask(&host, &engine);
-    assert_eq!(statuses(&host), vec![0; 4], "no request carries a temperature");
+    // The three notes share one batched `record_memories` call, then the question.
+    assert_eq!(statuses(&host), vec![0; 2], "no request carries a temperature");
     // Its cache minimum is 512 tokens: the ingest's system prompt and tool schema (about 730
     // tokens of ours, 950 of its own) are cached, read back by every later chunk.
     let first: Value = serde_json::from_str(&host.bedrock.requests()[0].body).unwrap();
@@ -133,7 +140,7 @@ fn a_model_that_always_thinks_is_offered_the_tool_and_remembers() {
 fn thinking_for_answers_thinks_only_in_the_answer_and_prices_its_tokens() {
     let host = TestHost::new(NOW);
     host.bedrock.respond_with(|request| claude_5(request, false, 1_200));
-    let settings = EngineSettings { answer_thinking: ThinkingEffort::Low, ..EngineSettings::default() };
+    let settings = EngineSettings { answer_thinking: ThinkingEffort::Low, ..one_call_per_note() };
     let engine = engine_on(&host, "global.anthropic.claude-haiku-5-5", settings);
     let answer = remember_and_ask(&host, &engine);
     let bodies: Vec<Value> =
@@ -154,7 +161,7 @@ fn a_call_above_the_long_prompt_threshold_is_priced_at_the_higher_tier_and_the_d
         let long = !request.body.contains("\"toolChoice\"");
         claude_5(request, false, if long { 120_000 } else { 1_200 })
     });
-    let engine = engine_on(&host, "global.anthropic.claude-haiku-5-5", EngineSettings::default());
+    let engine = engine_on(&host, "global.anthropic.claude-haiku-5-5", one_call_per_note());
     let answer = remember_and_ask(&host, &engine);
     let cost = answer.cost.unwrap();
     assert_eq!(cost.long_prompt_calls, 1);

@@ -133,3 +133,29 @@ fn the_consolidate_request_for_a_small_batch() {
     work(&host, &engine);
     assert_snapshot("consolidate-small-batch", &readable(&only_request(&host, "record_insights")));
 }
+
+#[test]
+fn the_batched_ingest_request_for_two_notes() {
+    let host = TestHost::new(NOW);
+    host.write(
+        "Daily/2026-11-27.md",
+        "---\nmood: good\n---\n# Lunch\nLunch with Alice Nguyen about the Lisbon trip; she books the flights.\n",
+    );
+    host.write("Work/Budget.md", "# Q4\nBob Tran approved the Q4 budget of 80,000 EUR yesterday.\n");
+    let engine = start(&host);
+    let mut settings = engine.settings();
+    settings.consolidation_threshold = 100;
+    settings.daily_consolidation = false;
+    engine.set_settings(settings);
+    engine.consolidation_due(NOW).unwrap(); // uses up the at-start trigger
+    engine.enqueue_note("Daily/2026-11-27.md", NOW).unwrap();
+    engine.enqueue_note("Work/Budget.md", NOW).unwrap();
+    work(&host, &engine);
+    let text = readable(&only_request(&host, "record_memories"));
+    assert_eq!(text.matches("\n</note>\n").count(), 2, "each piece in its own fence");
+    assert!(
+        text.contains("<note id=\"c1\">\nFile: Daily/2026-11-27.md")
+            && text.contains("<note id=\"c2\">\nFile: Work/Budget.md")
+    );
+    assert_snapshot("ingest-batch", &text);
+}

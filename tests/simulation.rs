@@ -26,7 +26,7 @@ use memory_agent::llm::{BedrockConfig, Clock, HttpRequest, HttpResponse, HttpTra
 use memory_agent::notes::ScopeRules;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::{open_from_bytes, MemoryFilter};
-use serde_json::json;
+use serde_json::{json, Value};
 use support::fake_model;
 use support::scripted_transport::Scripted;
 use support::test_host::TestHost;
@@ -102,6 +102,9 @@ impl Host for SimHost {
 /// The model: the deterministic fake, with seeded faults and latency while `faults` is on.
 fn model(rng: Rc<RefCell<Rng>>, faults: Rc<Cell<bool>>) -> impl Fn(&HttpRequest) -> Scripted {
     move |request| {
+        if batched(request) {
+            BATCHED_CALLS.with(|calls| calls.set(calls.get() + 1));
+        }
         let mut rng = rng.borrow_mut();
         let latency = rng.below(6_000);
         if !faults.get() {
@@ -116,10 +119,48 @@ fn model(rng: Rc<RefCell<Rng>>, faults: Rc<Cell<bool>>) -> impl Fn(&HttpRequest)
                 Scripted::aws_error(503, "ServiceUnavailableException", "Bedrock is unable to process your request.")
             }
             32..=34 => Scripted::Fail(TransportError::Network("connection reset by peer".into())),
+            35..=49 if batched(request) => wrong_batch(request, rng.below(4)),
             _ => fake_model::answer(request),
         };
         reply.slow(latency)
     }
+}
+
+thread_local! {
+    /// Batched ingest calls made, over every seed: the simulation must exercise them.
+    static BATCHED_CALLS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn batched(request: &HttpRequest) -> bool {
+    request.body.contains("\"name\":\"record_memories\"")
+}
+
+/// A batched answer gone wrong the ways a model's can: a piece left out, an id no piece has,
+/// one piece named twice, or two memories under each other's ids. None may land on the wrong
+/// chunk (the drain checks every note's memory is its own).
+fn wrong_batch(request: &HttpRequest, how: u64) -> Scripted {
+    let body: Value = serde_json::from_str(&request.body).unwrap();
+    let mut memories = fake_model::batch_memories(&fake_model::user_text(&body));
+    match how {
+        0 => drop(memories.pop()),
+        1 => memories[0]["chunk"] = json!("c99"),
+        2 => {
+            let first = memories[0].clone();
+            memories.push(first);
+        }
+        _ => {
+            // Swapped ids between the first two pieces that have something to remember: a
+            // swapped "nothing to remember" has no words to tell it by.
+            let remembered: Vec<usize> =
+                (0..memories.len()).filter(|at| memories[*at]["nothing_to_remember"] == json!(false)).collect();
+            if let [a, b, ..] = remembered[..] {
+                let chunk_a = memories[a]["chunk"].clone();
+                memories[a]["chunk"] = memories[b]["chunk"].clone();
+                memories[b]["chunk"] = chunk_a;
+            }
+        }
+    }
+    Scripted::tool("record_memories", json!({ "memories": memories }))
 }
 
 fn connection() -> BedrockConfig {
@@ -647,4 +688,5 @@ fn the_users_word_wins_over_work_in_flight_for_many_seeds() {
     for seed in 1..=seeds {
         simulate(seed);
     }
+    assert!(BATCHED_CALLS.with(Cell::get) > seeds, "the simulation ingests in batches");
 }

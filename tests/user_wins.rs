@@ -39,6 +39,13 @@ fn start(host: &TestHost, bytes: &[u8]) -> Rc<Engine<RusqliteDriver>> {
     engine_over(RusqliteDriver::from_bytes(bytes).unwrap(), host, EngineSettings::default())
 }
 
+/// `start`, one call per chunk: for the cases about calls in flight one note at a time (the
+/// batched ones are in `ingest_batch.rs` and the simulation).
+fn start_per_chunk(host: &TestHost) -> Rc<Engine<RusqliteDriver>> {
+    let settings = EngineSettings { ingest_batch_chunks: 1, ..EngineSettings::default() };
+    engine_over(RusqliteDriver::from_bytes(&[]).unwrap(), host, settings)
+}
+
 fn slow_model(host: &TestHost, latency_ms: u64) {
     host.bedrock.respond_with(move |request| fake_model::answer(request).slow(latency_ms));
 }
@@ -78,7 +85,7 @@ fn notes(engine: &Engine<RusqliteDriver>, path: &str) -> usize {
 fn after_unload_no_call_is_sent_and_running_jobs_wait_untried_in_the_saved_file() {
     let host = TestHost::new(NOW);
     slow_model(&host, 2_000);
-    let engine = start(&host, &[]);
+    let engine = start_per_chunk(&host);
     for n in 0..8 {
         host.write(&format!("n{n}.md"), &format!("Note {n} about Alice."));
         engine.enqueue_note(&format!("n{n}.md"), NOW).unwrap();
@@ -153,7 +160,7 @@ fn pausing_stops_a_running_jobs_next_call_and_hands_the_job_back() {
 fn a_note_deleted_while_the_model_answers_leaves_nothing_and_a_renamed_one_lands_at_its_new_path() {
     let host = TestHost::new(NOW);
     slow_model(&host, 2_000);
-    let engine = start(&host, &[]);
+    let engine = start_per_chunk(&host);
     host.write("gone.md", "Bob left the company.");
     host.write("moved.md", "Carol joined the team.");
     engine.enqueue_notes(&["gone.md".into(), "moved.md".into()], NOW).unwrap();
@@ -305,7 +312,7 @@ fn a_chunk_with_nothing_to_remember_costs_no_call_when_another_chunk_changes() {
     let engine = engine_over(
         RusqliteDriver::new(),
         &host,
-        EngineSettings { max_chunk_tokens: 200, ..EngineSettings::default() },
+        EngineSettings { max_chunk_tokens: 200, ingest_batch_chunks: 1, ..EngineSettings::default() },
     );
     // Sections too large to share a chunk (200 tokens is about 800 characters).
     let filler = "Template text. ".repeat(40);
@@ -416,8 +423,12 @@ fn a_daily_limit_pauses_work_until_the_next_day_and_a_question_over_it_asks_firs
     host.bedrock.respond_with(fake_model::answer);
     // Each ingest call costs (200 in + 40 out + 150 cache read) tokens on regional Haiku:
     // about $0.00045; a limit of $0.002 is reached after a handful of notes.
-    let settings =
-        EngineSettings { daily_limit_usd: 0.002, consolidation_threshold: 1_000, ..EngineSettings::default() };
+    let settings = EngineSettings {
+        daily_limit_usd: 0.002,
+        consolidation_threshold: 1_000,
+        ingest_batch_chunks: 1,
+        ..EngineSettings::default()
+    };
     let engine = engine_over(RusqliteDriver::new(), &host, settings);
     for n in 0..20 {
         host.write(&format!("n{n}.md"), &format!("Note {n} about Alice."));
@@ -453,9 +464,15 @@ fn a_daily_limit_pauses_work_until_the_next_day_and_a_question_over_it_asks_firs
 fn estimates_use_the_chosen_models_price() {
     let host = TestHost::new(NOW);
     let engine = start(&host, &[]);
+    engine.set_settings(EngineSettings { ingest_batch_chunks: 1, ..EngineSettings::default() });
     let haiku = engine.estimate_ingest(100, 400_000);
     // Facts make the answer grow with the text: 275 a note, and about one token in two of text.
     assert_eq!((haiku.input_tokens, haiku.output_tokens), (100_000 + 80_000, 27_500 + 47_169));
+    // Eight chunks a call: 40 tokens a piece, the prompt once per call (13 calls).
+    engine.set_settings(EngineSettings { ingest_batch_chunks: 8, ..EngineSettings::default() });
+    let batched = engine.estimate_ingest(100, 400_000);
+    assert_eq!((batched.input_tokens, batched.output_tokens), (100_000 + 4_000 + 13 * 950, 27_500 + 47_169));
+    engine.set_settings(EngineSettings { ingest_batch_chunks: 1, ..EngineSettings::default() });
     let mut sonnet = connection();
     sonnet.model_id = "global.anthropic.claude-sonnet-4-5-20250929-v1:0".into();
     engine.configure_connection(Some(sonnet), 1).unwrap();

@@ -141,6 +141,11 @@ export const SETTINGS_SCHEMA = {
 			"engine": "otherDeviceWaitMs",
 			"scale": 1000,
 			"setting": "otherDeviceWaitSeconds"
+		},
+		{
+			"engine": "ingestBatchChunks",
+			"scale": 1,
+			"setting": "ingestBatchChunks"
 		}
 	],
 	"fallbackModels": {
@@ -306,6 +311,19 @@ export const SETTINGS_SCHEMA = {
 			"default": false,
 			"key": "includePlainText",
 			"kind": "toggle"
+		},
+		{
+			"default": 8,
+			"key": "ingestBatchChunks",
+			"kind": "whole",
+			"max": 20,
+			"messages": {
+				"missing": "Chunks per ingest call is missing: enter a number.",
+				"notANumber": "Chunks per ingest call must be a number.",
+				"notWhole": "Chunks per ingest call must be a whole number.",
+				"outOfRange": "Chunks per ingest call must be between 1 and 20 chunks."
+			},
+			"min": 1
 		},
 		{
 			"default": 5,

@@ -140,9 +140,21 @@ pub fn fact_limit(text: &str) -> usize {
 /// whose control characters become spaces: a newline in a file name must not add a line.
 pub(crate) fn user_message(input: &IngestInput<'_>) -> String {
     let mut message = String::new();
-    message.push_str(&format!("Note date: {} ({})\n", input.note_date, weekday_name(input.note_date)));
+    message.push_str(&format!("Note date: {}\n", dated(input.note_date)));
     message.push_str(&format!("Today: {}\n", input.today));
     message.push_str(&format!("Facts: at most {} for this text.\n\n", fact_limit(input.text)));
+    message.push_str(&fenced("note", &inside_fence(input)));
+    message
+}
+
+/// A date with its weekday: `2026-02-01 (Sunday)`.
+pub(crate) fn dated(date: CalendarDate) -> String {
+    format!("{date} ({})", weekday_name(date))
+}
+
+/// What goes inside a piece's `<note>` fence: the file name and heading on one line each, the
+/// properties, a blank line, then the text (all of it from the vault).
+pub(crate) fn inside_fence(input: &IngestInput<'_>) -> String {
     let mut inside = String::new();
     if !input.source_path.is_empty() {
         inside.push_str(&format!("File: {}\n", one_line(input.source_path)));
@@ -157,8 +169,7 @@ pub(crate) fn user_message(input: &IngestInput<'_>) -> String {
         inside.push('\n');
     }
     inside.push_str(input.text);
-    message.push_str(&fenced("note", &inside));
-    message
+    inside
 }
 
 /// `text` on one line: every control character (newlines, tabs, escapes) a space.
@@ -179,14 +190,18 @@ fn request<M: Model>(model: &M, input: &IngestInput<'_>, rejection: Option<&str>
     ConverseRequest {
         system: cached_if_worth_it(model, vec![ContentBlock::Text(SYSTEM.into())], prefix),
         messages: vec![Message::user(message)],
-        // Room for the summary, names and days, and each fact the text may carry (a fact is one
-        // sentence, about 25 tokens; a cut answer would be an invalid tool call, paid for twice).
-        max_tokens: 1_024 + 64 * fact_limit(input.text) as u32,
+        max_tokens: output_budget(input.text),
         temperature: Some(0.0),
         forced_tool: Some(tool()),
         offered_tools: vec![],
         thinking: crate::llm::ThinkingEffort::Off,
     }
+}
+
+/// Room for the summary, names and days, and each fact `text` may carry (a fact is one
+/// sentence, about 25 tokens; a cut answer would be an invalid tool call, paid for twice).
+pub(crate) fn output_budget(text: &str) -> u32 {
+    1_024 + 64 * fact_limit(text) as u32
 }
 
 pub(crate) fn tool() -> ToolSpec {

@@ -9,6 +9,7 @@ pub mod answer_pieces;
 pub mod consolidate;
 pub mod fence;
 pub mod ingest;
+pub mod ingest_batch;
 mod model;
 pub mod passages;
 pub mod planner;

@@ -8,11 +8,16 @@
 //! recognised by its hash. When every call would fail until the user fixes the settings
 //! (keys, region, model), the engine pauses itself instead of burning through attempts.
 //!
+//! Several notes' jobs run together when a worker claims them at once (up to
+//! `ingest_batch_chunks`): each keeps its own logic and transaction, and only their model calls
+//! are shared (`batcher`), several chunks in one `record_memories` call.
+//!
 //! The user's action wins over work in flight: a delete or rename of a note bumps the note's
 //! fence (`fences`), and a job that began before stores its result only where the note is
 //! now, or not at all; a pause stops every call not yet sent and survives a restart; closing
 //! the store hands running jobs back untried and discards whatever they were waiting for.
 
+mod batcher;
 mod failure;
 mod fences;
 mod host;

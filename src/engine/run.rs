@@ -2,11 +2,13 @@
 //! done, waiting for a later try, failed for good, or handed back untried when the engine
 //! pauses (what a failure means is decided in `failure.rs`).
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 use futures_util::future::join_all;
 use serde::Serialize;
 
+use super::batcher::{Batcher, Outcome, OwnedInput, Seat};
 use super::failure::{self, JobError, Next};
 use super::host::{Host, VaultFile};
 use super::metered::MeteredModel;
@@ -192,30 +194,55 @@ impl<D: SqlDriver> Engine<D> {
                 host.sleep(PROBE_POLL_MS).await;
                 continue;
             }
-            let Some(job) = self.store.claim_next_job(host.now())? else { break };
-            self.probing.set(self.throttle_streak.get() > 0);
-            *self.current.borrow_mut() = Some(describe(&job));
-            let outcome = self.run_job(host, &job).await;
-            if let Err(error) = self.settle(&job, outcome, host.now(), host.utc_offset_minutes(), &mut report) {
-                // The job must not stay "running" until the next start; the caller hears why.
-                self.probing.set(false);
-                let _ = self.store.release_job(job.id, host.now());
-                return Err(error);
-            }
-            self.enqueue_due_consolidation(host.now())?;
-            host.progress(&self.progress()?);
+            // A probe is one job; otherwise several notes' jobs run together, sharing their
+            // model calls (`batcher`).
+            let probe = self.throttle_streak.get() > 0;
+            let chunks_per_call = self.settings.borrow().ingest_batch_chunks.max(1);
+            let jobs = self.store.claim_next_jobs(host.now(), if probe { 1 } else { chunks_per_call })?;
+            let Some(first) = jobs.first() else { break };
+            self.probing.set(probe);
+            *self.current.borrow_mut() = Some(describe(first));
+            let group = Batcher::new(jobs.len(), chunks_per_call);
+            let shared = RefCell::new(&mut report);
+            let settled = join_all(jobs.iter().enumerate().map(|(member, job)| {
+                let (group, shared) = (&group, &shared);
+                async move {
+                    let seat = Seat { group, member };
+                    let outcome = self.run_job(host, job, seat).await;
+                    let settled =
+                        self.settle(job, outcome, host.now(), host.utc_offset_minutes(), &mut shared.borrow_mut());
+                    if settled.is_err() {
+                        // The job must not stay "running" until the next start; the caller hears why.
+                        self.probing.set(false);
+                        let _ = self.store.release_job(job.id, host.now());
+                    }
+                    // Progress per job, as alone: the plugin counts finished jobs by it (its
+                    // checkpoint writes the file every 50).
+                    let told = settled.and_then(|()| {
+                        self.enqueue_due_consolidation(host.now())?;
+                        host.progress(&self.progress()?);
+                        Ok(())
+                    });
+                    // Settled first: leaving may send the others' chunks, and a job left
+                    // "running" meanwhile would be handed back by an unload under its old path.
+                    self.leave_group(host, seat).await;
+                    told
+                }
+            }))
+            .await;
+            settled.into_iter().collect::<Result<Vec<()>, StoreError>>()?;
         }
         Ok(report)
     }
 
-    async fn run_job<H: Host>(&self, host: &H, job: &Job) -> Result<Finished, JobError> {
+    async fn run_job<H: Host>(&self, host: &H, job: &Job, seat: Seat<'_>) -> Result<Finished, JobError> {
         match &job.work {
             JobWork::IngestSource(note) => {
                 let path = note.path.as_str();
                 let generation = self.fences.generation(path);
                 self.started.borrow_mut().insert(job.id, (path.to_owned(), generation));
                 let attempt = NoteAttempt { queued_path: path, generation, pay_after: note.pay_after };
-                let outcome = self.ingest_note(host, &attempt).await;
+                let outcome = self.ingest_note(host, &attempt, seat).await;
                 self.started.borrow_mut().remove(&job.id);
                 match outcome {
                     // Whatever went wrong, the note was deleted, renamed or left the scope
@@ -351,7 +378,12 @@ impl<D: SqlDriver> Engine<D> {
 
     /// Reads a note and makes its memories: unchanged notes and unchanged chunks cost no
     /// model call; everything is stored in one transaction once every chunk is done.
-    async fn ingest_note<H: Host>(&self, host: &H, attempt: &NoteAttempt<'_>) -> Result<Finished, JobError> {
+    async fn ingest_note<H: Host>(
+        &self,
+        host: &H,
+        attempt: &NoteAttempt<'_>,
+        seat: Seat<'_>,
+    ) -> Result<Finished, JobError> {
         let queued_path = attempt.queued_path;
         if self.path_exclusion(queued_path).is_some() {
             // Out of scope (a folder, a pattern, Obsidian's filters): never read, and what
@@ -389,7 +421,7 @@ impl<D: SqlDriver> Engine<D> {
             self.store.remove_source(&read.path)?;
             return Ok(Finished::Skipped);
         }
-        let made = match self.make_memories(host, attempt, &read, &note).await? {
+        let made = match self.make_memories(host, attempt, &read, &note, seat).await? {
             Made::Memories(made) => made,
             Made::Ended(finished) => return Ok(finished),
         };
@@ -442,13 +474,16 @@ impl<D: SqlDriver> Engine<D> {
 
     /// The memories of each chunk: kept when the chunk is unchanged, copied when remembered
     /// elsewhere, made by the model otherwise (unless the note must wait for another device,
-    /// or the model declines it: then the job ends here, having stored nothing).
+    /// or the model declines it: then the job ends here, having stored nothing). The chunks that
+    /// need the model go to the job's group at once, to share calls with other notes' chunks;
+    /// one the shared call answered wrongly is asked for alone.
     async fn make_memories<H: Host>(
         &self,
         host: &H,
         attempt: &NoteAttempt<'_>,
         read: &ReadNote,
         note: &ParsedNote,
+        seat: Seat<'_>,
     ) -> Result<Made, JobError> {
         let (path, now) = (read.path.as_str(), read.started);
         let offset = host.utc_offset_minutes();
@@ -464,6 +499,8 @@ impl<D: SqlDriver> Engine<D> {
         let mut made = NoteMemories::default();
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let known_quiet = self.store.quiet_chunks(path)?;
+        // The chunks the model must read, with where they are in the note.
+        let mut asked: Vec<(&Chunk, Position)> = Vec::new();
         for chunk in &note.chunks {
             let position = Self::position(chunk.heading_path.clone(), chunk.line_start, chunk.line_end);
             if let Some(existing) = self.store.find_memory_by_content(path, SourceKind::Note, &chunk.content_hash)? {
@@ -483,18 +520,27 @@ impl<D: SqlDriver> Engine<D> {
                 made.memories.push(copied);
                 continue;
             }
-            if let Some(at) = attempt.pay_after.filter(|at| *at > host.now()) {
-                return Ok(Made::Ended(self.defer(attempt.queued_path, attempt.generation, at, now)?));
-            }
-            let input = IngestInput {
-                text: &chunk.text,
-                source_path: path,
-                heading: chunk.heading_path.as_deref(),
-                note_date,
-                today,
-                metadata: Some(&metadata),
+            asked.push((chunk, position));
+        }
+        if asked.is_empty() {
+            return Ok(Made::Memories(made));
+        }
+        if let Some(at) = attempt.pay_after.filter(|at| *at > host.now()) {
+            return Ok(Made::Ended(self.defer(attempt.queued_path, attempt.generation, at, now)?));
+        }
+        let inputs = asked.iter().map(|(chunk, _)| OwnedInput::of_chunk(chunk, path, note_date, today, &metadata));
+        let outcomes = self.ask_in_group(host, seat, attempt.queued_path, attempt.generation, inputs.collect()).await;
+        self.still_owned()?;
+        for ((chunk, position), outcome) in asked.into_iter().zip(outcomes) {
+            let extraction = match outcome {
+                Outcome::Done(extraction) => Ok(extraction),
+                Outcome::Alone => {
+                    let input = OwnedInput::of_chunk(chunk, path, note_date, today, &metadata);
+                    extract(&model, &input.input()).await
+                }
+                Outcome::Failed(error) => Err(error),
             };
-            match extract(&model, &input).await {
+            match extraction {
                 Ok(Extraction::Memory(extracted)) => {
                     let memory = self.new_memory(path, SourceKind::Note, position, chunk, extracted, own_date, now)?;
                     seen.insert(memory.id.0.clone());

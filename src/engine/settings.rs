@@ -59,6 +59,9 @@ pub struct EngineSettings {
     /// waits for that device's memory of it before it is paid for here (the plugin's "Wait for
     /// other devices"); used for notes a merge found changed.
     pub other_device_wait_ms: u64,
+    /// How many chunks one ingest call may carry, from one note or several claimed together
+    /// (`batcher`); 1 is one call per chunk, exactly as before batching.
+    pub ingest_batch_chunks: usize,
 }
 
 const KB: u64 = 1_024;
@@ -86,6 +89,7 @@ impl Default for EngineSettings {
             daily_limit_usd: schema::DAILY_LIMIT_USD.default as f64,
             monthly_limit_usd: schema::MONTHLY_LIMIT_USD.default as f64,
             other_device_wait_ms: schema::OTHER_DEVICE_WAIT_SECONDS.default * SECOND_MS,
+            ingest_batch_chunks: schema::INGEST_BATCH_CHUNKS.default as usize,
         }
     }
 }
@@ -116,7 +120,7 @@ impl EngineSettings {
     /// settings are held to the schema's bounds (in its units: kilobytes, seconds); the others
     /// are the engine's own.
     pub fn validate(&self) -> Result<(), String> {
-        let chosen: [(Whole, f64); 8] = [
+        let chosen: [(Whole, f64); 9] = [
             (schema::CONSOLIDATION_THRESHOLD, self.consolidation_threshold as f64),
             (schema::CONSOLIDATION_BATCH_SIZE, f64::from(self.consolidation_batch_size)),
             (schema::MAX_NOTE_SIZE_KB, self.max_note_bytes as f64 / KB as f64),
@@ -125,6 +129,7 @@ impl EngineSettings {
             (schema::DAILY_LIMIT_USD, self.daily_limit_usd),
             (schema::MONTHLY_LIMIT_USD, self.monthly_limit_usd),
             (schema::OTHER_DEVICE_WAIT_SECONDS, self.other_device_wait_ms as f64 / SECOND_MS as f64),
+            (schema::INGEST_BATCH_CHUNKS, self.ingest_batch_chunks as f64),
         ];
         if let Some(problem) = chosen.iter().find_map(|(setting, value)| setting.range_problem(*value)) {
             return Err(problem);

@@ -35,6 +35,12 @@ pub struct IngestEstimate {
 /// The ingest prompt and tool schema sent with every chunk (measured on the snapshot
 /// `tests/snapshots/prompts/ingest-note-chunk.txt`: about 480 + 250 tokens, rounded up).
 const PROMPT_TOKENS_PER_NOTE: u64 = 800;
+/// The batched ingest prompt and tool schema, sent once per call of several chunks (measured on
+/// the snapshot `tests/snapshots/prompts/ingest-batch.txt`: about 540 + 300 tokens, rounded up).
+const PROMPT_TOKENS_PER_BATCH: u64 = 950;
+/// What each piece of a batched call adds to its text: its line of dates and fact limit, its
+/// fence, file name, heading and properties (the same snapshot: about 25 tokens, rounded up).
+const TOKENS_PER_PIECE: u64 = 40;
 /// A `record_memory` answer's summary, names, topics and days, and the few facts any chunk
 /// may carry (`MIN_FACTS`, about 25 tokens each).
 const OUTPUT_TOKENS_PER_NOTE: u64 = 275;
@@ -57,12 +63,20 @@ pub fn record_cost_usd(model_id: &str, record: &UsageRecord) -> f64 {
 impl<D: SqlDriver> Engine<D> {
     /// The cost of remembering `notes` notes of `bytes` bytes in all, at the connected
     /// model's price (tokens as the core estimates them, characters / 4, times the model's
-    /// tokenizer factor: Haiku 5.5 counts the same text as about 30% more tokens).
+    /// tokenizer factor: Haiku 5.5 counts the same text as about 30% more tokens), with as many
+    /// chunks per call as `ingest_batch_chunks` allows.
     pub fn estimate_ingest(&self, notes: u64, bytes: u64) -> IngestEstimate {
         let model_id = self.priced_model();
         let factor = crate::llm::model_spec(&model_id).map_or(1.0, |spec| spec.tokenizer_factor);
         let model_tokens = |estimated: u64| (estimated as f64 * factor).ceil() as u64;
-        let input_tokens = model_tokens(bytes.div_ceil(4) + notes * PROMPT_TOKENS_PER_NOTE);
+        // A note is about one chunk here; with batching, notes share a call's prompt.
+        let batch = self.settings.borrow().ingest_batch_chunks.max(1) as u64;
+        let prompts = if batch == 1 {
+            notes * PROMPT_TOKENS_PER_NOTE
+        } else {
+            notes * TOKENS_PER_PIECE + notes.div_ceil(batch) * PROMPT_TOKENS_PER_BATCH
+        };
+        let input_tokens = model_tokens(bytes.div_ceil(4) + prompts);
         let text_tokens = bytes.div_ceil(4);
         let output_tokens =
             model_tokens(notes * OUTPUT_TOKENS_PER_NOTE + (text_tokens as f64 * FACT_TOKENS_PER_TEXT_TOKEN) as u64);

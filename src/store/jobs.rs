@@ -11,7 +11,7 @@
 use super::driver::SqlValue;
 use super::rows::{single, RowReader};
 use super::{SqlDriver, Store, StoreError};
-use crate::domain::{Job, JobState, JobWork, Millis};
+use crate::domain::{Job, JobKind, JobState, JobWork, Millis};
 
 const COLUMNS: &str = "id, kind, key, payload, state, attempts, next_run_at, last_error, created_at, updated_at";
 
@@ -57,17 +57,38 @@ impl<D: SqlDriver> Store<D> {
     /// whose stored work cannot be read (a damaged row) is marked failed with the reason, so it
     /// neither blocks the queue nor disappears without a word.
     pub fn claim_next_job(&self, now: Millis) -> Result<Option<Job>, StoreError> {
+        self.claim_due(now, None)
+    }
+
+    /// Takes the next due job like `claim_next_job`, and when it reads a note, up to `limit`
+    /// due note jobs in all (in the same order): a worker runs them together, sharing their
+    /// model calls. Other work (typed text, consolidation) is claimed alone.
+    pub fn claim_next_jobs(&self, now: Millis, limit: usize) -> Result<Vec<Job>, StoreError> {
+        let Some(first) = self.claim_due(now, None)? else { return Ok(Vec::new()) };
+        let notes = matches!(first.work, JobWork::IngestSource(_));
+        let mut claimed = vec![first];
+        while notes && claimed.len() < limit {
+            match self.claim_due(now, Some(JobKind::IngestSource.as_str()))? {
+                Some(job) => claimed.push(job),
+                None => break,
+            }
+        }
+        Ok(claimed)
+    }
+
+    /// The next due job (of `kind`, when given) whose key is not running, marked running.
+    fn claim_due(&self, now: Millis, kind: Option<&str>) -> Result<Option<Job>, StoreError> {
         loop {
             let claimed = self.transaction(|store| {
                 let rows = store.query(
                     &format!(
                         "SELECT {COLUMNS} FROM jobs AS waiting
-                         WHERE state = 'queued' AND next_run_at <= ?
+                         WHERE state = 'queued' AND next_run_at <= ?1 AND (?2 IS NULL OR kind = ?2)
                            AND NOT EXISTS (SELECT 1 FROM jobs AS busy
                                            WHERE busy.key = waiting.key AND busy.state = 'running')
                          ORDER BY next_run_at, id LIMIT 1"
                     ),
-                    &[now.into()],
+                    &[now.into(), kind.map_or(SqlValue::Null, SqlValue::from)],
                 )?;
                 let Some(row) = rows.into_iter().next() else { return Ok(Some(None)) };
                 let id = RowReader::new(row.clone()).i64()?;

@@ -126,6 +126,8 @@ export interface EngineSettings {
   dailyLimitUsd?: number; monthlyLimitUsd?: number;
   /** Once the memory is shared, how long a note whose text may come from another device waits before it is paid for. */
   otherDeviceWaitMs?: number;
+  /** How many chunks, of one note or several, one ingest call may carry (1 to 20; 1 = one call per chunk). */
+  ingestBatchChunks?: number;
   /** Which notes are never read or sent; checked by the core right before a note is read and sent. */
   scope?: CoreScopeRules;
 }

@@ -6,6 +6,7 @@ import { afterEach, test } from "node:test";
 import type { RecordedRequest, Reply } from "../fake-bedrock/index";
 import { asRecord, requestedToolName } from "../fake-bedrock/replies";
 import type { Host } from "../host/host";
+import { batchedMemories } from "../support/batched-ingest";
 import { allMemories, startAnsweringFake, startVaultHost, statusOf, storeOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 
 let host: Host | undefined;
@@ -33,17 +34,21 @@ function userText(request: RecordedRequest): string {
 	return messages.flatMap((message) => message.content.map((block) => block.text ?? "")).join("\n");
 }
 
+/** A memory of a fenced piece: its first line that is not a heading, and the people it names. */
+function memoryOf(fenced: string): Record<string, unknown> {
+	// The fence opens with the note's file name, section and properties, then a blank line.
+	const note = fenced.replace(/^(?:(?:File|Section|Properties): .*\n)+\n/, "").trim();
+	const line = note.split("\n").find((candidate) => !candidate.startsWith("#")) ?? note;
+	const people = ["Alice", "Bob"].filter((name) => note.includes(name)).map((name) => ({ name, kind: "person" }));
+	return { nothing_to_remember: false, summary: line, entities: people, topics: ["notes"], importance: 0.5, happened_on: [] };
+}
+
 /** A model that summarises the first line, links all memories, and answers budget questions from the budget memories. */
 function model(request: RecordedRequest): Reply {
 	const tool = requestedToolName(asRecord(request.json) ?? {});
 	const text = userText(request);
-	if (tool === "record_memory") {
-		// The fence opens with the note's file name, section and properties, then a blank line.
-		const note = text.slice(text.indexOf("<note>") + 7, text.lastIndexOf("</note>")).replace(/^(?:(?:File|Section|Properties): .*\n)+\n/, "").trim();
-		const line = note.split("\n").find((candidate) => !candidate.startsWith("#")) ?? note;
-		const people = ["Alice", "Bob"].filter((name) => note.includes(name)).map((name) => ({ name, kind: "person" }));
-		return { toolUse: { name: "record_memory", input: { nothing_to_remember: false, summary: line, entities: people, topics: ["notes"], importance: 0.5, happened_on: [] } } };
-	}
+	if (tool === "record_memory") return { toolUse: { name: "record_memory", input: memoryOf(text.slice(text.indexOf("<note>") + 7, text.lastIndexOf("</note>"))) } };
+	if (tool === "record_memories") return { toolUse: { name: "record_memories", input: batchedMemories(text, memoryOf) } };
 	if (tool === "record_insights") {
 		// The consolidation prompt lists memories as "[m-0123456789] date · source · summary".
 		const all = [...new Set([...text.matchAll(/\[(m-[0-9a-f]{10})\]/g)].map((match) => match[1]))];

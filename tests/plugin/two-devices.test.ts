@@ -18,6 +18,7 @@ import { afterEach, test } from "node:test";
 import type { TFile } from "obsidian";
 import { seededRandom } from "../fake-bedrock/prng";
 import { loadFacade } from "../support/facade";
+import { ingestPieces } from "../support/batched-ingest";
 import { databasePath } from "../support/plugin-fixtures";
 import { withMemoryTerms } from "../support/sqlite-fixtures";
 import { allMemories, storeOf, waitForIdle } from "../support/vault-host";
@@ -384,9 +385,14 @@ for (let seed = Number(process.env.TWO_DEVICE_SEED ?? 1); seed <= SEEDS; seed++)
 		for (const device of [a, b]) {
 			for (const request of device.ui.fake.requests.filter((recorded) => recorded.body.includes("record_memory"))) {
 				const json = request.json as { messages: Array<{ content: Array<{ text?: string }> }> };
-				// The chunk's text, without the file name, section and properties the fence opens with.
-				const chunk = (/<note>\n([\s\S]*)\n<\/note>/.exec(json.messages[0]?.content[0]?.text ?? "")?.[1] ?? "").replace(/^(?:(?:File|Section|Properties): .*\n)+\n/, "");
-				sent.set(chunk, (sent.get(chunk) ?? 0) + 1);
+				// Each chunk's text (one, or each piece of a batched call), without the file name,
+				// section and properties the fence opens with.
+				const text = json.messages[0]?.content[0]?.text ?? "";
+				const fenced = request.body.includes('"name":"record_memories"') ? ingestPieces(text).map((piece) => piece.fenced) : [/<note>\n([\s\S]*)\n<\/note>/.exec(text)?.[1] ?? ""];
+				for (const piece of fenced) {
+					const chunk = piece.replace(/^(?:(?:File|Section|Properties): .*\n)+\n/, "");
+					sent.set(chunk, (sent.get(chunk) ?? 0) + 1);
+				}
 			}
 		}
 		const twice = [...sent].filter(([, count]) => count > 1);

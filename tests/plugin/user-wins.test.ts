@@ -10,7 +10,7 @@ import { WorkRunner } from "../../plugin/engine/work-runner";
 import type { MemoryStore, RunReport } from "../../plugin/core/memory-core-api";
 import { FakeTimers, drain } from "../support/fake-timers";
 import { readDatabase } from "../support/plugin-fixtures";
-import { ingestRequests, memoriesOf, rememberedPaths, replyByTool, startAnsweringFake, startVaultHost, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
+import { ingestRequests, ingestedChunks, memoriesOf, rememberedPaths, replyByTool, startAnsweringFake, startVaultHost, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 import { type UiHost, askInPanel, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
 
 let ui: UiHost | undefined;
@@ -30,7 +30,7 @@ async function waitUntil(condition: () => boolean, what: string, ms = 20_000): P
 }
 
 test("after unload no request leaves the device, and the next start pays only for what was not finished", async () => {
-	ui = await startUiHost({ notes: NOTES, settings: { quietDelaySeconds: 0 } });
+	ui = await startUiHost({ notes: NOTES, settings: { quietDelaySeconds: 0, ingestBatchChunks: 1 } });
 	const { host, fake } = ui;
 	const answer = fake.respond;
 	fake.respond = async (request) => ({ slow: 400, then: await answer(request) });
@@ -148,13 +148,13 @@ test("a note deleted or renamed while the model reads it: nothing of the deleted
 		fake.respond = (request) => ({ slow: 1_500, then: replyByTool(request) });
 		await host.loadPlugin();
 		await host.waitForCore();
-		await waitUntil(() => ingestRequests(fake).length === 2, "both notes sent");
+		await waitUntil(() => ingestedChunks(fake) === 2, "both notes sent");
 		await host.vault.delete(host.vault.getFileByPath("gone.md")!);
 		await host.vault.rename(host.vault.getFileByPath("moved.md")!, "Choir/moved.md");
 		await waitForIdle(host, "the answers to arrive and be settled");
 		assert.deepEqual(await rememberedPaths(host), ["Choir/moved.md"], "no ghost at the old path, nothing of the deleted note");
 		assert.equal((await memoriesOf(host, "gone.md")).length, 0);
-		assert.equal(ingestRequests(fake).length, 2, "the renamed note was not paid for twice");
+		assert.equal(ingestedChunks(fake), 2, "the renamed note was not paid for twice");
 	} finally {
 		await host.stop();
 		await fake.close();
@@ -165,13 +165,15 @@ test("an excluded tag added while the note waits in the queue: its text is never
 	const fake = await startAnsweringFake();
 	const host = await startVaultHost();
 	try {
-		await writeSettings(host, fake, { quietDelaySeconds: 0, excludedTags: ["private"] });
+		// One chunk per call, so the last notes still wait in the queue, unread, when they change
+		// (with batching, a worker reads several notes at once).
+		await writeSettings(host, fake, { quietDelaySeconds: 0, excludedTags: ["private"], ingestBatchChunks: 1 });
 		const notes = Object.fromEntries(Array.from({ length: 6 }, (_, n) => [`n${n}.md`, `# Note ${n}\n\nAna planned trip ${n}.\n`]));
 		await writeNotes(host, notes);
 		fake.respond = (request) => ({ slow: 800, then: replyByTool(request) });
 		await host.loadPlugin();
 		await host.waitForCore();
-		await waitUntil(() => ingestRequests(fake).length >= 1, "the first note sent");
+		await waitUntil(() => ingestedChunks(fake) >= 1, "the first note sent");
 		// The last notes are still queued. One gains the excluded tag in Obsidian (the plugin's
 		// vault event sees it); the other on disk, with no event at all: only the core's check,
 		// when it reads the note, stands between its text and the model.

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import type { FakeBedrock } from "../fake-bedrock/index";
 import type { Host } from "../host/host";
-import { ingestRequests, rememberedPaths, startAnsweringFake, startVaultHost, statusOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
+import { ingestRequests, ingestedChunks, rememberedPaths, startAnsweringFake, startVaultHost, statusOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 
 let host: Host | undefined;
 let fake: FakeBedrock | undefined;
@@ -46,7 +46,7 @@ test("the dialog shows the count, tokens and an estimated cost; Cancel queues no
 	assert.deepEqual([...dialog.querySelectorAll("button")].map((button) => button.textContent), ["Start", "Pause", "Only some folders…", "Cancel"]);
 	click(dialog, "Cancel");
 	await waitForIdle(host);
-	assert.equal(ingestRequests(fake).length, 0);
+	assert.equal(ingestedChunks(fake), 0);
 	assert.equal(host.dom.document.querySelector(".modal-container"), null, "the dialog closed");
 	await host.waitFor(() => host.statusBarText() === "Memory: 0/4 notes");
 
@@ -67,11 +67,11 @@ test("Start remembers them all; Rebuild then re-checks every note without model 
 	const { host, fake, dialog } = await startWithDialog();
 	click(dialog, "Start");
 	await waitForIdle(host);
-	assert.equal(ingestRequests(fake).length, 4);
+	assert.equal(ingestedChunks(fake), 4);
 	host.adapter.calls.length = 0;
 	await host.runCommand("rebuild-memory");
 	await waitForIdle(host);
-	assert.equal(ingestRequests(fake).length, 4, "unchanged notes cost nothing when re-checked");
+	assert.equal(ingestedChunks(fake), 4, "unchanged notes cost nothing when re-checked");
 	const reads = new Set(host.adapter.calls.filter((call) => call.method === "readBinary").map((call) => call.args[0]));
 	assert.deepEqual([...reads].sort(), ["Home/c.md", "Work/a.md", "Work/b.md", "top.md"], "every note was read and hashed again");
 	assert.match(host.notices.at(-1) ?? "", /checked 4 notes/);
@@ -83,10 +83,10 @@ test("Pause queues the notes with the engine paused", async () => {
 	await host.settle();
 	await host.waitFor(() => /paused/.test(host.statusBarText()), { message: "paused" });
 	assert.equal((await statusOf(host)).queued >= 4, true);
-	assert.equal(ingestRequests(fake).length, 0);
+	assert.equal(ingestedChunks(fake), 0);
 	await host.runCommand("toggle-pause");
 	await waitForIdle(host);
-	assert.equal(ingestRequests(fake).length, 4);
+	assert.equal(ingestedChunks(fake), 4);
 });
 
 test("Only some folders… queues the chosen top-level folders", async () => {
@@ -100,6 +100,6 @@ test("Only some folders… queues the chosen top-level folders", async () => {
 	work.click();
 	click(dialog, "Start with these folders");
 	await waitForIdle(host);
-	assert.equal(ingestRequests(fake).length, 2);
+	assert.equal(ingestedChunks(fake), 2);
 	assert.deepEqual(await rememberedPaths(host), ["Work/a.md", "Work/b.md"]);
 });

@@ -7,6 +7,7 @@
 import fs from "node:fs/promises";
 import { TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { startHost } from "../host/host";
+import { chunksIn } from "./batched-ingest";
 import { confirmEndpointOnThisDevice } from "./trusted-endpoint";
 import { replyByTool } from "./vault-host";
 
@@ -14,7 +15,9 @@ const [vaultDir] = process.argv.slice(2);
 if (vaultDir === undefined) throw new Error("usage: ingest-child.ts <vault folder>");
 
 const fake = await startFakeBedrock();
-fake.respond = (request) => ({ slow: 30, then: replyByTool(request) });
+// 30 ms a chunk: a batched call of several chunks takes as long as their single calls would, so
+// jobs finish at the pace the checkpoint rule was measured at.
+fake.respond = (request) => ({ slow: 30 * Math.max(1, chunksIn(request.body)), then: replyByTool(request) });
 const host = await startHost({ vaultDir });
 confirmEndpointOnThisDevice(host, fake.url);
 host.secretStorage.setSecret("kill-key-id", TEST_CREDENTIALS.accessKeyId);

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { CoreHost, HostRequest, HostResponse } from "../../build/pkg/memory_agent.js";
+import { batchedMemories, userTextOf } from "./batched-ingest";
 import { loadFacade } from "./facade";
 
 /** Writes `count` small notes into 100 folders; returns their vault paths. */
@@ -30,10 +31,9 @@ function instantAnswer(request: HostRequest): HostResponse {
 	const text = new TextDecoder().decode(request.body);
 	const body = JSON.parse(text) as { toolConfig?: { toolChoice?: { tool?: { name?: string } } } };
 	const tool = body.toolConfig?.toolChoice?.tool?.name;
+	const memory = () => ({ nothing_to_remember: false, summary: "A meeting about a project.", entities: [], topics: ["meetings"], importance: 0.3, happened_on: [] });
 	const input =
-		tool === "record_insights"
-			? { insights: [] }
-			: { nothing_to_remember: false, summary: "A meeting about a project.", entities: [], topics: ["meetings"], importance: 0.3, happened_on: [] };
+		tool === "record_insights" ? { insights: [] } : tool === "record_memories" ? batchedMemories(userTextOf(JSON.parse(text)), memory) : memory();
 	const reply = {
 		output: { message: { role: "assistant", content: [{ toolUse: { toolUseId: "tooluse_prepared", name: tool ?? "record_memory", input } }] } },
 		stopReason: "tool_use",

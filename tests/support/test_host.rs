@@ -20,6 +20,9 @@ pub struct TestHost {
     pub progress_log: std::rc::Rc<RefCell<Vec<Progress>>>,
     /// While set, every vault read fails with this reason (a busy or locked file).
     pub read_error: std::rc::Rc<RefCell<Option<String>>>,
+    /// Notes whose read takes this long (ms of virtual time): a job that is slow to reach
+    /// the model while the others of its group wait.
+    pub read_delay: std::rc::Rc<RefCell<BTreeMap<String, u64>>>,
 }
 
 impl TestHost {
@@ -32,6 +35,7 @@ impl TestHost {
             offset_minutes: Default::default(),
             progress_log: Default::default(),
             read_error: Default::default(),
+            read_delay: Default::default(),
         }
     }
 
@@ -75,6 +79,10 @@ impl Clock for TestHost {
 
 impl Host for TestHost {
     async fn read_file(&self, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, String> {
+        let delay = self.read_delay.borrow().get(path).copied();
+        if let Some(millis) = delay {
+            self.clock.sleep(millis).await;
+        }
         if let Some(reason) = self.read_error.borrow().clone() {
             return Err(reason);
         }

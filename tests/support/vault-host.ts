@@ -7,6 +7,7 @@ import type { Memory, MemoryCursor, MemoryStore, Source, StoreStatus } from "../
 import { type FakeBedrock, type RecordedRequest, type Reply, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { asRecord, requestedToolName } from "../fake-bedrock/replies";
 import { type Host, startHost } from "../host/host";
+import { batchedMemories, chunksIn, userTextOf } from "./batched-ingest";
 import { confirmEndpointOnThisDevice } from "./trusted-endpoint";
 
 export const KEY_ID_SECRET = "test-aws-key-id";
@@ -15,21 +16,21 @@ export const SECRET_KEY_SECRET = "test-aws-secret-key";
 /** Valid answers for the ingest and consolidation tools, so every job completes. */
 export function replyByTool(request: RecordedRequest): Reply {
 	const tool = requestedToolName(asRecord(request.json) ?? {});
-	if (tool === "record_memory") {
-		return {
-			toolUse: {
-				name: "record_memory",
-				input: { nothing_to_remember: false, summary: "Something worth remembering.", entities: [], topics: ["notes"], importance: 0.3, happened_on: [] },
-			},
-		};
-	}
+	const memory = () => ({ nothing_to_remember: false, summary: "Something worth remembering.", entities: [], topics: ["notes"], importance: 0.3, happened_on: [] });
+	if (tool === "record_memory") return { toolUse: { name: "record_memory", input: memory() } };
+	if (tool === "record_memories") return { toolUse: { name: "record_memories", input: batchedMemories(userTextOf(request.json), memory) } };
 	if (tool === "record_insights") return { toolUse: { name: "record_insights", input: { insights: [] } } };
 	return { text: "OK" };
 }
 
-/** The Converse requests that asked for a memory (one per chunk read). */
+/** The Converse requests that asked for memories: one per chunk, or one per batch of chunks (`ingestBatchChunks`). */
 export function ingestRequests(fake: FakeBedrock): RecordedRequest[] {
-	return fake.requests.filter((request) => requestedToolName(asRecord(request.json) ?? {}) === "record_memory");
+	return fake.requests.filter((request) => ["record_memory", "record_memories"].includes(requestedToolName(asRecord(request.json) ?? {})));
+}
+
+/** The chunks the model was asked to read, over every ingest request (batched or not). */
+export function ingestedChunks(fake: FakeBedrock): number {
+	return fake.requests.reduce((sum, request) => sum + chunksIn(request.body), 0);
 }
 
 /** Starts the fake with `replyByTool`. */

@@ -82,7 +82,7 @@ test("the engine gets the same settings from the plugin as from the command", as
 
 test("a number setting is refused exactly when the core refuses it, with the core's message", async () => {
 	const wholes = SETTINGS_SCHEMA.settings.filter((setting) => setting.kind === "whole");
-	assert.equal(wholes.length, 10);
+	assert.equal(wholes.length, 11);
 	for (const setting of wholes) {
 		const key: NumberKey = setting.key;
 		for (const value of [setting.min - 1, setting.min, setting.min + 0.5, setting.default, setting.max, setting.max + 1, 1e308]) {
