@@ -17,9 +17,11 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { StoreStatus } from "../../plugin/core/memory-core-api";
 import { REPO_ROOT } from "../../tests/host/host";
+import initSqlJs from "sql.js";
 import { realNotes, writeNotes } from "./corpus";
 import { type BenchModel, type Call, MODELS, callDollars } from "./ingest-prices";
-import { benchHost, statusOf, waitForIngest } from "./scale";
+import { NO_PROSE_SUMMARY, prose } from "./model";
+import { type Runtime, benchHost, statusOf, waitForIngest } from "./scale";
 
 /** The measurement from outside that issue 23 quotes (Obsidian's help vault, 6,249 notes, 32 MB): not measured here. */
 const OUTSIDE = { notes: 6_249, calls: 9_552, input: 14_400_000, output: 1_600_000, dollars: 24 };
@@ -47,6 +49,8 @@ interface RunFigures {
 	longPrompts: number;
 	dollars: number;
 	memories: number;
+	/** Memories whose summary is not from the lines they are filed under (the scripted check that answers do not bleed across chunks). */
+	misfiled: number;
 	failed: number;
 	stalled: boolean;
 	ms: number;
@@ -84,7 +88,7 @@ async function startIngestModel(): Promise<{ url: string; report(): Promise<Call
 	};
 }
 
-function figuresOf(model: BenchModel, column: RunFigures["column"], notes: number, calls: Call[], status: StoreStatus | undefined, stalled: boolean, ms: number): RunFigures {
+function figuresOf(model: BenchModel, column: RunFigures["column"], notes: number, calls: Call[], status: StoreStatus | undefined, misfiled: number, stalled: boolean, ms: number): RunFigures {
 	const ingest = calls.filter(([tool]) => tool === "record_memory" || tool === "record_memories");
 	const sum = (index: 1 | 2 | 3 | 4 | 5) => ingest.reduce((total, call) => total + (call[index] as number), 0);
 	const priced = ingest.map((call) => callDollars(model, call));
@@ -102,6 +106,7 @@ function figuresOf(model: BenchModel, column: RunFigures["column"], notes: numbe
 		longPrompts: priced.filter((call) => call.long).length,
 		dollars: priced.reduce((total, call) => total + call.dollars, 0),
 		memories: status?.memories ?? 0,
+		misfiled,
 		failed: status?.failed ?? 0,
 		stalled,
 		ms,
@@ -137,10 +142,37 @@ async function firstIngest(vaultDir: string, model: BenchModel, column: RunFigur
 			return undefined;
 		});
 		const ms = performance.now() - started;
-		return figuresOf(model, column, notes, await server.report(), status ?? (await statusOf(host)), stalled, ms);
+		const final = status ?? (await statusOf(host));
+		const database = (await (host.plugin as unknown as { runtime: Runtime }).runtime.client!.call("exportDatabase", true)) as Uint8Array;
+		return figuresOf(model, column, notes, await server.report(), final, await misfiledMemories(vaultDir, database), stalled, ms);
 	} finally {
 		await host.stop().catch(() => undefined);
 	}
+}
+
+/**
+ * How many of the store's note memories carry a summary that is not from the lines they are
+ * filed under. The bench's model makes every summary from the start of its chunk's own prose
+ * (`summaryOf`), so a memory stored on the wrong chunk — a batched answer's entry landed on a
+ * chunk it does not name — has a summary its lines do not contain.
+ */
+async function misfiledMemories(vaultDir: string, database: Uint8Array): Promise<number> {
+	const SQL = await initSqlJs();
+	const db = new SQL.Database(database);
+	const notes = new Map<string, string[]>();
+	let misfiled = 0;
+	try {
+		const rows = db.exec("SELECT p.path, m.line_start, m.line_end, m.summary FROM memories m JOIN paths p ON p.id = m.path_id WHERE m.line_start IS NOT NULL")[0]?.values ?? [];
+		for (const [notePath, start, end, summary] of rows as Array<[string, number, number, string]>) {
+			if (!notes.has(notePath)) notes.set(notePath, (await fs.readFile(path.join(vaultDir, notePath), "utf8")).split("\n"));
+			const lines = notes.get(notePath)!.slice(start, end + 1).join("\n");
+			// A cut summary ends in "…" after a whole word: what comes before it is in the prose.
+			if (summary !== NO_PROSE_SUMMARY && !prose(lines).includes(summary.replace(/…$/, ""))) misfiled++;
+		}
+	} finally {
+		db.close();
+	}
+	return misfiled;
 }
 
 const count = (value: number) => Math.round(value).toLocaleString("en-US");
@@ -168,6 +200,7 @@ function printTable(notes: number, markdownBytes: number, runs: RunFigures[], ba
 		rows.push(["  input tokens per note", ...cell((run) => count((run.input + run.cacheRead + run.cacheWrite) / run.notes))]);
 		rows.push(["  rejected requests", ...cell((run) => count(run.rejected))]);
 		rows.push(["  memories (failed notes)", ...cell((run) => `${count(run.memories)} (${count(run.failed)})${run.stalled ? ", STALLED" : ""}`)]);
+		rows.push(["  memories not from their own lines", ...cell((run) => count(run.misfiled))]);
 		rows.push(["  estimated cost", ...cell((run) => `${dollars(run.dollars)}${run.longPrompts > 0 ? ` (${count(run.longPrompts)} calls over the price tier)` : ""}`)]);
 		rows.push(["  time", ...cell((run) => `${(run.ms / 1000).toFixed(0)} s`)]);
 	}

@@ -32,11 +32,14 @@ export function prose(note: string): string {
 		.trim();
 }
 
+/** The summary of a text without prose (its own words are not in it). */
+export const NO_PROSE_SUMMARY = "A note without prose.";
+
 export function summaryOf(note: string): string {
 	const sentences = prose(note).split(/(?<=[.!?。])\s+/).filter((sentence) => sentence.length > 0);
 	let summary = sentences.slice(0, 2).join(" ");
 	if (summary.length > 260) summary = `${summary.slice(0, 257).replace(/\s+\S*$/, "")}…`;
-	return summary || "A note without prose.";
+	return summary || NO_PROSE_SUMMARY;
 }
 
 export function entitiesOf(note: string): Array<{ name: string; kind: string }> {

@@ -25,7 +25,7 @@ import { confirmEndpointOnThisDevice } from "../../tests/support/trusted-endpoin
 import { sentRequests } from "../../tests/host/request-url";
 import { realNotes, writeGatheredNotes, writeNotes } from "./corpus";
 
-interface Runtime {
+export interface Runtime {
 	store(): MemoryStore | undefined;
 	client?: { call(method: string, ...args: unknown[]): Promise<unknown> };
 }
