@@ -190,18 +190,27 @@ function printTable(notes: number, markdownBytes: number, runs: RunFigures[], ba
 		const byColumn = (["before", "after"] as const).map((column) => runs.find((run) => run.model === model && run.column === column));
 		if (byColumn.every((run) => run === undefined)) continue;
 		const cell = (format: (run: RunFigures) => string) => byColumn.map((run) => (run === undefined ? "—" : format(run)));
+		/** `format`, and in the "after" column the change from "before" of what `of` measures. */
+		const changed = (format: (run: RunFigures) => string, of: (run: RunFigures) => number) =>
+			cell((run) => {
+				const before = byColumn[0];
+				if (run.column === "before" || before === undefined || of(before) === 0) return format(run);
+				const percent = Math.round((100 * (of(run) - of(before))) / of(before));
+				return `${format(run)} (${percent > 0 ? "+" : percent < 0 ? "−" : "±"}${Math.abs(percent)}%)`;
+			});
+		const prompt = (run: RunFigures) => run.input + run.cacheRead + run.cacheWrite;
 		rows.push([`${model.label} (${model.modelId})`, "", ""]);
-		rows.push(["  model calls", ...cell((run) => count(run.calls))]);
+		rows.push(["  model calls", ...changed((run) => count(run.calls), (run) => run.calls)]);
 		rows.push(["  calls per note", ...cell((run) => (run.calls / run.notes).toFixed(2))]);
 		rows.push(["  chunks per call", ...cell((run) => (run.chunks / Math.max(1, run.calls)).toFixed(2))]);
-		rows.push(["  input tokens", ...cell((run) => millions(run.input))]);
+		rows.push(["  input tokens", ...changed((run) => millions(run.input), (run) => run.input)]);
 		rows.push(["  output tokens", ...cell((run) => millions(run.output))]);
 		rows.push(["  cache read / write tokens", ...cell((run) => `${millions(run.cacheRead)} / ${millions(run.cacheWrite)}`)]);
-		rows.push(["  input tokens per note", ...cell((run) => count((run.input + run.cacheRead + run.cacheWrite) / run.notes))]);
+		rows.push(["  prompt tokens (input + cache) per note", ...changed((run) => count(prompt(run) / run.notes), prompt)]);
 		rows.push(["  rejected requests", ...cell((run) => count(run.rejected))]);
 		rows.push(["  memories (failed notes)", ...cell((run) => `${count(run.memories)} (${count(run.failed)})${run.stalled ? ", STALLED" : ""}`)]);
 		rows.push(["  memories not from their own lines", ...cell((run) => count(run.misfiled))]);
-		rows.push(["  estimated cost", ...cell((run) => `${dollars(run.dollars)}${run.longPrompts > 0 ? ` (${count(run.longPrompts)} calls over the price tier)` : ""}`)]);
+		rows.push(["  estimated cost", ...changed((run) => `${dollars(run.dollars)}${run.longPrompts > 0 ? ` (${count(run.longPrompts)} calls over the price tier)` : ""}`, (run) => run.dollars)]);
 		rows.push(["  time", ...cell((run) => `${(run.ms / 1000).toFixed(0)} s`)]);
 	}
 	const header = ["", ...columns];
