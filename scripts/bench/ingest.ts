@@ -218,6 +218,17 @@ function printTable(notes: number, markdownBytes: number, runs: RunFigures[], ba
 	const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join("  ");
 	console.log(`  ${line(header)}`);
 	for (const row of rows) console.log(`  ${line(row)}`);
+	for (const model of MODELS) {
+		const before = runs.find((run) => run.model === model && run.column === "before");
+		const after = runs.find((run) => run.model === model && run.column === "after");
+		if (before === undefined || after === undefined) continue;
+		// Issue 23's bar: at most one call for every two notes, and at least 30% fewer input tokens
+		// than one call per chunk (counted with the cached ones: every prompt token is input).
+		const callsPerNote = after.calls / after.notes;
+		const fewer = 1 - (after.input + after.cacheRead + after.cacheWrite) / Math.max(1, before.input + before.cacheRead + before.cacheWrite);
+		const met = callsPerNote <= 0.5 && fewer >= 0.3;
+		console.log(`  issue 23's bar, ${model.label}: ${callsPerNote.toFixed(2)} calls a note (bar ≤ 0.50), ${Math.round(fewer * 100)}% fewer prompt tokens (bar ≥ 30%): ${met ? "met" : "NOT met"}`);
+	}
 	console.log(
 		`\nFor comparison, NOT measured here (issue 23, measured from outside on an Obsidian-help-like vault, ${count(OUTSIDE.notes)} notes, 32 MB):` +
 			`\n  ${count(OUTSIDE.calls)} calls (one per chunk), ${millions(OUTSIDE.input)} input and ${millions(OUTSIDE.output)} output tokens, ≈ $${OUTSIDE.dollars} at Haiku 4.5's regional price`,
