@@ -8,7 +8,9 @@
 // model calls, calls per note, chunks per call, input and output tokens, cache reads and writes,
 // rejected requests, and the estimated cost, each call priced by its own prompt size. A build
 // without the `ingestBatchChunks` setting runs "before" only and says so.
-// Usage: npm run bench -- --only=ingest [--models=haiku-4.5,haiku-5.5] [--ingest-notes=N]
+// `--gathered` runs the pages gathered by folder into notes of about 5 KB instead (1,075 notes,
+// several chunks each: the size of Obsidian's help vault's notes, which the issue measured).
+// Usage: npm run bench -- --only=ingest [--models=haiku-4.5,haiku-5.5] [--ingest-notes=N] [--gathered]
 
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
@@ -18,7 +20,7 @@ import { performance } from "node:perf_hooks";
 import type { StoreStatus } from "../../plugin/core/memory-core-api";
 import { REPO_ROOT } from "../../tests/host/host";
 import initSqlJs from "sql.js";
-import { realNotes, writeNotes } from "./corpus";
+import { realNotes, writeGatheredNotes, writeNotes } from "./corpus";
 import { type BenchModel, type Call, MODELS, callDollars } from "./ingest-prices";
 import { NO_PROSE_SUMMARY, prose } from "./model";
 import { type Runtime, benchHost, statusOf, waitForIngest } from "./scale";
@@ -179,9 +181,9 @@ const count = (value: number) => Math.round(value).toLocaleString("en-US");
 const millions = (value: number) => `${(value / 1e6).toFixed(2)}M`;
 const dollars = (value: number) => `$${value < 1 ? value.toFixed(3) : value.toFixed(2)}`;
 
-function printTable(notes: number, markdownBytes: number, runs: RunFigures[], batching: boolean): void {
+function printTable(vault: string, notes: number, markdownBytes: number, runs: RunFigures[], batching: boolean): void {
 	console.log(
-		`\nFirst ingest of the tldr-pages vault (${count(notes)} notes, ${(markdownBytes / 1e6).toFixed(1)} MB of Markdown; CC BY 4.0, the tldr-pages authors)` +
+		`\nFirst ingest of ${vault} (${count(notes)} notes, ${(markdownBytes / 1e6).toFixed(1)} MB of Markdown; CC BY 4.0, the tldr-pages authors)` +
 			`\nthrough the built main.js against the fake Bedrock (≈ 4 characters a token; Haiku 5.5's counts ×${runs.find((run) => run.model.key === "haiku-5.5")?.model.tokenFactor.toFixed(2) ?? "1.30"} for its tokenizer), us-east-1, \`us.\` profile prices`,
 	);
 	const columns = batching ? ["before: 1 chunk a call", "after: batched (default)"] : ["before: 1 chunk a call", "after: n/a (this build has no ingestBatchChunks)"];
@@ -248,10 +250,17 @@ export async function runIngestBench(): Promise<void> {
 		let vaultDir = real.root;
 		let notes = real.paths.length + 1;
 		let markdownBytes = (await Promise.all([...real.paths, "LICENSE.md"].map((page) => fs.stat(path.join(real.root, page))))).reduce((total, stat) => total + stat.size, 0);
+		let vault = "the tldr-pages vault";
 		if (subset !== undefined) {
 			notes = Math.min(Number(subset), real.paths.length);
 			vaultDir = path.join(work, "vault");
 			markdownBytes = await writeNotes(vaultDir, real, 0, notes);
+		}
+		if (ARGS.includes("--gathered")) {
+			// Notes the size of Obsidian's help vault's (about 5 KB, several chunks each): the pages of each folder gathered.
+			vaultDir = path.join(work, "gathered");
+			({ notes, bytes: markdownBytes } = await writeGatheredNotes(vaultDir, real));
+			vault = "the tldr-pages gathered into notes of ~5 KB";
 		}
 		// The setting exists once the batching work is in the build; until then "after" cannot be run.
 		const batching = (await fs.readFile(path.join(REPO_ROOT, "main.js"), "utf8")).includes("ingestBatchChunks");
@@ -264,7 +273,7 @@ export async function runIngestBench(): Promise<void> {
 				runs.push(await firstIngest(vaultDir, model, column, settings, notes, server));
 			}
 		}
-		printTable(notes, markdownBytes, runs, batching);
+		printTable(vault, notes, markdownBytes, runs, batching);
 	} finally {
 		server.stop();
 		await fs.rm(work, { recursive: true, force: true });
