@@ -14,10 +14,11 @@
 //     default; run only when the build has the setting): model calls, calls per note, input and
 //     output tokens, cache reads and writes, rejected requests and the estimated cost, each call
 //     priced by its prompt size; progress on stderr. About 2 minutes a run on two cores.
-//     `--models=haiku-4.5,haiku-5.5` picks models, `--ingest-notes=N` the first N notes.
+//     `--models=haiku-4.5,haiku-5.5` picks models, `--ingest-notes=N` the first N notes,
+//     `--gathered` the pages gathered into notes of ~5 KB (help-vault size, several chunks each).
 //
 // Usage: npm run bench [-- --only=scale|ingest|sync] [--sizes=1000,10000,50000] [--notes=10000]
-//        [--models=haiku-4.5,haiku-5.5] [--ingest-notes=10862]
+//        [--models=haiku-4.5,haiku-5.5] [--ingest-notes=10862] [--gathered]
 
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
