@@ -73,16 +73,16 @@ function recordMemory(message: string): Reply {
 	return { toolUse: { name: "record_memory", input: memoryOf(inside) } };
 }
 
-/** `record_memories`: one entry per `<note id="cN">` fence, in the message's order. */
+/** `record_memories`: one entry per `<note id="cN">` fence (other attributes allowed), in the message's order. */
 function recordMemories(message: string): Reply {
-	const memories = [...message.matchAll(/<note id="([^"]+)">\n([\s\S]*?)\n<\/note>/g)].map((match) => ({ chunk: match[1]!, ...memoryOf(match[2]!) }));
+	const memories = [...message.matchAll(/<note id="([^"]+)"[^>]*>\n([\s\S]*?)\n<\/note>/g)].map((match) => ({ chunk: match[1]!, ...memoryOf(match[2]!) }));
 	return { toolUse: { name: "record_memories", input: { memories } } };
 }
 
 /** How many chunks a request carries (1 for `record_memory`), for the per-call figures. */
 export function chunksIn(request: RecordedRequest): number {
 	const message = userText(request);
-	const batched = message.match(/<note id="[^"]+">\n/g)?.length ?? 0;
+	const batched = message.match(/<note id="[^"]+"[^>]*>\n/g)?.length ?? 0;
 	return batched > 0 ? batched : /<note>\n/.test(message) ? 1 : 0;
 }
 
