@@ -1,4 +1,4 @@
-// `npm run bench`: two benchmarks, each printing tables.
+// `npm run bench`: three benchmarks, each printing tables.
 //  1. The store at scale (scripts/bench/scale.ts): 1k, 10k and 50k memories made through the
 //     real ingest path of the built main.js with its core in a worker — file size and its split,
 //     open, save, selection, the memory browser, the main thread's longest block — and
@@ -7,8 +7,18 @@
 //     an unchanged vault (total, and the longest block between yields to the event loop), the
 //     first reconciliation (queue + read + hash + store, instant model answers), and SHA-256
 //     throughput of the core's WebAssembly next to Node's crypto on the same bytes.
+//  3. The first ingest of the shared tldr-pages vault (scripts/bench/ingest.ts; 10,862 notes, CC BY 4.0):
+//     the built main.js against the fake Bedrock answering like Claude (a summary, a fact per 40
+//     words, names, topics, dates; batched calls one entry per chunk), for Claude Haiku 4.5 and
+//     Haiku 5.5, one chunk a call ("before", `ingestBatchChunks: 1`) and batched ("after", the
+//     default; run only when the build has the setting): model calls, calls per note, input and
+//     output tokens, cache reads and writes, rejected requests and the estimated cost, each call
+//     priced by its prompt size; progress on stderr. About 2 minutes a run on two cores.
+//     `--models=haiku-4.5,haiku-5.5` picks models, `--ingest-notes=N` the first N notes,
+//     `--gathered` the pages gathered into notes of ~5 KB (help-vault size, several chunks each).
 //
-// Usage: npm run bench [-- --only=scale|sync] [--sizes=1000,10000,50000] [--notes=10000]
+// Usage: npm run bench [-- --only=scale|ingest|sync] [--sizes=1000,10000,50000] [--notes=10000]
+//        [--models=haiku-4.5,haiku-5.5] [--ingest-notes=10862] [--gathered]
 
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
@@ -28,6 +38,11 @@ if (only === undefined || only === "scale") {
 	await runScaleBench();
 }
 if (only === "scale") process.exit(0);
+if (only === undefined || only === "ingest") {
+	const { runIngestBench } = await import("./bench/ingest.ts");
+	await runIngestBench();
+}
+if (only === "ingest") process.exit(0);
 
 // The sync yields with window.setTimeout(…, 0); this probe measures the work between yields.
 const probe = { last: 0, longest: 0, yields: 0 };

@@ -7,7 +7,14 @@ import fs from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
 
-const TLDR_ARCHIVE = path.resolve(import.meta.dirname, "..", "..", "..", "shared", "vaults", "tldr-pages.tar.gz");
+/**
+ * The archive in `shared/vaults` beside the repository (`../shared/vaults`), or beside the
+ * folder that holds it (a git worktree sits one level deeper, in `wt/NAME`); the first found.
+ */
+const TLDR_ARCHIVE =
+	[path.resolve(import.meta.dirname, "..", "..", ".."), path.resolve(import.meta.dirname, "..", "..", "..", "..")]
+		.map((folder) => path.join(folder, "shared", "vaults", "tldr-pages.tar.gz"))
+		.find((candidate) => existsSync(candidate)) ?? "";
 
 /** The real notes, unpacked once into `cacheDir`: their paths inside it, sorted. */
 export async function realNotes(cacheDir: string): Promise<{ root: string; paths: string[] } | undefined> {

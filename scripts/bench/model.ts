@@ -7,19 +7,19 @@ import type { RecordedRequest, Reply } from "../../tests/fake-bedrock/index";
 import { requestedToolName } from "../../tests/fake-bedrock/replies";
 
 /** The user message the core sent (every text block). */
-function userText(request: RecordedRequest): string {
+export function userText(request: RecordedRequest): string {
 	const json = (request.json ?? {}) as { messages?: Array<{ content?: Array<{ text?: string }> }> };
 	return (json.messages ?? []).flatMap((message) => message.content ?? []).map((block) => block.text ?? "").join("\n");
 }
 
-function hash(text: string): number {
+export function hash(text: string): number {
 	let h = 2166136261;
 	for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
 	return h >>> 0;
 }
 
 /** The note's prose without Markdown: headings, list marks, code ticks, links. */
-function prose(note: string): string {
+export function prose(note: string): string {
 	return note
 		.replace(/^---\n[\s\S]*?\n---\n/, "")
 		.replace(/^#+ .*$/gm, "")
@@ -32,14 +32,17 @@ function prose(note: string): string {
 		.trim();
 }
 
-function summaryOf(note: string): string {
+/** The summary of a text without prose (its own words are not in it). */
+export const NO_PROSE_SUMMARY = "A note without prose.";
+
+export function summaryOf(note: string): string {
 	const sentences = prose(note).split(/(?<=[.!?。])\s+/).filter((sentence) => sentence.length > 0);
 	let summary = sentences.slice(0, 2).join(" ");
 	if (summary.length > 260) summary = `${summary.slice(0, 257).replace(/\s+\S*$/, "")}…`;
-	return summary || "A note without prose.";
+	return summary || NO_PROSE_SUMMARY;
 }
 
-function entitiesOf(note: string): Array<{ name: string; kind: string }> {
+export function entitiesOf(note: string): Array<{ name: string; kind: string }> {
 	const found = new Map<string, string>();
 	for (const match of note.matchAll(/\b(\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)+)\b/gu)) found.set(match[1]!, "person");
 	for (const match of note.matchAll(/\[\[([^\]|]+)/g)) found.set(match[1]!, "thing");
@@ -53,7 +56,7 @@ function entitiesOf(note: string): Array<{ name: string; kind: string }> {
 		.map(([name, kind]) => ({ name, kind }));
 }
 
-function topicsOf(note: string, path: string): string[] {
+export function topicsOf(note: string, path: string): string[] {
 	const folder = path.split("/").slice(-2, -1)[0] ?? "notes";
 	const words = prose(note).toLowerCase().match(/\p{L}{5,}/gu) ?? [];
 	const counts = new Map<string, number>();

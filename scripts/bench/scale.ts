@@ -25,7 +25,7 @@ import { confirmEndpointOnThisDevice } from "../../tests/support/trusted-endpoin
 import { sentRequests } from "../../tests/host/request-url";
 import { realNotes, writeGatheredNotes, writeNotes } from "./corpus";
 
-interface Runtime {
+export interface Runtime {
 	store(): MemoryStore | undefined;
 	client?: { call(method: string, ...args: unknown[]): Promise<unknown> };
 }
@@ -70,17 +70,18 @@ function runtimeOf(host: Host): Runtime {
 	return (host.plugin as unknown as { runtime: Runtime }).runtime;
 }
 
-async function statusOf(host: Host): Promise<StoreStatus | undefined> {
+export async function statusOf(host: Host): Promise<StoreStatus | undefined> {
 	return runtimeOf(host).store()?.status().catch(() => undefined);
 }
 
-/** Waits until the start's reconciliation is over and nothing is queued or running (twice in a row). */
-async function waitForIngest(host: Host): Promise<StoreStatus> {
+/** Waits until the start's reconciliation is over and nothing is queued or running (twice in a row); `progress` sees each status read. */
+export async function waitForIngest(host: Host, progress?: (status: StoreStatus | undefined) => void): Promise<StoreStatus> {
 	let idleTimes = 0;
 	for (;;) {
 		await new Promise((resolve) => setTimeout(resolve, 250));
 		sentRequests.length = 0;
 		const status = await statusOf(host);
+		progress?.(status);
 		const reconciling = /checking/.test(host.statusBarText());
 		if (status === undefined || reconciling || status.queued > 0 || status.running > 0) {
 			idleTimes = 0;
@@ -269,8 +270,8 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 	};
 }
 
-/** A host on `vaultDir` whose plugin talks to the bench model, with keys in its secret storage. */
-async function benchHost(vaultDir: string, modelUrl: string): Promise<Host> {
+/** A host on `vaultDir` whose plugin talks to the bench model, with keys in its secret storage; `settings` go into its data.json too. */
+export async function benchHost(vaultDir: string, modelUrl: string, settings: Record<string, unknown> = {}): Promise<Host> {
 	await fs.mkdir(vaultDir, { recursive: true });
 	const host = await startHost({ vaultDir });
 	confirmEndpointOnThisDevice(host, modelUrl);
@@ -288,6 +289,7 @@ async function benchHost(vaultDir: string, modelUrl: string): Promise<Host> {
 			bulkConfirmThreshold: 1_000_000,
 			dailyConsolidation: false,
 			parallelJobs: 4,
+			...settings,
 		}),
 	);
 	return host;
