@@ -55,7 +55,7 @@ test("a large first ingest asks first, with the notes, tokens and cost; Pause qu
 	const text = await dialog.innerText();
 	assert.match(text, new RegExp(`Remember ${count} notes\\?`));
 	assert.match(text, /About [\d,]+ tokens/);
-	assert.match(text, /About (\$\d+\.\d\d|less than \$0\.01) \(at the prices of us\.anthropic\.claude-haiku-4-5-20251001-v1:0\)/);
+	assert.match(text, /About (\$\d+\.\d\d|less than \$0\.01) \(at the prices of us\.anthropic\.claude-haiku-5-5\)/);
 	assert.deepEqual(await dialog.locator("button").allInnerTexts(), ["Start", "Pause", "Only some folders…", "Cancel"]);
 	await screenshots(page, ".modal-container .modal", "bulk-confirm");
 
@@ -82,7 +82,7 @@ test("the status view shows what is remembered and today's tokens and cost, and 
 	await page.waitForFunction(() => /3 of 3 notes remembered/.test(document.querySelector(".memory-agent-status-view")?.textContent ?? ""), undefined, { timeout: 20_000 });
 	const text = await view.innerText();
 	assert.match(text, /3 memories, (1 insight|\d+ insights)\. Jobs: 0 queued, 0 running, 0 failed\./);
-	assert.match(text, /Today: [\d,]+ tokens in \d+ model calls, (about \$\d+\.\d\d|less than \$0\.01) \(an estimate at the prices of us\.anthropic\.claude-haiku-4-5-20251001-v1:0\)\./);
+	assert.match(text, /Today: [\d,]+ tokens in \d+ model calls, (about \$\d+\.\d\d|less than \$0\.01) \(an estimate at the prices of us\.anthropic\.claude-haiku-5-5\)\./);
 	await screenshots(page, ".mod-right-split", "status-view");
 
 	const button = (name: string) => view.getByRole("button", { name, exact: true });

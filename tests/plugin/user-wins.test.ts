@@ -115,12 +115,13 @@ test("a retry runs when it is due, not at the next five-minute look", async () =
 });
 
 test("each answer shows its tokens and cost; past the daily limit a question asks first", async () => {
-	ui = await startUiHost({ settings: { dailyConsolidation: false, dailyLimitUsd: 1 } });
+	// Claude Haiku 4.5 typed: its price makes one long answer cost more than the limit.
+	ui = await startUiHost({ settings: { dailyConsolidation: false, dailyLimitUsd: 1, modelId: "us.anthropic.claude-haiku-4-5-20251001-v1:0" } });
 	const { host, fake } = ui;
 	await rememberNotes(host);
 	await waitForMemories(host, 3);
 	const remember = fake.respond;
-	// About 250,000 output tokens: more than a dollar at Haiku's price.
+	// About 250,000 output tokens: more than a dollar at Haiku 4.5's price.
 	fake.respond = (request) => (request.body.includes("Tell me everything") ? { text: `Everything: ${"word ".repeat(200_000)}` } : remember(request));
 	const first = await askInPanel(host, "Tell me everything");
 	assert.match(first.querySelector(".memory-agent-cost")?.textContent ?? "", /^[\d,]+ tokens in, [\d,]+ out · about \$1\.\d\d$/);

@@ -112,7 +112,7 @@ test("binary, empty, 20 MB and non-UTF-8 files are skipped with a reason shown i
 	assert.match(section, /huge\.md — the note \(.+\) is larger than the .+ limit/);
 	assert.match(section, /latin1\.md — the note is not UTF-8 text/);
 	assert.match(view.textContent ?? "", /2 of 6 notes remembered/);
-	assert.match(view.textContent ?? "", /Today: [\d,]+ tokens in \d+ model calls?, (about \$\d+\.\d\d|less than \$0\.01) \(an estimate at the prices of us\.anthropic\.claude-haiku-4-5-20251001-v1:0\)/);
+	assert.match(view.textContent ?? "", /Today: [\d,]+ tokens in \d+ model calls?, (about \$\d+\.\d\d|less than \$0\.01) \(an estimate at the prices of us\.anthropic\.claude-haiku-5-5\)/);
 });
 
 test("the status view lists what the core left out, with the core's reasons, and counts only the rest", async () => {

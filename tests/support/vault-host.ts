@@ -29,7 +29,7 @@ export function ingestRequests(fake: FakeBedrock): RecordedRequest[] {
 }
 
 /** The chunks the model was asked to read, over every ingest request (batched or not). */
-export function ingestedChunks(fake: FakeBedrock): number {
+export function ingestedChunks(fake: { readonly requests: readonly RecordedRequest[] }): number {
 	return fake.requests.reduce((sum, request) => sum + chunksIn(request.body), 0);
 }
 

@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 /** A store connected to the fake through the plugin's own transport over Node http. */
-async function connectedCore(connection: { maxConcurrency?: number } = {}): Promise<{ core: MemoryCore; fake: FakeBedrock }> {
+async function connectedCore(connection: { maxConcurrency?: number; modelId?: string } = {}): Promise<{ core: MemoryCore; fake: FakeBedrock }> {
 	const { facade, SQL } = await loadFacade();
 	fake = await startFakeBedrock();
 	core = facade.MemoryCore.open(SQL, undefined, Date.now(), 42);
@@ -101,7 +101,8 @@ test("a call gives up after the bound with the code of the last failure", async 
 });
 
 test("errors that retrying cannot fix are not retried", async () => {
-	const { core, fake } = await connectedCore();
+	// A typed model: the default one would fall back to the previous Haiku instead (tested in tests/plugin/bedrock-models.test.ts).
+	const { core, fake } = await connectedCore({ modelId: "us.anthropic.claude-haiku-4-5-20251001-v1:0" });
 	fake.script("accessDenied", MEMORY);
 	await assert.rejects(core.testConnection(), (error) => codeOf(error) === "llm.access_denied");
 	assert.equal(fake.requests.length, 1);
