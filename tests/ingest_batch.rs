@@ -6,7 +6,6 @@
 
 mod support;
 
-use std::pin::Pin;
 use std::rc::Rc;
 
 use memory_agent::calendar::CalendarDate;
@@ -18,8 +17,8 @@ use memory_agent::store::{open_from_bytes, MemoryFilter};
 use serde_json::{json, Value};
 use support::fake_model::{self, batch_memories, user_text};
 use support::scripted_transport::Scripted;
-use support::test_host::TestHost;
-use support::virtual_time::{run, run_all};
+use support::test_host::{work_while, TestHost};
+use support::virtual_time::run;
 
 /// 2026-11-30T08:00:00Z
 const NOW: Millis = 1_796_025_600_000;
@@ -65,34 +64,9 @@ fn work(host: &TestHost, engine: &TestEngine) -> RunReport {
     run(&clock, async move { engine.run_due_work(&host).await.unwrap() })
 }
 
-/// Runs the work and, alongside, `action` after `after_ms` of virtual time.
-fn work_while(host: &TestHost, engine: &TestEngine, after_ms: u64, action: impl FnOnce() + 'static) {
-    let (worker_host, worker) = (host.clone(), engine.clone());
-    let clock = host.clock.clone();
-    let tasks: Vec<Pin<Box<dyn std::future::Future<Output = ()>>>> = vec![
-        Box::pin(async move {
-            worker.run_due_work(&worker_host).await.unwrap();
-        }),
-        Box::pin(async move {
-            clock.sleep(after_ms).await;
-            action();
-        }),
-    ];
-    run_all(&host.clock, tasks);
-}
-
-fn bodies(host: &TestHost, tool: &str) -> Vec<Value> {
-    host.bedrock
-        .requests()
-        .iter()
-        .map(|request| serde_json::from_str::<Value>(&request.body).unwrap())
-        .filter(|body| body["toolConfig"]["toolChoice"]["tool"]["name"] == tool)
-        .collect()
-}
-
 /// (single `record_memory` calls, batched `record_memories` calls)
 fn calls(host: &TestHost) -> (usize, usize) {
-    (bodies(host, "record_memory").len(), bodies(host, "record_memories").len())
+    (host.bedrock.bodies_with_tool("record_memory").len(), host.bedrock.bodies_with_tool("record_memories").len())
 }
 
 /// Each note's memories, as summaries.
@@ -148,7 +122,7 @@ fn a_chunk_the_batched_answer_leaves_out_is_asked_for_alone() {
     write_notes(&host, &engine);
     assert_eq!(work(&host, &engine).done, 3);
     assert_eq!(calls(&host), (1, 1), "the batch, then the left-out chunk alone");
-    let alone = user_text(&bodies(&host, "record_memory")[0]);
+    let alone = user_text(&host.bedrock.bodies_with_tool("record_memory")[0]);
     assert!(alone.contains("Bob paid the plumber") && !alone.contains("Alice"), "{alone}");
     each_note_has_its_own_memory(&engine, &NOTES);
 }
@@ -188,7 +162,7 @@ fn a_memory_about_another_piece_is_not_stored_on_the_piece_it_names() {
     write_notes(&host, &engine);
     assert_eq!(work(&host, &engine).done, 3);
     assert_eq!(calls(&host), (1, 1), "the misattributed chunk alone");
-    assert!(user_text(&bodies(&host, "record_memory")[0]).contains("Alice booked flights"));
+    assert!(user_text(&host.bedrock.bodies_with_tool("record_memory")[0]).contains("Alice booked flights"));
     each_note_has_its_own_memory(&engine, &NOTES);
 }
 

@@ -18,7 +18,7 @@ use memory_agent::store::{open_from_bytes, DriverError, MemoryFilter, Row, SqlDr
 use serde_json::json;
 use support::fake_model;
 use support::scripted_transport::Scripted;
-use support::test_host::TestHost;
+use support::test_host::{work_while, TestHost};
 use support::virtual_time::{run, run_all};
 
 /// 2026-11-30T08:00:00Z
@@ -48,27 +48,6 @@ fn start_per_chunk(host: &TestHost) -> Rc<Engine<RusqliteDriver>> {
 
 fn slow_model(host: &TestHost, latency_ms: u64) {
     host.bedrock.respond_with(move |request| fake_model::answer(request).slow(latency_ms));
-}
-
-/// Runs the engine's work and, alongside, `action` after `after_ms` of virtual time.
-fn work_while<D: SqlDriver + 'static>(
-    host: &TestHost,
-    engine: &Rc<Engine<D>>,
-    after_ms: u64,
-    action: impl FnOnce() + 'static,
-) {
-    let (worker_host, worker) = (host.clone(), engine.clone());
-    let clock = host.clock.clone();
-    let tasks: Vec<Pin<Box<dyn std::future::Future<Output = ()>>>> = vec![
-        Box::pin(async move {
-            worker.run_due_work(&worker_host).await.unwrap();
-        }),
-        Box::pin(async move {
-            clock.sleep(after_ms).await;
-            action();
-        }),
-    ];
-    run_all(&host.clock, tasks);
 }
 
 fn work<D: SqlDriver + 'static>(host: &TestHost, engine: &Rc<Engine<D>>) {

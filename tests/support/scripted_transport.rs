@@ -123,6 +123,15 @@ impl ScriptedTransport {
         self.state.borrow().requests.clone()
     }
 
+    /// The JSON bodies of the requests that forced `tool`, in the order they were sent.
+    pub fn bodies_with_tool(&self, tool: &str) -> Vec<Value> {
+        self.requests()
+            .iter()
+            .map(|request| serde_json::from_str::<Value>(&request.body).unwrap())
+            .filter(|body| body["toolConfig"]["toolChoice"]["tool"]["name"] == tool)
+            .collect()
+    }
+
     pub fn max_in_flight(&self) -> u32 {
         self.state.borrow().max_in_flight
     }

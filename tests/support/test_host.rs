@@ -104,3 +104,25 @@ impl Host for TestHost {
         self.progress_log.borrow_mut().push(progress.clone());
     }
 }
+
+/// Runs `engine`'s due work and, alongside, `action` after `after_ms` of virtual time (a user's
+/// delete, rename or pause landing while a call is in flight).
+pub fn work_while<D: memory_agent::store::SqlDriver + 'static>(
+    host: &TestHost,
+    engine: &std::rc::Rc<memory_agent::engine::Engine<D>>,
+    after_ms: u64,
+    action: impl FnOnce() + 'static,
+) {
+    let (worker_host, worker) = (host.clone(), engine.clone());
+    let clock = host.clock.clone();
+    let tasks: Vec<std::pin::Pin<Box<dyn Future<Output = ()>>>> = vec![
+        Box::pin(async move {
+            worker.run_due_work(&worker_host).await.unwrap();
+        }),
+        Box::pin(async move {
+            clock.sleep(after_ms).await;
+            action();
+        }),
+    ];
+    super::virtual_time::run_all(&host.clock, tasks);
+}
