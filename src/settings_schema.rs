@@ -173,6 +173,9 @@ pub const PLAN_QUESTIONS: Toggle = toggle("planQuestions", false);
 pub const READ_PASSAGES: Toggle = toggle("readPassages", true);
 
 // Conversations.
+/// The vault folder where each device keeps its log of what it remembered (`store/log.rs`):
+/// what a sync tool carries between devices.
+pub const MEMORY_FOLDER: Text = Text { key: "memoryFolder", default: "Memory Agent", rule: TextRule::Folder };
 pub const CONVERSATION_FOLDER: Text =
     Text { key: "conversationFolder", default: "Memory conversations", rule: TextRule::Folder };
 pub const AUTO_SAVE_CONVERSATIONS: Toggle = toggle("autoSaveConversations", false);
@@ -213,6 +216,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Toggle(PLAN_QUESTIONS),
     Setting::Toggle(READ_PASSAGES),
     Setting::Text(CONVERSATION_FOLDER),
+    Setting::Text(MEMORY_FOLDER),
     Setting::Toggle(AUTO_SAVE_CONVERSATIONS),
     Setting::Toggle(REMEMBER_CONVERSATIONS),
     Setting::Whole(DAILY_LIMIT_USD),

@@ -131,6 +131,20 @@ pub struct Engine<D: SqlDriver> {
     removed_notes: reuse::RemovedNotes,
 }
 
+/// What replaying part of another device's log did (`Engine::replay_log`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayReport {
+    /// Where the next read of the file starts.
+    pub offset: u64,
+    pub entries: usize,
+    /// Damaged lines skipped.
+    pub unreadable: usize,
+    /// A line from a newer Memory Agent stopped the replay of this file.
+    pub newer: bool,
+    pub merged: crate::store::MergeReport,
+}
+
 /// A path rule the host evaluates.
 pub type HostRule = Box<dyn Fn(&str) -> bool>;
 
@@ -325,14 +339,62 @@ impl<D: SqlDriver> Engine<D> {
         let outcome = self.store.merge_from_keeping(theirs)?;
         self.keep_removed_memories(outcome.displaced);
         if let Some(now) = now {
-            for path in &outcome.adopted {
-                if self.store.queued_work(&note_key(path))?.is_none() {
-                    let wait = Millis::try_from(self.settings().other_device_wait_ms).unwrap_or(Millis::MAX / 2);
-                    self.enqueue_note_paying_after(path, now, Some(now.saturating_add(wait)))?;
-                }
-            }
+            self.recheck_adopted_notes(&outcome.adopted, now)?;
         }
         Ok(outcome.merged)
+    }
+
+    /// What this device changed and has not yet appended to its log (`store/log.rs`).
+    pub fn outgoing_log(&self, now: Millis) -> Result<crate::store::OutgoingLog, StoreError> {
+        self.store.outgoing_log(now)
+    }
+
+    /// The host appended `outgoing_log`'s lines up to `upto` to this device's log file `file`,
+    /// which is now `size` bytes long.
+    pub fn log_appended(&self, upto: i64, file: &str, size: u64) -> Result<(), StoreError> {
+        let device = self.store.device();
+        self.store.log_appended(&device, upto, file, size)
+    }
+
+    /// How far each device's log file was replayed into this database.
+    pub fn log_cursors(&self) -> Result<Vec<crate::store::LogCursor>, StoreError> {
+        self.store.log_cursors()
+    }
+
+    /// Replays `bytes` read at `offset` from `device`'s log file `file` (see
+    /// `Store::replay_log`). As with a merged copy, the paid note memories it displaces are kept
+    /// a while for reuse, and each note whose record came from another device is read again
+    /// here (its wait before any call following it), since the text here may differ.
+    pub fn replay_log(
+        &self,
+        device: &str,
+        file: &str,
+        offset: u64,
+        bytes: &[u8],
+        now: Millis,
+    ) -> Result<ReplayReport, StoreError> {
+        let replayed = self.store.replay_log(device, file, offset, bytes)?;
+        self.keep_removed_memories(replayed.outcome.displaced);
+        if device != self.store.device() {
+            self.recheck_adopted_notes(&replayed.outcome.adopted, now)?;
+        }
+        Ok(ReplayReport {
+            offset: replayed.offset,
+            entries: replayed.entries,
+            unreadable: replayed.unreadable,
+            newer: replayed.newer,
+            merged: replayed.outcome.merged,
+        })
+    }
+
+    fn recheck_adopted_notes(&self, adopted: &[String], now: Millis) -> Result<(), StoreError> {
+        for path in adopted {
+            if self.store.queued_work(&note_key(path))?.is_none() {
+                let wait = Millis::try_from(self.settings().other_device_wait_ms).unwrap_or(Millis::MAX / 2);
+                self.enqueue_note_paying_after(path, now, Some(now.saturating_add(wait)))?;
+            }
+        }
+        Ok(())
     }
 
     /// The user forgets one memory; its insights go and their other memories re-open.

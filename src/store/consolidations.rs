@@ -50,6 +50,7 @@ impl<D: SqlDriver> Store<D> {
                         &[key.into(), insight_key.into()],
                     )?;
                 }
+                store.record_outgoing(super::log::Outgoing::Insight, &insight.id.0)?;
                 stored += 1;
             }
             // A missing memory matches no row here.

@@ -132,6 +132,12 @@ impl<D: SqlDriver> Store<D> {
             if let Some(entity_ids) = store.link_entities(key, &memory.entities)? {
                 store.change("UPDATE memories SET entity_ids = ? WHERE key = ?", &[entity_ids.into(), key.into()])?;
             }
+            match memory.source_kind {
+                SourceKind::Note => store.record_outgoing(super::log::Outgoing::Note, &memory.source_path)?,
+                SourceKind::Selection | SourceKind::Text => {
+                    store.record_outgoing(super::log::Outgoing::Memory, &memory.id.0)?;
+                }
+            }
             store.index_memory(key)
         })
     }
@@ -203,22 +209,27 @@ impl<D: SqlDriver> Store<D> {
             if !store.memory_exists(id)? {
                 return Err(StoreError::NotFound(format!("memory {}", id.0)));
             }
-            // A note's chunk that was forgotten is not sent again while it stays as it is (an
-            // edit elsewhere in the note would otherwise remember it again): its content hash
-            // joins the note's chunks with nothing to remember.
-            store.change(
-                "UPDATE sources SET quiet = coalesce(quiet, x'') || m.content_hash
-                 FROM (SELECT path_id, content_hash FROM memories WHERE id = ?1 AND kind = ?2
-                       AND content_hash IS NOT NULL) AS m
-                 WHERE sources.path_id = m.path_id",
-                &[id.0.as_str().into(), kind_code(SourceKind::Note).into()],
-            )?;
+            store.quiet_forgotten_chunk(id)?;
             // Forgotten wherever it is, also under another name on another device.
             store.add_tombstone(&Tombstone::Forgotten { id: id.0.clone() })?;
             store.remove_memories(std::slice::from_ref(id))
         })?;
         self.merge_search_index()?;
         Ok(removal)
+    }
+
+    /// A note's chunk that was forgotten is not sent again while it stays as it is (an edit
+    /// elsewhere in the note would otherwise remember it again): its content hash joins the
+    /// note's chunks with nothing to remember. Also when the forget comes from another device.
+    pub(super) fn quiet_forgotten_chunk(&self, id: &MemoryId) -> Result<(), StoreError> {
+        self.change(
+            "UPDATE sources SET quiet = coalesce(quiet, x'') || m.content_hash
+             FROM (SELECT path_id, content_hash FROM memories WHERE id = ?1 AND kind = ?2
+                   AND content_hash IS NOT NULL) AS m
+             WHERE sources.path_id = m.path_id",
+            &[id.0.as_str().into(), kind_code(SourceKind::Note).into()],
+        )?;
+        Ok(())
     }
 
     /// Makes `memories` the note memories of `path`: memories whose id is kept stay as they
@@ -231,6 +242,9 @@ impl<D: SqlDriver> Store<D> {
             let old_ids: BTreeSet<&MemoryId> = old.iter().collect();
             let gone: Vec<MemoryId> = old_ids.difference(&new_ids).map(|id| (*id).clone()).collect();
             let removal = store.remove_memories(&gone)?;
+            if !gone.is_empty() {
+                store.record_outgoing(super::log::Outgoing::Note, path)?;
+            }
             for memory in memories.iter().filter(|memory| !old_ids.contains(&memory.id)) {
                 if memory.source_path != path || memory.source_kind != SourceKind::Note {
                     return Err(StoreError::InvalidInput(format!(
@@ -257,7 +271,7 @@ impl<D: SqlDriver> Store<D> {
             if heading_changed {
                 store.unindex_memory(key)?;
             }
-            store.change(
+            let moved = store.change(
                 "UPDATE memories SET heading = ?, line_start = ?, line_end = ?, updated_at = ?
                  WHERE key = ? AND (heading IS NOT ? OR line_start IS NOT ? OR line_end IS NOT ?)",
                 &[
@@ -273,6 +287,14 @@ impl<D: SqlDriver> Store<D> {
             )?;
             if heading_changed {
                 store.index_memory(key)?;
+            }
+            if moved > 0 {
+                let path = super::rows::single(store.query(
+                    "SELECT p.path FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE m.key = ?",
+                    &[key.into()],
+                )?)?
+                .text()?;
+                store.record_outgoing(super::log::Outgoing::Note, &path)?;
             }
             Ok(())
         })

@@ -24,6 +24,15 @@ use super::tombstones::{removed_with_a_note, Tombstone, Tombstones};
 use super::{SqlDriver, SqlValue, Store, StoreError, UsageRecord};
 use crate::domain::{Consolidation, ConsolidationId, Memory, MemoryId, Source, SourceKind};
 
+/// Where an insight's memories are.
+enum InsightMemories {
+    AllHere,
+    /// One was forgotten or removed with its note: the insight would be an orphan.
+    OneRemoved,
+    /// Some have not arrived yet.
+    SomeOnTheirWay,
+}
+
 /// What a merge changed here.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -57,17 +66,20 @@ impl MergeReport {
     }
 }
 
-/// Everything of the other copy a merge reads, read before the merge's transaction starts.
-struct TheirCopy {
-    tombstones: Tombstones,
-    sources: Vec<Source>,
+/// Everything of the other copy a merge reads, read before the merge's transaction starts:
+/// a whole copy (`read`), or the entries of a device's log (`store/log.rs`), which are the same
+/// kinds of state for the few notes, memories and removals they are about.
+#[derive(Default)]
+pub(super) struct TheirCopy {
+    pub(super) tombstones: Tombstones,
+    pub(super) sources: Vec<Source>,
     /// A note's memory carries the few words it keeps for search as its text: inserted here,
     /// they make the same words.
-    memories: Vec<Memory>,
-    insights: Vec<Consolidation>,
-    usage: Vec<(String, UsageRecord)>,
+    pub(super) memories: Vec<Memory>,
+    pub(super) insights: Vec<Consolidation>,
+    pub(super) usage: Vec<(String, UsageRecord)>,
     /// Each note's quiet chunks, by path.
-    quiet: HashMap<String, Vec<u8>>,
+    pub(super) quiet: HashMap<String, Vec<u8>>,
 }
 
 impl TheirCopy {
@@ -125,15 +137,29 @@ fn later(theirs: (&Source, &[String]), ours: (&Source, &[String])) -> bool {
     (theirs.0.updated_at, &theirs.0.sha256, theirs.1) > (ours.0.updated_at, &ours.0.sha256, ours.1)
 }
 
-/// Whether `memory` was removed here: forgotten, or removed with its note at the path it has
-/// in the other copy.
-fn removed(tombstones: &Tombstones, memory: &Memory) -> bool {
-    tombstones.contains(&Tombstone::Forgotten { id: memory.id.0.clone() })
-        || tombstones
-            .contains(&Tombstone::RemovedWithNote { id: memory.id.0.clone(), path: memory.source_path.clone() })
-}
-
 impl<D: SqlDriver> Store<D> {
+    /// Whether `memory` was removed here: forgotten, or removed with its note at the path it has
+    /// in the other copy.
+    fn removed(&self, memory: &Memory) -> Result<bool, StoreError> {
+        Ok(self.has_tombstone(&Tombstone::Forgotten { id: memory.id.0.clone() })?
+            || self.has_tombstone(&Tombstone::RemovedWithNote {
+                id: memory.id.0.clone(),
+                path: memory.source_path.clone(),
+            })?)
+    }
+
+    /// This note's memory ids, sorted.
+    fn note_memory_ids_of(&self, path: &str) -> Result<Vec<String>, StoreError> {
+        let rows = self.query(
+            "SELECT m.id FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE p.path = ? AND m.kind = ? ORDER BY m.id",
+            &[path.into(), super::memories::kind_code(SourceKind::Note).into()],
+        )?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| row.into_iter().next().and_then(|value| value.as_str().map(str::to_owned)))
+            .collect())
+    }
+
     /// Where a memory is now (its note's path, "" for typed text); `None` when there is none.
     fn memory_path(&self, id: &MemoryId) -> Result<Option<String>, StoreError> {
         let rows = self.query(
@@ -145,22 +171,6 @@ impl<D: SqlDriver> Store<D> {
             .next()
             .and_then(|row| row.into_iter().next())
             .and_then(|value| value.as_str().map(str::to_owned)))
-    }
-
-    /// Each note's memory ids, sorted, by the note's path.
-    fn note_memory_ids_by_path(&self) -> Result<HashMap<String, Vec<String>>, StoreError> {
-        let rows = self.query(
-            "SELECT p.path, m.id FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE m.kind = ? ORDER BY p.path, m.id",
-            &[super::memories::kind_code(SourceKind::Note).into()],
-        )?;
-        let mut by_path: HashMap<String, Vec<String>> = HashMap::new();
-        for row in rows {
-            let mut row = row.into_iter();
-            if let (Some(SqlValue::Text(path)), Some(SqlValue::Text(id))) = (row.next(), row.next()) {
-                by_path.entry(path).or_default().push(id);
-            }
-        }
-        Ok(by_path)
     }
 
     /// Merges `theirs` into this store (see the module's comment).
@@ -177,22 +187,31 @@ impl<D: SqlDriver> Store<D> {
     /// Every step runs in one transaction: any failure (a store error included) fails the
     /// merge and leaves this copy as it was.
     pub fn merge_from_keeping<E: SqlDriver>(&self, theirs: &Store<E>) -> Result<MergeOutcome, StoreError> {
-        self.drop_content_index();
         let theirs = TheirCopy::read(theirs)?;
-        let known_here = self.tombstones()?;
         self.transaction(|store| {
             // This memory is shared from now on (and the other device learns it from our copy).
             store.set_meta("merged_another_copy", "1")?;
+            let mut outcome = store.merge_their_state(&theirs)?;
+            outcome.merged.theirs_behind = store.has_more_than(&theirs)? || store.counted_more_than(&theirs.usage)?;
+            Ok(outcome)
+        })
+    }
+
+    /// The merge's steps over what was read of the other side (a whole copy, or log entries):
+    /// removals first, then each note as the side that remembered it last, then the unions.
+    /// Must run in a transaction; nothing of it goes to this device's own log.
+    pub(super) fn merge_their_state(&self, theirs: &TheirCopy) -> Result<MergeOutcome, StoreError> {
+        self.debug_assert_merging();
+        self.drop_content_index();
+        self.without_logging(|store| {
             let mut outcome = MergeOutcome::default();
-            store.apply_their_removals(&theirs, &known_here, &mut outcome)?;
-            let tombstones = store.tombstones()?;
-            store.take_newer_notes(&theirs, &tombstones, &mut outcome)?;
-            store.add_unrecorded_memories(&theirs, &tombstones, &mut outcome.merged)?;
-            store.add_their_insights(&theirs, &tombstones, &mut outcome.merged)?;
+            store.apply_their_removals(theirs, &mut outcome)?;
+            store.take_newer_notes(theirs, &mut outcome)?;
+            store.add_unrecorded_memories(theirs, &mut outcome.merged)?;
+            store.add_their_insights(theirs, &mut outcome.merged)?;
             for (device, record) in &theirs.usage {
                 store.merge_usage_row(device, record)?;
             }
-            outcome.merged.theirs_behind = store.has_more_than(&theirs)? || store.counted_more_than(&theirs.usage)?;
             Ok(outcome)
         })
     }
@@ -204,16 +223,13 @@ impl<D: SqlDriver> Store<D> {
 
     /// What they removed goes here too (a removal known here already took effect here, when
     /// made or when merged), and their tombstones join ours.
-    fn apply_their_removals(
-        &self,
-        theirs: &TheirCopy,
-        known_here: &Tombstones,
-        outcome: &mut MergeOutcome,
-    ) -> Result<(), StoreError> {
+    fn apply_their_removals(&self, theirs: &TheirCopy, outcome: &mut MergeOutcome) -> Result<(), StoreError> {
         self.debug_assert_merging();
         let mut gone_memories: Vec<MemoryId> = Vec::new();
-        for tombstone in theirs.tombstones.difference(known_here) {
-            self.add_tombstone(tombstone)?;
+        for tombstone in &theirs.tombstones {
+            if !self.add_new_tombstone(tombstone)? {
+                continue;
+            }
             match tombstone {
                 Tombstone::SourceRecord { updated_at, path } => {
                     self.remove_same_record(path, *updated_at, &mut outcome.merged)?;
@@ -221,6 +237,7 @@ impl<D: SqlDriver> Store<D> {
                 Tombstone::Forgotten { id } => {
                     let memory = MemoryId(id.clone());
                     if self.memory_path(&memory)?.is_some() {
+                        self.quiet_forgotten_chunk(&memory)?;
                         gone_memories.push(memory);
                     } else if self.get_consolidation(&ConsolidationId(id.clone()))?.is_some() {
                         self.delete_consolidation(&ConsolidationId(id.clone()))?;
@@ -261,38 +278,29 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// Each note as the side that remembered it last has it.
-    fn take_newer_notes(
-        &self,
-        theirs: &TheirCopy,
-        tombstones: &Tombstones,
-        outcome: &mut MergeOutcome,
-    ) -> Result<(), StoreError> {
+    fn take_newer_notes(&self, theirs: &TheirCopy, outcome: &mut MergeOutcome) -> Result<(), StoreError> {
         self.debug_assert_merging();
-        let ours: HashMap<String, Source> =
-            self.list_sources()?.into_iter().map(|source| (source.path.clone(), source)).collect();
-        let own_ids_by_path = self.note_memory_ids_by_path()?;
         let their_by_path = theirs.note_memories_by_path();
         for source in &theirs.sources {
-            let removed_here = tombstones
-                .contains(&Tombstone::SourceRecord { updated_at: source.updated_at, path: source.path.clone() });
+            let removed_here = self
+                .has_tombstone(&Tombstone::SourceRecord { updated_at: source.updated_at, path: source.path.clone() })?;
             let theirs_here: Vec<&Memory> = their_by_path.get(source.path.as_str()).cloned().unwrap_or_default();
-            let own_ids = own_ids_by_path.get(source.path.as_str()).map_or(&[][..], Vec::as_slice);
-            let newer = ours.get(&source.path).is_none_or(|own| {
+            let own_ids = self.note_memory_ids_of(&source.path)?;
+            let newer = self.get_source(&source.path)?.is_none_or(|own| {
                 let mut their_ids: Vec<String> = theirs_here.iter().map(|memory| memory.id.0.clone()).collect();
                 their_ids.sort();
-                later((source, &their_ids), (own, own_ids))
+                later((source, &their_ids), (&own, &own_ids))
             });
             if removed_here || !newer {
                 // Ours stays: theirs of this note are paid work neither copy keeps now.
-                outcome.displaced.extend(
-                    theirs_here
-                        .iter()
-                        .filter(|memory| !removed(tombstones, memory) && !own_ids.contains(&memory.id.0))
-                        .map(|memory| (*memory).clone()),
-                );
+                for memory in &theirs_here {
+                    if !self.removed(memory)? && !own_ids.contains(&memory.id.0) {
+                        outcome.displaced.push((*memory).clone());
+                    }
+                }
                 continue;
             }
-            self.adopt_note(source, &theirs_here, own_ids, theirs.quiet.get(&source.path), tombstones, outcome)?;
+            self.adopt_note(source, &theirs_here, &own_ids, theirs.quiet.get(&source.path), outcome)?;
         }
         Ok(())
     }
@@ -305,7 +313,6 @@ impl<D: SqlDriver> Store<D> {
         theirs_here: &[&Memory],
         own_ids: &[String],
         quiet: Option<&Vec<u8>>,
-        tombstones: &Tombstones,
         outcome: &mut MergeOutcome,
     ) -> Result<(), StoreError> {
         self.debug_assert_merging();
@@ -317,7 +324,7 @@ impl<D: SqlDriver> Store<D> {
         }
         outcome.merged.count_removal(&self.remove_memories(&stale)?);
         for memory in theirs_here {
-            if self.insert_unless_known(memory, tombstones)? {
+            if self.insert_unless_known(memory)? {
                 outcome.merged.memories_added += 1;
             }
         }
@@ -332,8 +339,8 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// Inserts their memory unless it was removed here or is here already; whether it did.
-    fn insert_unless_known(&self, memory: &Memory, tombstones: &Tombstones) -> Result<bool, StoreError> {
-        if removed(tombstones, memory) || self.memory_exists(&memory.id)? {
+    fn insert_unless_known(&self, memory: &Memory) -> Result<bool, StoreError> {
+        if self.removed(memory)? || self.memory_exists(&memory.id)? {
             return Ok(false);
         }
         self.insert_memory(memory)?;
@@ -342,19 +349,14 @@ impl<D: SqlDriver> Store<D> {
 
     /// Selections and typed text have no record of a note (nor has a note memory whose record
     /// is gone): both sides' are kept.
-    fn add_unrecorded_memories(
-        &self,
-        theirs: &TheirCopy,
-        tombstones: &Tombstones,
-        report: &mut MergeReport,
-    ) -> Result<(), StoreError> {
+    fn add_unrecorded_memories(&self, theirs: &TheirCopy, report: &mut MergeReport) -> Result<(), StoreError> {
         self.debug_assert_merging();
         let recorded: BTreeSet<&str> = theirs.sources.iter().map(|source| source.path.as_str()).collect();
         let unrecorded = |memory: &&Memory| {
             memory.source_kind != SourceKind::Note || !recorded.contains(memory.source_path.as_str())
         };
         for memory in theirs.memories.iter().filter(unrecorded) {
-            if self.insert_unless_known(memory, tombstones)? {
+            if self.insert_unless_known(memory)? {
                 report.memories_added += 1;
             }
         }
@@ -363,26 +365,72 @@ impl<D: SqlDriver> Store<D> {
 
     /// Their insights that are new here and were not removed here (those over memories
     /// neither copy has are dropped by the batch's own rule).
-    fn add_their_insights(
-        &self,
-        theirs: &TheirCopy,
-        tombstones: &Tombstones,
-        report: &mut MergeReport,
-    ) -> Result<(), StoreError> {
+    fn add_their_insights(&self, theirs: &TheirCopy, report: &mut MergeReport) -> Result<(), StoreError> {
         self.debug_assert_merging();
         let mut new_insights = Vec::new();
         for insight in &theirs.insights {
-            if tombstones.contains(&Tombstone::Forgotten { id: insight.id.0.clone() }) {
+            if self.has_tombstone(&Tombstone::Forgotten { id: insight.id.0.clone() })? {
                 continue;
             }
             // A failed look-up fails the merge (the transaction rolls back): an insight is
             // never skipped in silence.
-            if self.get_consolidation(&insight.id)?.is_none() {
-                new_insights.push(insight.clone());
+            if self.get_consolidation(&insight.id)?.is_some() {
+                continue;
+            }
+            match self.insight_memories(insight)? {
+                InsightMemories::AllHere => new_insights.push(insight.clone()),
+                InsightMemories::OneRemoved => {}
+                InsightMemories::SomeOnTheirWay => self.park_insight(insight)?,
             }
         }
         report.insights_added += self.save_consolidation_batch(&[], &new_insights)?;
+        report.insights_added += self.retry_waiting_insights()?;
         Ok(())
+    }
+
+    /// Whether an insight's memories are here: another device's log may bring an insight
+    /// before the memories it cites (from a third device's log), so one that waits for them
+    /// is kept aside, not dropped: every device ends with the same insights, in any order.
+    fn insight_memories(&self, insight: &Consolidation) -> Result<InsightMemories, StoreError> {
+        let mut missing = false;
+        for id in &insight.memory_ids {
+            if self.memory_exists(id)? {
+                continue;
+            }
+            if self.has_tombstone(&Tombstone::Forgotten { id: id.0.clone() })? || self.removed_anywhere(&id.0)? {
+                return Ok(InsightMemories::OneRemoved);
+            }
+            missing = true;
+        }
+        Ok(if missing { InsightMemories::SomeOnTheirWay } else { InsightMemories::AllHere })
+    }
+
+    fn park_insight(&self, insight: &Consolidation) -> Result<(), StoreError> {
+        let json = serde_json::to_string(insight).map_err(|error| StoreError::InvalidData(error.to_string()))?;
+        self.change(
+            "INSERT OR REPLACE INTO log_waiting_insights (id, insight) VALUES (?, ?)",
+            &[insight.id.0.as_str().into(), json.into()],
+        )?;
+        Ok(())
+    }
+
+    /// Stores the waiting insights whose memories have all arrived, and drops those one of
+    /// whose memories was removed meanwhile; how many were stored.
+    fn retry_waiting_insights(&self) -> Result<usize, StoreError> {
+        let rows = self.query("SELECT insight FROM log_waiting_insights", &[])?;
+        let mut ready = Vec::new();
+        for row in rows {
+            let text = super::rows::RowReader::new(row).text()?;
+            let insight: Consolidation =
+                serde_json::from_str(&text).map_err(|error| StoreError::InvalidData(error.to_string()))?;
+            match self.insight_memories(&insight)? {
+                InsightMemories::SomeOnTheirWay => continue,
+                InsightMemories::OneRemoved => {}
+                InsightMemories::AllHere => ready.push(insight.clone()),
+            }
+            self.change("DELETE FROM log_waiting_insights WHERE id = ?", &[insight.id.0.as_str().into()])?;
+        }
+        self.save_consolidation_batch(&[], &ready)
     }
 
     /// Whether this store counted calls (of any device) that the other copy's usage lacks.

@@ -16,6 +16,7 @@ mod driver;
 mod entities;
 mod file_check;
 mod jobs;
+mod log;
 mod maintenance;
 mod memories;
 mod merge;
@@ -49,6 +50,10 @@ pub use driver::{DriverError, Row, SqlDriver, SqlErrorKind, SqlValue};
 pub use entities::NamesVersion;
 pub use file_check::{check_database_bytes, check_database_header, DATABASE_HEADER_LEN};
 pub use jobs::NewJob;
+pub use log::{
+    device_log_folder, is_device_id, log_file_for, log_file_name, log_file_number, LogCursor, LogEntry, LogLine,
+    OutgoingLog, Replayed, LOG_EXTENSION, LOG_FILE_LIMIT, LOG_FORMAT,
+};
 pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
 pub use merge::{MergeOutcome, MergeReport};
@@ -130,6 +135,9 @@ pub struct Store<D: SqlDriver> {
     device: RefCell<String>,
     /// What the file held that the schema does not define, removed at open (`schema_guard`).
     foreign_removed: Vec<ForeignObject>,
+    /// Whether changes are noted for this device's log (off while another device's entries
+    /// are replayed: those are theirs).
+    logging: Cell<bool>,
 }
 
 /// Opens the store held in the bytes of a database file (empty = a new store): checks the
@@ -182,6 +190,7 @@ impl<D: SqlDriver> Store<D> {
             content_index: RefCell::new(None),
             device: RefCell::new(String::new()),
             foreign_removed,
+            logging: Cell::new(true),
         };
         if !store.foreign_removed.is_empty() {
             store.dirty.set(true);

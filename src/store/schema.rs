@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -395,6 +395,42 @@ CREATE VIRTUAL TABLE memories_fts USING fts4(
 );
 CREATE VIRTUAL TABLE memories_terms USING fts4aux(memories_fts);
 DELETE FROM meta WHERE key = 'stems_version';
+"#;
+
+/// Version 11: the per-device log (`store/log.rs`). This file is now one device's own index;
+/// what travels between devices is each device's log in the vault.
+///
+/// - `log_outbox`: what this device changed and has not yet appended to its log, by kind
+///   (`note` path, `memory` id, `removed` tombstone, `insight` id, `usage` device/day/agent
+///   key); the entry is built from the rows when it is written. Re-recording a key moves it to
+///   the end, so a change made while an append was on its way is written again.
+/// - `log_cursors`: how far each device's log file was replayed into this index.
+/// - `log_waiting_insights`: insights from a log whose memories have not arrived yet.
+///
+/// Whatever an older version held is this device's to write: the first device to upgrade
+/// writes its memory as its log, with no model call.
+const V11: &str = r#"
+CREATE TABLE log_outbox (
+    seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    key  TEXT NOT NULL,
+    UNIQUE (kind, key)
+);
+CREATE TABLE log_cursors (
+    device TEXT NOT NULL,
+    file   TEXT NOT NULL,
+    offset INTEGER NOT NULL,
+    PRIMARY KEY (device, file)
+) WITHOUT ROWID;
+CREATE TABLE log_waiting_insights (
+    id      TEXT NOT NULL PRIMARY KEY,
+    insight TEXT NOT NULL CHECK (json_valid(insight))
+) WITHOUT ROWID;
+INSERT INTO log_outbox (kind, key) SELECT 'removed', id FROM tombstones;
+INSERT INTO log_outbox (kind, key) SELECT 'note', p.path FROM sources AS s JOIN paths AS p ON p.id = s.path_id;
+INSERT INTO log_outbox (kind, key) SELECT 'memory', id FROM memories WHERE kind <> 0;
+INSERT INTO log_outbox (kind, key) SELECT 'insight', id FROM consolidations;
+INSERT INTO log_outbox (kind, key) SELECT 'usage', device || char(9) || day || char(9) || agent FROM usage;
 "#;
 
 /// The first version with `memories.stems`.

@@ -78,8 +78,33 @@ pub(super) fn removed_with_a_note(tombstones: &Tombstones, id: &str) -> bool {
 impl<D: SqlDriver> Store<D> {
     /// Keeps a removal (once).
     pub(super) fn add_tombstone(&self, tombstone: &Tombstone) -> Result<(), StoreError> {
-        self.change("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", &[tombstone.to_string().into()])?;
-        Ok(())
+        self.add_new_tombstone(tombstone).map(|_| ())
+    }
+
+    /// Keeps a removal; whether it was new here.
+    pub(super) fn add_new_tombstone(&self, tombstone: &Tombstone) -> Result<bool, StoreError> {
+        let text = tombstone.to_string();
+        if self.has_tombstone(tombstone)? {
+            return Ok(false);
+        }
+        self.change("INSERT INTO tombstones (id) VALUES (?)", &[text.into()])?;
+        self.record_outgoing(super::log::Outgoing::Removed, &tombstone.to_string())?;
+        Ok(true)
+    }
+
+    /// Whether this removal is kept here.
+    pub(super) fn has_tombstone(&self, tombstone: &Tombstone) -> Result<bool, StoreError> {
+        Ok(!self.query("SELECT 1 FROM tombstones WHERE id = ?", &[tombstone.to_string().into()])?.is_empty())
+    }
+
+    /// Whether the memory `id` was removed with its note at any path (`id@…`).
+    pub(super) fn removed_anywhere(&self, id: &str) -> Result<bool, StoreError> {
+        // `@` is followed by `A` in code order: every `id@path` sorts between the two.
+        let rows = self.query(
+            "SELECT 1 FROM tombstones WHERE id >= ? AND id < ? LIMIT 1",
+            &[format!("{id}@").into(), format!("{id}A").into()],
+        )?;
+        Ok(!rows.is_empty())
     }
 
     /// Everything removed here.

@@ -10,7 +10,7 @@ use crate::calendar::CalendarDate;
 use crate::domain::TokenUsage;
 
 /// Tokens one agent used on one day.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageRecord {
     pub day: String,
@@ -28,10 +28,16 @@ impl<D: SqlDriver> Store<D> {
         device.clone_into(&mut self.device.borrow_mut());
     }
 
+    /// The device this copy counts its calls for.
+    pub fn device(&self) -> String {
+        self.device.borrow().clone()
+    }
+
     /// Adds one call's tokens to `agent`'s total for `day` on this device.
     pub fn record_usage(&self, day: CalendarDate, agent: &str, usage: &TokenUsage) -> Result<(), StoreError> {
         let count = |tokens: u64| i64::try_from(tokens).unwrap_or(i64::MAX);
         let device = self.device.borrow().clone();
+        self.record_outgoing(super::log::Outgoing::Usage, &super::log::usage_key(&device, &day.to_string(), agent))?;
         self.change(
             "INSERT INTO usage (day, agent, device, calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
              VALUES (?, ?, ?, 1, ?, ?, ?, ?)

@@ -496,6 +496,34 @@ impl MemoryCore {
         to_js(&report)
     }
 
+    /// What this device changed and has not yet appended to its log: `{text, entries, upto}`
+    /// (`store/log.rs`). Append `text` to the file `logFileFor` names, then call `logAppended`.
+    #[wasm_bindgen(js_name = outgoingLog, unchecked_return_type = "OutgoingLog")]
+    pub fn outgoing_log(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.outgoing_log(self.now()?).map_err(js)?)
+    }
+
+    /// `outgoingLog`'s lines up to `upto` are in this device's log file `file` (a name),
+    /// which is now `size` bytes long.
+    #[wasm_bindgen(js_name = logAppended)]
+    pub fn log_appended(&self, upto: f64, file: &str, size: f64) -> Result<(), JsValue> {
+        self.engine.log_appended(upto as i64, file, size as u64).map_err(js)
+    }
+
+    /// How far each device's log file was replayed here: `LogCursor[]`.
+    #[wasm_bindgen(js_name = logCursors, unchecked_return_type = "LogCursor[]")]
+    pub fn log_cursors(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.log_cursors().map_err(js)?)
+    }
+
+    /// Replays `bytes`, read at `offset` from `device`'s log file `file`: `ReplayReport`
+    /// (`offset` is where the next read starts; a last line without its newline is not taken).
+    #[wasm_bindgen(js_name = replayLog, unchecked_return_type = "ReplayReport")]
+    pub fn replay_log(&self, device: &str, file: &str, offset: f64, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        let report = self.engine.replay_log(device, file, offset as u64, bytes, self.now()?).map_err(js)?;
+        to_js(&report)
+    }
+
     /// The whole database as the bytes of a file, straight from sql.js (never copied through
     /// this module's memory), for writing to the file; clears the dirty flag.
     #[wasm_bindgen(js_name = exportDatabase)]
@@ -598,6 +626,33 @@ fn regex_filters(filters: &[String]) -> Option<crate::engine::HostRule> {
 #[wasm_bindgen(js_name = sha256Hex)]
 pub fn sha256_hex(bytes: &[u8]) -> String {
     crate::hash::sha256_hex(bytes)
+}
+
+/// Which file of a device's log the next `adding` bytes go to, given its files
+/// (`[name, size]` pairs): the last one while it stays within the limit, else a new one.
+#[wasm_bindgen(js_name = logFileFor)]
+pub fn log_file_for(
+    #[wasm_bindgen(unchecked_param_type = "[string, number][]")] files: JsValue,
+    adding: f64,
+) -> Result<String, JsValue> {
+    let files: Vec<(String, u64)> = serde_wasm_bindgen::from_value(files)
+        .map_err(|error| coded_error(&format!("Invalid log files: {error}"), "facade.invalid_argument"))?;
+    Ok(crate::store::log_file_for(&files, adding as u64))
+}
+
+/// Whether `name` is a log file's name (`000001.jsonl`; a sync tool's conflict copy is not).
+#[wasm_bindgen(js_name = isLogFile)]
+pub fn is_log_file(name: &str) -> bool {
+    crate::store::log_file_number(name).is_some()
+}
+
+/// The vault folder of a device's log files: `<memory folder>/<device>`.
+#[wasm_bindgen(js_name = deviceLogFolder)]
+pub fn device_log_folder(memory_folder: &str, device: &str) -> Result<String, JsValue> {
+    if !crate::store::is_device_id(device) {
+        return Err(coded_error(&format!("`{device}` is not a device id"), "facade.invalid_argument"));
+    }
+    Ok(crate::store::device_log_folder(memory_folder, device))
 }
 
 /// Which of `names` (files beside the database) are sync tools' conflict copies of `database`

@@ -45,6 +45,9 @@ export interface Citation {
 export interface EarlierTurn { question: string; answer: string; cited: string[] }
 /** What merging another device's copy changed here. */
 /** `theirsBehind`: the other copy lacks something of this one (save it for them); false when the two are alike. */
+export interface OutgoingLog { text: string; entries: number; upto: number }
+export interface LogCursor { device: string; file: string; offset: number }
+export interface ReplayReport { offset: number; entries: number; unreadable: number; newer: boolean; merged: MergeReport }
 export interface MergeReport { notesAdopted: number; memoriesAdded: number; memoriesRemoved: number; insightsAdded: number; insightsRemoved: number; theirsBehind: boolean }
 /** What a question is limited to: notes and folders by vault path (a tag as its notes), days (YYYY-MM-DD, inclusive), the labels the panel shows, a selected passage. */
 export interface QuestionScope { notes?: string[]; folders?: string[]; from?: string; to?: string; labels?: string[]; passage?: string; passagePath?: string }
