@@ -186,3 +186,54 @@ fn log_files_are_sealed_before_the_limit() {
     assert_eq!(log_file_number("000007 2.jsonl"), None, "a conflict copy is no file of ours");
     assert_eq!(log_file_number("notes.md"), None);
 }
+
+#[test]
+fn a_compacted_log_gives_what_its_history_gave() {
+    let laptop = device("laptop");
+    let mut history = Vec::new();
+    let mut files: Vec<(String, u64)> = Vec::new();
+    for edit in 0..60i64 {
+        let hash = format!("{:032x}", edit + 1);
+        remember_note(&laptop, "Daily/plan.md", 100 + edit, &[(&format!("m-{edit}"), &hash)]);
+        remember_note(&laptop, &format!("Notes/{}.md", edit % 3), 100 + edit, &[(&format!("n-{edit}"), &hash)]);
+        append(&laptop, &mut history);
+    }
+    laptop.forget_memory(&MemoryId("n-59".into())).unwrap();
+    append(&laptop, &mut history);
+    files.push(("000001.jsonl".into(), history.len() as u64));
+    assert!(laptop.log_compaction(&files, 5_000).unwrap().is_none(), "small logs are left as they are");
+
+    let compaction = laptop.log_compaction_after(&files, 5_000, 1_000).unwrap().expect("due");
+    assert_eq!(compaction.retire, ["000001.jsonl"]);
+    assert!(compaction.bytes_after * 4 < compaction.bytes_before, "{compaction:?}");
+    assert_eq!(compaction.files[0].0, "000002.jsonl");
+
+    let (from_history, from_snapshot) = (device("phone"), device("tablet"));
+    replay(&from_history, "laptop", &history);
+    for (name, text) in &compaction.files {
+        from_snapshot.replay_log("laptop", name, 0, text.as_bytes()).unwrap();
+    }
+    assert_eq!(ids(&from_snapshot), ids(&from_history));
+    assert_eq!(ids(&from_snapshot), ids(&laptop));
+    assert!(!ids(&from_snapshot).contains(&"n-59".to_owned()), "a forget survives compaction");
+}
+
+#[test]
+fn a_forgotten_chunk_stays_quiet_here_and_on_the_device_that_replays_the_forget() {
+    let (laptop, phone) = (device("laptop"), device("phone"));
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A), ("m-2", HASH_B)]);
+    let quiet = "0123456789abcdef0123456789abcdef".to_owned();
+    laptop.set_quiet_chunks("a.md", std::slice::from_ref(&quiet)).unwrap();
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    replay(&phone, "laptop", &log);
+    laptop.forget_memory(&MemoryId("m-1".into())).unwrap();
+    // Before schema 11 the forget turned the list into text, which read as no quiet chunk.
+    let here = laptop.quiet_chunks("a.md").unwrap();
+    assert!(here.contains(HASH_A) && here.contains(&quiet), "{here:?}");
+    let mut more = Vec::new();
+    append(&laptop, &mut more);
+    replay(&phone, "laptop", &more);
+    let there = phone.quiet_chunks("a.md").unwrap();
+    assert!(there.contains(HASH_A) && there.contains(&quiet), "{there:?}");
+}

@@ -356,6 +356,17 @@ impl<D: SqlDriver> Engine<D> {
         self.store.log_appended(&device, upto, file, size)
     }
 
+    /// A compaction of this device's own log files (`[name, size]`), when due
+    /// (`Store::log_compaction`): write its files, call `log_appended` with the last one, then
+    /// delete the retired ones.
+    pub fn log_compaction(
+        &self,
+        own_files: &[(String, u64)],
+        now: Millis,
+    ) -> Result<Option<crate::store::LogCompaction>, StoreError> {
+        self.store.log_compaction(own_files, now)
+    }
+
     /// How far each device's log file was replayed into this database.
     pub fn log_cursors(&self) -> Result<Vec<crate::store::LogCursor>, StoreError> {
         self.store.log_cursors()

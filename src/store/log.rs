@@ -206,12 +206,7 @@ impl<D: SqlDriver> Store<D> {
             let (seq, kind, key) = (row.i64()?, row.text()?, row.text()?);
             log.upto = log.upto.max(seq);
             let Some(entry) = self.entry_for(&kind, &key)? else { continue };
-            let line = serde_json::to_string(&LogLine { v: LOG_FORMAT, at: now, entry })
-                .map_err(|error| StoreError::InvalidData(error.to_string()))?;
-            debug_assert!(!line.contains('\n'), "an entry spans lines");
-            log.text.push_str(&line);
-            log.text.push('\n');
-            log.entries += 1;
+            push_line(&mut log, now, entry)?;
         }
         Ok(log)
     }
@@ -280,6 +275,10 @@ impl<D: SqlDriver> Store<D> {
     /// database made them).
     pub fn log_appended(&self, device: &str, upto: i64, file: &str, size: u64) -> Result<(), StoreError> {
         self.transaction(|store| {
+            store.change(
+                "INSERT OR IGNORE INTO log_written (kind, key) SELECT kind, key FROM log_outbox WHERE seq <= ?",
+                &[upto.into()],
+            )?;
             store.change("DELETE FROM log_outbox WHERE seq <= ?", &[upto.into()])?;
             store.set_log_cursor(device, file, size)
         })
@@ -293,6 +292,32 @@ impl<D: SqlDriver> Store<D> {
             &[device.into(), file.into(), offset.into()],
         )?;
         Ok(())
+    }
+
+    /// This device's live entries — for every key it ever wrote, the entry as it is now (a
+    /// removal stays a removal; what is gone without one is left out) — as the lines of a
+    /// compacted log, with the outbox written up to `upto`. Whatever order a reader meets
+    /// them in, they give what the older files gave: entries carry state, not steps.
+    pub fn log_snapshot(&self, now: Millis) -> Result<OutgoingLog, StoreError> {
+        self.transaction(|store| {
+            store.change(
+                "INSERT OR IGNORE INTO log_written (kind, key) SELECT kind, key FROM log_outbox",
+                &[],
+            )?;
+            let upto = super::rows::single(store.query("SELECT coalesce(max(seq), 0) FROM log_outbox", &[])?)?.i64()?;
+            let rows = store.query("SELECT kind, key FROM log_written ORDER BY kind, key", &[])?;
+            let mut log = OutgoingLog { upto, ..OutgoingLog::default() };
+            for row in rows {
+                let mut row = RowReader::new(row);
+                let (kind, key) = (row.text()?, row.text()?);
+                let Some(entry) = store.entry_for(&kind, &key)? else {
+                    store.change("DELETE FROM log_written WHERE kind = ? AND key = ?", &[kind.into(), key.into()])?;
+                    continue;
+                };
+                push_line(&mut log, now, entry)?;
+            }
+            Ok(log)
+        })
     }
 
     /// How far each log file was replayed here.
@@ -373,6 +398,56 @@ impl<D: SqlDriver> Store<D> {
             Ok(())
         })
     }
+}
+
+fn push_line(log: &mut OutgoingLog, now: Millis, entry: LogEntry) -> Result<(), StoreError> {
+    let line = serde_json::to_string(&LogLine { v: LOG_FORMAT, at: now, entry })
+        .map_err(|error| StoreError::InvalidData(error.to_string()))?;
+    debug_assert!(!line.contains('\n'), "an entry spans lines");
+    log.text.push_str(&line);
+    log.text.push('\n');
+    log.entries += 1;
+    Ok(())
+}
+
+/// When a device's own log is worth compacting: it holds more than this many bytes…
+pub const COMPACT_AFTER_BYTES: u64 = 4 * LOG_FILE_LIMIT;
+
+/// …and more than this many times what a snapshot of its live entries would.
+pub const COMPACT_RATIO: u64 = 2;
+
+/// A compaction of a device's own log: new files holding its live entries, written first,
+/// then the older files retired (deleted by the host). A crash between the two leaves both,
+/// which replays the same; nothing of another device's is touched.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogCompaction {
+    /// `[name, text]`: each new file and its whole text (each within `LOG_FILE_LIMIT`, but a
+    /// single line larger than that gets a file of its own).
+    pub files: Vec<(String, String)>,
+    /// The files to delete once every new one is written.
+    pub retire: Vec<String>,
+    /// The outbox written up to here (`log_appended` with the last new file).
+    pub upto: i64,
+    /// The bytes before and after.
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+/// Splits a snapshot's lines into files numbered from `first`.
+pub(super) fn split_into_files(text: &str, first: u32) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut current = String::new();
+    for line in text.split_inclusive('\n') {
+        if !current.is_empty() && (current.len() + line.len()) as u64 > LOG_FILE_LIMIT {
+            files.push((log_file_name(first + files.len() as u32), std::mem::take(&mut current)));
+        }
+        current.push_str(line);
+    }
+    if !current.is_empty() || files.is_empty() {
+        files.push((log_file_name(first + files.len() as u32), current));
+    }
+    files
 }
 
 /// The outbox key of a usage row.
@@ -468,4 +543,43 @@ fn version<'a>(source: &'a Source, memories: &[Memory]) -> (Millis, &'a str, Vec
     let mut ids: Vec<String> = memories.iter().map(|memory| memory.id.0.clone()).collect();
     ids.sort();
     (source.updated_at, source.sha256.as_str(), ids)
+}
+
+impl<D: SqlDriver> Store<D> {
+    /// A compaction of this device's own log files (`[name, size]`, its folder's real log
+    /// files), when due (see `COMPACT_AFTER_BYTES`, `COMPACT_RATIO`): `None` otherwise.
+    pub fn log_compaction(&self, own_files: &[(String, u64)], now: Millis) -> Result<Option<LogCompaction>, StoreError> {
+        self.log_compaction_after(own_files, now, COMPACT_AFTER_BYTES)
+    }
+
+    /// `log_compaction` with another size threshold (tests compact small logs).
+    #[doc(hidden)]
+    pub fn log_compaction_after(
+        &self,
+        own_files: &[(String, u64)],
+        now: Millis,
+        after_bytes: u64,
+    ) -> Result<Option<LogCompaction>, StoreError> {
+        let numbered: Vec<(u32, &str, u64)> = own_files
+            .iter()
+            .filter_map(|(name, size)| Some((log_file_number(name)?, name.as_str(), *size)))
+            .collect();
+        let bytes_before: u64 = numbered.iter().map(|(_, _, size)| size).sum();
+        if bytes_before <= after_bytes {
+            return Ok(None);
+        }
+        let snapshot = self.log_snapshot(now)?;
+        let bytes_after = snapshot.text.len() as u64;
+        if bytes_after.saturating_mul(COMPACT_RATIO) >= bytes_before {
+            return Ok(None);
+        }
+        let next = numbered.iter().map(|(number, _, _)| *number).max().unwrap_or(0) + 1;
+        Ok(Some(LogCompaction {
+            files: split_into_files(&snapshot.text, next),
+            retire: numbered.iter().map(|(_, name, _)| (*name).to_owned()).collect(),
+            upto: snapshot.upto,
+            bytes_before,
+            bytes_after,
+        }))
+    }
 }

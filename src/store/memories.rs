@@ -223,7 +223,9 @@ impl<D: SqlDriver> Store<D> {
     /// note's chunks with nothing to remember. Also when the forget comes from another device.
     pub(super) fn quiet_forgotten_chunk(&self, id: &MemoryId) -> Result<(), StoreError> {
         self.change(
-            "UPDATE sources SET quiet = coalesce(quiet, x'') || m.content_hash
+            // `||` makes text of blobs: cast back, or the list reads as none (schema 11 repairs
+            // the rows older versions wrote so).
+            "UPDATE sources SET quiet = CAST(coalesce(quiet, x'') || m.content_hash AS BLOB)
              FROM (SELECT path_id, content_hash FROM memories WHERE id = ?1 AND kind = ?2
                    AND content_hash IS NOT NULL) AS m
              WHERE sources.path_id = m.path_id",

@@ -51,8 +51,8 @@ pub use entities::NamesVersion;
 pub use file_check::{check_database_bytes, check_database_header, DATABASE_HEADER_LEN};
 pub use jobs::NewJob;
 pub use log::{
-    device_log_folder, is_device_id, log_file_for, log_file_name, log_file_number, LogCursor, LogEntry, LogLine,
-    OutgoingLog, Replayed, LOG_EXTENSION, LOG_FILE_LIMIT, LOG_FORMAT,
+    device_log_folder, is_device_id, log_file_for, log_file_name, log_file_number, LogCompaction, LogCursor, LogEntry,
+    LogLine, OutgoingLog, Replayed, COMPACT_AFTER_BYTES, COMPACT_RATIO, LOG_EXTENSION, LOG_FILE_LIMIT, LOG_FORMAT,
 };
 pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};

@@ -405,7 +405,12 @@ DELETE FROM meta WHERE key = 'stems_version';
 ///   key); the entry is built from the rows when it is written. Re-recording a key moves it to
 ///   the end, so a change made while an append was on its way is written again.
 /// - `log_cursors`: how far each device's log file was replayed into this index.
+/// - `log_written`: every key this device has written to its log: what its compacted log
+///   (a snapshot of its own live entries) holds.
 /// - `log_waiting_insights`: insights from a log whose memories have not arrived yet.
+///
+/// A forget in older versions left a note's quiet chunks as text (`||` of blobs), which read as
+/// none: they are blobs again.
 ///
 /// Whatever an older version held is this device's to write: the first device to upgrade
 /// writes its memory as its log, with no model call.
@@ -422,10 +427,16 @@ CREATE TABLE log_cursors (
     offset INTEGER NOT NULL,
     PRIMARY KEY (device, file)
 ) WITHOUT ROWID;
+CREATE TABLE log_written (
+    kind TEXT NOT NULL,
+    key  TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
 CREATE TABLE log_waiting_insights (
     id      TEXT NOT NULL PRIMARY KEY,
     insight TEXT NOT NULL CHECK (json_valid(insight))
 ) WITHOUT ROWID;
+UPDATE sources SET quiet = CAST(quiet AS BLOB) WHERE typeof(quiet) = 'text';
 INSERT INTO log_outbox (kind, key) SELECT 'removed', id FROM tombstones;
 INSERT INTO log_outbox (kind, key) SELECT 'note', p.path FROM sources AS s JOIN paths AS p ON p.id = s.path_id;
 INSERT INTO log_outbox (kind, key) SELECT 'memory', id FROM memories WHERE kind <> 0;

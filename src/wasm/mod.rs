@@ -510,6 +510,22 @@ impl MemoryCore {
         self.engine.log_appended(upto as i64, file, size as u64).map_err(js)
     }
 
+    /// A compaction of this device's own log files (`[name, size][]`), or `null` when not
+    /// due: write each of its `files` whole, call `logAppended(upto, <last file>, <its size>)`,
+    /// then delete the `retire`d files (`store/log.rs`).
+    #[wasm_bindgen(js_name = logCompaction, unchecked_return_type = "LogCompaction | null")]
+    pub fn log_compaction(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "[string, number][]")] own_files: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let files: Vec<(String, u64)> = serde_wasm_bindgen::from_value(own_files)
+            .map_err(|error| coded_error(&format!("Invalid log files: {error}"), "facade.invalid_argument"))?;
+        match self.engine.log_compaction(&files, self.now()?).map_err(js)? {
+            Some(compaction) => to_js(&compaction),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
     /// How far each device's log file was replayed here: `LogCursor[]`.
     #[wasm_bindgen(js_name = logCursors, unchecked_return_type = "LogCursor[]")]
     pub fn log_cursors(&self) -> Result<JsValue, JsValue> {

@@ -46,6 +46,7 @@ export interface EarlierTurn { question: string; answer: string; cited: string[]
 /** What merging another device's copy changed here. */
 /** `theirsBehind`: the other copy lacks something of this one (save it for them); false when the two are alike. */
 export interface OutgoingLog { text: string; entries: number; upto: number }
+export interface LogCompaction { files: [string, string][]; retire: string[]; upto: number; bytesBefore: number; bytesAfter: number }
 export interface LogCursor { device: string; file: string; offset: number }
 export interface ReplayReport { offset: number; entries: number; unreadable: number; newer: boolean; merged: MergeReport }
 export interface MergeReport { notesAdopted: number; memoriesAdded: number; memoriesRemoved: number; insightsAdded: number; insightsRemoved: number; theirsBehind: boolean }
