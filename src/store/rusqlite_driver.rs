@@ -19,6 +19,8 @@ impl RusqliteDriver {
     pub fn new() -> Self {
         let connection = Connection::open_in_memory().expect("SQLite can always open an in-memory database");
         register_functions(&connection).expect("SQLite takes a scalar function");
+        // Statements are the same few dozen, run again and again (a replay runs each per entry).
+        connection.set_prepared_statement_cache_capacity(64);
         RusqliteDriver { connection: RefCell::new(connection) }
     }
 
@@ -58,13 +60,13 @@ impl Default for RusqliteDriver {
 impl SqlDriver for RusqliteDriver {
     fn execute(&self, sql: &str, params: &[SqlValue]) -> Result<usize, DriverError> {
         let connection = self.connection.borrow();
-        let mut statement = connection.prepare(sql).map_err(sql_error)?;
+        let mut statement = connection.prepare_cached(sql).map_err(sql_error)?;
         statement.execute(rusqlite::params_from_iter(params.iter().map(to_rusqlite))).map_err(sql_error)
     }
 
     fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Row>, DriverError> {
         let connection = self.connection.borrow();
-        let mut statement = connection.prepare(sql).map_err(sql_error)?;
+        let mut statement = connection.prepare_cached(sql).map_err(sql_error)?;
         let columns = statement.column_count();
         let mut rows =
             statement.query(rusqlite::params_from_iter(params.iter().map(to_rusqlite))).map_err(sql_error)?;
