@@ -17,7 +17,11 @@
 //     `--models=haiku-4.5,haiku-5.5` picks models, `--ingest-notes=N` the first N notes,
 //     `--gathered` the pages gathered into notes of ~5 KB (help-vault size, several chunks each).
 //
-// Usage: npm run bench [-- --only=scale|ingest|sync] [--sizes=1000,10000,50000] [--notes=10000]
+//  4. The per-device log (src/bin/log_bench.rs): at 1k, 10k and 50k memories, the log written,
+//     its largest file, the bytes a remembered chunk and an edited note add to the synced files,
+//     another device's 10k entries replayed, and the index rebuilt from the logs.
+//
+// Usage: npm run bench [-- --only=scale|ingest|log|sync] [--sizes=1000,10000,50000] [--notes=10000]
 //        [--models=haiku-4.5,haiku-5.5] [--ingest-notes=10862] [--gathered]
 
 import { createHash } from "node:crypto";
@@ -43,6 +47,14 @@ if (only === undefined || only === "ingest") {
 	await runIngestBench();
 }
 if (only === "ingest") process.exit(0);
+if (only === undefined || only === "log") {
+	// The per-device log (src/bin/log_bench.rs): bytes a sync tool carries, replay, rebuild.
+	const { spawnSync } = await import("node:child_process");
+	const sizesArg = process.argv.slice(2).find((arg) => arg.startsWith("--sizes="))?.slice("--sizes=".length);
+	const run = spawnSync("cargo", ["run", "--quiet", "--release", "--bin", "log-bench", "--", ...(sizesArg ? [sizesArg] : [])], { stdio: "inherit" });
+	if (run.status !== 0) process.exit(run.status ?? 1);
+}
+if (only === "log") process.exit(0);
 
 // The sync yields with window.setTimeout(…, 0); this probe measures the work between yields.
 const probe = { last: 0, longest: 0, yields: 0 };
