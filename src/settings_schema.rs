@@ -443,7 +443,11 @@ impl Text {
             TextRule::Folder => {
                 let folder = text.trim_matches('/');
                 if folder.is_empty() {
-                    return Err("Choose a folder for saved conversations.".to_owned());
+                    return Err(if self.key == MEMORY_FOLDER.key {
+                        "Choose a folder for the memory's log files.".to_owned()
+                    } else {
+                        "Choose a folder for saved conversations.".to_owned()
+                    });
                 }
                 folder_problem(folder).map_or_else(|| Ok(folder.to_owned()), Err)
             }

@@ -89,6 +89,14 @@ fn a_note_remembered_on_one_device_arrives_whole_on_another() {
     assert_eq!(arrived.summary, "Alice approved the Q3 budget (m-1).");
     assert_eq!(arrived.facts, ["Alice approved the Q3 budget."]);
     assert_eq!(phone.outgoing_log(3_000).unwrap().entries, 0, "what the phone replayed is not its own to write");
+    // The phone has the memory before the sync tool brought the note: its absence there is no
+    // removal (the engine leaves such a note alone) until the phone reads it.
+    assert!(!phone.source_here("Meetings/Alice.md").unwrap());
+    assert!(laptop.source_here("Meetings/Alice.md").unwrap());
+    let record = phone.get_source("Meetings/Alice.md").unwrap().unwrap();
+    phone.upsert_source(&Source { mtime: 5, ..record }).unwrap();
+    assert!(phone.source_here("Meetings/Alice.md").unwrap());
+    assert_eq!(phone.outgoing_log(3_000).unwrap().entries, 0, "the same version read here is nothing new");
     // Replaying again changes nothing.
     replay(&phone, "laptop", &log);
     assert_eq!(ids(&phone), ["m-1"]);
@@ -236,4 +244,26 @@ fn a_forgotten_chunk_stays_quiet_here_and_on_the_device_that_replays_the_forget(
     replay(&phone, "laptop", &more);
     let there = phone.quiet_chunks("a.md").unwrap();
     assert!(there.contains(HASH_A) && there.contains(&quiet), "{there:?}");
+}
+
+#[test]
+fn a_note_not_yet_brought_here_is_not_removed_by_its_absence() {
+    use memory_agent::engine::Engine;
+    let laptop = device("laptop");
+    remember_note(&laptop, "Inbox/new.md", 100, &[("m-1", HASH_A)]);
+    remember_note(&laptop, "Inbox/old.md", 100, &[("m-2", HASH_B)]);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    let phone = Engine::new(device("phone"), 7, 1_000).unwrap();
+    phone.replay_log("laptop", "000001.jsonl", 0, &log, 1_000).unwrap();
+    // The phone's own copy of old.md was read here once; new.md has not arrived.
+    let record = phone.store().get_source("Inbox/old.md").unwrap().unwrap();
+    phone.store().upsert_source(&Source { mtime: 9, ..record }).unwrap();
+    // A reconciliation finds neither file (old.md deleted here, new.md still on its way).
+    phone.remove_notes(&["Inbox/new.md".to_owned(), "Inbox/old.md".to_owned()]).unwrap();
+    let left: Vec<String> =
+        phone.list_memories(&Default::default()).unwrap().into_iter().map(|memory| memory.id.0).collect();
+    assert_eq!(left, ["m-1"], "only the note this device had leaves");
+    let outgoing = phone.outgoing_log(2_000).unwrap();
+    assert!(outgoing.text.contains("Inbox/old.md") && !outgoing.text.contains("Inbox/new.md"), "{}", outgoing.text);
 }

@@ -296,8 +296,19 @@ impl<D: SqlDriver> Engine<D> {
         self.keep_removed(path)?;
         self.store.transaction(|store| {
             store.drop_jobs(&note_key(path))?;
-            store.remove_source(path)
+            Self::remove_if_here(store, path)
         })
+    }
+
+    /// A note gone from this vault leaves the memory (and every device's, through the log) —
+    /// unless this device never had it: a note known only from another device's log, whose
+    /// file the sync tool has not brought yet, stays remembered.
+    fn remove_if_here(store: &Store<D>, path: &str) -> Result<Removal, StoreError> {
+        if store.source_here(path)? {
+            store.remove_source(path)
+        } else {
+            Ok(Removal::default())
+        }
     }
 
     /// A note was renamed: its memories follow, no model call. Work queued for the old
@@ -483,7 +494,7 @@ impl<D: SqlDriver> Engine<D> {
                 self.fences.deleted(path);
                 self.keep_removed(path)?;
                 store.drop_jobs(&note_key(path))?;
-                let removal = store.remove_source(path)?;
+                let removal = Self::remove_if_here(store, path)?;
                 total.memories.extend(removal.memories);
                 total.consolidations.extend(removal.consolidations);
                 total.reopened.extend(removal.reopened);

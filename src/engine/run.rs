@@ -387,8 +387,13 @@ impl<D: SqlDriver> Engine<D> {
         let queued_path = attempt.queued_path;
         if self.path_exclusion(queued_path).is_some() {
             // Out of scope (a folder, a pattern, Obsidian's filters): never read, and what
-            // was remembered of it before is forgotten.
-            self.store.remove_source(queued_path)?;
+            // was remembered of it before is forgotten — everywhere if it was read here, else
+            // only here (another device remembered it under its own settings).
+            if self.store.source_here(queued_path)? {
+                self.store.remove_source(queued_path)?;
+            } else {
+                self.store.remove_source_here_only(queued_path)?;
+            }
             return Ok(Finished::Skipped);
         }
         let Some(file) = self.read_note(host, queued_path).await? else {
@@ -454,7 +459,7 @@ impl<D: SqlDriver> Engine<D> {
         // What was paid for it stays a while for reuse: its text may come back under
         // another name (a record a merge brought for a note renamed here, say).
         self.keep_removed(queued_path)?;
-        self.store.remove_source(queued_path)?;
+        Self::remove_if_here(&self.store, queued_path)?;
         Ok(Finished::Done)
     }
 

@@ -300,10 +300,7 @@ impl<D: SqlDriver> Store<D> {
     /// them in, they give what the older files gave: entries carry state, not steps.
     pub fn log_snapshot(&self, now: Millis) -> Result<OutgoingLog, StoreError> {
         self.transaction(|store| {
-            store.change(
-                "INSERT OR IGNORE INTO log_written (kind, key) SELECT kind, key FROM log_outbox",
-                &[],
-            )?;
+            store.change("INSERT OR IGNORE INTO log_written (kind, key) SELECT kind, key FROM log_outbox", &[])?;
             let upto = super::rows::single(store.query("SELECT coalesce(max(seq), 0) FROM log_outbox", &[])?)?.i64()?;
             let rows = store.query("SELECT kind, key FROM log_written ORDER BY kind, key", &[])?;
             let mut log = OutgoingLog { upto, ..OutgoingLog::default() };
@@ -548,7 +545,11 @@ fn version<'a>(source: &'a Source, memories: &[Memory]) -> (Millis, &'a str, Vec
 impl<D: SqlDriver> Store<D> {
     /// A compaction of this device's own log files (`[name, size]`, its folder's real log
     /// files), when due (see `COMPACT_AFTER_BYTES`, `COMPACT_RATIO`): `None` otherwise.
-    pub fn log_compaction(&self, own_files: &[(String, u64)], now: Millis) -> Result<Option<LogCompaction>, StoreError> {
+    pub fn log_compaction(
+        &self,
+        own_files: &[(String, u64)],
+        now: Millis,
+    ) -> Result<Option<LogCompaction>, StoreError> {
         self.log_compaction_after(own_files, now, COMPACT_AFTER_BYTES)
     }
 
@@ -560,10 +561,8 @@ impl<D: SqlDriver> Store<D> {
         now: Millis,
         after_bytes: u64,
     ) -> Result<Option<LogCompaction>, StoreError> {
-        let numbered: Vec<(u32, &str, u64)> = own_files
-            .iter()
-            .filter_map(|(name, size)| Some((log_file_number(name)?, name.as_str(), *size)))
-            .collect();
+        let numbered: Vec<(u32, &str, u64)> =
+            own_files.iter().filter_map(|(name, size)| Some((log_file_number(name)?, name.as_str(), *size))).collect();
         let bytes_before: u64 = numbered.iter().map(|(_, _, size)| size).sum();
         if bytes_before <= after_bytes {
             return Ok(None);

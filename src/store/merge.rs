@@ -328,7 +328,9 @@ impl<D: SqlDriver> Store<D> {
                 outcome.merged.memories_added += 1;
             }
         }
+        let was_here = self.get_source(&source.path)?.is_some() && self.source_here(&source.path)?;
         self.upsert_source(source)?;
+        self.mark_source_from_elsewhere(&source.path, was_here)?;
         self.change(
             "UPDATE sources SET quiet = ? WHERE path_id = (SELECT id FROM paths WHERE path = ?)",
             &[quiet.cloned().map_or(SqlValue::Null, SqlValue::Blob), source.path.as_str().into()],

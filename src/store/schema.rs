@@ -408,6 +408,8 @@ DELETE FROM meta WHERE key = 'stems_version';
 /// - `log_written`: every key this device has written to its log: what its compacted log
 ///   (a snapshot of its own live entries) holds.
 /// - `log_waiting_insights`: insights from a log whose memories have not arrived yet.
+/// - `sources.here`: 0 for a note known only from another device's log, not yet read here (the
+///   sync tool may bring the file later): its absence here is no removal to log.
 ///
 /// A forget in older versions left a note's quiet chunks as text (`||` of blobs), which read as
 /// none: they are blobs again.
@@ -436,6 +438,7 @@ CREATE TABLE log_waiting_insights (
     id      TEXT NOT NULL PRIMARY KEY,
     insight TEXT NOT NULL CHECK (json_valid(insight))
 ) WITHOUT ROWID;
+ALTER TABLE sources ADD COLUMN here INTEGER NOT NULL DEFAULT 1 CHECK (here IN (0, 1));
 UPDATE sources SET quiet = CAST(quiet AS BLOB) WHERE typeof(quiet) = 'text';
 INSERT INTO log_outbox (kind, key) SELECT 'removed', id FROM tombstones;
 INSERT INTO log_outbox (kind, key) SELECT 'note', p.path FROM sources AS s JOIN paths AS p ON p.id = s.path_id;

@@ -52,9 +52,9 @@ impl<D: SqlDriver> Store<D> {
                 store.record_outgoing(super::log::Outgoing::Note, &source.path)?;
             }
             store.change(
-                "INSERT INTO sources (path_id, mtime, size, sha256, updated_at, skipped) VALUES (?,?,?,?,?,?)
+                "INSERT INTO sources (path_id, mtime, size, sha256, updated_at, skipped, here) VALUES (?,?,?,?,?,?,1)
                  ON CONFLICT (path_id) DO UPDATE SET mtime = excluded.mtime, size = excluded.size,
-                    sha256 = excluded.sha256, updated_at = excluded.updated_at, skipped = excluded.skipped",
+                    sha256 = excluded.sha256, updated_at = excluded.updated_at, skipped = excluded.skipped, here = 1",
                 &[
                     path_id.into(),
                     source.mtime.into(),
@@ -82,6 +82,33 @@ impl<D: SqlDriver> Store<D> {
         )?;
         if changed > 0 {
             self.record_outgoing(super::log::Outgoing::Note, path)?;
+        }
+        Ok(())
+    }
+
+    /// Whether this device has read the note (or knows nothing of it): a record that came
+    /// only from another device's log is not `here` until the sync tool brings the file.
+    pub fn source_here(&self, path: &str) -> Result<bool, StoreError> {
+        let rows = self.query(
+            "SELECT s.here FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = ?",
+            &[path.into()],
+        )?;
+        Ok(rows.into_iter().next().is_none_or(|row| row.first().and_then(SqlValue::as_i64) != Some(0)))
+    }
+
+    /// Removes the note's record and memories from this database only: nothing goes to the
+    /// log (a note excluded here that this device never read is another device's to keep).
+    pub fn remove_source_here_only(&self, path: &str) -> Result<Removal, StoreError> {
+        self.without_logging(|store| store.remove_source(path))
+    }
+
+    /// A record from another device's log: not read here yet (see `source_here`), unless it was.
+    pub(super) fn mark_source_from_elsewhere(&self, path: &str, was_here: bool) -> Result<(), StoreError> {
+        if !was_here {
+            self.change(
+                "UPDATE sources SET here = 0 WHERE path_id = (SELECT id FROM paths WHERE path = ?)",
+                &[path.into()],
+            )?;
         }
         Ok(())
     }
