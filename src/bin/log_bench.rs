@@ -58,6 +58,7 @@ struct Row {
     rebuild: f64,
 }
 
+#[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
 fn measure(size: usize) -> Row {
     let laptop = device("laptop");
     let mut log = Log::default();
