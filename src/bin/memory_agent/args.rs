@@ -31,6 +31,7 @@ pub enum Command {
     Recall,
     Ask,
     Remember,
+    Index,
     Status,
     Mcp,
     Help,
@@ -44,6 +45,10 @@ pub struct Options {
     pub config_dir: String,
     pub budget: Option<usize>,
     pub json: bool,
+    /// `index`: run although a plugin heartbeat is fresh.
+    pub force: bool,
+    /// `index`: go ahead with a bulk of notes to pay for.
+    pub yes: bool,
     pub credentials: CredentialOptions,
     /// What `recall` is limited to (`--note`, `--folder`, `--from`, `--to`).
     pub scope: QuestionScope,
@@ -55,6 +60,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         Some("recall") => Command::Recall,
         Some("ask") => Command::Ask,
         Some("remember") => Command::Remember,
+        Some("index") => Command::Index,
         Some("status") => Command::Status,
         Some("mcp") => Command::Mcp,
         None | Some("help" | "--help" | "-h") => Command::Help,
@@ -67,6 +73,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         config_dir: DEFAULT_CONFIG_DIR.to_owned(),
         budget: None,
         json: false,
+        force: false,
+        yes: false,
         credentials: CredentialOptions::default(),
         scope: QuestionScope::default(),
     };
@@ -88,6 +96,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--from" => options.scope.from = Some(value("--from")?),
             "--to" => options.scope.to = Some(value("--to")?),
             "--json" => options.json = true,
+            "--force" => options.force = true,
+            "--yes" | "-y" => options.yes = true,
             "--help" | "-h" => options.command = Command::Help,
             flag if flag.starts_with("--") => return Err(format!("Unknown option {flag}.")),
             _ => words.push(arg),
