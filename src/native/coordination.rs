@@ -75,13 +75,11 @@ impl IndexingMarker {
         write_beat(&path, device)?;
         let (stop, stopped) = mpsc::channel::<()>();
         let (refreshed_path, device) = (path.clone(), device.to_owned());
-        let refresher = std::thread::spawn(move || loop {
-            match stopped.recv_timeout(INDEXING_REFRESH) {
-                Err(RecvTimeoutError::Timeout) => {
-                    // A failed rewrite is tried again next time; the marker only ages meanwhile.
-                    let _ = write_beat(&refreshed_path, &device);
-                }
-                Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+        let refresher = std::thread::spawn(move || {
+            // Until stopped (or the marker's owner is gone); a failed rewrite is tried again next
+            // time, the marker only ages meanwhile.
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(INDEXING_REFRESH) {
+                let _ = write_beat(&refreshed_path, &device);
             }
         });
         Ok(IndexingMarker { path, stop: Some(stop), refresher: Some(refresher) })

@@ -107,10 +107,8 @@ Close Obsidian first, or pass --force if it is not running.",
             }
         }
         let plan = self.plan()?;
-        let waiting = self.engine.store().status().map_err(|error| error.to_string())?;
-        if !plan.queue.is_empty() || waiting.queued + waiting.running > 0 {
-            self.connect(credentials).await?;
-        }
+        // Always: work may be waiting or come due (a consolidation) even when no note changed.
+        self.connect(credentials).await?;
         if plan.costly_notes > 0 {
             let estimate = self.engine.estimate_ingest(plan.costly_notes, plan.costly_bytes);
             eprintln!(

@@ -26,8 +26,8 @@ use crate::engine::Host;
 use crate::llm::{default_model_for, previous_default_model_for, Clock};
 use crate::notes::parse_fragment;
 use crate::select::event_day;
-use crate::store::open_from_bytes;
 use crate::store::rusqlite_driver::RusqliteDriver;
+use crate::store::{device_log_folder, open_from_bytes};
 
 /// More than this is not a thing to remember but a document: put it in a note.
 pub const MAX_REMEMBER_TEXT_BYTES: usize = 32 * 1024;
@@ -80,6 +80,10 @@ impl Session {
         let now = host.now();
         let engine = Engine::new(store, now as u64, now).map_err(|error| error.to_string())?;
         engine.set_settings(data.engine_settings(vault.config_dir(), vault.ignore_filters()));
+        // The engine consolidates once at its start when memories wait: right for the plugin,
+        // which starts once a day or so, but each command is a start of its own, and would pay
+        // for a consolidation every time. Its threshold and daily triggers still hold.
+        engine.consolidation_due(now).map_err(|error| error.to_string())?;
         let session = Session {
             engine,
             host,
@@ -263,6 +267,8 @@ impl Session {
     /// by the next `remember` or `index` (after the wait its reason names).
     pub async fn remember(&self, text: &str, credentials: &CredentialOptions) -> Result<RememberReport, String> {
         let text = text_to_remember(text)?;
+        // Where the memory will be written is checked before anything is paid for.
+        self.vault.folder_to_write(&device_log_folder(&self.data.memory_folder, &self.device()))?;
         self.connect(credentials).await?;
         let typed = TextToRemember {
             text: text.to_owned(),
