@@ -6,8 +6,8 @@
 //! in it (they live in Obsidian's secret storage); the command takes AWS's own. Its `endpoint`
 //! is not read: a synced file may not say where the user's keys go (`credentials.rs`).
 
-use crate::engine::EngineSettings;
-use crate::notes::ScopeRules;
+use crate::engine::{EngineSettings, HostRule};
+use crate::notes::{is_regex_filter, ScopeRules};
 use crate::settings_schema::{self as schema, read_settings, PluginSettings};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -84,6 +84,32 @@ impl PluginData {
     }
 }
 
+/// The rule for Obsidian's `/regex/` filters (the plugin's host matches them with JavaScript's
+/// `RegExp`; here `regex-lite`, with the `i`, `m` and `s` flags). One this engine cannot read
+/// (a look-around, a back-reference) is reported and left out, as an invalid one is in Obsidian.
+pub fn regex_filter_rule(filters: &[String]) -> Option<HostRule> {
+    let expressions: Vec<regex_lite::Regex> = filters
+        .iter()
+        .map(|filter| filter.trim())
+        .filter(|filter| is_regex_filter(filter))
+        .filter_map(|filter| {
+            let end = filter.rfind('/')?;
+            let flags: String = filter[end + 1..].chars().filter(|flag| matches!(flag, 'i' | 'm' | 's')).collect();
+            let pattern =
+                if flags.is_empty() { filter[1..end].to_owned() } else { format!("(?{flags}){}", &filter[1..end]) };
+            regex_lite::Regex::new(&pattern)
+                .inspect_err(|error| {
+                    eprintln!("memory-agent: Obsidian's excluded-files filter {filter} cannot be read here ({error})")
+                })
+                .ok()
+        })
+        .collect();
+    if expressions.is_empty() {
+        return None;
+    }
+    Some(Box::new(move |path: &str| expressions.iter().any(|expression| expression.is_match(path))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +136,15 @@ mod tests {
         assert_eq!(data.memory_folder, "Memory Agent");
         assert_eq!(PluginData::parse(None).unwrap(), PluginData::default());
         assert!(PluginData::parse(Some("{ nope")).unwrap_err().contains("data.json"));
+    }
+
+    #[test]
+    fn obsidians_regex_filters_match_as_in_javascript() {
+        let rule = regex_filter_rule(&["Archive/".into(), "/^tmp\\//i".into(), "/draft$/".into()]).unwrap();
+        assert!(rule("TMP/a.md"));
+        assert!(!rule("Notes/tmp/a.md"));
+        assert!(!rule("Archive/a.md"), "a path filter is the scope rules' own");
+        assert!(regex_filter_rule(&["Archive/".into()]).is_none());
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::credentials::{aws_setup, CredentialOptions};
 use super::device::device_id;
 use super::device_log::{append_outgoing, replay_logs};
 use super::host::NativeHost;
-use super::plugin_data::PluginData;
+use super::plugin_data::{regex_filter_rule, PluginData};
 use super::reports::{
     AskReport, CitedSource, RecallReport, RecalledInsight, RecalledMemory, RememberReport, RememberedMemory,
     StatusReport,
@@ -79,7 +79,9 @@ impl Session {
         let host = NativeHost::new(vault.clone());
         let now = host.now();
         let engine = Engine::new(store, now as u64, now).map_err(|error| error.to_string())?;
-        engine.set_settings(data.engine_settings(vault.config_dir(), vault.ignore_filters()));
+        let ignore_filters = vault.ignore_filters();
+        engine.set_host_rule(regex_filter_rule(&ignore_filters));
+        engine.set_settings(data.engine_settings(vault.config_dir(), ignore_filters));
         // The engine consolidates once at its start when memories wait: right for the plugin,
         // which starts once a day or so, but each command is a start of its own, and would pay
         // for a consolidation every time. Its threshold and daily triggers still hold.
