@@ -121,6 +121,7 @@ Close Obsidian first, or pass --force if it is not running.",
                 ));
             }
         }
+        self.resume_paused_by_user()?;
         self.engine.remove_notes(&plan.removals).map_err(|error| error.to_string())?;
         self.engine.enqueue_notes(&plan.queue, self.host.now()).map_err(|error| error.to_string())?;
         let device = self.device();

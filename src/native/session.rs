@@ -112,8 +112,12 @@ impl Session {
     }
 
     /// Appends this device's new entries to its log, then saves the index when anything
-    /// changed (the log first: a crash between the two only writes entries twice).
+    /// changed (the log first: a crash between the two only writes entries twice). The logs
+    /// are replayed once more first: another command of this device (an MCP server beside an
+    /// `index`) may have appended meanwhile, and the append moves this device's cursor past
+    /// its lines.
     pub fn save(&self) -> Result<(), String> {
+        self.replay()?;
         append_outgoing(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
         let store = self.engine.store();
         if store.is_dirty() || self.migrated.get() {
@@ -132,6 +136,15 @@ impl Session {
         let value = result?;
         saved?;
         Ok(value)
+    }
+
+    /// A pause by the user can only come from the plugin's database this index started from
+    /// (the command has no pause of its own): asking the command to remember lifts it.
+    pub(super) fn resume_paused_by_user(&self) -> Result<(), String> {
+        if self.engine.paused().is_some_and(|pause| pause.by_user()) {
+            self.engine.resume().map_err(|error| error.to_string())?;
+        }
+        Ok(())
     }
 
     pub fn device(&self) -> String {
@@ -280,6 +293,7 @@ impl Session {
             line_start: None,
             note_date: None,
         };
+        self.resume_paused_by_user()?;
         let job = self.engine.enqueue_text(&typed, self.host.now()).map_err(|error| error.to_string())?;
         let report = self.engine.run_due_work(&self.host).await.map_err(|error| error.to_string())?;
         let store = self.engine.store();
@@ -494,6 +508,20 @@ mod tests {
         std::fs::write(&log, [&whole[..], line.as_bytes(), b"\n"].concat()).unwrap();
         let desktop = Session::open_as(vault, "desktop").unwrap();
         assert_eq!(memory_ids(&desktop), ["m2", "m3"]);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn two_commands_of_one_device_at_once_lose_nothing() {
+        let (root, vault) = vault("same-device");
+        let (mcp, index) =
+            (Session::open_as(vault.clone(), "cli").unwrap(), Session::open_as(vault.clone(), "cli").unwrap());
+        mcp.engine.store().insert_memory(&typed_memory("m1")).unwrap();
+        index.engine.store().insert_memory(&typed_memory("m2")).unwrap();
+        mcp.save().unwrap();
+        index.save().unwrap();
+        assert_eq!(memory_ids(&index), ["m1", "m2"], "the other's line was replayed before the append");
+        assert_eq!(memory_ids(&Session::open_as(vault, "cli").unwrap()), ["m1", "m2"]);
         let _ = std::fs::remove_dir_all(&root);
     }
 
