@@ -64,13 +64,27 @@ impl Session {
         // starts (its migration queues everything it holds for this device's log; no model call).
         let (bytes, migrated) = match vault.read_database(&index_path)? {
             Some(bytes) => (bytes, false),
-            None => match vault.read_database(&vault.database_path(&data))? {
-                Some(bytes) => (bytes, true),
-                None => (Vec::new(), false),
+            // One that cannot be read is no reason to stop: the logs hold every device's memory.
+            None => match vault.read_database(&vault.database_path(&data)) {
+                Ok(Some(bytes)) => (bytes, true),
+                Ok(None) => (Vec::new(), false),
+                Err(problem) => {
+                    eprintln!("memory-agent: {problem}: not migrated, the index starts from the logs");
+                    (Vec::new(), false)
+                }
             },
         };
-        let store =
-            open_from_bytes(&bytes, RusqliteDriver::from_bytes).map_err(|error| format!("{index_path}: {error}"))?;
+        let store = match open_from_bytes(&bytes, RusqliteDriver::from_bytes) {
+            Err(error) if migrated => {
+                eprintln!(
+                    "memory-agent: {}: {error}: not migrated, the index starts from the logs",
+                    vault.database_path(&data)
+                );
+                open_from_bytes(&[], RusqliteDriver::from_bytes)
+            }
+            opened => opened,
+        }
+        .map_err(|error| format!("{index_path}: {error}"))?;
         let removed = store.foreign_objects_removed();
         if !removed.is_empty() {
             eprintln!("memory-agent: {index_path} held {}, removed", crate::store::describe_removed(removed));
@@ -117,7 +131,8 @@ impl Session {
     /// `index`) may have appended meanwhile, and the append moves this device's cursor past
     /// its lines.
     pub fn save(&self) -> Result<(), String> {
-        self.replay()?;
+        // What it found was told at open.
+        replay_logs(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
         append_outgoing(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
         let store = self.engine.store();
         if store.is_dirty() || self.migrated.get() {
