@@ -296,6 +296,7 @@ impl Host for IndexHost<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::native::VaultDir;
 
     #[test]
     fn the_walk_finds_notes_and_leaves_out_dot_config_and_memory_folders() {
@@ -321,6 +322,63 @@ mod tests {
         let paths: Vec<&str> = files.iter().map(|file| file.path.as_str()).collect();
         assert_eq!(paths, ["Inbox.md", "Trips/2026/Porto.md", "Trips/Lisbon.md", "notes.txt"]);
         assert!(files.iter().all(|file| file.size == 7 && file.mtime > 0));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_plan_follows_the_exclusions_and_counts_only_what_may_cost() {
+        let root = std::env::temp_dir().join(format!("memory-agent-plan-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join(".obsidian/plugins/memory-agent")).unwrap();
+        std::fs::write(
+            root.join(".obsidian/plugins/memory-agent/data.json"),
+            r#"{"excludedFolders":["Private"],"excludedTags":["secret"]}"#,
+        )
+        .unwrap();
+        std::fs::write(root.join(".obsidian/app.json"), r#"{"userIgnoreFilters":["/^Drafts\\//"]}"#).unwrap();
+        for (path, text) in [
+            ("Trips/Lisbon.md", "# Lisbon\n\nWe fly on 14 March.\n"),
+            ("Private/diary.md", "# Diary\n"),
+            ("Drafts/idea.md", "# Idea\n"),
+            ("Work/plan.md", "---\ntags: secret\n---\n# Plan\n"),
+            ("Work/off.md", "---\nmemory: false\n---\n# Off\n"),
+            ("Memory conversations/chat.md", "# A saved answer\n"),
+        ] {
+            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            std::fs::write(root.join(path), text).unwrap();
+        }
+        let session = Session::open_as(VaultDir::open(&root, ".obsidian").unwrap(), "cli").unwrap();
+        let plan = session.plan().unwrap();
+        assert_eq!(plan.queue, ["Trips/Lisbon.md"]);
+        assert_eq!((plan.in_scope, plan.costly_notes, plan.costly_bytes), (1, 1, 30));
+
+        // Remembered already, then touched (a sync tool copied it): queued, but nothing to pay.
+        let lisbon = root.join("Trips/Lisbon.md");
+        let bytes = std::fs::read(&lisbon).unwrap();
+        let store = session.engine.store();
+        store
+            .upsert_source(&Source {
+                path: "Trips/Lisbon.md".into(),
+                mtime: 1,
+                size: bytes.len() as u64,
+                sha256: file_digest_hex(&bytes),
+                updated_at: 1,
+                skipped: None,
+            })
+            .unwrap();
+        store
+            .upsert_source(&Source {
+                path: "Gone.md".into(),
+                mtime: 1,
+                size: 1,
+                sha256: String::new(),
+                updated_at: 1,
+                skipped: None,
+            })
+            .unwrap();
+        let plan = session.plan().unwrap();
+        assert_eq!((plan.queue.len(), plan.costly_notes), (1, 0));
+        assert_eq!(plan.removals, ["Gone.md"]);
         let _ = std::fs::remove_dir_all(&root);
     }
 }
