@@ -92,7 +92,7 @@ impl Session {
         store.set_device(device);
         let host = NativeHost::new(vault.clone());
         let now = host.now();
-        let engine = Engine::new(store, now as u64, now).map_err(|error| error.to_string())?;
+        let engine = Engine::new(store, id_seed(device, now), now).map_err(|error| error.to_string())?;
         let ignore_filters = vault.ignore_filters();
         engine.set_host_rule(regex_filter_rule(&ignore_filters));
         engine.set_settings(data.engine_settings(vault.config_dir(), ignore_filters));
@@ -380,6 +380,15 @@ fn numbered_text(pieces: &[AnswerPiece]) -> String {
     })
 }
 
+/// The seed of the ids this session makes: the time and the device, so two computers
+/// remembering in the same millisecond never make the same id.
+fn id_seed(device: &str, now: crate::domain::Millis) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (device, now).hash(&mut hasher);
+    hasher.finish()
+}
+
 /// The text to remember, trimmed; refused when empty, too long or binary.
 fn text_to_remember(text: &str) -> Result<&str, String> {
     let text = text.trim();
@@ -538,6 +547,12 @@ mod tests {
         assert_eq!(memory_ids(&index), ["m1", "m2"], "the other's line was replayed before the append");
         assert_eq!(memory_ids(&Session::open_as(vault, "cli").unwrap()), ["m1", "m2"]);
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn two_devices_at_the_same_moment_make_different_ids() {
+        assert_ne!(id_seed("laptop", 1_000), id_seed("desktop", 1_000));
+        assert_ne!(id_seed("laptop", 1_000), id_seed("laptop", 1_001));
     }
 
     #[test]
