@@ -71,11 +71,16 @@ impl HttpTransport for NativeHost {
     }
 }
 
+/// The system clock, in ms since the epoch.
+#[allow(clippy::disallowed_methods)] // The host is where time comes from.
+pub fn system_millis() -> Millis {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    since.as_millis() as Millis
+}
+
 impl Clock for NativeHost {
-    #[allow(clippy::disallowed_methods)] // The host is where time comes from.
     fn now(&self) -> Millis {
-        let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        since.as_millis() as Millis
+        system_millis()
     }
 
     async fn sleep(&self, millis: u64) {

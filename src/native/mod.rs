@@ -1,25 +1,33 @@
 //! The core on a computer instead of in Obsidian: what the `memory-agent` command and its MCP
-//! server share (native only, the `cli` feature). The same store, selection, agents and
-//! Bedrock client as the plugin, over a vault folder: the plugin's settings from its
-//! `data.json`, a consistent snapshot of its database (never written here), HTTP through
-//! `ureq`, credentials and region through AWS's own chain (`aws-config`), and the local
-//! time zone. Text to remember goes to an inbox note that the plugin remembers, so there is
-//! never a second writer of the database.
+//! server share (native only, the `cli` feature). The command is a device of its own: the same
+//! store, selection, agents and Bedrock client as the plugin, over a vault folder, with its own
+//! index of the memory (`memory-<device>.db`, `session`) kept current by replaying every
+//! device's log in the vault (`device_log`), and its own log folder for what it remembers
+//! (`remember`, `index`). The plugin's settings come from its `data.json`, HTTP goes through
+//! `ureq`, credentials and region through AWS's own chain (`aws-config`), and the time zone is
+//! the computer's.
 
+mod coordination;
 mod credentials;
+mod device;
+mod device_log;
 mod host;
-mod inbox;
+mod index;
 mod plugin_data;
 mod reports;
 mod session;
 mod vault;
 
+pub use coordination::{fresh_plugin_heartbeats, PLUGIN_HEARTBEAT_FRESH_MS};
 pub use credentials::{aws_setup, AwsSetup, CredentialOptions};
+pub use device::{device_id, DEVICE_VARIABLE};
+pub use device_log::{log_files, LogsReplayed};
 pub use host::NativeHost;
-pub use inbox::{append_to_inbox, INBOX_FOLDER, MAX_INBOX_TEXT_BYTES};
+pub use index::{IndexOptions, BULK_CONFIRM_NOTES};
 pub use plugin_data::PluginData;
 pub use reports::{
-    AskReport, CitedSource, RecallReport, RecalledInsight, RecalledMemory, RememberReport, StatusReport,
+    AskReport, CitedSource, IndexReport, RecallReport, RecalledInsight, RecalledMemory, RememberReport,
+    RememberedMemory, StatusReport,
 };
-pub use session::{remember, Session};
+pub use session::{Session, MAX_REMEMBER_TEXT_BYTES};
 pub use vault::{VaultDir, DEFAULT_CONFIG_DIR};

@@ -72,18 +72,51 @@ pub struct AskReport {
     pub cost_usd: f64,
 }
 
+/// A memory `remember` made (or found already made of the same text).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RememberedMemory {
+    pub id: String,
+    pub summary: String,
+    /// `YYYY-MM-DD`: the day it happened, else the day it was made.
+    pub date: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RememberReport {
-    /// The inbox note the text went to.
-    pub note: String,
+    /// Empty when nothing in the text was worth a memory.
+    pub memories: Vec<RememberedMemory>,
     pub how: String,
+}
+
+/// What `index` did to the vault's notes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexReport {
+    pub device: String,
+    /// Notes the settings keep in scope.
+    pub notes: u64,
+    /// New or changed notes queued to be read.
+    pub queued: u64,
+    /// Notes gone from the vault or left out, whose memories went.
+    pub removed: u64,
+    pub done: u64,
+    pub skipped: u64,
+    pub failed: u64,
+    /// Work still waiting (a retry after a failure, another device's wait).
+    pub waiting: u64,
+    /// Requests sent to Bedrock.
+    pub calls: u64,
+    pub cost_usd: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusReport {
     pub vault: String,
+    /// This computer's device id: its index and its log folder are named for it.
+    pub device: String,
     pub database: String,
     pub database_bytes: u64,
     pub memories: u64,

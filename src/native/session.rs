@@ -1,69 +1,183 @@
-//! One use of the memory from outside Obsidian: the vault's settings, a snapshot of its
-//! database in memory, and the engine over it. Nothing is written back — what a question
-//! costs here is not added to the plugin's usage — and each session reads the database again,
-//! so it sees what Obsidian saved last.
+//! One use of the memory from outside Obsidian, as a device of its own: the command's own
+//! index (`memory-<device>.db` in the plugin's folder, which only it writes), brought up to
+//! date at open by replaying every device's log in the vault (`device_log`), and saved at the
+//! end (`save`) after its own new entries are appended to its log folder. So `recall`, `ask`
+//! and `status` see what every device remembered, and what the command remembers reaches every
+//! device through its log, with no model call there.
+
+use std::cell::Cell;
 
 use super::credentials::{aws_setup, CredentialOptions};
+use super::device::device_id;
+use super::device_log::{append_outgoing, replay_logs};
 use super::host::NativeHost;
-use super::inbox::append_to_inbox;
-use super::plugin_data::PluginData;
+use super::plugin_data::{regex_filter_rule, PluginData};
 use super::reports::{
-    AskReport, CitedSource, RecallReport, RecalledInsight, RecalledMemory, RememberReport, StatusReport,
+    AskReport, CitedSource, RecallReport, RecalledInsight, RecalledMemory, RememberReport, RememberedMemory,
+    StatusReport,
 };
 use super::vault::VaultDir;
 use crate::agents::answer_pieces::{render_pieces, AnswerPiece};
 use crate::agents::query::QuestionScope;
 use crate::calendar::CalendarDate;
-use crate::domain::{DateSource, MemoryId};
+use crate::domain::{DateSource, JobState, Memory, MemoryId, SourceKind, TextToRemember};
 use crate::engine::Engine;
 use crate::engine::Host;
 use crate::llm::{default_model_for, previous_default_model_for, Clock};
+use crate::notes::parse_fragment;
 use crate::select::event_day;
-use crate::store::open_from_bytes;
 use crate::store::rusqlite_driver::RusqliteDriver;
+use crate::store::{device_log_folder, open_from_bytes};
+
+/// More than this is not a thing to remember but a document: put it in a note.
+pub const MAX_REMEMBER_TEXT_BYTES: usize = 32 * 1024;
 
 pub struct Session {
-    engine: Engine<RusqliteDriver>,
-    host: NativeHost,
-    vault: VaultDir,
-    data: PluginData,
-    database_bytes: u64,
+    pub(super) engine: Engine<RusqliteDriver>,
+    pub(super) host: NativeHost,
+    pub(super) vault: VaultDir,
+    pub(super) data: PluginData,
+    /// The index's vault path.
+    index_path: String,
+    /// The index's size as last read or written.
+    index_bytes: Cell<u64>,
+    /// Started from the legacy single database: saved as this device's index even when
+    /// nothing else changed.
+    migrated: Cell<bool>,
 }
 
 impl Session {
-    /// Opens the vault's memory as Obsidian last saved it (empty when it has none yet).
+    /// Opens this computer's index of the vault's memory (see `device`), replaying what every
+    /// device's log added since.
     pub fn open(vault: VaultDir) -> Result<Self, String> {
+        Self::open_as(vault, &device_id()?)
+    }
+
+    /// `open` as the device `device`.
+    pub fn open_as(vault: VaultDir, device: &str) -> Result<Self, String> {
         let data = vault.plugin_data()?;
         for problem in data.problems() {
             eprintln!("memory-agent: data.json: {problem} (its default is used, as in the plugin)");
         }
-        let bytes = vault.database_snapshot(&data)?.unwrap_or_default();
-        let store = open_from_bytes(&bytes, RusqliteDriver::from_bytes)
-            .map_err(|error| format!("{}: {error}", vault.database_path(&data)))?;
-        // Removed from this reading only (the snapshot is never written): Obsidian removes them
-        // from the file when it next opens it.
+        let index_path = vault.own_index_path(device);
+        // No index yet: the single database of an older Memory Agent is where this device
+        // starts (its migration queues everything it holds for this device's log; no model call).
+        let (bytes, migrated) = match vault.read_database(&index_path)? {
+            Some(bytes) => (bytes, false),
+            // One that cannot be read is no reason to stop: the logs hold every device's memory.
+            None => match vault.read_database(&vault.database_path(&data)) {
+                Ok(Some(bytes)) => (bytes, true),
+                Ok(None) => (Vec::new(), false),
+                Err(problem) => {
+                    eprintln!("memory-agent: {problem}: not migrated, the index starts from the logs");
+                    (Vec::new(), false)
+                }
+            },
+        };
+        let store = match open_from_bytes(&bytes, RusqliteDriver::from_bytes) {
+            Err(error) if migrated => {
+                eprintln!(
+                    "memory-agent: {}: {error}: not migrated, the index starts from the logs",
+                    vault.database_path(&data)
+                );
+                open_from_bytes(&[], RusqliteDriver::from_bytes)
+            }
+            opened => opened,
+        }
+        .map_err(|error| format!("{index_path}: {error}"))?;
         let removed = store.foreign_objects_removed();
         if !removed.is_empty() {
-            eprintln!(
-                "memory-agent: {} holds {}, left out of this reading (Obsidian removes them when it opens the memory)",
-                vault.database_path(&data),
-                crate::store::describe_removed(removed)
-            );
+            eprintln!("memory-agent: {index_path} held {}, removed", crate::store::describe_removed(removed));
         }
+        store.set_device(device);
         let host = NativeHost::new(vault.clone());
         let now = host.now();
-        let engine = Engine::new(store, now as u64, now).map_err(|error| error.to_string())?;
-        engine.set_settings(data.engine_settings());
-        // What a sync tool kept beside the file when two devices changed it at once is part of
-        // the memory too (merged here in memory only; the plugin merges it for good).
-        for (name, copy) in vault.conflict_copies(&data)? {
-            // One that cannot be read or merged (from a newer Memory Agent) is left out.
-            if let Ok(theirs) = open_from_bytes(&copy, RusqliteDriver::from_bytes) {
-                let _ =
-                    engine.merge_copy(&theirs).inspect_err(|error| eprintln!("memory-agent: {name} left out: {error}"));
-            }
+        let engine = Engine::new(store, id_seed(device, now), now).map_err(|error| error.to_string())?;
+        let ignore_filters = vault.ignore_filters();
+        engine.set_host_rule(regex_filter_rule(&ignore_filters));
+        engine.set_settings(data.engine_settings(vault.config_dir(), ignore_filters));
+        // The engine consolidates once at its start when memories wait: right for the plugin,
+        // which starts once a day or so, but each command is a start of its own, and would pay
+        // for a consolidation every time. Its threshold and daily triggers still hold.
+        engine.consolidation_due(now).map_err(|error| error.to_string())?;
+        let session = Session {
+            engine,
+            host,
+            vault,
+            data,
+            index_path,
+            index_bytes: Cell::new(bytes.len() as u64),
+            migrated: Cell::new(migrated),
+        };
+        session.replay()?;
+        Ok(session)
+    }
+
+    /// Replays what the vault's logs added since the last time.
+    pub fn replay(&self) -> Result<(), String> {
+        let replayed = replay_logs(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
+        if replayed.unreadable > 0 {
+            eprintln!("memory-agent: {} damaged log lines were skipped", replayed.unreadable);
         }
-        Ok(Session { engine, host, vault, data, database_bytes: bytes.len() as u64 })
+        for file in &replayed.newer {
+            eprintln!("memory-agent: {file} is from a newer Memory Agent: its rest is read once this one is updated");
+        }
+        Ok(())
+    }
+
+    /// Appends this device's new entries to its log, then saves the index when anything
+    /// changed (the log first: a crash between the two only writes entries twice). The logs
+    /// are replayed once more first: another command of this device (an MCP server beside an
+    /// `index`) may have appended meanwhile, and the append moves this device's cursor past
+    /// its lines.
+    pub fn save(&self) -> Result<(), String> {
+        // What it found was told at open.
+        replay_logs(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
+        append_outgoing(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
+        let store = self.engine.store();
+        if store.is_dirty() || self.migrated.get() {
+            let bytes = store.export().map_err(|error| error.to_string())?;
+            self.vault.write_database(&self.index_path, &bytes)?;
+            self.index_bytes.set(bytes.len() as u64);
+            self.migrated.set(false);
+        }
+        Ok(())
+    }
+
+    /// `result`, once the session is saved (also when `result` is an error: what was replayed
+    /// or queued is kept).
+    pub fn finish<T>(self, result: Result<T, String>) -> Result<T, String> {
+        let saved = self.save();
+        let value = result?;
+        saved?;
+        Ok(value)
+    }
+
+    /// A pause by the user can only come from the plugin's database this index started from
+    /// (the command has no pause of its own): asking the command to remember lifts it.
+    pub(super) fn resume_paused_by_user(&self) -> Result<(), String> {
+        if self.engine.paused().is_some_and(|pause| pause.by_user()) {
+            self.engine.resume().map_err(|error| error.to_string())?;
+        }
+        Ok(())
+    }
+
+    pub fn device(&self) -> String {
+        self.engine.store().device()
+    }
+
+    /// Connects the engine to Bedrock with this computer's AWS credentials: the model the
+    /// plugin's settings name, else the region's default (falling back to the previous Haiku
+    /// when the account may not call it).
+    pub(super) async fn connect(&self, credentials: &CredentialOptions) -> Result<(), String> {
+        let setup = aws_setup(credentials, &self.data.region).await?;
+        let model = self.data.model_id.trim();
+        let typed = !model.is_empty();
+        let model = if typed { model.to_owned() } else { default_model_for(&setup.region) };
+        let fallback = (!typed).then(|| previous_default_model_for(&setup.region));
+        let mut config = setup.bedrock_config(model)?;
+        config.fallback_model_id = fallback;
+        self.engine.configure_connection(Some(config), self.host.now() as u64).map_err(|error| error.to_string())
     }
 
     /// What the selection would give the model for `question`, from the memories inside
@@ -135,15 +249,7 @@ impl Session {
         scope: &QuestionScope,
         credentials: &CredentialOptions,
     ) -> Result<AskReport, String> {
-        let setup = aws_setup(credentials, &self.data.region).await?;
-        let model = self.data.model_id.trim();
-        let typed = !model.is_empty();
-        let model = if typed { model.to_owned() } else { default_model_for(&setup.region) };
-        let fallback = (!typed).then(|| previous_default_model_for(&setup.region));
-        let mut config = setup.bedrock_config(model)?;
-        // The default falls back to the previous Haiku when the account may not call it.
-        config.fallback_model_id = fallback;
-        self.engine.configure_connection(Some(config), self.host.now() as u64).map_err(|error| error.to_string())?;
+        self.connect(credentials).await?;
         let answer = self
             .engine
             .ask_follow_up(&self.host, question, &[], scope, false)
@@ -185,7 +291,65 @@ impl Session {
         })
     }
 
-    /// The memory's size and the work waiting, as the snapshot has them.
+    /// Remembers `text` now: the IngestAgent makes its memory with this computer's AWS
+    /// credentials (with whatever other work is due), and the memory goes to this device's log
+    /// at `save`. When the model fails, the work stays queued in the index and is tried again
+    /// by the next `remember` or `index` (after the wait its reason names).
+    pub async fn remember(&self, text: &str, credentials: &CredentialOptions) -> Result<RememberReport, String> {
+        let text = text_to_remember(text)?;
+        // Where the memory will be written is checked before anything is paid for.
+        self.vault.folder_to_write(&device_log_folder(&self.data.memory_folder, &self.device()))?;
+        self.connect(credentials).await?;
+        let typed = TextToRemember {
+            text: text.to_owned(),
+            source_path: String::new(),
+            kind: SourceKind::Text,
+            heading: None,
+            line_start: None,
+            note_date: None,
+        };
+        self.resume_paused_by_user()?;
+        let job = self.engine.enqueue_text(&typed, self.host.now()).map_err(|error| error.to_string())?;
+        let report = self.engine.run_due_work(&self.host).await.map_err(|error| error.to_string())?;
+        let store = self.engine.store();
+        if let Some(left) = store.get_job(job).map_err(|error| error.to_string())? {
+            let reason = match (&left.state, &left.last_error, &report.paused) {
+                (_, _, Some(paused)) => paused.clone(),
+                (_, Some(error), None) => error.clone(),
+                (JobState::Failed, None, None) => "it failed.".to_owned(),
+                _ => "it did not finish.".to_owned(),
+            };
+            return Err(format!(
+                "Nothing was remembered yet: {reason} The text stays queued in this computer's index and is tried \
+again by the next `memory-agent remember` or `memory-agent index`."
+            ));
+        }
+        let chunks = parse_fragment(text, self.engine.settings().max_chunk_tokens).chunks;
+        let mut memories: Vec<Memory> = Vec::new();
+        for chunk in &chunks {
+            let found = store
+                .find_memory_by_content("", SourceKind::Text, &chunk.content_hash)
+                .map_err(|error| error.to_string())?;
+            memories.extend(found.filter(|memory| !memories.iter().any(|kept| kept.id == memory.id)));
+        }
+        let offset = self.host.utc_offset_minutes();
+        let memories: Vec<RememberedMemory> = memories
+            .iter()
+            .map(|memory| RememberedMemory {
+                id: memory.id.0.clone(),
+                summary: memory.summary.clone(),
+                date: event_day(memory, offset).to_string(),
+            })
+            .collect();
+        let how = if memories.is_empty() {
+            "Nothing in it was worth a memory.".to_owned()
+        } else {
+            format!("Remembered on this device ({}); every device gets it from its log.", self.device())
+        };
+        Ok(RememberReport { memories, how })
+    }
+
+    /// The memory's size and the work waiting in this device's index.
     pub fn status(&self) -> Result<StatusReport, String> {
         let store = self.engine.store();
         let status = store.status().map_err(|error| error.to_string())?;
@@ -193,8 +357,9 @@ impl Session {
         let model = self.data.model_id.trim();
         Ok(StatusReport {
             vault: self.vault.root().display().to_string(),
-            database: self.vault.database_path(&self.data),
-            database_bytes: self.database_bytes,
+            device: self.device(),
+            database: self.index_path.clone(),
+            database_bytes: self.index_bytes.get(),
             memories: status.memories,
             insights: status.insights,
             notes: store.list_sources().map_err(|error| error.to_string())?.len() as u64,
@@ -215,56 +380,87 @@ fn numbered_text(pieces: &[AnswerPiece]) -> String {
     })
 }
 
-/// Puts `text` in the vault's inbox note, for the plugin to remember (see `inbox`).
-pub fn remember(vault: &VaultDir, text: &str) -> Result<RememberReport, String> {
-    let host = NativeHost::new(vault.clone());
-    let note = append_to_inbox(vault, text, host.now(), host.utc_offset_minutes())?;
-    Ok(RememberReport {
-        how: format!(
-            "Saved as {note}. Memory Agent remembers it: at once while Obsidian is open, else when it next starts."
-        ),
-        note,
-    })
+/// The seed of the ids this session makes: the time and the device, so two computers
+/// remembering in the same millisecond never make the same id.
+fn id_seed(device: &str, now: crate::domain::Millis) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (device, now).hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The text to remember, trimmed; refused when empty, too long or binary.
+fn text_to_remember(text: &str) -> Result<&str, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("Nothing to remember: the text is empty.".into());
+    }
+    if text.len() > MAX_REMEMBER_TEXT_BYTES {
+        return Err(format!(
+            "The text is {} KB; at most {} KB can be remembered at once. Put longer text in a note.",
+            text.len() / 1024,
+            MAX_REMEMBER_TEXT_BYTES / 1024
+        ));
+    }
+    if text.contains('\0') {
+        return Err("The text looks binary (it holds a NUL character): only text can be remembered.".into());
+    }
+    Ok(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{JobWork, Memory, MemoryId, NoteJob, Position, SourceKind};
+    use crate::domain::{JobWork, NoteJob, Position};
     use crate::store::{NewJob, SqlDriver};
 
-    #[test]
-    fn a_snapshot_with_triggers_of_its_own_is_read_without_running_them_and_never_written() {
-        let root = std::env::temp_dir().join(format!("memory-agent-vault-triggers-{}", std::process::id()));
+    fn typed_memory(id: &str) -> Memory {
+        Memory {
+            id: MemoryId(id.into()),
+            source_path: String::new(),
+            source_kind: SourceKind::Text,
+            position: Position::default(),
+            raw_text: "Typed.".into(),
+            summary: format!("Alice approved budget {id}."),
+            entities: Vec::new(),
+            topics: Vec::new(),
+            importance: 0.5,
+            happened_on: None,
+            also_on: Vec::new(),
+            date_source: Default::default(),
+            facts: Vec::new(),
+            created_at: 1,
+            updated_at: 1,
+            consolidated: false,
+            content_hash: None,
+        }
+    }
+
+    /// A vault folder of its own for one test.
+    fn vault(test: &str) -> (std::path::PathBuf, VaultDir) {
+        let root = std::env::temp_dir().join(format!("memory-agent-session-{test}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(root.join(".obsidian/plugins/memory-agent")).unwrap();
+        let vault = VaultDir::open(&root, ".obsidian").unwrap();
+        (root, vault)
+    }
+
+    fn memory_ids(session: &Session) -> Vec<String> {
+        let mut ids: Vec<String> =
+            session.engine.list_memories(&Default::default()).unwrap().into_iter().map(|memory| memory.id.0).collect();
+        ids.sort();
+        ids
+    }
+
+    #[test]
+    fn a_legacy_database_becomes_this_devices_index_and_log_and_is_never_written() {
+        let (root, vault) = vault("legacy");
         let store = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
         for id in ["m1", "m2", "m3"] {
-            store
-                .insert_memory(&Memory {
-                    id: MemoryId(id.into()),
-                    source_path: String::new(),
-                    source_kind: SourceKind::Text,
-                    position: Position::default(),
-                    raw_text: "Typed.".into(),
-                    summary: format!("Memory {id}."),
-                    entities: Vec::new(),
-                    topics: Vec::new(),
-                    importance: 0.5,
-                    happened_on: None,
-                    also_on: Vec::new(),
-                    date_source: Default::default(),
-                    facts: Vec::new(),
-                    created_at: 1,
-                    updated_at: 1,
-                    consolidated: false,
-                    content_hash: None,
-                })
-                .unwrap();
+            store.insert_memory(&typed_memory(id)).unwrap();
         }
         let work = JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: None });
-        let job = NewJob { key: "a.md".into(), work };
-        store.enqueue_job(&job, 1).unwrap();
+        store.enqueue_job(&NewJob { key: "a.md".into(), work }, 1).unwrap();
         store.claim_next_job(2).unwrap().unwrap();
         // Opening puts the interrupted job back in the queue: an update of `jobs`.
         store
@@ -272,14 +468,98 @@ mod tests {
             .execute_batch("CREATE TRIGGER wipe AFTER UPDATE ON jobs BEGIN DELETE FROM memories; END;")
             .unwrap();
         let bytes = store.export().unwrap();
-        let db = root.join(".obsidian/plugins/memory-agent/memory.db");
-        std::fs::write(&db, &bytes).unwrap();
+        let legacy = root.join(".obsidian/plugins/memory-agent/memory.db");
+        std::fs::write(&legacy, &bytes).unwrap();
 
-        let session = Session::open(VaultDir::open(&root, ".obsidian").unwrap()).unwrap();
+        let session = Session::open_as(vault.clone(), "cli-a").unwrap();
         let status = session.status().unwrap();
-        assert_eq!((status.memories, status.queued_jobs), (3, 1));
+        assert_eq!((status.memories, status.queued_jobs), (3, 1), "the trigger did not run");
+        assert_eq!(status.database, ".obsidian/plugins/memory-agent/memory-cli-a.db");
         assert_eq!(session.engine.store().foreign_objects_removed().len(), 1);
-        assert_eq!(std::fs::read(&db).unwrap(), bytes, "the command wrote the database");
+        session.save().unwrap();
+        assert_eq!(std::fs::read(&legacy).unwrap(), bytes, "the command wrote the legacy database");
+        assert!(root.join(".obsidian/plugins/memory-agent/memory-cli-a.db").is_file());
+        let log = std::fs::read_to_string(root.join("Memory Agent/cli-a/000001.jsonl")).unwrap();
+        assert_eq!(log.lines().filter(|line| line.contains(r#""op":"memory""#)).count(), 3, "{log}");
+
+        // Another computer, after the legacy file is gone: the memory arrives by the log.
+        std::fs::remove_file(&legacy).unwrap();
+        let other = Session::open_as(vault.clone(), "cli-b").unwrap();
+        assert_eq!(memory_ids(&other), ["m1", "m2", "m3"]);
+        other.save().unwrap();
+        assert!(!root.join("Memory Agent/cli-b").exists(), "what it replayed is not its own to write");
+        // The first one again: its own index, its cursors; nothing new.
+        let again = Session::open_as(vault, "cli-a").unwrap();
+        assert_eq!(memory_ids(&again), ["m1", "m2", "m3"]);
+        assert_eq!(again.engine.outgoing_log(5).unwrap().entries, 0);
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn what_one_device_remembers_and_forgets_reaches_the_other_through_the_logs() {
+        let (root, vault) = vault("two-devices");
+        let laptop = Session::open_as(vault.clone(), "laptop").unwrap();
+        laptop.engine.store().insert_memory(&typed_memory("m1")).unwrap();
+        laptop.engine.store().insert_memory(&typed_memory("m2")).unwrap();
+        laptop.save().unwrap();
+
+        let desktop = Session::open_as(vault.clone(), "desktop").unwrap();
+        assert_eq!(memory_ids(&desktop), ["m1", "m2"]);
+        let recalled = desktop.recall("What did Alice approve?", None, &QuestionScope::default()).unwrap();
+        assert_eq!(recalled.memories_total, 2);
+        desktop.engine.forget_memory(&MemoryId("m1".into())).unwrap();
+        desktop.save().unwrap();
+        assert!(root.join("Memory Agent/desktop/000001.jsonl").is_file());
+
+        let laptop = Session::open_as(vault.clone(), "laptop").unwrap();
+        assert_eq!(memory_ids(&laptop), ["m2"], "the forget travelled");
+
+        // A line still being written (no newline yet) waits; once whole, it is read.
+        let log = root.join("Memory Agent/laptop/000001.jsonl");
+        let mut other = typed_memory("m3");
+        other.summary = "Bob booked the flight.".into();
+        let line = serde_json::to_string(&crate::store::LogLine {
+            v: crate::store::LOG_FORMAT,
+            at: 9,
+            entry: crate::store::LogEntry::Memory { memory: other },
+        })
+        .unwrap();
+        let whole = std::fs::read(&log).unwrap();
+        std::fs::write(&log, [&whole[..], &line.as_bytes()[..20]].concat()).unwrap();
+        let desktop = Session::open_as(vault.clone(), "desktop").unwrap();
+        assert_eq!(memory_ids(&desktop), ["m2"]);
+        desktop.save().unwrap();
+        std::fs::write(&log, [&whole[..], line.as_bytes(), b"\n"].concat()).unwrap();
+        let desktop = Session::open_as(vault, "desktop").unwrap();
+        assert_eq!(memory_ids(&desktop), ["m2", "m3"]);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn two_commands_of_one_device_at_once_lose_nothing() {
+        let (root, vault) = vault("same-device");
+        let (mcp, index) =
+            (Session::open_as(vault.clone(), "cli").unwrap(), Session::open_as(vault.clone(), "cli").unwrap());
+        mcp.engine.store().insert_memory(&typed_memory("m1")).unwrap();
+        index.engine.store().insert_memory(&typed_memory("m2")).unwrap();
+        mcp.save().unwrap();
+        index.save().unwrap();
+        assert_eq!(memory_ids(&index), ["m1", "m2"], "the other's line was replayed before the append");
+        assert_eq!(memory_ids(&Session::open_as(vault, "cli").unwrap()), ["m1", "m2"]);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn two_devices_at_the_same_moment_make_different_ids() {
+        assert_ne!(id_seed("laptop", 1_000), id_seed("desktop", 1_000));
+        assert_ne!(id_seed("laptop", 1_000), id_seed("laptop", 1_001));
+    }
+
+    #[test]
+    fn text_to_remember_is_checked() {
+        assert_eq!(text_to_remember("  Alice approved the budget.\n").unwrap(), "Alice approved the budget.");
+        assert!(text_to_remember("  \n").unwrap_err().contains("empty"));
+        assert!(text_to_remember(&"x".repeat(40_000)).unwrap_err().contains("at most 32 KB"));
+        assert!(text_to_remember("a\0b").unwrap_err().contains("binary"));
     }
 }

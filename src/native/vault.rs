@@ -1,14 +1,8 @@
-//! A vault folder as the command sees it: its notes, the plugin's settings and a consistent
-//! snapshot of the memory database.
-//!
-//! The plugin saves the database by writing `<db>.tmp`, removing `<db>` and renaming the
-//! temporary file (`plugin/storage/database-file.ts`). A reader can meet any of the three
-//! moments, so it reads the whole file into memory at once (a snapshot no later write can
-//! change), checks it is a whole SQLite database, and reads again — or the finished
-//! temporary file, between removal and rename — when it is not. It never writes there.
+//! A vault folder as the command sees it: its notes, the plugin's settings, Obsidian's
+//! excluded files, and the command's own index of the memory (`memory-<device>.db`, which
+//! only the command on this computer writes; the plugin's own files are never written here).
 
 use std::path::{Component, Path, PathBuf};
-use std::time::Duration;
 
 use super::plugin_data::PluginData;
 use crate::store::check_database_bytes;
@@ -16,9 +10,6 @@ use crate::store::check_database_bytes;
 /// Obsidian's config folder unless the vault chose another.
 pub const DEFAULT_CONFIG_DIR: &str = ".obsidian";
 const PLUGIN_ID: &str = "memory-agent";
-/// Reads of a database caught mid-save before giving up.
-const SNAPSHOT_ATTEMPTS: u32 = 20;
-const SNAPSHOT_RETRY: Duration = Duration::from_millis(50);
 /// The plugin's `data.json` is a few KB; a file far larger is not read.
 const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
 
@@ -60,7 +51,7 @@ impl VaultDir {
     /// The folder at a vault path, created when missing, for writing into: refused when it or a
     /// folder above it inside the vault is a symbolic link (or otherwise resolves outside the
     /// vault), so a write never lands outside the vault — a synced or shared vault could
-    /// otherwise point `Memory inbox` anywhere on this computer.
+    /// otherwise point the memory folder anywhere on this computer.
     pub fn folder_to_write(&self, vault_path: &str) -> Result<PathBuf, String> {
         let folder = self.file(vault_path)?;
         let root = self.root.canonicalize().map_err(|error| format!("Cannot open {}: {error}", self.root.display()))?;
@@ -120,7 +111,8 @@ impl VaultDir {
         PluginData::parse(text.as_deref())
     }
 
-    /// The database's vault path, as the plugin's settings place it.
+    /// The single database of Memory Agent before each device kept its own (the plugin's
+    /// `databasePath`, else `memory.db` in its folder): only read, once, to migrate from it.
     pub fn database_path(&self, data: &PluginData) -> String {
         let chosen = data.database_path.trim();
         if chosen.is_empty() {
@@ -130,58 +122,62 @@ impl VaultDir {
         }
     }
 
-    /// Sync tools' conflict copies beside the database (`store::is_conflict_copy`), each whole
-    /// and readable as a database, by file name; the plugin merges them and moves them to the
-    /// trash, the command only reads them.
-    pub fn conflict_copies(&self, data: &PluginData) -> Result<Vec<(String, Vec<u8>)>, String> {
-        let path = self.file(&self.database_path(data))?;
-        let (Some(folder), Some(name)) = (path.parent(), path.file_name().and_then(|name| name.to_str())) else {
-            return Ok(Vec::new());
-        };
-        let Ok(entries) = std::fs::read_dir(folder) else { return Ok(Vec::new()) };
-        let mut copies = Vec::new();
-        for entry in entries.flatten() {
-            let Some(candidate) = entry.file_name().to_str().map(str::to_owned) else { continue };
-            if !crate::store::is_conflict_copy(name, &candidate) {
-                continue;
-            }
-            if let Ok(bytes) = std::fs::read(entry.path()) {
-                if check_database_bytes(&bytes).is_ok() {
-                    copies.push((candidate, bytes));
-                }
-            }
-        }
-        copies.sort();
-        Ok(copies)
+    /// This device's own index of the memory (`memory-<device>.db` in the plugin's folder):
+    /// written by this device only, so no sync tool ever has two versions of it.
+    pub fn own_index_path(&self, device: &str) -> String {
+        format!("{}/memory-{device}.db", self.plugin_folder())
     }
 
-    /// The whole database as it is between two saves; `None` when there is none yet.
-    pub fn database_snapshot(&self, data: &PluginData) -> Result<Option<Vec<u8>>, String> {
-        let path = self.file(&self.database_path(data))?;
-        let temporary = path
-            .with_extension(format!("{}.tmp", path.extension().and_then(|extension| extension.to_str()).unwrap_or("")));
-        let mut last_problem = String::new();
-        for attempt in 0..SNAPSHOT_ATTEMPTS {
-            if attempt > 0 {
-                std::thread::sleep(SNAPSHOT_RETRY);
-            }
-            // The database, or — removed, not yet renamed — the complete temporary file.
-            for candidate in [&path, &temporary] {
-                match std::fs::read(candidate) {
-                    Ok(bytes) if bytes.is_empty() => {}
-                    Ok(bytes) => match check_database_bytes(&bytes) {
-                        Ok(()) => return Ok(Some(bytes)),
-                        Err(error) => last_problem = format!("{}: {error}", candidate.display()),
-                    },
-                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(error) => last_problem = format!("Cannot read {}: {error}", candidate.display()),
-                }
-            }
-            if last_problem.is_empty() && !path.exists() && !temporary.exists() {
-                return Ok(None);
-            }
+    /// The plugin's folder on disk (its heartbeats are there).
+    pub fn plugin_folder_on_disk(&self) -> Result<PathBuf, String> {
+        self.file(&self.plugin_folder())
+    }
+
+    pub fn config_dir(&self) -> &str {
+        &self.config_dir
+    }
+
+    /// Obsidian's "Excluded files" (`userIgnoreFilters` in the config folder's `app.json`);
+    /// none when it cannot be read.
+    pub fn ignore_filters(&self) -> Vec<String> {
+        let Ok(path) = self.file(&format!("{}/app.json", self.config_dir)) else { return Vec::new() };
+        if std::fs::metadata(&path).map_or(true, |metadata| metadata.len() > MAX_SETTINGS_BYTES) {
+            return Vec::new();
         }
-        Err(last_problem)
+        let read = std::fs::read(&path).ok().and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
+        read.as_ref()
+            .and_then(|app| app.get("userIgnoreFilters"))
+            .and_then(serde_json::Value::as_array)
+            .map(|filters| filters.iter().filter_map(serde_json::Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default()
+    }
+
+    /// A whole file's bytes when it exists and is an SQLite database (`None` when missing).
+    pub fn read_database(&self, vault_path: &str) -> Result<Option<Vec<u8>>, String> {
+        let path = self.file(vault_path)?;
+        match std::fs::read(&path) {
+            Ok(bytes) if bytes.is_empty() => Ok(None),
+            Ok(bytes) => {
+                check_database_bytes(&bytes).map_err(|error| format!("{}: {error}", path.display()))?;
+                Ok(Some(bytes))
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(format!("Cannot read {}: {error}", path.display())),
+        }
+    }
+
+    /// Writes a whole database file: a temporary file beside it, then a rename over it, so a
+    /// reader (or a crash) meets the old file or the new one, never half of one.
+    pub fn write_database(&self, vault_path: &str, bytes: &[u8]) -> Result<(), String> {
+        let path = self.file(vault_path)?;
+        let temporary = path.with_extension("db.tmp");
+        let cannot = |error: std::io::Error| format!("Cannot write {}: {error}", path.display());
+        {
+            let mut file = std::fs::File::create(&temporary).map_err(cannot)?;
+            std::io::Write::write_all(&mut file, bytes).map_err(cannot)?;
+            file.sync_all().map_err(cannot)?;
+        }
+        std::fs::rename(&temporary, &path).map_err(cannot)
     }
 }
 
@@ -198,23 +194,21 @@ mod tests {
     }
 
     #[test]
-    fn a_snapshot_is_the_database_or_the_finished_temporary_file_never_a_torn_one() {
-        let (root, vault) = vault("snapshot");
-        let data = PluginData::default();
-        assert_eq!(vault.database_snapshot(&data).unwrap(), None, "no database yet");
+    fn a_database_is_written_whole_and_read_back_checked() {
+        let (root, vault) = vault("database");
+        let path = vault.own_index_path("cli-1");
+        assert_eq!(path, ".obsidian/plugins/memory-agent/memory-cli-1.db");
+        assert_eq!(vault.read_database(&path).unwrap(), None, "no index yet");
         let store =
             crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
         let whole = store.export().unwrap();
-        let db = root.join(".obsidian/plugins/memory-agent/memory.db");
-        // Between the plugin's removal and rename: only the temporary file is there.
-        std::fs::write(db.with_extension("db.tmp"), &whole).unwrap();
-        assert_eq!(vault.database_snapshot(&data).unwrap().as_deref(), Some(&whole[..]));
-        std::fs::remove_file(db.with_extension("db.tmp")).unwrap();
-        // A torn file is read again, and reported when it stays torn.
-        std::fs::write(&db, &whole[..100]).unwrap();
-        assert!(vault.database_snapshot(&data).unwrap_err().contains("memory.db"));
-        std::fs::write(&db, &whole).unwrap();
-        assert_eq!(vault.database_snapshot(&data).unwrap().as_deref(), Some(&whole[..]));
+        vault.write_database(&path, &whole).unwrap();
+        assert_eq!(vault.read_database(&path).unwrap().as_deref(), Some(&whole[..]));
+        assert!(!root.join(".obsidian/plugins/memory-agent/memory-cli-1.db.tmp").exists());
+        std::fs::write(root.join(&path), &whole[..100]).unwrap();
+        assert!(vault.read_database(&path).unwrap_err().contains("memory-cli-1.db"));
+        std::fs::write(root.join(".obsidian/app.json"), r#"{"userIgnoreFilters":["Archive/","/^tmp/i"]}"#).unwrap();
+        assert_eq!(vault.ignore_filters(), ["Archive/", "/^tmp/i"]);
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -11,14 +11,19 @@ pub const USAGE: &str = "Usage:
       --note and --folder (each may repeat) and --from/--to (YYYY-MM-DD) limit it to those.
   memory-agent ask \"question\" --vault DIR [--note PATH] [--folder PATH] [--from DAY] [--to DAY] [--profile NAME] [--region REGION] [--json]
       The answer, from Claude on AWS Bedrock, with its sources (limited like recall's).
-  memory-agent remember \"text\" --vault DIR [--json]
-      Writes the text (or stdin) as a note in the vault's Memory inbox folder, which Memory Agent remembers.
+  memory-agent remember \"text\" --vault DIR [--profile NAME] [--region REGION] [--json]
+      Remembers the text (or stdin) now, with Claude on AWS Bedrock; every device gets it from this one's log.
+  memory-agent index --vault DIR [--yes] [--force] [--profile NAME] [--region REGION] [--json]
+      Remembers the vault's new and changed notes, for when Obsidian is not running on this vault.
+      --yes goes ahead when more than 50 notes would be paid for; --force runs even though
+      Obsidian's Memory Agent looks alive (its heartbeat is less than 150 s old).
   memory-agent status --vault DIR [--json]
   memory-agent mcp --vault DIR [--profile NAME] [--region REGION]
       A Model Context Protocol server over stdio (tools: recall, ask, remember, status).
 
 Options:
   --vault DIR        the vault's folder (or MEMORY_AGENT_VAULT)
+  MEMORY_AGENT_DEVICE names this computer's device (else ~/.config/memory-agent/device, made once)
   --config-dir NAME  the vault's config folder, if not .obsidian
   --profile NAME     the AWS profile (or AWS_PROFILE); AWS_BEARER_TOKEN_BEDROCK for an API key
   --region REGION    the AWS region (else AWS_REGION, the profile's, the plugin's)
@@ -31,6 +36,7 @@ pub enum Command {
     Recall,
     Ask,
     Remember,
+    Index,
     Status,
     Mcp,
     Help,
@@ -44,6 +50,10 @@ pub struct Options {
     pub config_dir: String,
     pub budget: Option<usize>,
     pub json: bool,
+    /// `index`: run although a plugin heartbeat is fresh.
+    pub force: bool,
+    /// `index`: go ahead with a bulk of notes to pay for.
+    pub yes: bool,
     pub credentials: CredentialOptions,
     /// What `recall` is limited to (`--note`, `--folder`, `--from`, `--to`).
     pub scope: QuestionScope,
@@ -55,6 +65,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         Some("recall") => Command::Recall,
         Some("ask") => Command::Ask,
         Some("remember") => Command::Remember,
+        Some("index") => Command::Index,
         Some("status") => Command::Status,
         Some("mcp") => Command::Mcp,
         None | Some("help" | "--help" | "-h") => Command::Help,
@@ -67,6 +78,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         config_dir: DEFAULT_CONFIG_DIR.to_owned(),
         budget: None,
         json: false,
+        force: false,
+        yes: false,
         credentials: CredentialOptions::default(),
         scope: QuestionScope::default(),
     };
@@ -88,6 +101,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--from" => options.scope.from = Some(value("--from")?),
             "--to" => options.scope.to = Some(value("--to")?),
             "--json" => options.json = true,
+            "--force" => options.force = true,
+            "--yes" | "-y" => options.yes = true,
             "--help" | "-h" => options.command = Command::Help,
             flag if flag.starts_with("--") => return Err(format!("Unknown option {flag}.")),
             _ => words.push(arg),
@@ -104,4 +119,25 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         return Err("Type a question.".into());
     }
     Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Result<Options, String> {
+        parse(args.iter().map(|arg| (*arg).to_owned()))
+    }
+
+    #[test]
+    fn index_takes_its_flags_and_remember_its_text() {
+        let index = parsed(&["index", "--vault", "/notes", "--yes", "--force"]).unwrap();
+        assert_eq!((index.command, index.yes, index.force), (Command::Index, true, true));
+        let plain = parsed(&["index", "--vault", "/notes"]).unwrap();
+        assert!(!plain.yes && !plain.force);
+        let remember = parsed(&["remember", "Alice", "approved", "--vault", "/notes", "--profile", "work"]).unwrap();
+        assert_eq!((remember.command, remember.text.as_str()), (Command::Remember, "Alice approved"));
+        assert_eq!(remember.credentials.profile.as_deref(), Some("work"));
+        assert!(parsed(&["index", "--vault", "/notes", "--yess"]).unwrap_err().contains("Unknown option"));
+    }
 }

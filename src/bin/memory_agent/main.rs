@@ -4,11 +4,13 @@
 //! memory-agent recall "question" --vault DIR [--budget N] [--json]
 //! memory-agent ask "question" --vault DIR [--profile NAME] [--region R] [--json]
 //! memory-agent remember "text" --vault DIR        (or the text on stdin)
+//! memory-agent index --vault DIR [--yes] [--force]
 //! memory-agent status --vault DIR [--json]
 //! memory-agent mcp --vault DIR                    (an MCP server over stdio)
 //! ```
 //!
-//! The same core as the plugin (`memory_agent::native`); the database is only read.
+//! The same core as the plugin (`memory_agent::native`), as a device of its own: its own
+//! index in the vault's config folder, its own log folder in the memory folder.
 
 mod args;
 mod mcp;
@@ -18,7 +20,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use args::{Command, Options};
-use memory_agent::native::{remember, Session, VaultDir};
+use memory_agent::native::{IndexOptions, Session, VaultDir};
 
 fn main() -> ExitCode {
     let options = match args::parse(std::env::args().skip(1)) {
@@ -47,26 +49,41 @@ fn run(options: Options) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|error| format!("cannot start: {error}"))?;
+    // Every verb but `mcp` is one session: opened (every device's log replayed), used, saved.
+    let in_session = |use_it: &dyn Fn(&Session) -> Result<(), String>| {
+        let session = Session::open(vault.clone())?;
+        let used = use_it(&session);
+        session.finish(used)
+    };
+    let run_async = |work: std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + '_>>| {
+        runtime.block_on(tokio::task::LocalSet::new().run_until(work))
+    };
     match options.command {
-        Command::Recall => {
-            let report = Session::open(vault)?.recall(&options.text, options.budget, &options.scope)?;
-            print::recall(&report, options.json)
-        }
-        Command::Ask => {
-            let session = Session::open(vault)?;
-            let report = runtime.block_on(tokio::task::LocalSet::new().run_until(session.ask(
-                &options.text,
-                &options.scope,
-                &options.credentials,
-            )))?;
-            print::ask(&report, options.json)
-        }
+        Command::Recall => in_session(&|session| {
+            print::recall(&session.recall(&options.text, options.budget, &options.scope)?, options.json)
+        }),
+        Command::Ask => in_session(&|session| {
+            run_async(Box::pin(async {
+                let report = session.ask(&options.text, &options.scope, &options.credentials).await?;
+                print::ask(&report, options.json)
+            }))
+        }),
         Command::Remember => {
             let text =
                 if options.text.is_empty() || options.text == "-" { read_stdin()? } else { options.text.clone() };
-            print::remember(&remember(&vault, &text)?, options.json)
+            in_session(&|session| {
+                run_async(Box::pin(async {
+                    print::remember(&session.remember(&text, &options.credentials).await?, options.json)
+                }))
+            })
         }
-        Command::Status => print::status(&Session::open(vault)?.status()?, options.json),
+        Command::Index => in_session(&|session| {
+            let index = IndexOptions { force: options.force, yes: options.yes };
+            run_async(Box::pin(async {
+                print::index(&session.index(&options.credentials, index).await?, options.json)
+            }))
+        }),
+        Command::Status => in_session(&|session| print::status(&session.status()?, options.json)),
         Command::Mcp => runtime.block_on(mcp::serve(vault, options.credentials)),
         Command::Help => Ok(()),
     }

@@ -1,6 +1,6 @@
 //! How the verbs' reports look: JSON with `--json`, else plain text for a person.
 
-use memory_agent::native::{AskReport, RecallReport, RememberReport, StatusReport};
+use memory_agent::native::{AskReport, IndexReport, RecallReport, RememberReport, StatusReport};
 use serde::Serialize;
 
 fn json(value: &impl Serialize) -> Result<(), String> {
@@ -68,7 +68,25 @@ pub fn remember(report: &RememberReport, as_json: bool) -> Result<(), String> {
     if as_json {
         return json(report);
     }
+    for memory in &report.memories {
+        println!("[memory:{}] {} · {}", memory.id, memory.date, memory.summary);
+    }
     println!("{}", report.how);
+    Ok(())
+}
+
+pub fn index(report: &IndexReport, as_json: bool) -> Result<(), String> {
+    if as_json {
+        return json(report);
+    }
+    println!(
+        "{} notes in scope: {} read ({} remembered, {} skipped, {} failed), {} removed.",
+        report.notes, report.queued, report.done, report.skipped, report.failed, report.removed
+    );
+    if report.waiting > 0 {
+        println!("{} still waiting (tried again at the next run).", report.waiting);
+    }
+    println!("{} calls · about ${:.4}", report.calls, report.cost_usd);
     Ok(())
 }
 
@@ -76,10 +94,11 @@ pub fn status(report: &StatusReport, as_json: bool) -> Result<(), String> {
     if as_json {
         return json(report);
     }
-    println!("Vault: {}\nDatabase: {} ({} bytes)", report.vault, report.database, report.database_bytes);
+    println!("Vault: {}\nDevice: {}", report.vault, report.device);
+    println!("Index: {} ({} bytes)", report.database, report.database_bytes);
     println!("{} memories and {} insights from {} notes.", report.memories, report.insights, report.notes);
     println!(
-        "Waiting in Obsidian: {} jobs, {} failed{}.",
+        "Waiting in this device's index: {} jobs, {} failed{}.",
         report.queued_jobs,
         report.failed_jobs,
         if report.paused { " (paused)" } else { "" }
