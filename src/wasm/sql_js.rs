@@ -33,6 +33,7 @@ extern "C" {
     fn create_function(this: &JsDatabase, name: &str, function: &js_sys::Function) -> Result<JsValue, JsValue>;
 
     /// A prepared statement of a sql.js database.
+    #[derive(Clone)]
     pub type JsStatement;
     #[wasm_bindgen(method, catch)]
     fn bind(this: &JsStatement, values: &Array) -> Result<bool, JsValue>;
@@ -42,7 +43,14 @@ extern "C" {
     fn get(this: &JsStatement) -> Result<Array, JsValue>;
     #[wasm_bindgen(method)]
     fn free(this: &JsStatement) -> bool;
+    #[wasm_bindgen(method)]
+    fn reset(this: &JsStatement) -> bool;
 }
+
+/// Prepared statements kept at most: the store runs a few dozen statements again and again (a
+/// replay of another device's log runs each once per entry), and preparing one through sql.js
+/// costs more than running it.
+const CACHED_STATEMENTS: usize = 96;
 
 /// The Rust side of the SQL function `memory_terms`, as sql.js calls it.
 type TermsFunction = Closure<dyn Fn(JsValue, JsValue, JsValue) -> JsValue>;
@@ -50,6 +58,9 @@ type TermsFunction = Closure<dyn Fn(JsValue, JsValue, JsValue) -> JsValue>;
 /// A store database held by sql.js. Closing it on drop frees sql.js's memory.
 pub struct SqlJsDriver {
     database: JsDatabase,
+    /// Prepared statements by their SQL, each reset after use (sql.js 1.17's `export` copies
+    /// the file through SQLite's backup API and leaves them valid).
+    statements: std::cell::RefCell<std::collections::HashMap<String, JsStatement>>,
     /// `memory_terms`, called back by sql.js while it indexes; lives as long as the database.
     _memory_terms: TermsFunction,
 }
@@ -77,7 +88,7 @@ impl SqlJsDriver {
             .map_err(sql_error)?
             .unchecked_into();
         let memory_terms = register_memory_terms(&database)?;
-        Ok(SqlJsDriver { database, _memory_terms: memory_terms })
+        Ok(SqlJsDriver { database, statements: Default::default(), _memory_terms: memory_terms })
     }
 
     /// The database as the bytes of a file, as sql.js hands them out: one copy, never through
@@ -86,10 +97,10 @@ impl SqlJsDriver {
         self.database.export().map_err(sql_error)
     }
 
-    /// Runs `sql` with `params` and hands each step's row to `each`, freeing the statement
-    /// whatever happens (sql.js statements hold WebAssembly memory until freed).
+    /// Runs `sql` with `params` and hands each step's row to `each`, resetting the statement
+    /// whatever happens (a statement left stepping would hold the database's read lock).
     fn run(&self, sql: &str, params: &[SqlValue], mut each: impl FnMut(Row)) -> Result<(), DriverError> {
-        let statement = self.database.prepare(sql).map_err(sql_error)?;
+        let statement = self.prepared(sql)?;
         let result = (|| {
             if !params.is_empty() {
                 statement.bind(&params.iter().map(to_js).collect::<Array>()).map_err(sql_error)?;
@@ -99,8 +110,25 @@ impl SqlJsDriver {
             }
             Ok(())
         })();
-        statement.free();
+        statement.reset();
         result
+    }
+
+    /// The prepared statement of `sql`, from the cache or prepared now (the cache is emptied
+    /// when full: the statements in use are far fewer).
+    fn prepared(&self, sql: &str) -> Result<JsStatement, DriverError> {
+        if let Some(statement) = self.statements.borrow().get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.database.prepare(sql).map_err(sql_error)?;
+        let mut statements = self.statements.borrow_mut();
+        if statements.len() >= CACHED_STATEMENTS {
+            for (_, cached) in statements.drain() {
+                cached.free();
+            }
+        }
+        statements.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
     }
 }
 
@@ -123,6 +151,9 @@ fn register_memory_terms(database: &JsDatabase) -> Result<TermsFunction, DriverE
 
 impl Drop for SqlJsDriver {
     fn drop(&mut self) {
+        for (_, statement) in self.statements.borrow_mut().drain() {
+            statement.free();
+        }
         let _ = self.database.close();
     }
 }
