@@ -129,7 +129,7 @@ interface StageFigures {
 	ingest: { ms: number; longest: number; perNote: number };
 	open: { ms: number; longest: number };
 	save: { ms: number; longest: number };
-	merge: { ms: number; longest: number; theirsBehind: boolean };
+	replay: { ms: number; longest: number; entries: number };
 	select16: { median: number; worst: number; longest: number };
 	select150: { median: number; worst: number; longest: number };
 	/** Limited to the largest top folder (`share` of the notes), and to a range of days holding every memory. */
@@ -187,7 +187,7 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 	const runtime = runtimeOf(host);
 	const store = runtime.store()!;
 	const status = (await store.status())!;
-	const dbPath = `${host.pluginDir}/memory.db`;
+	const dbPath = `${host.pluginDir}/memory-${host.deviceId}.db`;
 
 	// Save: the export in the worker, the bytes transferred, the crash-safe write.
 	const client = runtime.client!;
@@ -196,10 +196,17 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 		await new DatabaseFile(host.adapter, dbPath).save(bytes);
 		return bytes.byteLength;
 	});
-	// Another device's copy, alike (the case of every merge once the devices agree): read, every
-	// note, memory and removal compared, nothing to write back.
-	const copy = new Uint8Array(await fs.readFile(host.diskPath(dbPath)));
-	const merge = await blocking(() => client.call("mergeDatabase", copy));
+	// Another device's log, alike (the case of every replay once the devices agree): this
+	// device's own log files read again from their start, every entry compared, nothing changed.
+	await runtime.flush();
+	const logFolder = `Memory Agent/${host.deviceId}`;
+	const logFiles = (await fs.readdir(host.diskPath(logFolder)).catch(() => [] as string[])).filter((name) => name.endsWith(".jsonl")).sort();
+	const logs = await Promise.all(logFiles.map(async (name) => [name, new Uint8Array(await fs.readFile(host.diskPath(`${logFolder}/${name}`)))] as const));
+	const replay = await blocking(async () => {
+		let entries = 0;
+		for (const [name, bytes] of logs) entries += (await client.call("replayLog", host.deviceId, name, 0, bytes)).entries;
+		return entries;
+	});
 
 	// Choosing memories for each question, in the worker (no model call).
 	const select = async (budget: number, scope?: QuestionScope) => {
@@ -259,7 +266,7 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 		ingest,
 		open: { ms: open.ms, longest: open.longest },
 		save: { ms: save.ms, longest: save.longest },
-		merge: { ms: merge.ms, longest: merge.longest, theirsBehind: merge.value.theirsBehind },
+		replay: { ms: replay.ms, longest: replay.longest, entries: replay.value },
 		select16,
 		select150,
 		selectFolder,
@@ -309,7 +316,7 @@ async function gatheredVault(work: string, modelUrl: string, real: { root: strin
 		await host.loadPlugin();
 		const status = await waitForIngest(host);
 		await host.unloadPlugin();
-		const dbPath = host.diskPath(`${host.pluginDir}/memory.db`);
+		const dbPath = host.diskPath(`${host.pluginDir}/memory-${host.deviceId}.db`);
 		const dbBytes = (await fs.stat(dbPath)).size;
 		if (keepDir !== undefined) await fs.copyFile(dbPath, path.join(keepDir, "memory-gathered.db"));
 		console.log(
@@ -384,7 +391,7 @@ function printTables(figures: StageFigures[]): void {
 		["ingest (ms a note; longest block)", ...figures.map((stage) => `${stage.ingest.perNote.toFixed(1)}; ${fmt(stage.ingest.longest)}`)],
 		["open at start (longest block)", ...figures.map((stage) => `${fmt(stage.open.ms)} (${fmt(stage.open.longest)})`)],
 		["save (longest block)", ...figures.map((stage) => `${fmt(stage.save.ms)} (${fmt(stage.save.longest)})`)],
-		["merge an alike copy from another device (block)", ...figures.map((stage) => `${fmt(stage.merge.ms)} (${fmt(stage.merge.longest)})${stage.merge.theirsBehind ? ", not alike!" : ""}`)],
+		["replay an alike log from another device (block)", ...figures.map((stage) => `${fmt(stage.replay.ms)} (${fmt(stage.replay.longest)}), ${stage.replay.entries.toLocaleString()} entries`)],
 		["select 16K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select16.median)} / ${fmt(stage.select16.worst)} (${fmt(stage.select16.longest)})`)],
 		["select 150K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select150.median)} / ${fmt(stage.select150.worst)} (${fmt(stage.select150.longest)})`)],
 		["select 16K in the largest folder (its share)", ...figures.map((stage) => `${fmt(stage.selectFolder.median)} / ${fmt(stage.selectFolder.worst)} (${fmt(stage.selectFolder.longest)}) (${Math.round(stage.selectFolder.share * 100)}%)`)],
