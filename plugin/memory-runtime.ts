@@ -296,10 +296,6 @@ export class MemoryRuntime {
 				session.abandon();
 				return;
 			}
-			// Every device's log before any work: what they remembered costs nothing here.
-			await log.replayAll();
-			// What this device changed and has not appended yet (a migrated memory: all of it).
-			log.changed();
 			const heartbeat = new Heartbeat({
 				adapter: deps.adapter,
 				path: heartbeatPath(deps.pluginFolder, deps.deviceId()),
@@ -307,15 +303,14 @@ export class MemoryRuntime {
 				timers: deps.timers,
 				now: () => Date.now(),
 			});
-			await heartbeat.start().catch((error: unknown) => deps.notify(`Memory Agent could not write ${heartbeatPath(deps.pluginFolder, deps.deviceId())}: ${errorMessage(error)}`));
-			if (this.isStopped() || this.client !== client) {
-				log.stop();
-				await heartbeat.stop().catch(() => undefined);
-				if (this.isStopped()) await session.close();
-				else session.abandon();
-				return;
-			}
 			this.state = { kind: "ready", session, store, log, heartbeat };
+			void heartbeat.start().catch((error: unknown) => deps.notify(`Memory Agent could not write ${heartbeatPath(deps.pluginFolder, deps.deviceId())}: ${errorMessage(error)}`));
+			// Every device's log before any work (the vault's check, the queue): what other
+			// devices remembered costs nothing here. The runner's first run waits for it too.
+			await log.replayAll();
+			if (this.state.kind !== "ready" || this.state.session !== session) return;
+			// What this device changed and has not appended yet (an upgraded memory: all of it).
+			log.changed();
 			this.announceReady(store);
 			this.runner.kick();
 		} catch (error) {

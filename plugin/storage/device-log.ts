@@ -204,7 +204,7 @@ export class DeviceLog {
 			this.deps.notify(
 				report.newer
 					? `Memory Agent found entries in ${path} written by a newer version of Memory Agent; update the plugin to read them.`
-					: `Memory Agent could not read ${report.unreadable.toLocaleString()} lines of ${path}, another device's log; the rest was read.`,
+					: `Memory Agent could not read ${report.unreadable === 1 ? "a line" : `${report.unreadable.toLocaleString()} lines`} of ${path}, another device's log; the rest was read.`,
 			);
 		}
 		if (report.entries > 0) this.deps.onReplayed?.(report);

@@ -23,6 +23,8 @@ export function heartbeatPath(pluginFolder: string, device: string): string {
 export class Heartbeat {
 	private timer: unknown;
 	private stopped = false;
+	/** The write in progress: `stop` removes the file only after it. */
+	private beating: Promise<void> | undefined;
 
 	constructor(
 		private readonly deps: {
@@ -35,8 +37,9 @@ export class Heartbeat {
 	) {}
 
 	/** Writes the file now and every `HEARTBEAT_MS` until `stop`. */
-	async start(): Promise<void> {
-		await this.beat();
+	start(): Promise<void> {
+		this.beating = this.beat();
+		return this.beating;
 	}
 
 	/** No more beats; the file is removed (the command may run at once). */
@@ -44,6 +47,7 @@ export class Heartbeat {
 		this.stopped = true;
 		if (this.timer !== undefined) this.deps.timers.clearTimeout(this.timer);
 		this.timer = undefined;
+		await this.beating?.catch(() => undefined);
 		if (await this.deps.adapter.exists(this.deps.path)) await this.deps.adapter.remove(this.deps.path);
 	}
 
@@ -56,7 +60,7 @@ export class Heartbeat {
 		if (this.stopped) return;
 		this.timer = this.deps.timers.setTimeout(() => {
 			this.timer = undefined;
-			void this.beat().catch(() => undefined);
+			this.beating = this.beat().catch(() => undefined);
 		}, HEARTBEAT_MS);
 	}
 }
