@@ -60,9 +60,9 @@ const STOP_FLUSH_MS = 10_000;
  * leaves the memory unavailable instead of restarting for ever.
  */
 const MAX_RESTARTS = 3;
-/** What the status shows while the command's `indexing.json` is fresh. */
-const COMMAND_INDEXING = "The memory-agent command is remembering this vault";
 const RESTART_WINDOW_MS = 10 * 60_000;
+/** What the status says while the command's `indexing.json` is fresh (paid work waits). */
+const COMMAND_INDEXING = "The memory-agent command is remembering this vault";
 
 /** Waits for `work`, but no longer than `ms` (its failure is not this caller's concern). */
 async function withinTime(work: Promise<void>, ms: number, timers: TimerPort): Promise<void> {
@@ -407,6 +407,8 @@ export class MemoryRuntime {
 		if (this.state.kind === "ready") {
 			this.state.log.stop();
 			this.state.session.abandon();
+			// The next start's heartbeat takes the file over.
+			this.state.heartbeat.stopBeating();
 		}
 		this.started = undefined;
 		const now = Date.now();

@@ -42,11 +42,16 @@ export class Heartbeat {
 		return this.beating;
 	}
 
-	/** No more beats; the file is removed (the command may run at once). */
-	async stop(): Promise<void> {
+	/** No more beats; the file stays (another session of this device takes it over). */
+	stopBeating(): void {
 		this.stopped = true;
 		if (this.timer !== undefined) this.deps.timers.clearTimeout(this.timer);
 		this.timer = undefined;
+	}
+
+	/** No more beats; the file is removed (the command may run at once). */
+	async stop(): Promise<void> {
+		this.stopBeating();
 		await this.beating?.catch(() => undefined);
 		if (await this.deps.adapter.exists(this.deps.path)) await this.deps.adapter.remove(this.deps.path);
 	}

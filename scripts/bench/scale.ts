@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import initSqlJs from "sql.js";
-import type { MemoryStore, QuestionScope, StoreStatus } from "../../plugin/core/memory-core-api";
+import type { MemoryStore, QuestionScope, ReplayReport, StoreStatus } from "../../plugin/core/memory-core-api";
 import { DatabaseFile } from "../../plugin/storage/database-file";
 import { TEST_CREDENTIALS } from "../../tests/fake-bedrock/index";
 import { type Host, REPO_ROOT, startHost } from "../../tests/host/host";
@@ -28,6 +28,8 @@ import { realNotes, writeGatheredNotes, writeNotes } from "./corpus";
 export interface Runtime {
 	store(): MemoryStore | undefined;
 	client?: { call(method: string, ...args: unknown[]): Promise<unknown> };
+	/** Appends this device's log and saves its database. */
+	flush(): Promise<void>;
 }
 
 const sizes = (process.argv.find((arg) => arg.startsWith("--sizes="))?.slice("--sizes=".length) ?? "1000,10000,50000").split(",").map(Number);
@@ -204,7 +206,7 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 	const logs = await Promise.all(logFiles.map(async (name) => [name, new Uint8Array(await fs.readFile(host.diskPath(`${logFolder}/${name}`)))] as const));
 	const replay = await blocking(async () => {
 		let entries = 0;
-		for (const [name, bytes] of logs) entries += (await client.call("replayLog", host.deviceId, name, 0, bytes)).entries;
+		for (const [name, bytes] of logs) entries += ((await client.call("replayLog", host.deviceId, name, 0, bytes)) as ReplayReport).entries;
 		return entries;
 	});
 
