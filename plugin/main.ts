@@ -25,6 +25,8 @@ export default class MemoryAgentPlugin extends Plugin {
 		// Read once: it names this device's database and log folder for the whole session.
 		const deviceId = deviceIdOf(this.app);
 		this.current = settingsFromData(await this.loadData(), configDir);
+		// As the database's place, the logs' folder is the one set at load (a change takes effect at the next).
+		const memoryFolder = normalizePath(this.current.memoryFolder);
 
 		const statusBar = new StatusBar(this.addStatusBarItem());
 		const timers = {
@@ -38,7 +40,7 @@ export default class MemoryAgentPlugin extends Plugin {
 			pluginFolder: pluginFolder(configDir),
 			// Read once, when this device has no database of its own yet (an older version's shared file).
 			legacyDatabasePath: normalizePath(this.current.databasePath),
-			memoryFolder: () => normalizePath(this.current.memoryFolder),
+			memoryFolder: () => memoryFolder,
 			statusBar,
 			notify: (message) => new Notice(message, 10_000),
 			timers,

@@ -254,6 +254,9 @@ test("two devices share the memory through their logs: each writes only its own,
 	for (const device of [a, b]) {
 		assertWritesOnlyItsOwnLog(device);
 		await assertNoFileOver5MB(device);
+		// The logs are never taken for notes: the notes in scope are the vault's Markdown notes.
+		const inScope = /\/([\d,]+) notes?/.exec(hostOf(device).statusBarText())?.[1];
+		assert.equal(inScope, String(hostOf(device).vault.getMarkdownFiles().length), hostOf(device).statusBarText());
 	}
 	assert.deepEqual(await logFilesOf(a, a), ["000001.jsonl"]);
 	assert.deepEqual(await logFilesOf(b, b), ["000001.jsonl"]);
