@@ -8,7 +8,7 @@
 //   - the longest block of the main thread (the event loop's longest delay) in each of those
 //     and during the ingest itself; and main.js's size and cold start;
 //   - then, on a second vault of notes of about 5 KB (the real pages gathered by folder, as
-//     large as the notes of Obsidian's help vault), memory.db's size against the Markdown's.
+//     large as the notes of Obsidian's help vault), the device's database's size against the Markdown's.
 // Usage: npm run bench -- --only=scale [--sizes=1000,10000,50000] [--keep=DIR]
 
 import { spawn } from "node:child_process";
@@ -323,7 +323,7 @@ async function gatheredVault(work: string, modelUrl: string, real: { root: strin
 		if (keepDir !== undefined) await fs.copyFile(dbPath, path.join(keepDir, "memory-gathered.db"));
 		console.log(
 			`\nNotes of about 5 KB (the ${real.paths.length.toLocaleString()} real pages gathered by folder into ${notes.toLocaleString()} notes, ${kb(bytes)} of Markdown): ` +
-				`${status.memories.toLocaleString()} memories, memory.db ${kb(dbBytes)} = ${((100 * dbBytes) / bytes).toFixed(0)}% of the Markdown, ${Math.round(dbBytes / status.memories)} bytes a memory`,
+				`${status.memories.toLocaleString()} memories, the database ${kb(dbBytes)} = ${((100 * dbBytes) / bytes).toFixed(0)}% of the Markdown, ${Math.round(dbBytes / status.memories)} bytes a memory`,
 		);
 	} finally {
 		await host.stop().catch(() => undefined);
@@ -386,7 +386,7 @@ function printTables(figures: StageFigures[]): void {
 	const header = ["", ...figures.map((stage) => `${stage.memories.toLocaleString()} memories`)];
 	const rows: string[][] = [
 		["notes (Markdown)", ...figures.map((stage) => `${stage.notes.toLocaleString()} (${kb(stage.markdownBytes)})`)],
-		["memory.db", ...figures.map((stage) => `${kb(stage.dbBytes)} (${((100 * stage.dbBytes) / stage.markdownBytes).toFixed(0)}% of the Markdown)`)],
+		["the device's database", ...figures.map((stage) => `${kb(stage.dbBytes)} (${((100 * stage.dbBytes) / stage.markdownBytes).toFixed(0)}% of the Markdown)`)],
 		["bytes per memory", ...figures.map((stage) => Math.round(stage.dbBytes / stage.memories).toLocaleString())],
 		["  text / index / rest (of it free)", ...figures.map((stage) => `${[stage.split.text, stage.split.index, stage.split.rest].map((part) => Math.round(part / stage.memories)).join(" / ")} (${Math.round(stage.split.free / stage.memories)})`)],
 		["  rewritten with 1/2/4/8 KiB pages", ...figures.map((stage) => Object.values(stage.pageSizes).map((bytes) => Math.round(bytes / stage.memories)).join(" / "))],
