@@ -1,12 +1,12 @@
 // Memory Agent's entry point: wires settings, the core runtime, commands and views.
 
-import { Notice, Plugin, normalizePath, requestUrl } from "obsidian";
+import { Notice, Plugin, type TAbstractFile, normalizePath, requestUrl } from "obsidian";
 import { EndpointTrust } from "./bedrock/endpoint-trust";
 import { createHostHandlers } from "./host/core-host";
 import type { WorkerPlatform } from "./core/start-worker";
 import { MemoryRuntime } from "./memory-runtime";
 import { deviceIdOf } from "./storage/device-id";
-import { type MemoryAgentSettings, settingsFromData, settingsToData } from "./settings";
+import { type MemoryAgentSettings, pluginFolder, settingsFromData, settingsToData } from "./settings";
 import type { PluginContext } from "./plugin-context";
 import { MemoryAgentSettingTab } from "./settings-tab";
 import { StatusBar } from "./ui/status-bar";
@@ -22,7 +22,11 @@ export default class MemoryAgentPlugin extends Plugin {
 
 	override async onload(): Promise<void> {
 		const configDir = this.app.vault.configDir;
+		// Read once: it names this device's database and log folder for the whole session.
+		const deviceId = deviceIdOf(this.app);
 		this.current = settingsFromData(await this.loadData(), configDir);
+		// As the database's place, the logs' folder is the one set at load (a change takes effect at the next).
+		const memoryFolder = normalizePath(this.current.memoryFolder);
 
 		const statusBar = new StatusBar(this.addStatusBarItem());
 		const timers = {
@@ -33,7 +37,10 @@ export default class MemoryAgentPlugin extends Plugin {
 		const endpointTrust: EndpointTrust = new EndpointTrust(this.app, () => runtime.applySettings());
 		const runtime = new MemoryRuntime({
 			adapter: this.app.vault.adapter,
-			databasePath: normalizePath(this.current.databasePath),
+			pluginFolder: pluginFolder(configDir),
+			// Read once, when this device has no database of its own yet (an older version's shared file).
+			legacyDatabasePath: normalizePath(this.current.databasePath),
+			memoryFolder: () => memoryFolder,
 			statusBar,
 			notify: (message) => new Notice(message, 10_000),
 			timers,
@@ -46,7 +53,7 @@ export default class MemoryAgentPlugin extends Plugin {
 			settings: () => this.current,
 			scope: () => scopeRulesOf(this.app, this.current),
 			secrets: this.app.secretStorage,
-			deviceId: () => deviceIdOf(this.app),
+			deviceId: () => deviceId,
 			endpointTrust,
 		});
 		this.runtime = runtime;
@@ -68,6 +75,11 @@ export default class MemoryAgentPlugin extends Plugin {
 
 		// Loading the WebAssembly waits for the layout so it never delays Obsidian's start.
 		this.app.workspace.onLayoutReady(() => {
+			// Another device's log arriving (a sync tool writes, or renames its temporary file into place).
+			const logMayHaveChanged = (file: TAbstractFile) => runtime.vaultFileChanged(file.path);
+			this.registerEvent(this.app.vault.on("create", logMayHaveChanged));
+			this.registerEvent(this.app.vault.on("modify", logMayHaveChanged));
+			this.registerEvent(this.app.vault.on("rename", logMayHaveChanged));
 			void runtime.start();
 		});
 	}

@@ -1,6 +1,7 @@
 // Starts the core in its Web Worker lazily, opens the store, hands it the settings, runs its
 // work, and reports its state to the status bar and notices. The main thread keeps only the
-// host side: requestUrl, vault reads, the database file, notices and the UI.
+// host side: requestUrl, vault reads, the database file, the device log's files, notices and
+// the UI.
 
 import { CoreClient, type HostHandlers } from "./core/core-client";
 import { ErrorCode, errorCode, errorMessage } from "./core/core-error";
@@ -10,14 +11,21 @@ import { WorkRunner } from "./engine/work-runner";
 import { type MemoryAgentSettings, type SecretReader, connectionSettings, engineSettings } from "./settings";
 import type { Parsed } from "./settings/settings-form";
 import { DatabaseFile, type DatabaseFilePort } from "./storage/database-file";
+import { DeviceLog, type DeviceLogPort } from "./storage/device-log";
+import { CommandIndexingWatch, Heartbeat, type PresencePort, heartbeatPath } from "./storage/device-presence";
 import type { TimerPort } from "./storage/save-scheduler";
 import { StoreSession, StoreUnavailableError } from "./storage/store-session";
 import type { StatusBar } from "./ui/status-bar";
 import { statusNoticeText } from "./ui/status-text";
 
 export interface MemoryRuntimeDeps {
-	adapter: DatabaseFilePort;
-	databasePath: string;
+	adapter: DatabaseFilePort & DeviceLogPort & PresencePort;
+	/** The plugin's folder (`<config folder>/plugins/memory-agent`): this device's database and heartbeat. */
+	pluginFolder: string;
+	/** Where an older version kept the memory every device shared: read once to migrate, never written. */
+	legacyDatabasePath: string;
+	/** The vault folder of every device's log (the `memoryFolder` setting, normalised). */
+	memoryFolder: () => string;
 	statusBar: StatusBar;
 	notify: (message: string) => void;
 	timers: TimerPort;
@@ -29,8 +37,8 @@ export interface MemoryRuntimeDeps {
 	/** The exclusion rules now (the settings' and Obsidian's "Excluded files"). */
 	scope: () => CoreScopeRules;
 	secrets: SecretReader;
-	/** This device's id, so the shared memory counts its calls apart from other devices'. */
-	deviceId?: () => string;
+	/** This device's id: its database's and log folder's name, and its calls counted apart from other devices'. */
+	deviceId: () => string;
 	/** The custom endpoint host confirmed on this device, and whom to tell when the core refuses one. */
 	endpointTrust?: { confirmedHost(): string | null; refused(endpoint: string): void };
 }
@@ -38,7 +46,7 @@ export interface MemoryRuntimeDeps {
 type State =
 	| { kind: "idle" }
 	| { kind: "starting" }
-	| { kind: "ready"; session: StoreSession; store: MemoryStore }
+	| { kind: "ready"; session: StoreSession; store: MemoryStore; log: DeviceLog; heartbeat: Heartbeat }
 	| { kind: "unavailable"; reason: string }
 	| { kind: "stopped" };
 
@@ -53,6 +61,8 @@ const STOP_FLUSH_MS = 10_000;
  */
 const MAX_RESTARTS = 3;
 const RESTART_WINDOW_MS = 10 * 60_000;
+/** What the status says while the command's `indexing.json` is fresh (paid work waits). */
+const COMMAND_INDEXING = "The memory-agent command is remembering this vault";
 
 /** Waits for `work`, but no longer than `ms` (its failure is not this caller's concern). */
 async function withinTime(work: Promise<void>, ms: number, timers: TimerPort): Promise<void> {
@@ -76,6 +86,9 @@ export class MemoryRuntime {
 	private jobsSinceCompaction = 0;
 	/** When the worker was restarted for not answering (the last `RESTART_WINDOW_MS`). */
 	private restarts: number[] = [];
+	/** The `memory-agent` command is remembering the vault: paid work waits. */
+	private heldByCommand = false;
+	private readonly commandIndexing: CommandIndexingWatch;
 	private readonly readyListeners = new Set<(store: MemoryStore) => void>();
 	private readonly statusListeners = new Set<(status: StoreStatus) => void>();
 	readonly runner: WorkRunner;
@@ -84,9 +97,7 @@ export class MemoryRuntime {
 		this.runner = new WorkRunner({
 			store: () => this.store(),
 			onReport: (report) => void this.reported(report),
-			beforeRun: async () => {
-				if (this.state.kind === "ready") await this.state.session.mergeIfChanged();
-			},
+			beforeRun: () => this.beforeRun(),
 			onError: (error) => {
 				// A stuck worker is told once, by the watchdog's notice.
 				if (errorCode(error) !== ErrorCode.workerUnresponsive) deps.notify(`Memory Agent: ${errorMessage(error)}`);
@@ -94,6 +105,28 @@ export class MemoryRuntime {
 			timers: deps.timers,
 			now: () => Date.now(),
 		});
+		this.commandIndexing = new CommandIndexingWatch({ adapter: deps.adapter, memoryFolder: deps.memoryFolder, now: () => Date.now() });
+	}
+
+	/** This device's own database file (its index of every device's log). */
+	get databasePath(): string {
+		return `${this.deps.pluginFolder}/memory-${this.deps.deviceId()}.db`;
+	}
+
+	/** Takes in what other devices' logs brought, then says whether paid work may run now. */
+	private async beforeRun(): Promise<boolean> {
+		if (this.state.kind === "ready") await this.state.log.replayChanged();
+		const held = await this.commandIndexing.isIndexing();
+		if (held !== this.heldByCommand) {
+			this.heldByCommand = held;
+			this.deps.statusBar.showHeldBy(held ? COMMAND_INDEXING : null);
+		}
+		return !held;
+	}
+
+	/** A vault file was created, changed or renamed to `path`: another device's log is read soon. */
+	vaultFileChanged(path: string): void {
+		if (this.state.kind === "ready") this.state.log.fileChanged(path);
 	}
 
 	/** Starts the worker and opens the store; never rejects (failures show in the status bar). */
@@ -116,7 +149,11 @@ export class MemoryRuntime {
 		this.runner.stop();
 		this.client?.refuseSending();
 		try {
-			if (previous.kind === "ready") await withinTime(previous.session.close(), STOP_FLUSH_MS, this.deps.timers);
+			if (previous.kind === "ready") {
+				previous.log.stop();
+				await withinTime(previous.session.close(), STOP_FLUSH_MS, this.deps.timers);
+				await previous.heartbeat.stop().catch(() => undefined);
+			}
 		} finally {
 			this.client?.terminate();
 			this.client = undefined;
@@ -129,8 +166,8 @@ export class MemoryRuntime {
 	}
 
 	/**
-	 * Calls `listener` each time a store becomes ready: after the start, and after the file
-	 * was reloaded from disk (a sync tool replaced it). Returns a function that unsubscribes.
+	 * Calls `listener` each time a store becomes ready: after the start, and after a restart
+	 * of the worker. Returns a function that unsubscribes.
 	 */
 	onReady(listener: (store: MemoryStore) => void): () => void {
 		this.readyListeners.add(listener);
@@ -183,9 +220,11 @@ export class MemoryRuntime {
 		this.showStatus();
 	}
 
-	/** Writes what is unsaved now (before a pause, after a settings change). */
+	/** Appends what this device changed to its log and writes what is unsaved, now (before a pause, after a settings change). */
 	async flush(): Promise<void> {
-		if (this.state.kind === "ready") await this.state.session.flush();
+		if (this.state.kind !== "ready") return;
+		await this.state.log.write();
+		await this.state.session.flush();
 	}
 
 	/** Settings changed: hand them to the core now (no restart needed), and save. */
@@ -207,13 +246,14 @@ export class MemoryRuntime {
 	describe(): string {
 		switch (this.state.kind) {
 			case "ready":
-				return this.lastStatus === undefined ? "Memory Agent is ready." : statusNoticeText(this.lastStatus, this.deps.databasePath);
+				if (this.lastStatus === undefined) return "Memory Agent is ready.";
+				return this.heldByCommand ? `${COMMAND_INDEXING}.\n${statusNoticeText(this.lastStatus, this.databasePath)}` : statusNoticeText(this.lastStatus, this.databasePath);
 			case "unavailable":
 				return `Memory Agent is unavailable: ${this.state.reason}`;
 			case "stopped":
 				return "Memory Agent is stopped.";
 			default:
-				return `Memory Agent is starting. Database: ${this.deps.databasePath}`;
+				return `Memory Agent is starting. Database: ${this.databasePath}`;
 		}
 	}
 
@@ -232,17 +272,19 @@ export class MemoryRuntime {
 			await client.call("start");
 			started.release();
 			const store = memoryStore(client);
+			const log = this.deviceLog(client);
 			const session = await StoreSession.open({
 				client,
-				file: new DatabaseFile(deps.adapter, deps.databasePath),
+				file: new DatabaseFile(deps.adapter, this.databasePath),
+				legacyFile: new DatabaseFile(deps.adapter, deps.legacyDatabasePath),
 				timers: deps.timers,
 				now: () => new Date(),
 				notify: deps.notify,
 				onStatus: (status: StoreStatus) => this.statusReported(status),
 				onUnavailable: (reason) => this.fail(reason),
 				onOpened: () => this.prepare(store),
-				// Notes whose record came from the other device are read again here.
-				onAdopted: () => this.runner.kick(),
+				onChanged: () => log.changed(),
+				beforeLastWrite: () => log.write(),
 			});
 			// stop() may have run while the core was starting.
 			if (this.isStopped()) {
@@ -254,7 +296,21 @@ export class MemoryRuntime {
 				session.abandon();
 				return;
 			}
-			this.state = { kind: "ready", session, store };
+			const heartbeat = new Heartbeat({
+				adapter: deps.adapter,
+				path: heartbeatPath(deps.pluginFolder, deps.deviceId()),
+				device: deps.deviceId(),
+				timers: deps.timers,
+				now: () => Date.now(),
+			});
+			this.state = { kind: "ready", session, store, log, heartbeat };
+			void heartbeat.start().catch((error: unknown) => deps.notify(`Memory Agent could not write ${heartbeatPath(deps.pluginFolder, deps.deviceId())}: ${errorMessage(error)}`));
+			// Every device's log before any work (the vault's check, the queue): what other
+			// devices remembered costs nothing here. The runner's first run waits for it too.
+			await log.replayAll();
+			if (this.state.kind !== "ready" || this.state.session !== session) return;
+			// What this device changed and has not appended yet (an upgraded memory: all of it).
+			log.changed();
 			this.announceReady(store);
 			this.runner.kick();
 		} catch (error) {
@@ -265,7 +321,23 @@ export class MemoryRuntime {
 		}
 	}
 
-	/** A store was opened: give it the settings; a reload from disk also re-announces it. */
+	private deviceLog(client: CoreClient): DeviceLog {
+		return new DeviceLog({
+			client,
+			adapter: this.deps.adapter,
+			memoryFolder: this.deps.memoryFolder,
+			device: this.deps.deviceId(),
+			timers: this.deps.timers,
+			notify: this.deps.notify,
+			// Notes whose record came from another device are read again here; the counts changed.
+			onReplayed: () => {
+				this.runner.kick();
+				this.showStatus();
+			},
+		});
+	}
+
+	/** A store was opened: give it the settings; a new store after damage also re-announces it. */
 	private async prepare(store: MemoryStore): Promise<void> {
 		await this.configure();
 		if (this.state.kind === "ready") this.announceReady(store);
@@ -287,7 +359,7 @@ export class MemoryRuntime {
 			await client.call("configure", {
 				engine: engineSettings(settings, this.deps.scope()),
 				connection: typeof connection === "string" || connection == null ? null : { ...connection, trustedEndpointHost },
-				device: this.deps.deviceId?.(),
+				device: this.deps.deviceId(),
 			});
 		} catch (error) {
 			// A malformed connection (e.g. a region typo) is reported; the store stays usable.
@@ -332,7 +404,12 @@ export class MemoryRuntime {
 	private restartStuckWorker(client: CoreClient | undefined): void {
 		if (client === undefined || client !== this.client || this.isStopped()) return;
 		this.client = undefined;
-		if (this.state.kind === "ready") this.state.session.abandon();
+		if (this.state.kind === "ready") {
+			this.state.log.stop();
+			this.state.session.abandon();
+			// The next start's heartbeat takes the file over.
+			this.state.heartbeat.stopBeating();
+		}
 		this.started = undefined;
 		const now = Date.now();
 		this.restarts = this.restarts.filter((at) => now - at < RESTART_WINDOW_MS);

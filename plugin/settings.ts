@@ -31,9 +31,14 @@ export type DateOrder = MemoryAgentSettings["dateOrder"];
 /** The settings typed as whole numbers within bounds. */
 export type NumberKey = WholeSetting["key"];
 
-/** Default location, inside the vault's config folder (which is not always `.obsidian`). */
+/** The plugin's folder, inside the vault's config folder (which is not always `.obsidian`): each device's database and heartbeat. */
+export function pluginFolder(configDir: string): string {
+	return `${configDir}/plugins/memory-agent`;
+}
+
+/** Where an older version kept the memory all devices shared (read once to migrate, never written). */
 export function defaultDatabasePath(configDir: string): string {
-	return `${configDir}/plugins/memory-agent/memory.db`;
+	return `${pluginFolder(configDir)}/memory.db`;
 }
 
 /** Day/month or month/day, from the locale's own way of writing 1 February. */

@@ -10,8 +10,14 @@ export interface WorkRunnerDeps {
 	/** The open store, or undefined while none is open. */
 	store: () => MemoryStore | undefined;
 	onReport: (report: RunReport) => void;
-	/** Before each run: take in another device's copy of the memory if one arrived (its memories cost nothing here). */
-	beforeRun?: () => Promise<void>;
+	/**
+	 * Before each run: take in what other devices' logs brought (their memories cost nothing
+	 * here); false holds the run back (the `memory-agent` command is remembering the vault), and
+	 * the runner looks again after `heldRetryMs`.
+	 */
+	beforeRun?: () => Promise<boolean>;
+	/** How soon a held-back run is tried again (default 10 s). */
+	heldRetryMs?: number;
 	onError: (error: unknown) => void;
 	timers: TimerPort;
 	now: () => number;
@@ -19,6 +25,7 @@ export interface WorkRunnerDeps {
 
 /** A retry is never looked at sooner than this after a run (a clock step back cannot spin it). */
 const MIN_RETRY_WAIT_MS = 1_000;
+const HELD_RETRY_MS = 10_000;
 
 export class WorkRunner {
 	private running: Promise<void> | undefined;
@@ -56,8 +63,12 @@ export class WorkRunner {
 			const store = this.deps.store();
 			if (store === undefined || this.stopped) return;
 			try {
-				await this.deps.beforeRun?.();
+				const mayRun = (await this.deps.beforeRun?.()) ?? true;
 				if (this.stopped) return;
+				if (!mayRun) {
+					this.scheduleRetry(this.deps.now() + (this.deps.heldRetryMs ?? HELD_RETRY_MS));
+					return;
+				}
 				const report = await store.runDueWork();
 				if (this.stopped) return;
 				this.deps.onReport(report);

@@ -423,6 +423,12 @@ export const SETTINGS_SCHEMA = {
 			"rule": "folder"
 		},
 		{
+			"default": "Memory Agent",
+			"key": "memoryFolder",
+			"kind": "text",
+			"rule": "folder"
+		},
+		{
 			"default": false,
 			"key": "autoSaveConversations",
 			"kind": "toggle"

@@ -1,8 +1,8 @@
-// Settings → Storage: the database file, rebuilding memory from the vault, and exporting it.
+// Settings → Storage: the memory folder (every device's log), rebuilding memory from the vault,
+// and exporting it.
 
 import { type App, Notice } from "obsidian";
 import { errorMessage } from "../core/core-error";
-import { defaultDatabasePath } from "../settings";
 import { type ExportSource, exportMemories } from "./memory-export";
 import { type SettingsForm, addCoreCheckedField } from "./settings-form";
 import type { SettingSection } from "./setting-rows";
@@ -28,13 +28,11 @@ export function storageSection(deps: StorageSectionDeps): SettingSection {
 		heading: "Storage",
 		rows: [
 			{
-				name: "Database file",
-				desc: "Where memories are stored, relative to the vault folder. Takes effect after the plugin restarts.",
-				render: (setting) =>
-					addCoreCheckedField(setting, form, "databasePath", {
-						text: form.current.databasePath,
-						placeholder: defaultDatabasePath(app.vault.configDir),
-					}),
+				name: "Memory folder",
+				desc:
+					"The vault folder where each device keeps its log of what it remembered, so that your other devices get it through your sync tool without paying again. " +
+					"Use the same folder on every device. Takes effect after the plugin restarts.",
+				render: (setting) => addCoreCheckedField(setting, form, "memoryFolder", { text: form.current.memoryFolder, placeholder: "Memory Agent" }),
 			},
 			{
 				name: "Rebuild memory from vault",

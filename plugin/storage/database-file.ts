@@ -3,16 +3,7 @@
 import type { DataAdapter } from "obsidian";
 
 /** The part of Obsidian's DataAdapter the database file needs; tests implement it over a folder. */
-export type DatabaseFilePort = Pick<
-	DataAdapter,
-	"exists" | "stat" | "readBinary" | "writeBinary" | "remove" | "rename" | "mkdir" | "list" | "trashSystem" | "trashLocal"
->;
-
-/** What we last saw of the file on disk, to notice when another program replaced it. */
-export interface FileSignature {
-	mtime: number;
-	size: number;
-}
+export type DatabaseFilePort = Pick<DataAdapter, "exists" | "readBinary" | "writeBinary" | "remove" | "rename" | "mkdir">;
 
 /**
  * The save protocol: write `<db>.tmp`, remove `<db>`, rename the temporary file to `<db>`.
@@ -24,8 +15,6 @@ export interface FileSignature {
  */
 export class DatabaseFile {
 	readonly tmpPath: string;
-	/** Signature after our last load or save; null when there was no file. */
-	private known: FileSignature | null = null;
 
 	constructor(
 		private readonly port: DatabaseFilePort,
@@ -37,13 +26,8 @@ export class DatabaseFile {
 	/** Repairs an interrupted save, then returns the file's bytes, or undefined when there is none. */
 	async load(): Promise<Uint8Array | undefined> {
 		await this.recover();
-		if (!(await this.port.exists(this.path))) {
-			this.known = null;
-			return undefined;
-		}
-		const bytes = new Uint8Array(await this.port.readBinary(this.path));
-		this.known = await this.signature();
-		return bytes;
+		if (!(await this.port.exists(this.path))) return undefined;
+		return new Uint8Array(await this.port.readBinary(this.path));
 	}
 
 	/** Writes `bytes` as the new content of the file, never leaving it half-written. */
@@ -52,47 +36,6 @@ export class DatabaseFile {
 		await this.port.writeBinary(this.tmpPath, toArrayBuffer(bytes));
 		if (await this.port.exists(this.path)) await this.port.remove(this.path);
 		await this.port.rename(this.tmpPath, this.path);
-		this.known = await this.signature();
-	}
-
-	/** The file's name, without its folder. */
-	get name(): string {
-		return this.path.slice(this.path.lastIndexOf("/") + 1);
-	}
-
-	/** The names of the other files in the file's folder (where sync tools put their conflict copies). */
-	async siblingNames(): Promise<string[]> {
-		const folder = this.folder();
-		if (!(await this.port.exists(folder))) return [];
-		const listed = await this.port.list(folder);
-		return listed.files.map((path) => path.slice(path.lastIndexOf("/") + 1)).filter((name) => name !== this.name);
-	}
-
-	async readSibling(name: string): Promise<Uint8Array> {
-		return new Uint8Array(await this.port.readBinary(this.sibling(name)));
-	}
-
-	/** Moves a file beside it to the system's trash, or the vault's when there is none. */
-	async trashSibling(name: string): Promise<void> {
-		const path = this.sibling(name);
-		if (!(await this.port.trashSystem(path))) await this.port.trashLocal(path);
-	}
-
-	private folder(): string {
-		const slash = this.path.lastIndexOf("/");
-		return slash < 0 ? "/" : this.path.slice(0, slash);
-	}
-
-	private sibling(name: string): string {
-		const slash = this.path.lastIndexOf("/");
-		return slash < 0 ? name : `${this.path.slice(0, slash)}/${name}`;
-	}
-
-	/** True when the file on disk is not the one we last loaded or saved (e.g. a sync tool replaced it). */
-	async changedOnDisk(): Promise<boolean> {
-		const now = await this.signature();
-		if (now === null) return false; // Deleted: nothing to lose by writing ours.
-		return this.known === null || now.mtime !== this.known.mtime || now.size !== this.known.size;
 	}
 
 	/**
@@ -104,7 +47,6 @@ export class DatabaseFile {
 		let target = base;
 		for (let n = 2; await this.port.exists(target); n++) target = `${base}-${n}`;
 		await this.port.rename(this.path, target);
-		this.known = null;
 		return target;
 	}
 
@@ -112,11 +54,6 @@ export class DatabaseFile {
 		if (!(await this.port.exists(this.tmpPath))) return;
 		if (await this.port.exists(this.path)) await this.port.remove(this.tmpPath);
 		else await this.port.rename(this.tmpPath, this.path);
-	}
-
-	private async signature(): Promise<FileSignature | null> {
-		const stat = await this.port.stat(this.path);
-		return stat === null ? null : { mtime: stat.mtime, size: stat.size };
 	}
 
 	private async ensureParentFolder(): Promise<void> {

@@ -11,6 +11,8 @@ export class StatusBar {
 	private shown = { text: "", unavailable: false, label: "" };
 	private coverage: () => NoteCoverage | null = () => null;
 	private statusListener: (() => void) | undefined;
+	/** Why paid work waits (another program is remembering the vault), or null. */
+	private heldBy: string | null = null;
 
 	constructor(private readonly el: HTMLElement) {
 		el.addClass("memory-agent-status");
@@ -26,6 +28,12 @@ export class StatusBar {
 		this.lastStatus = status;
 		this.render(status);
 		this.statusListener?.();
+	}
+
+	/** Shows that paid work waits, and why (null: it no longer does). */
+	showHeldBy(reason: string | null): void {
+		this.heldBy = reason;
+		this.refresh();
 	}
 
 	/** `reason` is shown as the item's tooltip. */
@@ -77,7 +85,9 @@ export class StatusBar {
 	}
 
 	private render(status: StoreStatus): void {
-		this.set(statusBarText(status, this.coverage()), false, statusBarLabel(status));
+		const label = statusBarLabel(status);
+		if (this.heldBy === null) this.set(statusBarText(status, this.coverage()), false, label);
+		else this.set(`${statusBarText(status, this.coverage())} · waiting`, false, `${this.heldBy}. ${label}`);
 	}
 
 	private set(text: string, unavailable: boolean, label: string): void {

@@ -1,7 +1,7 @@
 // Wires the vault sync into Obsidian: vault events after the layout is ready, reconciliation
 // whenever the store becomes ready, the status view and bar, and the sync's commands.
 
-import { type App, Notice, type Plugin, TFile, TFolder, normalizePath } from "obsidian";
+import { type App, Notice, type Plugin, TFile, TFolder } from "obsidian";
 import type { PluginContext } from "../plugin-context";
 import { STATUS_VIEW_TYPE, StatusView } from "../views/status-view";
 import { BulkConfirmModal } from "./bulk-confirm-modal";
@@ -100,7 +100,7 @@ function showCoverage(plugin: Plugin, context: PluginContext, sync: VaultSync): 
 			new StatusView(leaf, {
 				store: () => runtime.store(),
 				describe: () => runtime.describe(),
-				databasePath: () => normalizePath(context.settings().databasePath),
+				databasePath: () => runtime.databasePath,
 				coverage: () => sync.coverageNow(),
 				leftOut: () => sync.leftOut(),
 				onChange: (listener) => sync.onChange(listener),

@@ -8,7 +8,7 @@
 // Adding a facade method is one line here; forgetting it is a compile error (`COVERED` below)
 // and a failing test (tests/wasm/contract.test.ts).
 
-import type { CoreStatus, MemoryCore, MergeReport, SettingCheck } from "../../build/pkg/memory_agent.js";
+import type { CoreStatus, MemoryCore, SettingCheck } from "../../build/pkg/memory_agent.js";
 
 /** What the core tells about itself once its WebAssembly is loaded. */
 export interface CoreInfo {
@@ -19,8 +19,12 @@ export interface CoreInfo {
 export interface CoreWorker {
 	/** Loads both WebAssembly modules (once); nothing else works before. */
 	start(): Promise<CoreInfo>;
-	/** Which of `names` (files beside the database) are sync tools' conflict copies of `database` (file names). */
-	conflictCopies(database: string, names: string[]): Promise<string[]>;
+	/** Which of `names` (file names in a device's log folder) are its log files proper (`000001.jsonl`, not a conflict copy). */
+	logFileNames(names: string[]): Promise<string[]>;
+	/** Which of a device's log files the next `adding` bytes go to, given its log files' `[name, size]`. */
+	logFileFor(files: Array<[string, number]>, adding: number): Promise<string>;
+	/** The vault folder of `device`'s log under `memoryFolder`, or null when `device` cannot be a device id. */
+	deviceLogFolder(memoryFolder: string, device: string): Promise<string | null>;
 	/** A value typed in the settings, as the core's rule for `key` saves it, or the sentence saying why it cannot be; needs no open store. */
 	validateSetting(key: string, value: unknown): Promise<SettingCheck>;
 	/** Opens the store from a database file's bytes (null = new), closing any open one. */
@@ -35,8 +39,6 @@ export interface CoreWorker {
 	close(): void;
 	/** The database file's bytes when anything changed since the last export (or `force`), else null. */
 	exportDatabase(force: boolean): Uint8Array | null;
-	/** Merges another copy of the database (another device's, brought by a sync tool) into the open store. */
-	mergeDatabase(bytes: Uint8Array): MergeReport;
 	/**
 	 * Takes exported bytes back once they are written (transferred, not copied), so that the
 	 * worker frees them: a database's worth of memory left to the main thread's collector
@@ -70,9 +72,9 @@ type FacadeMethod = { [K in keyof MemoryCore]: MemoryCore[K] extends (...args: n
 
 /**
  * Facade methods no call of the contract passes through: the worker uses them itself (the
- * protocol's `close`, `exportDatabase` and `mergeDatabase` are the worker's own, around them).
+ * protocol's `close` and `exportDatabase` are the worker's own, around them).
  */
-export const WORKER_OWNED = ["free", "attachHost", "isDirty", "close", "exportDatabase", "mergeDatabase"] as const satisfies readonly FacadeMethod[];
+export const WORKER_OWNED = ["free", "attachHost", "isDirty", "close", "exportDatabase"] as const satisfies readonly FacadeMethod[];
 type WorkerOwned = (typeof WORKER_OWNED)[number];
 
 /** Every facade method but the worker's own, and every call of the worker, with its arguments. */
@@ -83,18 +85,24 @@ type ContractShape = { [K in Exclude<FacadeMethod, WorkerOwned>]: ContractEntry<
 /** The contract. An entry calls the facade's (`core`) or the worker's method of its own name. */
 export const CORE_CONTRACT = {
 	start: { changes: false, store: false, call: ({ worker }, ...args) => worker.start(...args) },
-	conflictCopies: { changes: false, store: false, call: ({ worker }, ...args) => worker.conflictCopies(...args) },
+	logFileNames: { changes: false, store: false, call: ({ worker }, ...args) => worker.logFileNames(...args) },
+	logFileFor: { changes: false, store: false, call: ({ worker }, ...args) => worker.logFileFor(...args) },
+	deviceLogFolder: { changes: false, store: false, call: ({ worker }, ...args) => worker.deviceLogFolder(...args) },
 	validateSetting: { changes: false, store: false, call: ({ worker }, ...args) => worker.validateSetting(...args) },
 	open: { changes: true, store: false, call: ({ worker }, ...args) => worker.open(...args) },
 	stopWork: { changes: true, store: false, call: ({ worker }, ...args) => worker.stopWork(...args) },
 	close: { changes: false, store: false, call: ({ worker }, ...args) => worker.close(...args) },
 	exportDatabase: { changes: false, store: false, call: ({ worker }, ...args) => worker.exportDatabase(...args) },
-	mergeDatabase: { changes: true, store: false, call: ({ worker }, ...args) => worker.mergeDatabase(...args) },
 	returnBytes: { changes: false, store: false, call: ({ worker }, ...args) => worker.returnBytes(...args) },
 	ping: { changes: false, store: false, call: ({ worker }, ...args) => worker.ping(...args) },
 	configure: { changes: true, store: false, call: ({ core }, ...args) => core.configure(...args) },
 	checkIntegrity: { changes: true, store: false, call: ({ core }, ...args) => core.checkIntegrity(...args) },
 	compact: { changes: true, store: false, call: ({ core }, ...args) => core.compact(...args) },
+	// The device log (`plugin/storage/device-log.ts`): what to append, and what other devices appended.
+	outgoingLog: { changes: false, store: false, call: ({ core }, ...args) => core.outgoingLog(...args) },
+	logAppended: { changes: true, store: false, call: ({ core }, ...args) => core.logAppended(...args) },
+	logCursors: { changes: false, store: false, call: ({ core }, ...args) => core.logCursors(...args) },
+	replayLog: { changes: true, store: false, call: ({ core }, ...args) => core.replayLog(...args) },
 
 	status: { changes: false, store: true, call: ({ core }, ...args) => core.status(...args) },
 	browseMemories: { changes: false, store: true, call: ({ core }, ...args) => core.browseMemories(...args) },

@@ -2,7 +2,7 @@
 // store, answers the main thread's calls, and asks the main thread for HTTP and vault reads.
 // No globals and no Obsidian: the worker entry (or a test) wires it to messages.
 
-import type { CoreHost, CoreStatus, MemoryCore, MergeReport, SettingCheck } from "../../build/pkg/memory_agent.js";
+import type { CoreHost, CoreStatus, MemoryCore, SettingCheck } from "../../build/pkg/memory_agent.js";
 import { type CallTarget, type CoreInfo, type CoreMethod, type CoreWorker, contractEntry } from "./contract";
 import type { LoadedCore } from "./load-core";
 import type { CoreEvent, CoreEvents, HostMethods } from "./protocol";
@@ -61,9 +61,23 @@ export class CoreService implements CoreWorker {
 		return core.validateSetting(key, value);
 	}
 
-	async conflictCopies(database: string, names: string[]): Promise<string[]> {
+	async logFileNames(names: string[]): Promise<string[]> {
 		const { core } = await this.modules();
-		return core.conflictCopies(database, names);
+		return names.filter((name) => core.isLogFile(name));
+	}
+
+	async logFileFor(files: Array<[string, number]>, adding: number): Promise<string> {
+		const { core } = await this.modules();
+		return core.logFileFor(files, adding);
+	}
+
+	async deviceLogFolder(memoryFolder: string, device: string): Promise<string | null> {
+		const { core } = await this.modules();
+		try {
+			return core.deviceLogFolder(memoryFolder, device);
+		} catch {
+			return null; // Not a device id: a folder a person or another program put there.
+		}
 	}
 
 	async open(bytes: Uint8Array | null, nowMs: number): Promise<CoreStatus> {
@@ -91,10 +105,6 @@ export class CoreService implements CoreWorker {
 	exportDatabase(force: boolean): Uint8Array | null {
 		const store = this.current();
 		return force || store.isDirty() ? store.exportDatabase() : null;
-	}
-
-	mergeDatabase(bytes: Uint8Array): MergeReport {
-		return this.current().mergeDatabase(this.loaded?.sqlJs, bytes);
 	}
 
 	/** Nothing to do: the bytes were transferred here, and dropping them frees them. */

@@ -8,7 +8,7 @@
 //   - the longest block of the main thread (the event loop's longest delay) in each of those
 //     and during the ingest itself; and main.js's size and cold start;
 //   - then, on a second vault of notes of about 5 KB (the real pages gathered by folder, as
-//     large as the notes of Obsidian's help vault), memory.db's size against the Markdown's.
+//     large as the notes of Obsidian's help vault), the device's database's size against the Markdown's.
 // Usage: npm run bench -- --only=scale [--sizes=1000,10000,50000] [--keep=DIR]
 
 import { spawn } from "node:child_process";
@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import initSqlJs from "sql.js";
-import type { MemoryStore, QuestionScope, StoreStatus } from "../../plugin/core/memory-core-api";
+import type { MemoryStore, QuestionScope, ReplayReport, StoreStatus } from "../../plugin/core/memory-core-api";
 import { DatabaseFile } from "../../plugin/storage/database-file";
 import { TEST_CREDENTIALS } from "../../tests/fake-bedrock/index";
 import { type Host, REPO_ROOT, startHost } from "../../tests/host/host";
@@ -28,6 +28,8 @@ import { realNotes, writeGatheredNotes, writeNotes } from "./corpus";
 export interface Runtime {
 	store(): MemoryStore | undefined;
 	client?: { call(method: string, ...args: unknown[]): Promise<unknown> };
+	/** Appends this device's log and saves its database. */
+	flush(): Promise<void>;
 }
 
 const sizes = (process.argv.find((arg) => arg.startsWith("--sizes="))?.slice("--sizes=".length) ?? "1000,10000,50000").split(",").map(Number);
@@ -129,7 +131,7 @@ interface StageFigures {
 	ingest: { ms: number; longest: number; perNote: number };
 	open: { ms: number; longest: number };
 	save: { ms: number; longest: number };
-	merge: { ms: number; longest: number; theirsBehind: boolean };
+	replay: { ms: number; longest: number; entries: number };
 	select16: { median: number; worst: number; longest: number };
 	select150: { median: number; worst: number; longest: number };
 	/** Limited to the largest top folder (`share` of the notes), and to a range of days holding every memory. */
@@ -187,7 +189,7 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 	const runtime = runtimeOf(host);
 	const store = runtime.store()!;
 	const status = (await store.status())!;
-	const dbPath = `${host.pluginDir}/memory.db`;
+	const dbPath = `${host.pluginDir}/memory-${host.deviceId}.db`;
 
 	// Save: the export in the worker, the bytes transferred, the crash-safe write.
 	const client = runtime.client!;
@@ -196,10 +198,17 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 		await new DatabaseFile(host.adapter, dbPath).save(bytes);
 		return bytes.byteLength;
 	});
-	// Another device's copy, alike (the case of every merge once the devices agree): read, every
-	// note, memory and removal compared, nothing to write back.
-	const copy = new Uint8Array(await fs.readFile(host.diskPath(dbPath)));
-	const merge = await blocking(() => client.call("mergeDatabase", copy));
+	// Another device's log, alike (the case of every replay once the devices agree): this
+	// device's own log files read again from their start, every entry compared, nothing changed.
+	await runtime.flush();
+	const logFolder = `Memory Agent/${host.deviceId}`;
+	const logFiles = (await fs.readdir(host.diskPath(logFolder)).catch(() => [] as string[])).filter((name) => name.endsWith(".jsonl")).sort();
+	const logs = await Promise.all(logFiles.map(async (name) => [name, new Uint8Array(await fs.readFile(host.diskPath(`${logFolder}/${name}`)))] as const));
+	const replay = await blocking(async () => {
+		let entries = 0;
+		for (const [name, bytes] of logs) entries += ((await client.call("replayLog", host.deviceId, name, 0, bytes)) as ReplayReport).entries;
+		return entries;
+	});
 
 	// Choosing memories for each question, in the worker (no model call).
 	const select = async (budget: number, scope?: QuestionScope) => {
@@ -259,7 +268,7 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 		ingest,
 		open: { ms: open.ms, longest: open.longest },
 		save: { ms: save.ms, longest: save.longest },
-		merge: { ms: merge.ms, longest: merge.longest, theirsBehind: merge.value.theirsBehind },
+		replay: { ms: replay.ms, longest: replay.longest, entries: replay.value },
 		select16,
 		select150,
 		selectFolder,
@@ -309,12 +318,12 @@ async function gatheredVault(work: string, modelUrl: string, real: { root: strin
 		await host.loadPlugin();
 		const status = await waitForIngest(host);
 		await host.unloadPlugin();
-		const dbPath = host.diskPath(`${host.pluginDir}/memory.db`);
+		const dbPath = host.diskPath(`${host.pluginDir}/memory-${host.deviceId}.db`);
 		const dbBytes = (await fs.stat(dbPath)).size;
 		if (keepDir !== undefined) await fs.copyFile(dbPath, path.join(keepDir, "memory-gathered.db"));
 		console.log(
 			`\nNotes of about 5 KB (the ${real.paths.length.toLocaleString()} real pages gathered by folder into ${notes.toLocaleString()} notes, ${kb(bytes)} of Markdown): ` +
-				`${status.memories.toLocaleString()} memories, memory.db ${kb(dbBytes)} = ${((100 * dbBytes) / bytes).toFixed(0)}% of the Markdown, ${Math.round(dbBytes / status.memories)} bytes a memory`,
+				`${status.memories.toLocaleString()} memories, the database ${kb(dbBytes)} = ${((100 * dbBytes) / bytes).toFixed(0)}% of the Markdown, ${Math.round(dbBytes / status.memories)} bytes a memory`,
 		);
 	} finally {
 		await host.stop().catch(() => undefined);
@@ -377,14 +386,14 @@ function printTables(figures: StageFigures[]): void {
 	const header = ["", ...figures.map((stage) => `${stage.memories.toLocaleString()} memories`)];
 	const rows: string[][] = [
 		["notes (Markdown)", ...figures.map((stage) => `${stage.notes.toLocaleString()} (${kb(stage.markdownBytes)})`)],
-		["memory.db", ...figures.map((stage) => `${kb(stage.dbBytes)} (${((100 * stage.dbBytes) / stage.markdownBytes).toFixed(0)}% of the Markdown)`)],
+		["the device's database", ...figures.map((stage) => `${kb(stage.dbBytes)} (${((100 * stage.dbBytes) / stage.markdownBytes).toFixed(0)}% of the Markdown)`)],
 		["bytes per memory", ...figures.map((stage) => Math.round(stage.dbBytes / stage.memories).toLocaleString())],
 		["  text / index / rest (of it free)", ...figures.map((stage) => `${[stage.split.text, stage.split.index, stage.split.rest].map((part) => Math.round(part / stage.memories)).join(" / ")} (${Math.round(stage.split.free / stage.memories)})`)],
 		["  rewritten with 1/2/4/8 KiB pages", ...figures.map((stage) => Object.values(stage.pageSizes).map((bytes) => Math.round(bytes / stage.memories)).join(" / "))],
 		["ingest (ms a note; longest block)", ...figures.map((stage) => `${stage.ingest.perNote.toFixed(1)}; ${fmt(stage.ingest.longest)}`)],
 		["open at start (longest block)", ...figures.map((stage) => `${fmt(stage.open.ms)} (${fmt(stage.open.longest)})`)],
 		["save (longest block)", ...figures.map((stage) => `${fmt(stage.save.ms)} (${fmt(stage.save.longest)})`)],
-		["merge an alike copy from another device (block)", ...figures.map((stage) => `${fmt(stage.merge.ms)} (${fmt(stage.merge.longest)})${stage.merge.theirsBehind ? ", not alike!" : ""}`)],
+		["replay an alike log from another device (block)", ...figures.map((stage) => `${fmt(stage.replay.ms)} (${fmt(stage.replay.longest)}), ${stage.replay.entries.toLocaleString()} entries`)],
 		["select 16K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select16.median)} / ${fmt(stage.select16.worst)} (${fmt(stage.select16.longest)})`)],
 		["select 150K: median / worst (block)", ...figures.map((stage) => `${fmt(stage.select150.median)} / ${fmt(stage.select150.worst)} (${fmt(stage.select150.longest)})`)],
 		["select 16K in the largest folder (its share)", ...figures.map((stage) => `${fmt(stage.selectFolder.median)} / ${fmt(stage.selectFolder.worst)} (${fmt(stage.selectFolder.longest)}) (${Math.round(stage.selectFolder.share * 100)}%)`)],

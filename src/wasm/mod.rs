@@ -482,20 +482,6 @@ impl MemoryCore {
         self.engine.store().is_dirty()
     }
 
-    /// Merges another copy of the memory (another device's file, brought by a sync tool) into
-    /// this one: what either side removed stays removed, each note's memories are those of the
-    /// side that remembered it last, the rest is the union (`store::merge`): `MergeReport`.
-    /// The other copy is opened on its own and dropped after; a damaged one throws
-    /// `store.corrupt`, a newer one `store.newer_schema`, and this copy is left as it was.
-    #[wasm_bindgen(js_name = mergeDatabase, unchecked_return_type = "MergeReport")]
-    pub fn merge_database(&self, sql_js: &JsSqlJs, bytes: Uint8Array) -> Result<JsValue, JsValue> {
-        let header = bytes.subarray(0, DATABASE_HEADER_LEN as u32).to_vec();
-        let theirs = open_checked(&header, bytes.length() as usize, || SqlJsDriver::load_array(sql_js, Some(&bytes)))
-            .map_err(js)?;
-        let report = self.engine.merge_copy_rechecking(&theirs, Some(self.now()?)).map_err(js)?;
-        to_js(&report)
-    }
-
     /// What this device changed and has not yet appended to its log: `{text, entries, upto}`
     /// (`store/log.rs`). Append `text` to the file `logFileFor` names, then call `logAppended`.
     #[wasm_bindgen(js_name = outgoingLog, unchecked_return_type = "OutgoingLog")]
@@ -669,13 +655,6 @@ pub fn device_log_folder(memory_folder: &str, device: &str) -> Result<String, Js
         return Err(coded_error(&format!("`{device}` is not a device id"), "facade.invalid_argument"));
     }
     Ok(crate::store::device_log_folder(memory_folder, device))
-}
-
-/// Which of `names` (files beside the database) are sync tools' conflict copies of `database`
-/// (both file names, not paths).
-#[wasm_bindgen(js_name = conflictCopies)]
-pub fn conflict_copies(database: &str, names: Vec<String>) -> Vec<String> {
-    names.into_iter().filter(|name| crate::store::is_conflict_copy(database, name)).collect()
 }
 
 /// A value typed in the settings, checked by the core's rule for `key`

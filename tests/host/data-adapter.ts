@@ -20,6 +20,7 @@ export type HostAdapterMethods =
 	| "read"
 	| "readBinary"
 	| "write"
+	| "append"
 	| "writeBinary"
 	| "remove"
 	| "rename"
@@ -118,6 +119,14 @@ export class HostDataAdapter implements Pick<DataAdapter, HostAdapterMethods> {
 		return this.track("write", [normalizedPath], async () => {
 			await this.requireParent(normalizedPath);
 			await fs.writeFile(this.full(normalizedPath), data, "utf8");
+		});
+	}
+
+	/** Adds `data` at the end of the file, creating it (as Obsidian's desktop adapter: Node's appendFile). */
+	append(normalizedPath: string, data: string, _options?: DataWriteOptions): Promise<void> {
+		return this.track("append", [normalizedPath], async () => {
+			await this.requireParent(normalizedPath);
+			await fs.appendFile(this.full(normalizedPath), data, "utf8");
 		});
 	}
 

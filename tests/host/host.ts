@@ -34,7 +34,14 @@ export interface StartHostOptions {
 	apiVersion?: string;
 	/** Play Obsidian on a phone: `Platform.isMobile`, no status bar shown. */
 	mobile?: boolean;
+	/** This device's id in Obsidian's local storage (the plugin's database and log folder are named by it). */
+	deviceId?: string;
 }
+
+/** The device id a host plays unless told another. */
+export const DEFAULT_DEVICE_ID = "test-device";
+/** The local storage key the plugin keeps its device id under (plugin/storage/device-id.ts). */
+export const DEVICE_ID_KEY = "memory-agent-device";
 
 export interface WaitOptions {
 	timeoutMs?: number;
@@ -88,6 +95,11 @@ export class Host {
 		this.workspaceEl = this.dom.document.body.createDiv({ cls: "workspace" });
 		this.workspace.fileByPath = (filePath) => this.vault.getFileByPath(filePath);
 		this.manifest = { ...manifest, dir: this.pluginDir };
+	}
+
+	/** This device's id, as the plugin reads it from local storage. */
+	get deviceId(): string {
+		return String(this.localStorage.get(DEVICE_ID_KEY) ?? DEFAULT_DEVICE_ID);
 	}
 
 	/** Vault path of the plugin's folder, e.g. `.obsidian/plugins/memory-agent`. */
@@ -293,5 +305,7 @@ export async function startHost(options: StartHostOptions = {}): Promise<Host> {
 	await fs.mkdir(path.join(vaultDir, configDir), { recursive: true });
 	const manifest = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "manifest.json"), "utf8")) as PluginManifest;
 	const mainJsPath = options.mainJsPath ?? path.join(REPO_ROOT, "main.js");
-	return new Host(vaultDir, configDir, mainJsPath, manifest, ownsVault, options.apiVersion, options.mobile);
+	const host = new Host(vaultDir, configDir, mainJsPath, manifest, ownsVault, options.apiVersion, options.mobile);
+	host.localStorage.set(DEVICE_ID_KEY, options.deviceId ?? DEFAULT_DEVICE_ID);
+	return host;
 }

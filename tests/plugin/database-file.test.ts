@@ -118,39 +118,6 @@ test("after any interrupted save, a later save and load work normally", async ()
 	}
 });
 
-test("changedOnDisk notices a file replaced by another program, not our own saves", async () => {
-	const port = await withOldDatabase();
-	const file = new DatabaseFile(port, DB);
-	await file.load();
-	assert.equal(await file.changedOnDisk(), false);
-	await file.save(bytes("ours"));
-	assert.equal(await file.changedOnDisk(), false, "our own save is not a change");
-	port.replaceExternally(DB, bytes("theirs, from sync"));
-	assert.equal(await file.changedOnDisk(), true);
-	await file.load();
-	assert.equal(await file.changedOnDisk(), false, "after loading their version we are in step");
-});
-
-test("changedOnDisk sees a same-size replacement through its modification time", async () => {
-	const port = await withOldDatabase();
-	const file = new DatabaseFile(port, DB);
-	await file.load();
-	port.replaceExternally(DB, bytes("OLD DATABASE"));
-	assert.equal(await file.changedOnDisk(), true);
-});
-
-test("changedOnDisk: a database that appeared after we found none is a change; a deleted one is not", async () => {
-	const port = new MemoryPort();
-	const file = new DatabaseFile(port, DB);
-	assert.equal(await file.load(), undefined);
-	assert.equal(await file.changedOnDisk(), false);
-	await port.mkdir(".obsidian/plugins/memory-agent");
-	port.replaceExternally(DB, bytes("synced in"));
-	assert.equal(await file.changedOnDisk(), true);
-	await port.remove(DB);
-	assert.equal(await file.changedOnDisk(), false);
-});
-
 test("moveAside renames to a timestamped name, never overwriting, keeping the bytes", async () => {
 	const port = await withOldDatabase();
 	const file = new DatabaseFile(port, DB);

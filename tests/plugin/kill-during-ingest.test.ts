@@ -10,11 +10,11 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { REPO_ROOT } from "../host/host";
+import { DEFAULT_DEVICE_ID, REPO_ROOT } from "../host/host";
 import { loadFacade } from "../support/facade";
 
 const CHILD = path.join(REPO_ROOT, "tests", "support", "ingest-child.ts");
-const DB = ".obsidian/plugins/memory-agent/memory.db";
+const DB = `.obsidian/plugins/memory-agent/memory-${DEFAULT_DEVICE_ID}.db`;
 const NOTES = 900;
 /** What the checkpoint rule allows to be lost, plus the jobs that finish while a write is under way. */
 const AT_RISK = 50 + 10;

@@ -53,6 +53,12 @@ function memoryAdapter() {
 			files.set(to, data);
 		},
 		mkdir: async (p: string) => void folders.add(p),
+		write: async (p: string, text: string) => void files.set(p, new TextEncoder().encode(text)),
+		append: async (p: string, text: string) => void files.set(p, new Uint8Array([...(files.get(p) ?? []), ...new TextEncoder().encode(text)])),
+		list: async (p: string) => ({
+			files: [...files.keys()].filter((file) => file.startsWith(`${p}/`) && !file.slice(p.length + 1).includes("/")),
+			folders: [...folders].filter((folder) => folder.startsWith(`${p}/`) && !folder.slice(p.length + 1).includes("/")),
+		}),
 	};
 }
 
@@ -174,9 +180,10 @@ test("the core starts in a realm without any Node built-in", { timeout: 60_000 }
 	assert.equal(statusEl.text, "Memory: 0/0 notes", `notices: ${JSON.stringify(notices)}`);
 
 	plugin.onunload();
-	const db = ".obsidian/plugins/memory-agent/memory.db";
-	while (!adapter.files.has(db) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-	const saved = adapter.files.get(db);
+	// This device's own database, named by the id the plugin made (local storage keeps nothing here).
+	const database = () => [...adapter.files.keys()].find((file) => /^\.obsidian\/plugins\/memory-agent\/memory-[0-9a-f]+\.db$/.test(file));
+	while (database() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+	const saved = adapter.files.get(database() ?? "");
 	assert.ok(saved, "unload wrote the database");
 	assert.equal(new TextDecoder().decode(saved.subarray(0, 15)), "SQLite format 3");
 	for (const handle of intervals) clearInterval(handle);

@@ -1,6 +1,7 @@
 // The built main.js in the headless host: lazy start, status bar, command, flush on unload, config folder.
 
 import assert from "node:assert/strict";
+import fs from "node:fs/promises";
 import { afterEach, test } from "node:test";
 import { type Host, startHost } from "../host/host";
 import { loadFacade } from "../support/facade";
@@ -21,7 +22,7 @@ test("onload returns before the core starts; the core starts after layout-ready"
 	await new Promise((resolve) => setTimeout(resolve, 200));
 	assert.equal(host.statusBarText(), "Memory: starting…", "nothing starts before the layout is ready");
 	assert.ok(
-		host.adapter.calls.every((call) => !call.args.some((arg) => arg.includes("memory.db"))),
+		host.adapter.calls.every((call) => !call.args.some((arg) => arg.endsWith(".db"))),
 		"the database is not touched during onload",
 	);
 
@@ -84,7 +85,7 @@ test("unload flushes a new database to disk, and the next load reads it back", a
 	await host.unloadPlugin();
 	const { facade } = await loadFacade();
 	assert.deepEqual(await inspectDatabase(host), { version: facade.supportedSchemaVersion(), memories: 0 });
-	assert.deepEqual(await filesIn(host, host.pluginDir), ["main.js", "memory.db"], "no temporary file left");
+	assert.deepEqual(await filesIn(host, host.pluginDir), ["main.js", `memory-${host.deviceId}.db`], "no temporary file left, and the heartbeat is removed");
 	assert.equal(host.statusBarText(), "", "the status bar item is removed");
 	assert.equal(host.commands.size, 0, "the command is removed");
 
@@ -132,34 +133,39 @@ test("the default database path follows the vault's config folder", async () => 
 	await host.runCommand("show-memory-status");
 	await host.settle();
 	const view = host.workspaceEl.querySelector(".memory-agent-status-view")?.textContent ?? "";
-	assert.ok(view.includes(".my-config/plugins/memory-agent/memory.db"), view);
+	assert.ok(view.includes(`.my-config/plugins/memory-agent/memory-${host.deviceId}.db`), view);
 	await host.unloadPlugin();
-	assert.ok(await readDatabase(host), "memory.db is in .my-config/plugins/memory-agent");
-	assert.equal(databasePath(host), ".my-config/plugins/memory-agent/memory.db");
+	assert.ok(await readDatabase(host), "this device's database is in .my-config/plugins/memory-agent");
+	assert.equal(databasePath(host), `.my-config/plugins/memory-agent/memory-${host.deviceId}.db`);
 });
 
-test("a database path from the settings is used", async () => {
+test("an older version's database at the settings' path is read once: its memories become this device's own file, and it is left as it was", async () => {
 	host = await startHost();
-	await writeDatabase(host, new Uint8Array()); // creates the plugin folder
+	const older = await databaseWithMemories(7);
+	await fs.mkdir(host.diskPath("Memory"), { recursive: true });
+	await fs.writeFile(host.diskPath("Memory/agent.db"), older);
+	await fs.mkdir(host.diskPath(host.pluginDir), { recursive: true });
 	await host.vault.adapter.write(`${host.pluginDir}/data.json`, JSON.stringify({ databasePath: "Memory/agent.db" }));
 	await host.loadPlugin();
 	await host.waitForCore();
+	assert.match(statusBarLabel(host), /7 memories/);
 	await host.unloadPlugin();
-	assert.ok((await filesIn(host, "Memory")).includes("agent.db"));
+	assert.equal((await inspectDatabase(host)).memories, 7, "saved as this device's own database");
+	assert.deepEqual(new Uint8Array(await fs.readFile(host.diskPath("Memory/agent.db"))), older, "the older file is left as it was");
 });
 
-test("the settings tab validates the path and saves a valid one", async () => {
+test("the settings tab checks the memory folder with the core's rule and saves a valid one", async () => {
 	host = await startHost();
 	await host.loadPlugin();
 	await host.waitForCore();
 	const tab = host.settingTabs[0];
 	assert.ok(tab, "a settings tab is registered");
 	tab.display();
-	// The tab has many groups now; this test looks only at the database file's row.
-	const row = [...tab.containerEl.querySelectorAll(".setting-item")].find((el) => el.querySelector(".setting-item-name")?.textContent === "Database file");
+	// The tab has many groups now; this test looks only at the memory folder's row.
+	const row = [...tab.containerEl.querySelectorAll(".setting-item")].find((el) => el.querySelector(".setting-item-name")?.textContent === "Memory folder");
 	const input = row?.querySelector("input");
-	assert.ok(row && input, "the tab has a database file field");
-	assert.equal(input.value, `${host.configDir}/plugins/memory-agent/memory.db`);
+	assert.ok(row && input, "the tab has a memory folder field");
+	assert.equal(input.value, "Memory Agent");
 	const type = async (value: string) => {
 		input.value = value;
 		input.dispatchEvent(new host!.dom.window.Event("input") as unknown as Event);
@@ -167,14 +173,12 @@ test("the settings tab validates the path and saves a valid one", async () => {
 	};
 	const error = () => row.querySelector(".memory-agent-setting-error")?.textContent ?? "";
 
-	await type("../outside.db");
+	await type("../outside");
 	assert.match(error(), /inside the vault/);
-	await type("notes.txt");
-	assert.match(error(), /\.db/);
 	assert.equal(await host.adapter.exists(`${host.pluginDir}/data.json`), false, "invalid values are not saved");
 
-	await type("Memory/agent.db");
+	await type("/Shared/Memory/");
 	assert.equal(error(), "");
 	const saved = JSON.parse(await host.adapter.read(`${host.pluginDir}/data.json`)) as unknown;
-	assert.deepEqual(saved, { databasePath: "Memory/agent.db" });
+	assert.deepEqual(saved, { memoryFolder: "Shared/Memory" });
 });

@@ -63,7 +63,7 @@ for (const apiVersion of VERSIONS) {
 			"Answer length (tokens)",
 			"Date order",
 			"Second pass",
-			"Database file",
+			"Memory folder",
 			"Rebuild memory from vault",
 			"Export memories as JSON",
 		]) {
@@ -103,7 +103,7 @@ const FIELD_CASES: FieldCase[] = [
 	{ name: "Batch size", invalid: [["500", /between 2 and 200/]], valid: "20", saved: ["consolidationBatchSize", 20] },
 	{ name: "Context budget (tokens)", invalid: [["999", /between 1,000 and 950,000/]], valid: "20000", saved: ["contextBudgetTokens", 20_000] },
 	{ name: "Answer length (tokens)", invalid: [["9000", /between 100 and 8,000/]], valid: "1000", saved: ["answerMaxTokens", 1_000] },
-	{ name: "Database file", checkedByCore: "databasePath", invalid: [["notes.txt", /\.db/], ["../x.db", /inside the vault/], ["/home/me/x.db", /relative/]], valid: " Memory/agent.db ", saved: ["databasePath", "Memory/agent.db"] },
+	{ name: "Memory folder", checkedByCore: "memoryFolder", invalid: [["Shared/../..", /inside the vault/], [" / ", /Choose a folder/]], valid: "/Shared/Memory/", saved: ["memoryFolder", "Shared/Memory"] },
 	{ name: "Conversation folder", checkedByCore: "conversationFolder", invalid: [["Chats/../..", /inside the vault/], [" / ", /Choose a folder/]], valid: "/Chats/", saved: ["conversationFolder", "Chats"] },
 ];
 

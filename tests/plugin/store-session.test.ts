@@ -1,4 +1,5 @@
-// The store session with the real core: new stores, corrupt and newer files, files changed on disk.
+// The store session with the real core: new stores, corrupt and newer files, the migration from
+// an older version's shared file.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -9,9 +10,12 @@ import { loadFacade } from "../support/facade";
 import { FakeTimers, drain } from "../support/fake-timers";
 import { MemoryPort } from "../support/memory-port";
 import { emptyDatabase, inProcessCore } from "../support/node-core";
+import { beforeDeviceLog } from "../support/plugin-fixtures";
 import { withMemories } from "../support/sqlite-fixtures";
 
-const DB = "config/plugins/memory-agent/memory.db";
+const DB = "config/plugins/memory-agent/memory-device-a.db";
+/** Where an older version kept the memory every device shared. */
+const LEGACY = "config/plugins/memory-agent/memory.db";
 const NOW = new Date(Date.UTC(2026, 10, 30, 7, 14, 0));
 
 async function setup(port = new MemoryPort()) {
@@ -31,10 +35,10 @@ async function setup(port = new MemoryPort()) {
 	return { port, timers, notices, statuses, unavailable, deps };
 }
 
-async function portWith(bytes: Uint8Array): Promise<MemoryPort> {
+async function portWith(bytes: Uint8Array, path = DB): Promise<MemoryPort> {
 	const port = new MemoryPort();
 	await port.mkdir("config/plugins/memory-agent");
-	await port.writeBinary(DB, bytes.slice().buffer);
+	await port.writeBinary(path, bytes.slice().buffer);
 	return port;
 }
 
@@ -95,84 +99,42 @@ test("a database from a newer Memory Agent is left untouched and the store is un
 	assert.deepEqual(port.files.get(DB)?.bytes, newer, "the bytes are unchanged");
 });
 
-test("another device's copy brought by a sync tool is merged with ours, and what we forgot stays forgotten", async () => {
+test("without a file of its own, the device opens the older version's shared file once and saves it as its own, leaving that file as it was", async () => {
 	const { SQL } = await loadFacade();
-	const ours = withMemories(SQL, await emptyDatabase(), 2);
-	const { port, notices, deps } = await setup(await portWith(ours));
-	const session = await StoreSession.open(deps);
-	// Not yet saved here: test-1 forgotten.
-	await deps.client.call("forgetMemory", "test-1");
-	// The other device still has test-1, and remembered test-2..4.
-	const theirs = withMemories(SQL, withMemories(SQL, await emptyDatabase(), 2), 3, 2);
-	port.replaceExternally(DB, theirs);
-
+	const shared = await beforeDeviceLog(withMemories(SQL, await emptyDatabase(), 3));
+	const port = await portWith(shared, LEGACY);
+	const { deps } = await setup(port);
+	const session = await StoreSession.open({ ...deps, legacyFile: new DatabaseFile(port, LEGACY) });
+	assert.equal((await deps.client.call("status")).memories, 3);
 	await session.flush();
-	const ids = async () => (await deps.client.call("getMemories", ["test-0", "test-1", "test-2", "test-3", "test-4"])).map((memory) => memory.id);
-	assert.deepEqual(await ids(), ["test-0", "test-2", "test-3", "test-4"], "both sides' work, without what was forgotten here");
-	assert.ok(notices.some((n) => /merged it with its own: 3 added/.test(n)), `notices: ${JSON.stringify(notices)}`);
-	// The merged memory is what the file holds now.
-	const saved = new SQL.Database(port.files.get(DB)!.bytes);
-	assert.deepEqual(saved.exec("SELECT id FROM memories ORDER BY id")[0]?.values.flat(), ["test-0", "test-2", "test-3", "test-4"]);
-	assert.deepEqual(saved.exec("SELECT id FROM tombstones ORDER BY id")[0]?.values.flat(), ["test-1", "test-1@planted.md"], "the forget travels with the file");
-	saved.close();
-
-	// The other device merges ours and its copy comes back, alike: it is merged, not saved
-	// again (the sync tool would carry the file back and forth for ever).
-	const alike = port.files.get(DB)!.bytes;
-	port.replaceExternally(DB, alike);
-	const replacedAt = port.files.get(DB)!.mtime;
-	await session.mergeIfChanged();
-	await session.flush();
-	assert.equal(port.files.get(DB)!.mtime, replacedAt, "an alike copy is not written back");
-	// A change of ours after it is saved as usual.
-	await deps.client.call("forgetMemory", "test-0");
-	session.requestSave();
-	await session.flush();
-	assert.notEqual(port.files.get(DB)!.mtime, replacedAt, "our own change is saved");
+	assert.ok(port.files.has(DB), "saved as this device's own file");
+	const own = new SQL.Database(port.files.get(DB)!.bytes);
+	assert.deepEqual(own.exec("SELECT count(*) FROM memories")[0]?.values.flat(), [3]);
+	own.close();
+	assert.deepEqual(port.files.get(LEGACY)?.bytes, shared, "the older file is left as it was");
+	// What it held goes to this device's log then (tests/plugin/two-devices.test.ts, with notes' records).
 	await session.close();
 });
 
-test("sync tools' conflict copies beside the file are merged, ours saved, then they go to the trash; a damaged one stays", async () => {
+test("a device with a file of its own never reads the older shared file again", async () => {
 	const { SQL } = await loadFacade();
-	const ours = withMemories(SQL, await emptyDatabase(), 2);
-	const port = await portWith(ours);
-	// Syncthing kept the other device's version (test-2, test-3) beside ours; a damaged copy too.
-	const folder = DB.slice(0, DB.lastIndexOf("/"));
-	port.replaceExternally(`${folder}/memory.sync-conflict-20261201-192231-ABCDEF7.db`, withMemories(SQL, withMemories(SQL, await emptyDatabase(), 2), 2, 2));
-	port.replaceExternally(`${folder}/memory 2.db`, new TextEncoder().encode("not a database at all, just bytes long enough to be read as a header".repeat(2)));
-	port.replaceExternally(`${folder}/notes.db`, withMemories(SQL, await emptyDatabase(), 1, 9));
+	const port = await portWith(withMemories(SQL, await emptyDatabase(), 1));
+	await port.writeBinary(LEGACY, withMemories(SQL, await emptyDatabase(), 5).slice().buffer);
+	const { deps } = await setup(port);
+	const session = await StoreSession.open({ ...deps, legacyFile: new DatabaseFile(port, LEGACY) });
+	assert.equal((await deps.client.call("status")).memories, 1);
+	await session.close();
+});
+
+test("a damaged older shared file is left as it is, and the device starts a new memory", async () => {
+	const damaged = new TextEncoder().encode("not a database at all, just bytes long enough to be read as a header".repeat(2));
+	const port = await portWith(damaged, LEGACY);
 	const { notices, deps } = await setup(port);
-	const session = await StoreSession.open(deps);
-	await session.mergeConflictCopies();
-
-	const saved = new SQL.Database(port.files.get(DB)!.bytes);
-	assert.deepEqual(saved.exec("SELECT id FROM memories ORDER BY id")[0]?.values.flat(), ["test-0", "test-1", "test-2", "test-3"], "ours, with the copy's work, is on disk");
-	saved.close();
-	assert.deepEqual(port.trashed, [`${folder}/memory.sync-conflict-20261201-192231-ABCDEF7.db`], "the merged copy went to the trash, nothing else");
-	assert.ok(port.files.has(`${folder}/memory 2.db`), "the damaged copy is left as it is");
-	assert.ok(port.files.has(`${folder}/notes.db`), "a file that is no copy of ours is not touched");
-	assert.ok(notices.some((n) => /merged memory\.sync-conflict-.*2 added.*moved it to the trash/.test(n)), JSON.stringify(notices));
-	assert.equal(notices.filter((n) => /found memory 2\.db.*could not merge it/.test(n)).length, 1, JSON.stringify(notices));
-	assert.equal((await deps.client.call("status")).shared, true, "the memory is shared from now on");
+	const session = await StoreSession.open({ ...deps, legacyFile: new DatabaseFile(port, LEGACY) });
+	assert.equal((await deps.client.call("status")).memories, 0);
+	assert.deepEqual(port.files.get(LEGACY)?.bytes, damaged, "the older file is not moved or changed");
+	assert.ok(notices.some((n) => /older version.*left as it is/.test(n)), JSON.stringify(notices));
 	await session.close();
-});
-
-test("a copy from a newer Memory Agent on another device is loaded, not merged or overwritten", async () => {
-	const { SQL } = await loadFacade();
-	const { port, unavailable, deps } = await setup();
-	const session = await StoreSession.open(deps);
-	const newer = new SQL.Database(withMemories(SQL, await emptyDatabase(), 1));
-	newer.run("PRAGMA user_version = 999");
-	const synced = newer.export();
-	newer.close();
-	await port.mkdir("config/plugins/memory-agent");
-	port.replaceExternally(DB, synced);
-	await session.flush().catch(() => undefined);
-	assert.deepEqual(port.files.get(DB)?.bytes, synced, "the newer file was not overwritten");
-	assert.equal(unavailable.length, 1, "the store is unavailable until Memory Agent is updated");
-	assert.match(unavailable[0] ?? "", /newer version/);
-	await session.close().catch(() => undefined);
-	assert.deepEqual(port.files.get(DB)?.bytes, synced, "closing does not overwrite it either");
 });
 
 test("a failed write is shown and retried by the next flush", async () => {

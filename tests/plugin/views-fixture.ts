@@ -66,7 +66,8 @@ export async function startUiHost({
 	settings = {},
 	mobile = false,
 	vaultDir,
-}: { notes?: Record<string, string>; settings?: Record<string, unknown>; mobile?: boolean; vaultDir?: string } = {}): Promise<UiHost> {
+	deviceId,
+}: { notes?: Record<string, string>; settings?: Record<string, unknown>; mobile?: boolean; vaultDir?: string; deviceId?: string } = {}): Promise<UiHost> {
 	const fake = await startFakeBedrock();
 	fake.respond = memoryModel({
 		memories: PLANNED,
@@ -74,7 +75,7 @@ export async function startUiHost({
 		connects: ["Sintra", "Flying to Lisbon"],
 		plans: { Portugal: ["flight", "lisbon", "plane"] },
 	});
-	const host = await startHost({ mobile, vaultDir });
+	const host = await startHost({ mobile, vaultDir, deviceId });
 	for (const [notePath, text] of Object.entries(notes)) {
 		await fs.mkdir(path.dirname(host.diskPath(notePath)), { recursive: true });
 		await fs.writeFile(host.diskPath(notePath), text);

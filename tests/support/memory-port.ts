@@ -3,7 +3,7 @@
 import type { ListedFiles, Stat } from "obsidian";
 import type { DatabaseFilePort } from "../../plugin/storage/database-file";
 
-export type PortOp = "exists" | "stat" | "readBinary" | "writeBinary" | "remove" | "rename" | "mkdir" | "list" | "trash";
+export type PortOp = "exists" | "stat" | "readBinary" | "writeBinary" | "write" | "append" | "remove" | "rename" | "mkdir" | "list" | "trash";
 
 /** Thrown by an injected fault, standing in for a crash or an I/O error at that step. */
 export class InjectedFault extends Error {}
@@ -77,6 +77,27 @@ export class MemoryPort implements DatabaseFilePort {
 		this.files.set(path, { bytes: partial ? bytes.slice(0, bytes.length >> 1) : bytes.slice(), mtime: ++this.clock });
 		if (partial) this.trip("writeBinary", path);
 		this.checkAfter("writeBinary", path);
+	}
+
+	/** Writes text (a new log file's first lines, a heartbeat). */
+	async write(path: string, data: string): Promise<void> {
+		this.check("write", path);
+		const parent = path.slice(0, path.lastIndexOf("/"));
+		if (parent && !this.folders.has(parent)) throw new Error(`ENOENT parent of ${path}`);
+		this.files.set(path, { bytes: new TextEncoder().encode(data), mtime: ++this.clock });
+	}
+
+	/** Adds text at the end of a file, creating it. */
+	async append(path: string, data: string): Promise<void> {
+		this.check("append", path);
+		const parent = path.slice(0, path.lastIndexOf("/"));
+		if (parent && !this.folders.has(parent)) throw new Error(`ENOENT parent of ${path}`);
+		const before = this.files.get(path)?.bytes ?? new Uint8Array();
+		const added = new TextEncoder().encode(data);
+		const bytes = new Uint8Array(before.length + added.length);
+		bytes.set(before);
+		bytes.set(added, before.length);
+		this.files.set(path, { bytes, mtime: ++this.clock });
 	}
 
 	async remove(path: string): Promise<void> {

@@ -7,7 +7,13 @@ import { loadFacade } from "./facade";
 import { emptyDatabase } from "./node-core";
 import { userVersion, withMemories } from "./sqlite-fixtures";
 
+/** This device's own database (`memory-<device>.db`). */
 export function databasePath(host: Host): string {
+	return `${host.pluginDir}/memory-${host.deviceId}.db`;
+}
+
+/** Where an older version kept the memory every device shared (read once to migrate). */
+export function legacyDatabasePath(host: Host): string {
 	return `${host.pluginDir}/memory.db`;
 }
 
@@ -16,6 +22,22 @@ export async function writeDatabase(host: Host, bytes: Uint8Array): Promise<void
 	const file = host.diskPath(databasePath(host));
 	await fs.mkdir(path.dirname(file), { recursive: true });
 	await fs.writeFile(file, bytes);
+}
+
+/**
+ * `bytes` (a database of this version) as schema version 10 left it, before the per-device log:
+ * without the log's tables. Opening it runs the schema-11 migration, which queues everything it
+ * holds for the device's log — the upgrade from an older version's shared `memory.db`.
+ */
+export async function beforeDeviceLog(bytes: Uint8Array): Promise<Uint8Array> {
+	const { SQL } = await loadFacade();
+	const db = new SQL.Database(bytes);
+	try {
+		db.run("DROP TABLE log_outbox; DROP TABLE log_cursors; DROP TABLE log_waiting_insights; PRAGMA user_version = 10;");
+		return db.export();
+	} finally {
+		db.close();
+	}
 }
 
 /** A Memory Agent database holding `count` memories. */
