@@ -23,6 +23,7 @@ export type {
 	InsightPage,
 	Integrity,
 	Job,
+	LogCompaction,
 	LogCursor,
 	Memory,
 	ModelChoice,

@@ -12,7 +12,7 @@ import type { LogCursor, ReplayReport } from "../core/memory-core-api";
 import type { TimerPort } from "./save-scheduler";
 
 /** The part of Obsidian's DataAdapter the log needs. */
-export type DeviceLogPort = Pick<DataAdapter, "exists" | "list" | "stat" | "mkdir" | "append" | "write" | "readBinary">;
+export type DeviceLogPort = Pick<DataAdapter, "exists" | "list" | "stat" | "mkdir" | "append" | "write" | "readBinary" | "remove">;
 
 export interface DeviceLogDeps {
 	client: Pick<CoreClient, "call">;
@@ -72,6 +72,8 @@ export class DeviceLog {
 	/** Files whose unreadable lines were told (once each). */
 	private readonly told = new Set<string>();
 	private stopped = false;
+	/** Own log files whose end was looked at this session (an append cut by a crash is closed first). */
+	private readonly tailChecked = new Set<string>();
 
 	constructor(private readonly deps: DeviceLogDeps) {}
 
@@ -160,13 +162,41 @@ export class DeviceLog {
 			const name = await client.call("logFileFor", files, new TextEncoder().encode(piece).length);
 			const path = `${folder}/${name}`;
 			// Never rewritten: a new file is created by its first append.
-			if (await adapter.exists(path)) await adapter.append(path, piece);
+			if (await adapter.exists(path)) await adapter.append(path, (await this.cutShort(path)) ? `\n${piece}` : piece);
 			else await adapter.write(path, piece);
+			this.tailChecked.add(path);
 			const size = (await adapter.stat(path))?.size ?? 0;
 			last = [name, size];
 			files = [...files.filter(([known]) => known !== name), last];
 		}
 		if (last !== undefined) await client.call("logAppended", outgoing.upto, last[0], last[1]);
+		await this.compact(folder, files);
+	}
+
+	/**
+	 * Whether this device's file ends inside a line: an append a crash cut short. Looked at once
+	 * a session, before the first append; the next append then starts on a line of its own (the
+	 * cut line is never acknowledged, so its entries are written again).
+	 */
+	private async cutShort(path: string): Promise<boolean> {
+		if (this.tailChecked.has(path)) return false;
+		const bytes = new Uint8Array(await this.deps.adapter.readBinary(path));
+		return bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a;
+	}
+
+	/** When the core finds this device's own log worth compacting: the snapshot's files first, then the older files go. */
+	private async compact(folder: string, files: Array<[string, number]>): Promise<void> {
+		const compaction = await this.deps.client.call("logCompaction", files);
+		if (compaction === null) return;
+		let last: [string, number] | undefined;
+		for (const [name, text] of compaction.files) {
+			const path = `${folder}/${name}`;
+			await this.deps.adapter.write(path, text);
+			this.tailChecked.add(path);
+			last = [name, (await this.deps.adapter.stat(path))?.size ?? 0];
+		}
+		if (last !== undefined) await this.deps.client.call("logAppended", compaction.upto, last[0], last[1]);
+		for (const name of compaction.retire) await this.deps.adapter.remove(`${folder}/${name}`);
 	}
 
 	/** A device folder's log files proper (conflict copies are read, never appended to), with their sizes. */

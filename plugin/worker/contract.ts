@@ -103,6 +103,7 @@ export const CORE_CONTRACT = {
 	logAppended: { changes: true, store: false, call: ({ core }, ...args) => core.logAppended(...args) },
 	logCursors: { changes: false, store: false, call: ({ core }, ...args) => core.logCursors(...args) },
 	replayLog: { changes: true, store: false, call: ({ core }, ...args) => core.replayLog(...args) },
+	logCompaction: { changes: true, store: false, call: ({ core }, ...args) => core.logCompaction(...args) },
 
 	status: { changes: false, store: true, call: ({ core }, ...args) => core.status(...args) },
 	browseMemories: { changes: false, store: true, call: ({ core }, ...args) => core.browseMemories(...args) },

@@ -95,10 +95,13 @@ impl Session {
         let engine = Engine::new(store, id_seed(device, now), now).map_err(|error| error.to_string())?;
         let ignore_filters = vault.ignore_filters();
         engine.set_host_rule(regex_filter_rule(&ignore_filters));
-        engine.set_settings(data.engine_settings(vault.config_dir(), ignore_filters));
-        // The engine consolidates once at its start when memories wait: right for the plugin,
-        // which starts once a day or so, but each command is a start of its own, and would pay
-        // for a consolidation every time. Its threshold and daily triggers still hold.
+        // The command makes no insights: each run is a start of its own and would pay for a
+        // consolidation every time, and Obsidian (which runs long enough to need them) would make
+        // the same ones again from the same memories. Insights reach it through Obsidian's log.
+        let mut settings = data.engine_settings(vault.config_dir(), ignore_filters);
+        settings.consolidation_threshold = u64::MAX;
+        settings.daily_consolidation = false;
+        engine.set_settings(settings);
         engine.consolidation_due(now).map_err(|error| error.to_string())?;
         let session = Session {
             engine,

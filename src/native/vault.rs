@@ -172,6 +172,11 @@ impl VaultDir {
         let path = self.file(vault_path)?;
         let temporary = path.with_extension("db.tmp");
         let cannot = |error: std::io::Error| format!("Cannot write {}: {error}", path.display());
+        // A vault whose Obsidian never ran the plugin (or a computer without Obsidian) has no
+        // plugin folder yet.
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(cannot)?;
+        }
         {
             let mut file = std::fs::File::create(&temporary).map_err(cannot)?;
             std::io::Write::write_all(&mut file, bytes).map_err(cannot)?;

@@ -413,6 +413,9 @@ pub const COMPACT_AFTER_BYTES: u64 = 4 * LOG_FILE_LIMIT;
 /// …and more than this many times what a snapshot of its live entries would.
 pub const COMPACT_RATIO: u64 = 2;
 
+/// The `meta` key of the size the last snapshot of this device's live entries measured.
+const SNAPSHOT_BYTES_KEY: &str = "log_snapshot_bytes";
+
 /// A compaction of a device's own log: new files holding its live entries, written first,
 /// then the older files retired (deleted by the host). A crash between the two leaves both,
 /// which replays the same; nothing of another device's is touched.
@@ -564,11 +567,15 @@ impl<D: SqlDriver> Store<D> {
         let numbered: Vec<(u32, &str, u64)> =
             own_files.iter().filter_map(|(name, size)| Some((log_file_number(name)?, name.as_str(), *size))).collect();
         let bytes_before: u64 = numbered.iter().map(|(_, _, size)| size).sum();
-        if bytes_before <= after_bytes {
+        // A snapshot is built only when the log has grown past what the last one measured
+        // would make worth it: asking after every append costs nothing until then.
+        let measured: u64 = self.get_meta(SNAPSHOT_BYTES_KEY)?.and_then(|bytes| bytes.parse().ok()).unwrap_or(0);
+        if bytes_before <= after_bytes || bytes_before <= measured.saturating_mul(COMPACT_RATIO) {
             return Ok(None);
         }
         let snapshot = self.log_snapshot(now)?;
         let bytes_after = snapshot.text.len() as u64;
+        self.set_meta(SNAPSHOT_BYTES_KEY, &bytes_after.to_string())?;
         if bytes_after.saturating_mul(COMPACT_RATIO) >= bytes_before {
             return Ok(None);
         }

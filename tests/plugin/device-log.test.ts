@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CoreClient } from "../../plugin/core/core-client";
-import type { LogCursor, ReplayReport } from "../../plugin/core/memory-core-api";
+import type { LogCompaction, LogCursor, ReplayReport } from "../../plugin/core/memory-core-api";
 import { DeviceLog, splitLines } from "../../plugin/storage/device-log";
 import { FakeTimers, drain } from "../support/fake-timers";
 import { MemoryPort } from "../support/memory-port";
@@ -20,6 +20,7 @@ interface Scripted {
 	outgoing?: { text: string; entries: number; upto: number };
 	cursors?: LogCursor[];
 	replay?: (device: string, file: string, offset: number, bytes: Uint8Array) => ReplayReport;
+	compaction?: LogCompaction;
 }
 
 const merged = { notesAdopted: 0, memoriesAdded: 0, memoriesRemoved: 0, insightsAdded: 0, insightsRemoved: 0, theirsBehind: false };
@@ -38,6 +39,8 @@ async function scriptedClient(script: Scripted) {
 					return undefined;
 				case "logCursors":
 					return script.cursors ?? [];
+				case "logCompaction":
+					return script.compaction ?? null;
 				case "replayLog": {
 					const [device, file, offset, bytes] = args as [string, string, number, Uint8Array];
 					return script.replay?.(device, file, offset, bytes) ?? { offset: offset + bytes.length, entries: 1, unreadable: 0, newer: false, merged };
@@ -163,5 +166,40 @@ test("another device's changed file is read after its quiet time, once for many 
 	assert.equal(calls, 2, "read at once before paid work");
 	assert.equal(notices.filter((notice) => /could not read a line of Memory Agent\/device-b\/000001\.jsonl/.test(notice)).length, 1, JSON.stringify(notices));
 	log.stop();
+	script.close();
+});
+
+test("an append a crash cut short is closed before the next one, which starts on a line of its own", async () => {
+	const script = await scriptedClient({ outgoing: { text: '{"v":1,"at":2,"op":"removed","tombstone":"m-2"}\n', entries: 1, upto: 7 } });
+	const port = new MemoryPort();
+	const path = `${FOLDER}/device-a/000001.jsonl`;
+	await port.mkdir(`${FOLDER}/device-a`);
+	await port.write(path, '{"v":1,"at":1,"op":"removed","tombstone":"m-1"}\n{"v":1,"at":1,"op":"rem');
+	await deviceLog(port, script.client).write();
+	const lines = (port.text(path) ?? "").split("\n");
+	assert.equal(lines[1], '{"v":1,"at":1,"op":"rem', "the cut line stays as it was (the core skips it as unreadable)");
+	assert.equal(lines[2], '{"v":1,"at":2,"op":"removed","tombstone":"m-2"}', "the new entry is a whole line of its own");
+	script.close();
+});
+
+test("a compaction the core asks for writes the snapshot's files, acknowledges the last, and only then removes this device's older files", async () => {
+	const snapshot = '{"v":1,"at":9,"op":"removed","tombstone":"m-1"}\n';
+	const script = await scriptedClient({
+		outgoing: { text: '{"v":1,"at":8,"op":"removed","tombstone":"m-1"}\n', entries: 1, upto: 3 },
+		compaction: { files: [["000003.jsonl", snapshot]], retire: ["000001.jsonl", "000002.jsonl"], upto: 3, bytesBefore: 5_000_000, bytesAfter: snapshot.length },
+	});
+	const port = new MemoryPort();
+	await port.mkdir(`${FOLDER}/device-a`);
+	await port.mkdir(`${FOLDER}/device-b`);
+	await port.write(`${FOLDER}/device-a/000001.jsonl`, "old\n");
+	await port.write(`${FOLDER}/device-a/000002.jsonl`, "old\n");
+	await port.write(`${FOLDER}/device-b/000001.jsonl`, "theirs\n");
+	await deviceLog(port, script.client).write();
+	assert.equal(port.text(`${FOLDER}/device-a/000003.jsonl`), snapshot);
+	assert.ok(!port.files.has(`${FOLDER}/device-a/000001.jsonl`) && !port.files.has(`${FOLDER}/device-a/000002.jsonl`), "its older files are retired");
+	assert.equal(port.text(`${FOLDER}/device-b/000001.jsonl`), "theirs\n", "another device's files are never touched");
+	const order = script.calls.map(([method]) => method).filter((method) => method === "logAppended" || method === "logCompaction");
+	assert.deepEqual(order, ["logAppended", "logCompaction", "logAppended"]);
+	assert.deepEqual(script.calls.filter(([method]) => method === "logAppended").at(-1), ["logAppended", [3, "000003.jsonl", snapshot.length]]);
 	script.close();
 });

@@ -8,14 +8,17 @@
 // memories; a forget, a rename and a remembered note travel; what one device paid for costs
 // the other no model call. Also: a log file delivered cut in the middle of a line, then whole;
 // a sync tool's conflict copy (`000001 2.jsonl`); the migration from an older version's shared
-// `memory.db`.
+// `memory.db`; and the `memory-agent` command as a device of its own (remember, recall, index).
 
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, test } from "node:test";
 import type { TFile } from "obsidian";
+import { TEST_CREDENTIALS } from "../fake-bedrock/index";
 import type { Host } from "../host/host";
 import { beforeDeviceLog, databasePath, legacyDatabasePath } from "../support/plugin-fixtures";
 import { allMemories, memoriesOf, storeOf, waitForIdle } from "../support/vault-host";
@@ -260,10 +263,91 @@ test("two devices share the memory through their logs: each writes only its own,
 	}
 	assert.deepEqual(await logFilesOf(a, a), ["000001.jsonl"]);
 	assert.deepEqual(await logFilesOf(b, b), ["000001.jsonl"]);
-	// TODO(lead): the `memory-agent` command as a third device here — `index` on a copy of this
-	// vault (refused while a heartbeat is fresh, `--force` otherwise), its log synced with this
-	// function, and A and B paying nothing for what it remembered (and it nothing for theirs).
 });
+
+/** The `memory-agent` command, built by `npm test` before this suite (`cargo build --features cli`). */
+const COMMAND = path.resolve(import.meta.dirname, "..", "..", "target", "debug", "memory-agent");
+
+/** Runs the command on `vault` as the device `terminal`, with the test's keys and `fake` as its Bedrock endpoint. */
+function runCommand(args: string[], vault: string, home: string, endpoint: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(COMMAND, [...args, "--vault", vault], {
+			env: {
+				PATH: process.env.PATH,
+				HOME: home,
+				TZ: "UTC",
+				MEMORY_AGENT_DEVICE: "terminal",
+				AWS_EC2_METADATA_DISABLED: "true",
+				AWS_CONFIG_FILE: path.join(home, "aws-config"),
+				AWS_SHARED_CREDENTIALS_FILE: path.join(home, "aws-credentials"),
+				AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
+				AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
+				AWS_REGION: "us-east-1",
+				AWS_ENDPOINT_URL_BEDROCK_RUNTIME: endpoint,
+			},
+		});
+		let stdout = "";
+		let stderr = "";
+		child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+		child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+		child.on("error", reject);
+		child.on("close", (code) => resolve({ code, stdout, stderr }));
+		child.stdin.end();
+	});
+}
+
+/** Copies every file a sync tool carries from one vault folder to another. */
+async function copySynced(from: string, to: string): Promise<void> {
+	for (const [vaultPath, bytes] of await syncedFiles(from)) {
+		await fs.mkdir(path.dirname(path.join(to, vaultPath)), { recursive: true });
+		await fs.writeFile(path.join(to, vaultPath), bytes);
+	}
+}
+
+test(
+	"the command is a device: it remembers while no Obsidian runs, recall finds it at once, and an Obsidian started later has it with no model call",
+	{ timeout: 240_000, skip: existsSync(COMMAND) ? false : `${COMMAND} is not built` },
+	async () => {
+		const a = await startDevice("A", "device-a", await vaultFolder("device-a"));
+		await quiet(a);
+		await runtimeOf(a).flush();
+		await hostOf(a).unloadPlugin();
+		const endpoint = a.ui.fake.url;
+		const calls = () => a.ui.fake.requests.length;
+
+		// A computer without Obsidian, with a synced copy of the vault (notes and A's log).
+		const terminal = await vaultFolder("terminal");
+		const home = await vaultFolder("terminal-home");
+		await copySynced(a.dir, terminal);
+		// A sync tool carries the config folder too (each device's database and heartbeat are its own).
+		await fs.mkdir(path.join(terminal, ".obsidian"), { recursive: true });
+		await fs.writeFile(path.join(terminal, "Notes", "Terminal.md"), "# Terminal\n\nThe quarry road closes for repairs on 3 March, said the terminal.\n");
+		const before = calls();
+		const remembered = await runCommand(["remember", "Ines moved the harbour survey to Thursday.", "--json"], terminal, home, endpoint);
+		assert.equal(remembered.code, 0, remembered.stderr);
+		assert.equal(calls(), before + 1, "remember: one model call (the command makes no insights)");
+		const typedId = (JSON.parse(remembered.stdout) as { memories: Array<{ id: string }> }).memories[0]!.id;
+		const recalled = await runCommand(["recall", "When is the harbour survey?", "--json"], terminal, home, endpoint);
+		assert.equal(recalled.code, 0, recalled.stderr);
+		assert.ok((JSON.parse(recalled.stdout) as { memories: Array<{ id: string }> }).memories.some((memory) => memory.id === typedId), recalled.stdout);
+		const indexed = await runCommand(["index", "--yes"], terminal, home, endpoint);
+		assert.equal(indexed.code, 0, indexed.stderr);
+		assert.equal(calls(), before + 2, "index paid only for the note A had not remembered (A's notes came from A's log)");
+		const logs = await fs.readdir(path.join(terminal, MEMORY_FOLDER));
+		assert.deepEqual(logs.sort(), ["device-a", "terminal"], "the command wrote only its own log folder");
+
+		// An Obsidian started later on a synced copy of the terminal's vault has it all, paying nothing.
+		const later = await vaultFolder("device-b");
+		await copySynced(terminal, later);
+		const b = await startDevice("B", "device-b", later, {});
+		await quiet(b);
+		assert.equal(paidCalls(b), 0, "B paid nothing for what A and the command remembered");
+		const keys = await memoryKeys(b);
+		assert.ok(keys.some((key) => key.startsWith(`${typedId} `)), "B has the command's typed memory");
+		assert.ok((await memoriesOf(hostOf(b), "Notes/Terminal.md")).length > 0, "and its memory of the note it indexed");
+		assert.ok((await memoriesOf(hostOf(b), "Notes/Note 0.md")).length > 0, "and A's");
+	},
+);
 
 test("a log file delivered cut in the middle of a line is read up to its last whole line, then the rest once it is whole", { timeout: 240_000 }, async () => {
 	const { a, b, sync } = await twoDevices();

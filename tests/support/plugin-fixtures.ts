@@ -33,7 +33,7 @@ export async function beforeDeviceLog(bytes: Uint8Array): Promise<Uint8Array> {
 	const { SQL } = await loadFacade();
 	const db = new SQL.Database(bytes);
 	try {
-		db.run("DROP TABLE log_outbox; DROP TABLE log_cursors; DROP TABLE log_waiting_insights; PRAGMA user_version = 10;");
+		db.run("DROP TABLE log_outbox; DROP TABLE log_cursors; DROP TABLE log_written; DROP TABLE log_waiting_insights; ALTER TABLE sources DROP COLUMN here; PRAGMA user_version = 10;");
 		return db.export();
 	} finally {
 		db.close();
