@@ -1,9 +1,19 @@
 //! The per-device log (`store/log.rs`): what one device appends, another replays into its own
 //! database, in any order and any number of times, and both end alike.
 
-use memory_agent::domain::{Memory, MemoryId, Position, Source, SourceKind};
+mod support;
+
+use std::rc::Rc;
+
+use memory_agent::calendar::CalendarDate;
+use memory_agent::domain::{Consolidation, ConsolidationId, Memory, MemoryId, Millis, Position, Source, SourceKind};
+use memory_agent::engine::Engine;
+use memory_agent::llm::{Clock, RetryPolicy};
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::{log_file_for, log_file_name, log_file_number, Store, LOG_FILE_LIMIT};
+use support::scripted_transport::Scripted;
+use support::test_host::TestHost;
+use support::virtual_time::run;
 
 type Db = Store<RusqliteDriver>;
 
@@ -185,4 +195,138 @@ fn log_files_are_sealed_before_the_limit() {
     assert_eq!(log_file_number("000007.jsonl"), Some(7));
     assert_eq!(log_file_number("000007 2.jsonl"), None, "a conflict copy is no file of ours");
     assert_eq!(log_file_number("notes.md"), None);
+}
+
+/// 2026-11-30T08:00:00Z
+const NOW: Millis = 1_796_025_600_000;
+const HOUR: Millis = 3_600_000;
+
+fn insight(id: &str, memories: &[&str]) -> Consolidation {
+    Consolidation {
+        id: ConsolidationId(id.into()),
+        memory_ids: memories.iter().map(|id| MemoryId((*id).into())).collect(),
+        insight: "These belong together.".into(),
+        connections: Vec::new(),
+        created_at: 10,
+    }
+}
+
+fn insights(store: &Db) -> Vec<String> {
+    store.list_consolidations(0, 0).unwrap().into_iter().map(|insight| insight.id.0).collect()
+}
+
+/// An engine over `store`, connected (one attempt per call), that waits an hour for other devices.
+fn engine_of(store: Db, host: &TestHost) -> Rc<Engine<RusqliteDriver>> {
+    let engine = Engine::new(store, 42, host.clock.now()).unwrap();
+    let retry = RetryPolicy { max_attempts: 1, base_delay_ms: 100, max_delay_ms: 1_000 };
+    engine.configure_connection(Some(support::connection::test_connection(retry)), 7).unwrap();
+    let mut settings = engine.settings();
+    settings.other_device_wait_ms = HOUR as u64;
+    engine.set_settings(settings);
+    Rc::new(engine)
+}
+
+fn work(host: &TestHost, engine: &Rc<Engine<RusqliteDriver>>) {
+    let (host, engine, clock) = (host.clone(), engine.clone(), host.clock.clone());
+    run(&clock, async move { engine.run_due_work(&host).await.map(drop).unwrap() });
+}
+
+// Found by the simulation (tests/simulation.rs).
+
+#[test]
+fn a_note_with_a_forgotten_chunk_still_writes_its_entry() {
+    let (laptop, phone) = (device("laptop"), device("phone"));
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A), ("m-2", HASH_B)]);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    replay(&phone, "laptop", &log);
+    laptop.forget_memory(&MemoryId("m-1".into())).unwrap();
+    // The forgotten chunk joined the note's quiet chunks as bytes, and the note's next entry
+    // (here a rename's) reads them.
+    laptop.rename_source("a.md", "b.md", 150).unwrap();
+    append(&laptop, &mut log);
+    replay(&phone, "laptop", &log);
+    assert_eq!(ids(&phone), ["m-2"]);
+    assert!(phone.quiet_chunks("b.md").unwrap().contains(HASH_A), "the forgotten chunk is not asked about again");
+    // The phone quieted the chunk as it replayed the forget: its own entries build too.
+    phone.log_everything().unwrap();
+    assert!(phone.outgoing_log(2_000).unwrap().entries > 0);
+}
+
+#[test]
+fn an_insight_keeps_a_memory_that_moved_with_a_rename_whatever_the_reads() {
+    let laptop = device("laptop");
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A)]);
+    remember_note(&laptop, "b.md", 100, &[("m-2", HASH_B)]);
+    let pair = [MemoryId("m-1".into()), MemoryId("m-2".into())];
+    assert_eq!(laptop.save_consolidation_batch(&pair, &[insight("c-1", &["m-1", "m-2"])]).unwrap(), 1);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    laptop.rename_source("a.md", "c.md", 150).unwrap();
+    let before = log.len();
+    append(&laptop, &mut log);
+    // A rename travels as the old record's removal, then the note at its new path.
+    let first_line = before + log[before..].iter().position(|byte| *byte == b'\n').unwrap() + 1;
+    assert!(String::from_utf8_lossy(&log[before..first_line]).contains("\"op\":\"removed\""));
+    let (in_two_reads, in_one_read) = (device("phone"), device("tablet"));
+    replay(&in_two_reads, "laptop", &log[..before]);
+    in_two_reads.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line]).unwrap();
+    in_two_reads.replay_log("laptop", "000001.jsonl", first_line as u64, &log[first_line..]).unwrap();
+    replay(&in_one_read, "laptop", &log[..before]);
+    in_one_read.replay_log("laptop", "000001.jsonl", before as u64, &log[before..]).unwrap();
+    assert_eq!(insights(&laptop), ["c-1"]);
+    for other in [&in_two_reads, &in_one_read] {
+        assert_eq!(ids(other), ["m-1", "m-2"]);
+        assert_eq!(insights(other), ["c-1"], "the insight waited for its memory's new path");
+    }
+    // A delete, though, takes the insight everywhere: its device removed it, for good.
+    laptop.remove_source("c.md").unwrap();
+    let before = log.len();
+    append(&laptop, &mut log);
+    in_two_reads.replay_log("laptop", "000001.jsonl", before as u64, &log[before..]).unwrap();
+    assert_eq!(ids(&in_two_reads), ["m-2"]);
+    assert!(insights(&in_two_reads).is_empty());
+}
+
+#[test]
+fn a_note_whose_memory_came_before_its_file_is_not_removed_while_the_file_is_on_its_way() {
+    let laptop = device("laptop");
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A)]);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    let host = TestHost::new(NOW);
+    let phone = engine_of(device("phone"), &host);
+    phone.replay_log("laptop", "000001.jsonl", 0, &log, NOW).unwrap();
+    // The phone's reconciliation (or the work the replay queued) finds no a.md in its vault
+    // yet: removing it would remove it from every device.
+    phone.remove_notes(&["a.md".into()]).unwrap();
+    work(&host, &phone);
+    assert_eq!(ids(phone.store()), ["m-1"]);
+    assert_eq!(phone.outgoing_log(NOW).unwrap().entries, 0, "no removal to write");
+    // When the wait for the other device is over and the file never came, the note is gone.
+    host.clock.advance_by(HOUR + 1);
+    work(&host, &phone);
+    assert!(ids(phone.store()).is_empty());
+    assert!(host.bedrock.requests().is_empty());
+}
+
+#[test]
+fn an_answer_billed_then_refused_is_counted_in_the_usage_that_travels() {
+    let host = TestHost::new(NOW);
+    let laptop = engine_of(device("laptop"), &host);
+    host.write("a.md", "Alice approved the budget.\n");
+    // The model answers without calling the tool it was asked to: billed all the same.
+    host.bedrock.always(Scripted::text("I would rather not."));
+    laptop.enqueue_note("a.md", NOW).unwrap();
+    work(&host, &laptop);
+    let sent = host.bedrock.requests().len() as u64;
+    assert!(sent >= 1);
+    let today = CalendarDate::at(NOW, 0);
+    let calls = |store: &Db| store.usage_between(today, today).unwrap().iter().map(|usage| usage.calls).sum::<u64>();
+    assert_eq!(calls(laptop.store()), sent);
+    let phone = device("phone");
+    let mut log = Vec::new();
+    append(laptop.store(), &mut log);
+    replay(&phone, "laptop", &log);
+    assert_eq!(calls(&phone), sent);
 }

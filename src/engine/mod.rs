@@ -464,11 +464,18 @@ impl<D: SqlDriver> Engine<D> {
         })
     }
 
-    /// Several notes were deleted (or left the scope): what went, together.
+    /// Several notes were found gone (a reconciliation) or left the scope: what went,
+    /// together. A note whose work waits for another device is left to that work: its record
+    /// came with that device's log, and its file may still be on its way here (removing it
+    /// would remove it on every device); the work removes it if the file has not come by the
+    /// end of the wait.
     pub fn remove_notes(&self, paths: &[String]) -> Result<Removal, StoreError> {
         self.store.transaction(|store| {
             let mut total = Removal::default();
             for path in paths {
+                if Self::queued_pay_after(store, path)?.is_some() {
+                    continue;
+                }
                 self.fences.deleted(path);
                 self.keep_removed(path)?;
                 store.drop_jobs(&note_key(path))?;

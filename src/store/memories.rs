@@ -223,7 +223,8 @@ impl<D: SqlDriver> Store<D> {
     /// note's chunks with nothing to remember. Also when the forget comes from another device.
     pub(super) fn quiet_forgotten_chunk(&self, id: &MemoryId) -> Result<(), StoreError> {
         self.change(
-            "UPDATE sources SET quiet = coalesce(quiet, x'') || m.content_hash
+            // `||` makes text of blobs: cast back, the column holds bytes.
+            "UPDATE sources SET quiet = CAST(coalesce(quiet, x'') || m.content_hash AS BLOB)
              FROM (SELECT path_id, content_hash FROM memories WHERE id = ?1 AND kind = ?2
                    AND content_hash IS NOT NULL) AS m
              WHERE sources.path_id = m.path_id",
@@ -351,7 +352,12 @@ impl<D: SqlDriver> Store<D> {
             }
         }
         for consolidation in &consolidations {
-            self.delete_consolidation(consolidation)?;
+            // A removal replayed from another device: that device decides the insight's fate.
+            if self.logging.get() {
+                self.delete_consolidation(consolidation)?;
+            } else {
+                self.set_insight_aside(consolidation)?;
+            }
         }
         let mut paths = BTreeSet::new();
         for key in keys {
