@@ -330,3 +330,31 @@ fn an_answer_billed_then_refused_is_counted_in_the_usage_that_travels() {
     replay(&phone, "laptop", &log);
     assert_eq!(calls(&phone), sent);
 }
+
+#[test]
+fn a_newer_memory_arriving_before_its_text_is_not_overwritten_with_the_older_text() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(support::fake_model::answer);
+    let phone = engine_of(device("phone"), &host);
+    host.write("a.md", "Alice approved the budget.\n");
+    phone.enqueue_note("a.md", NOW).unwrap();
+    work(&host, &phone);
+    assert_eq!(phone.list_memories(&Default::default()).unwrap().len(), 1);
+    let written = phone.outgoing_log(NOW).unwrap();
+    phone.log_appended(written.upto, "000001.jsonl", written.text.len() as u64).unwrap();
+    // The laptop remembered a newer text of the note; its entry reaches the phone before the
+    // text does.
+    let laptop = device("laptop");
+    let later = host.clock.now() + 1_000;
+    remember_note(&laptop, "a.md", later, &[("m-2", HASH_B)]);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    phone.replay_log("laptop", "000001.jsonl", 0, &log, host.clock.now()).unwrap();
+    work(&host, &phone);
+    // Waiting for the laptop's text, the phone writes no record of its older one: made now, it
+    // would be the newest version and win on every device.
+    assert_eq!(phone.store().get_source("a.md").unwrap().unwrap().updated_at, later);
+    assert_eq!(ids(phone.store()), ["m-2"]);
+    assert_eq!(phone.outgoing_log(NOW).unwrap().entries, 0);
+    assert_eq!(host.bedrock.requests().len(), 1, "the phone paid once, for its own text");
+}
