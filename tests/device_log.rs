@@ -275,7 +275,13 @@ fn an_insight_keeps_a_memory_that_moved_with_a_rename_whatever_the_reads() {
     replay(&in_one_read, "laptop", &log[..before]);
     in_one_read.replay_log("laptop", "000001.jsonl", before as u64, &log[before..]).unwrap();
     assert_eq!(insights(&laptop), ["c-1"]);
-    for other in [&in_two_reads, &in_one_read] {
+    // Or the removal, then the whole file again (a conflict copy): the insight set aside and the
+    // insight read again are one.
+    let from_a_copy = device("desktop");
+    replay(&from_a_copy, "laptop", &log[..before]);
+    from_a_copy.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line]).unwrap();
+    from_a_copy.replay_log("laptop", "000001 2.jsonl", 0, &log).unwrap();
+    for other in [&in_two_reads, &in_one_read, &from_a_copy] {
         assert_eq!(ids(other), ["m-1", "m-2"]);
         assert_eq!(insights(other), ["c-1"], "the insight waited for its memory's new path");
     }

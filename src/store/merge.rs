@@ -427,9 +427,11 @@ impl<D: SqlDriver> Store<D> {
             let text = super::rows::RowReader::new(row).text()?;
             let insight: Consolidation =
                 serde_json::from_str(&text).map_err(|error| StoreError::InvalidData(error.to_string()))?;
-            let removed = self.has_tombstone(&Tombstone::Forgotten { id: insight.id.0.clone() })?;
+            // Removed for good, or here already (it came again, whole, in this very merge).
+            let settled = self.has_tombstone(&Tombstone::Forgotten { id: insight.id.0.clone() })?
+                || self.get_consolidation(&insight.id)?.is_some();
             match self.insight_memories(&insight)? {
-                _ if removed => {}
+                _ if settled => {}
                 InsightMemories::SomeOnTheirWay => continue,
                 InsightMemories::OneRemoved => {}
                 InsightMemories::AllHere => ready.push(insight.clone()),
