@@ -35,8 +35,9 @@
 //! log replayed): every device holds the same memories (ids, paths, summaries) and insights,
 //! each note in scope is remembered once in its current version; no chunk was paid for by two
 //! devices (a chunk counts for a device once a good answer about it reached one of its running
-//! engines: a failed or wrong answer is a fault the device retries, and an answer arriving after
-//! its engine stopped is lost with it); usage summed over the devices counts every billed answer
+//! engines and, if that engine stopped since, it kept what the answer said: a failed or wrong
+//! answer is a fault the device retries, and an answer whose work was handed back at an unload,
+//! or that arrived after its engine stopped, is lost with it); usage summed over the devices counts every billed answer
 //! (a 200 with usage, used or rejected) that reached a running engine.
 //!
 //! What the scenario avoids, because it cannot hold by design:
@@ -101,7 +102,7 @@ use support::virtual_time::VirtualClock;
 /// 2026-11-30T08:00:00Z
 const NOW: Millis = 1_796_025_600_000;
 const SEEDS: u64 = 200;
-const STEPS: usize = 45;
+const STEPS: usize = 36;
 const MINUTE: Millis = 60_000;
 /// How long a device waits before paying for a note another device changed.
 const OTHER_DEVICE_WAIT: Millis = 180 * MINUTE;
@@ -153,8 +154,8 @@ struct SimHost {
     answered: Rc<Cell<u64>>,
     /// The request bodies the model answered well (of this device's transport).
     answered_well: Rc<RefCell<BTreeSet<String>>>,
-    /// The chunks of good answers that reached a live engine: what this device paid for and
-    /// could keep.
+    /// The chunks of good answers that reached this engine while it ran: what this device paid
+    /// for and may keep (see `Sim::unload`).
     paid: Rc<RefCell<BTreeSet<String>>>,
 }
 
@@ -342,7 +343,8 @@ struct Device {
     /// Metered answers that reached a live engine of this device.
     answered: Rc<Cell<u64>>,
     answered_well: Rc<RefCell<BTreeSet<String>>>,
-    /// What good answers to this device's calls were about (see `SimHost::paid`).
+    /// What good answers to this device's calls were about and its engines kept (see
+    /// `SimHost::paid`).
     paid: Rc<RefCell<BTreeSet<String>>>,
 }
 
@@ -563,7 +565,7 @@ impl Sim {
             live: Rc::new(Cell::new(true)),
             answered: device.answered.clone(),
             answered_well: device.answered_well.clone(),
-            paid: device.paid.clone(),
+            paid: Rc::default(),
         };
         self.devices[at].loaded = Some(Loaded { engine: engine.clone(), host, running: Rc::new(Cell::new(false)) });
         let mut logs: Vec<String> =
@@ -612,6 +614,11 @@ impl Sim {
         let Some(loaded) = self.devices[at].loaded.take() else { return };
         loaded.host.live.set(false);
         loaded.engine.shut_down(self.now()).unwrap();
+        // An answer whose work was still running is handed back untried with it: that chunk is
+        // paid for again by whichever device remembers it (this one too, after a restart).
+        let kept: Vec<String> =
+            loaded.host.paid.borrow().iter().filter(|chunk| kept(&loaded.engine, chunk)).cloned().collect();
+        self.devices[at].paid.borrow_mut().extend(kept);
         if crash {
             // A pause not saved yet is lost with the rest (it is this device's, not logged).
             let store = open_from_bytes(&self.devices[at].disk, RusqliteDriver::from_bytes).unwrap();
@@ -883,12 +890,17 @@ impl Sim {
                 format!("{}: load", DEVICES[at])
             }
             0..=15 => {
-                self.notes += 1;
-                let id = format!("n{}", self.notes);
-                let path = format!("Notes/{id}.md");
-                let text = self.note_text(&id);
-                self.edit(at, &path, text);
-                format!("{}: create {path}", DEVICES[at])
+                // One note, or a few at once (pasted in): they share batched calls.
+                let mut created = Vec::new();
+                for _ in 0..1 + self.roll(3) {
+                    self.notes += 1;
+                    let id = format!("n{}", self.notes);
+                    let path = format!("Notes/{id}.md");
+                    let text = self.note_text(&id);
+                    self.edit(at, &path, text);
+                    created.push(path);
+                }
+                format!("{}: create {}", DEVICES[at], created.join(", "))
             }
             16..=29 => {
                 let Some(path) = self.settled_note(at) else { return };
@@ -1059,7 +1071,8 @@ impl Sim {
                     self.fail(&format!("{} sent the excluded text {secret}", device.name));
                 }
             }
-            for chunk in device.paid.borrow().iter() {
+            let running = device.loaded.as_ref().map(|loaded| loaded.host.paid.borrow().clone()).unwrap_or_default();
+            for chunk in device.paid.borrow().union(&running) {
                 if let Some(other) = chunks.insert(chunk.clone(), at) {
                     self.fail(&format!("{} and {} both sent the chunk {chunk:?}", DEVICES[other], device.name));
                 }
@@ -1327,6 +1340,15 @@ impl Sim {
     }
 }
 
+/// Whether the engine kept what it was told of `chunk` (the text of a one-line note, or typed
+/// text): a memory of it, or a note of that text recorded (with nothing to remember).
+fn kept(engine: &SimEngine, chunk: &str) -> bool {
+    let summary = format!("Remembered: {chunk}.");
+    let digest = file_digest_hex(format!("{chunk}\n").as_bytes());
+    engine.list_memories(&MemoryFilter::default()).unwrap().iter().any(|memory| memory.summary == summary)
+        || engine.store().list_sources().unwrap().iter().any(|source| source.sha256 == digest)
+}
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|window| window == needle)
 }
@@ -1365,6 +1387,7 @@ fn devices_sharing_a_vault_through_a_sync_tool_end_alike_for_many_seeds() {
     for seed in 1..=seeds {
         simulate(seed);
     }
-    assert!(BATCHED_CALLS.with(Cell::get) > seeds, "the simulation ingests in batches");
+    let batched = BATCHED_CALLS.with(Cell::get);
+    assert!(batched > seeds, "the simulation ingests in batches: {batched} batched calls in {seeds} seeds");
     assert!(REPLAYED_ENTRIES.with(Cell::get) > seeds * 10, "the devices replay each other's logs");
 }
