@@ -1,9 +1,19 @@
 //! The per-device log (`store/log.rs`): what one device appends, another replays into its own
 //! database, in any order and any number of times, and both end alike.
 
-use memory_agent::domain::{Memory, MemoryId, Position, Source, SourceKind};
+mod support;
+
+use std::rc::Rc;
+
+use memory_agent::calendar::CalendarDate;
+use memory_agent::domain::{Consolidation, ConsolidationId, Memory, MemoryId, Millis, Position, Source, SourceKind};
+use memory_agent::engine::Engine;
+use memory_agent::llm::{Clock, RetryPolicy};
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::{log_file_for, log_file_name, log_file_number, Store, LOG_FILE_LIMIT};
+use support::scripted_transport::Scripted;
+use support::test_host::TestHost;
+use support::virtual_time::run;
 
 type Db = Store<RusqliteDriver>;
 
@@ -246,24 +256,184 @@ fn a_forgotten_chunk_stays_quiet_here_and_on_the_device_that_replays_the_forget(
     assert!(there.contains(HASH_A) && there.contains(&quiet), "{there:?}");
 }
 
+/// 2026-11-30T08:00:00Z
+const NOW: Millis = 1_796_025_600_000;
+const HOUR: Millis = 3_600_000;
+
+fn insight(id: &str, memories: &[&str]) -> Consolidation {
+    Consolidation {
+        id: ConsolidationId(id.into()),
+        memory_ids: memories.iter().map(|id| MemoryId((*id).into())).collect(),
+        insight: "These belong together.".into(),
+        connections: Vec::new(),
+        created_at: 10,
+    }
+}
+
+fn insights(store: &Db) -> Vec<String> {
+    store.list_consolidations(0, 0).unwrap().into_iter().map(|insight| insight.id.0).collect()
+}
+
+/// An engine over `store`, connected (one attempt per call), that waits an hour for other devices.
+fn engine_of(store: Db, host: &TestHost) -> Rc<Engine<RusqliteDriver>> {
+    let engine = Engine::new(store, 42, host.clock.now()).unwrap();
+    let retry = RetryPolicy { max_attempts: 1, base_delay_ms: 100, max_delay_ms: 1_000 };
+    engine.configure_connection(Some(support::connection::test_connection(retry)), 7).unwrap();
+    let mut settings = engine.settings();
+    settings.other_device_wait_ms = HOUR as u64;
+    engine.set_settings(settings);
+    Rc::new(engine)
+}
+
+fn work(host: &TestHost, engine: &Rc<Engine<RusqliteDriver>>) {
+    let (host, engine, clock) = (host.clone(), engine.clone(), host.clock.clone());
+    run(&clock, async move { engine.run_due_work(&host).await.map(drop).unwrap() });
+}
+
+// Found by the simulation (tests/simulation.rs).
+
 #[test]
-fn a_note_not_yet_brought_here_is_not_removed_by_its_absence() {
-    use memory_agent::engine::Engine;
-    let laptop = device("laptop");
-    remember_note(&laptop, "Inbox/new.md", 100, &[("m-1", HASH_A)]);
-    remember_note(&laptop, "Inbox/old.md", 100, &[("m-2", HASH_B)]);
+fn a_note_with_a_forgotten_chunk_still_writes_its_entry() {
+    let (laptop, phone) = (device("laptop"), device("phone"));
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A), ("m-2", HASH_B)]);
     let mut log = Vec::new();
     append(&laptop, &mut log);
-    let phone = Engine::new(device("phone"), 7, 1_000).unwrap();
-    phone.replay_log("laptop", "000001.jsonl", 0, &log, 1_000).unwrap();
-    // The phone's own copy of old.md was read here once; new.md has not arrived.
-    let record = phone.store().get_source("Inbox/old.md").unwrap().unwrap();
+    replay(&phone, "laptop", &log);
+    laptop.forget_memory(&MemoryId("m-1".into())).unwrap();
+    // The forgotten chunk joined the note's quiet chunks as bytes, and the note's next entry
+    // (here a rename's) reads them.
+    laptop.rename_source("a.md", "b.md", 150).unwrap();
+    append(&laptop, &mut log);
+    replay(&phone, "laptop", &log);
+    assert_eq!(ids(&phone), ["m-2"]);
+    assert!(phone.quiet_chunks("b.md").unwrap().contains(HASH_A), "the forgotten chunk is not asked about again");
+    // The phone quieted the chunk as it replayed the forget: its own entries build too.
+    phone.log_everything().unwrap();
+    assert!(phone.outgoing_log(2_000).unwrap().entries > 0);
+}
+
+#[test]
+fn an_insight_keeps_a_memory_that_moved_with_a_rename_whatever_the_reads() {
+    let laptop = device("laptop");
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A)]);
+    remember_note(&laptop, "b.md", 100, &[("m-2", HASH_B)]);
+    let pair = [MemoryId("m-1".into()), MemoryId("m-2".into())];
+    assert_eq!(laptop.save_consolidation_batch(&pair, &[insight("c-1", &["m-1", "m-2"])]).unwrap(), 1);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    laptop.rename_source("a.md", "c.md", 150).unwrap();
+    let before = log.len();
+    append(&laptop, &mut log);
+    // A rename travels as the old record's removal, then the note at its new path.
+    let first_line = before + log[before..].iter().position(|byte| *byte == b'\n').unwrap() + 1;
+    assert!(String::from_utf8_lossy(&log[before..first_line]).contains("\"op\":\"removed\""));
+    let (in_two_reads, in_one_read) = (device("phone"), device("tablet"));
+    replay(&in_two_reads, "laptop", &log[..before]);
+    in_two_reads.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line]).unwrap();
+    in_two_reads.replay_log("laptop", "000001.jsonl", first_line as u64, &log[first_line..]).unwrap();
+    replay(&in_one_read, "laptop", &log[..before]);
+    in_one_read.replay_log("laptop", "000001.jsonl", before as u64, &log[before..]).unwrap();
+    assert_eq!(insights(&laptop), ["c-1"]);
+    // Or the removal, then the whole file again (a conflict copy): the insight set aside and the
+    // insight read again are one.
+    let from_a_copy = device("desktop");
+    replay(&from_a_copy, "laptop", &log[..before]);
+    from_a_copy.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line]).unwrap();
+    from_a_copy.replay_log("laptop", "000001 2.jsonl", 0, &log).unwrap();
+    for other in [&in_two_reads, &in_one_read, &from_a_copy] {
+        assert_eq!(ids(other), ["m-1", "m-2"]);
+        assert_eq!(insights(other), ["c-1"], "the insight waited for its memory's new path");
+    }
+    // A delete, though, takes the insight everywhere: its device removed it, for good.
+    laptop.remove_source("c.md").unwrap();
+    let before = log.len();
+    append(&laptop, &mut log);
+    in_two_reads.replay_log("laptop", "000001.jsonl", before as u64, &log[before..]).unwrap();
+    assert_eq!(ids(&in_two_reads), ["m-2"]);
+    assert!(insights(&in_two_reads).is_empty());
+}
+
+#[test]
+fn a_note_whose_memory_came_before_its_file_is_not_removed_while_the_file_is_on_its_way() {
+    let laptop = device("laptop");
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A)]);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    let host = TestHost::new(NOW);
+    let phone = engine_of(device("phone"), &host);
+    phone.replay_log("laptop", "000001.jsonl", 0, &log, NOW).unwrap();
+    // The phone's reconciliation (or the work the replay queued) finds no a.md in its vault
+    // yet: removing it would remove it from every device.
+    phone.remove_notes(&["a.md".into()]).unwrap();
+    work(&host, &phone);
+    assert_eq!(ids(phone.store()), ["m-1"]);
+    assert_eq!(phone.outgoing_log(NOW).unwrap().entries, 0, "no removal to write");
+    // When the wait for the other device is over and the file still has not come, the note
+    // leaves this database only: this device never had it, so its absence here is no removal
+    // to write (the laptop keeps it).
+    host.clock.advance_by(HOUR + 1);
+    work(&host, &phone);
+    assert!(ids(phone.store()).is_empty());
+    assert_eq!(phone.outgoing_log(NOW + HOUR + 2).unwrap().entries, 0, "still no removal to write");
+    assert!(host.bedrock.requests().is_empty());
+    // A device that had the note and lost it (deleted while Obsidian was closed) removes it
+    // everywhere.
+    phone.replay_log("laptop", "000001.jsonl", 0, &log, NOW + HOUR + 2).unwrap();
+    let record = phone.store().get_source("a.md").unwrap().unwrap();
     phone.store().upsert_source(&Source { mtime: 9, ..record }).unwrap();
-    // A reconciliation finds neither file (old.md deleted here, new.md still on its way).
-    phone.remove_notes(&["Inbox/new.md".to_owned(), "Inbox/old.md".to_owned()]).unwrap();
-    let left: Vec<String> =
-        phone.list_memories(&Default::default()).unwrap().into_iter().map(|memory| memory.id.0).collect();
-    assert_eq!(left, ["m-1"], "only the note this device had leaves");
-    let outgoing = phone.outgoing_log(2_000).unwrap();
-    assert!(outgoing.text.contains("Inbox/old.md") && !outgoing.text.contains("Inbox/new.md"), "{}", outgoing.text);
+    host.clock.advance_by(2 * HOUR);
+    work(&host, &phone);
+    phone.remove_notes(&["a.md".into()]).unwrap();
+    work(&host, &phone);
+    assert!(ids(phone.store()).is_empty());
+    assert!(phone.outgoing_log(NOW + 4 * HOUR).unwrap().text.contains("source:"), "its removal travels");
+}
+
+#[test]
+fn an_answer_billed_then_refused_is_counted_in_the_usage_that_travels() {
+    let host = TestHost::new(NOW);
+    let laptop = engine_of(device("laptop"), &host);
+    host.write("a.md", "Alice approved the budget.\n");
+    // The model answers without calling the tool it was asked to: billed all the same.
+    host.bedrock.always(Scripted::text("I would rather not."));
+    laptop.enqueue_note("a.md", NOW).unwrap();
+    work(&host, &laptop);
+    let sent = host.bedrock.requests().len() as u64;
+    assert!(sent >= 1);
+    let today = CalendarDate::at(NOW, 0);
+    let calls = |store: &Db| store.usage_between(today, today).unwrap().iter().map(|usage| usage.calls).sum::<u64>();
+    assert_eq!(calls(laptop.store()), sent);
+    let phone = device("phone");
+    let mut log = Vec::new();
+    append(laptop.store(), &mut log);
+    replay(&phone, "laptop", &log);
+    assert_eq!(calls(&phone), sent);
+}
+
+#[test]
+fn a_newer_memory_arriving_before_its_text_is_not_overwritten_with_the_older_text() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(support::fake_model::answer);
+    let phone = engine_of(device("phone"), &host);
+    host.write("a.md", "Alice approved the budget.\n");
+    phone.enqueue_note("a.md", NOW).unwrap();
+    work(&host, &phone);
+    assert_eq!(phone.list_memories(&Default::default()).unwrap().len(), 1);
+    let written = phone.outgoing_log(NOW).unwrap();
+    phone.log_appended(written.upto, "000001.jsonl", written.text.len() as u64).unwrap();
+    // The laptop remembered a newer text of the note; its entry reaches the phone before the
+    // text does.
+    let laptop = device("laptop");
+    let later = host.clock.now() + 1_000;
+    remember_note(&laptop, "a.md", later, &[("m-2", HASH_B)]);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    phone.replay_log("laptop", "000001.jsonl", 0, &log, host.clock.now()).unwrap();
+    work(&host, &phone);
+    // Waiting for the laptop's text, the phone writes no record of its older one: made now, it
+    // would be the newest version and win on every device.
+    assert_eq!(phone.store().get_source("a.md").unwrap().unwrap().updated_at, later);
+    assert_eq!(ids(phone.store()), ["m-2"]);
+    assert_eq!(phone.outgoing_log(NOW).unwrap().entries, 0);
+    assert_eq!(host.bedrock.requests().len(), 1, "the phone paid once, for its own text");
 }

@@ -116,27 +116,33 @@ impl<H: Host> HttpTransport for StopAware<'_, H> {
     }
 }
 
-impl<H: Host, D: SqlDriver> Model for MeteredModel<'_, H, D> {
-    async fn converse(&self, request: &ConverseRequest) -> Result<ConverseReply, LlmError> {
-        let transport = StopAware { host: self.host, stopped: self.stopped };
-        let attempts = self.max_attempts.unwrap_or(self.client.config().retry.max_attempts);
-        let reply = self.client.converse_within(&transport, self.host, request, attempts).await?;
+impl<H: Host, D: SqlDriver> MeteredModel<'_, H, D> {
+    /// One answer Bedrock billed, by `model_id`: its tokens go to the day's usage (and this
+    /// model's totals), whether the answer is then used or rejected.
+    fn record(&self, model_id: &str, usage: &TokenUsage) {
         let day = CalendarDate::at(self.host.now(), self.host.utc_offset_minutes());
-        let model_id = &self.client.model_id();
-        let tier = tier_of_call(model_id, &reply.usage);
+        let tier = tier_of_call(model_id, usage);
         // Usage is bookkeeping: failing to record it must not throw away a paid-for answer.
-        let _ = self.store.record_usage(day, &usage_agent(self.agent, tier), &reply.usage);
-        self.cost_usd.set(self.cost_usd.get() + estimate_cost_usd(model_id, &reply.usage));
+        let _ = self.store.record_usage(day, &usage_agent(self.agent, tier), usage);
+        self.cost_usd.set(self.cost_usd.get() + estimate_cost_usd(model_id, usage));
         if tier == PriceTier::LongPrompt {
             self.long_prompt_calls.set(self.long_prompt_calls.get() + 1);
         }
         let mut used = self.used.get();
-        used.input_tokens += reply.usage.input_tokens;
-        used.output_tokens += reply.usage.output_tokens;
-        used.cache_read_tokens += reply.usage.cache_read_tokens;
-        used.cache_write_tokens += reply.usage.cache_write_tokens;
+        used.input_tokens += usage.input_tokens;
+        used.output_tokens += usage.output_tokens;
+        used.cache_read_tokens += usage.cache_read_tokens;
+        used.cache_write_tokens += usage.cache_write_tokens;
         self.used.set(used);
-        Ok(reply)
+    }
+}
+
+impl<H: Host, D: SqlDriver> Model for MeteredModel<'_, H, D> {
+    async fn converse(&self, request: &ConverseRequest) -> Result<ConverseReply, LlmError> {
+        let transport = StopAware { host: self.host, stopped: self.stopped };
+        let attempts = self.max_attempts.unwrap_or(self.client.config().retry.max_attempts);
+        let billed = |model_id: &str, usage: &TokenUsage| self.record(model_id, usage);
+        self.client.converse_within(&transport, self.host, request, attempts, &billed).await
     }
 
     fn cache_minimum_tokens(&self) -> usize {

@@ -300,14 +300,16 @@ impl<D: SqlDriver> Engine<D> {
         })
     }
 
-    /// A note gone from this vault leaves the memory (and every device's, through the log) —
-    /// unless this device never had it: a note known only from another device's log, whose
-    /// file the sync tool has not brought yet, stays remembered.
+    /// A note gone from this vault (or left out here) leaves the memory, and every device's
+    /// through the log — unless this device never read it: a note known only from another
+    /// device's log (its file not brought here yet, or never: a sync tool's selective sync)
+    /// leaves this database only. Its removal is the devices' that had it (a delete travels as
+    /// a file deletion too).
     fn remove_if_here(store: &Store<D>, path: &str) -> Result<Removal, StoreError> {
         if store.source_here(path)? {
             store.remove_source(path)
         } else {
-            Ok(Removal::default())
+            store.remove_source_here_only(path)
         }
     }
 
@@ -486,11 +488,18 @@ impl<D: SqlDriver> Engine<D> {
         })
     }
 
-    /// Several notes were deleted (or left the scope): what went, together.
+    /// Several notes were found gone (a reconciliation) or left the scope: what went,
+    /// together. A note whose work waits for another device is left to that work: its record
+    /// came with that device's log, and its file may still be on its way here (removing it
+    /// would remove it on every device); the work removes it if the file has not come by the
+    /// end of the wait.
     pub fn remove_notes(&self, paths: &[String]) -> Result<Removal, StoreError> {
         self.store.transaction(|store| {
             let mut total = Removal::default();
             for path in paths {
+                if Self::queued_pay_after(store, path)?.is_some() {
+                    continue;
+                }
                 self.fences.deleted(path);
                 self.keep_removed(path)?;
                 store.drop_jobs(&note_key(path))?;

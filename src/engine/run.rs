@@ -389,11 +389,7 @@ impl<D: SqlDriver> Engine<D> {
             // Out of scope (a folder, a pattern, Obsidian's filters): never read, and what
             // was remembered of it before is forgotten — everywhere if it was read here, else
             // only here (another device remembered it under its own settings).
-            if self.store.source_here(queued_path)? {
-                self.store.remove_source(queued_path)?;
-            } else {
-                self.store.remove_source_here_only(queued_path)?;
-            }
+            Self::remove_if_here(&self.store, queued_path)?;
             return Ok(Finished::Skipped);
         }
         let Some(file) = self.read_note(host, queued_path).await? else {
@@ -413,6 +409,16 @@ impl<D: SqlDriver> Engine<D> {
         let read = ReadNote { path, file, sha256, started: now };
         if self.record_if_unchanged(&read)? {
             return Ok(Finished::Done);
+        }
+        if let Some(at) = attempt.pay_after.filter(|at| *at > now) {
+            if self.store.get_source(&read.path)?.is_some() {
+                // The record here (another device's newer version, merged from its log, or an
+                // older one) is not of this text, and this text's memory, or that device's
+                // text, is likely on its way. Nothing is written before the wait ends: a
+                // record made now of the text here (a displaced memory copied back) would be
+                // the newest version of an older text, and win on every device.
+                return Ok(self.defer(&read.path, attempt.generation, at, now)?);
+            }
         }
         let settings = self.settings();
         let text = match decode_note(&read.file.bytes, settings.max_note_bytes) {
@@ -448,6 +454,12 @@ impl<D: SqlDriver> Engine<D> {
     /// its new path, and what was remembered of it leaves the store.
     fn note_gone(&self, attempt: &NoteAttempt<'_>, now: Millis) -> Result<Finished, AgentError> {
         let queued_path = attempt.queued_path;
+        // Work that waits for another device may have come with that device's log before the
+        // note's file: it is read again when the wait ends, and only then found gone (a removal
+        // here travels to every device).
+        if let Some(at) = attempt.pay_after.filter(|at| *at > now) {
+            return self.defer(queued_path, attempt.generation, at, now);
+        }
         match self.fences.landing(queued_path, attempt.generation) {
             Some(moved) if moved != queued_path => drop(self.requeue_note(&moved, now, attempt.pay_after)?),
             _ => {

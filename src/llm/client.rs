@@ -6,7 +6,7 @@ use std::pin::pin;
 use futures_util::future::{select, Either};
 
 use super::config::BedrockConfig;
-use super::converse::{parse_reply, ConverseReply, ConverseRequest};
+use super::converse::{billed_usage, parse_reply, ConverseReply, ConverseRequest};
 use super::error::{classify, LlmError};
 use super::http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 use super::limiter::ConcurrencyLimiter;
@@ -14,6 +14,7 @@ use super::retry::Jitter;
 use super::retry_quota::RetryQuota;
 use super::sign::authenticate;
 use super::skew::{parse_http_date, ClockOffset};
+use crate::domain::TokenUsage;
 
 /// A Bedrock Runtime client for one connection setting.
 #[derive(Debug)]
@@ -133,17 +134,20 @@ impl BedrockClient {
         clock: &C,
         request: &ConverseRequest,
     ) -> Result<ConverseReply, LlmError> {
-        self.converse_within(transport, clock, request, self.config.retry.max_attempts).await
+        self.converse_within(transport, clock, request, self.config.retry.max_attempts, &|_, _| {}).await
     }
 
     /// `converse` with at most `max_attempts` tries: a question (someone waits) fails fast,
-    /// background work retries longer — and its job later still.
+    /// background work retries longer — and its job later still. `billed` hears of every answer
+    /// Bedrock bills (the model that answered, the tokens), the ones this client then rejects
+    /// included (the forced tool not called, a tool input cut at `max_tokens`).
     pub async fn converse_within<T: HttpTransport, C: Clock>(
         &self,
         transport: &T,
         clock: &C,
         request: &ConverseRequest,
         max_attempts: u32,
+        billed: &dyn Fn(&str, &TokenUsage),
     ) -> Result<ConverseReply, LlmError> {
         let tool = request.forced_tool.as_ref().map(|tool| tool.name.as_str());
         let max_attempts = max_attempts.clamp(1, self.config.retry.max_attempts.max(1));
@@ -156,7 +160,7 @@ impl BedrockClient {
             let body = request.to_body(super::models::model_spec(&model));
             let outcome = {
                 let _permit = self.limiter.acquire().await;
-                self.attempt(transport, clock, &model, &body, tool).await
+                self.attempt(transport, clock, &model, &body, tool, billed).await
             };
             let (error, hint_ms) = match outcome {
                 Ok(reply) => {
@@ -198,6 +202,7 @@ impl BedrockClient {
         model: &str,
         body: &str,
         tool: Option<&str>,
+        billed: &dyn Fn(&str, &TokenUsage),
     ) -> Result<ConverseReply, (LlmError, Option<u64>)> {
         let config = &self.config;
         let url = config.converse_url_for(model);
@@ -219,6 +224,9 @@ impl BedrockClient {
         };
         self.clock.observe(response.header("date"), clock.now());
         if (200..300).contains(&response.status) {
+            if let Some(usage) = billed_usage(&response.body) {
+                billed(model, &usage);
+            }
             parse_reply(&response.body, tool).map_err(|error| (error, None))
         } else {
             Err((classify(&response, model, &config.region), retry_hint_ms(&response)))

@@ -269,6 +269,24 @@ pub struct ConverseReply {
     pub latency_ms: u64,
 }
 
+/// The tokens a 200 answer was billed for, `None` when it says none (a body that is not JSON
+/// or has no `usage`). Read apart from `parse_reply`: an answer the client then rejects (the
+/// forced tool not called, cut at `max_tokens`) is billed all the same.
+pub fn billed_usage(body: &str) -> Option<TokenUsage> {
+    usage_of(&serde_json::from_str(body).ok()?)
+}
+
+fn usage_of(value: &Value) -> Option<TokenUsage> {
+    let usage = value.get("usage")?.as_object()?;
+    let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
+    Some(TokenUsage {
+        input_tokens: count("inputTokens"),
+        output_tokens: count("outputTokens"),
+        cache_read_tokens: count("cacheReadInputTokens"),
+        cache_write_tokens: count("cacheWriteInputTokens"),
+    })
+}
+
 /// Reads a 200 answer. A `max_tokens` stop is an error when a tool was forced (its input would
 /// be cut short); a text answer cut there is returned as far as it goes, for the caller to say
 /// so (the QueryAgent shows what was written, not an error, and its tokens are billed anyway).
@@ -323,18 +341,12 @@ pub fn parse_reply(body: &str, forced_tool: Option<&str>) -> Result<ConverseRepl
     if matches!(stop_reason, StopReason::Filtered) && forced_tool.is_none() {
         return Err(LlmError::Refused(stop.to_owned()));
     }
-    let count = |name: &str| value.pointer(&format!("/usage/{name}")).and_then(Value::as_u64).unwrap_or(0);
     Ok(ConverseReply {
         text,
         tool_input,
         tool_calls,
         stop_reason,
-        usage: TokenUsage {
-            input_tokens: count("inputTokens"),
-            output_tokens: count("outputTokens"),
-            cache_read_tokens: count("cacheReadInputTokens"),
-            cache_write_tokens: count("cacheWriteInputTokens"),
-        },
+        usage: usage_of(&value).unwrap_or_default(),
         latency_ms: value.pointer("/metrics/latencyMs").and_then(Value::as_u64).unwrap_or(0),
     })
 }

@@ -105,8 +105,27 @@ impl<D: SqlDriver> Store<D> {
 
     /// Deletes an insight and its links; must run in a transaction.
     pub(super) fn delete_consolidation(&self, id: &ConsolidationId) -> Result<(), StoreError> {
+        if self.unlink_consolidation(id)? {
+            self.add_tombstone(&super::tombstones::Tombstone::Forgotten { id: id.0.clone() })?;
+        }
+        Ok(())
+    }
+
+    /// An insight whose memory a merge or replay removed: it leaves the insights with no
+    /// tombstone and waits for its memories (`log_waiting_insights`). The memory may be on its
+    /// way under another path (a rename travels as a removal of the old record and the note at
+    /// its new path, and a replay may read the one before the other); the device that removed
+    /// the memory for good wrote the insight's own removal, which ends the wait.
+    pub(super) fn set_insight_aside(&self, id: &ConsolidationId) -> Result<(), StoreError> {
+        let Some(insight) = self.get_consolidation(id)? else { return Ok(()) };
+        self.unlink_consolidation(id)?;
+        self.park_insight(&insight)
+    }
+
+    /// Deletes an insight's rows; false when there was none.
+    fn unlink_consolidation(&self, id: &ConsolidationId) -> Result<bool, StoreError> {
         let rows = self.query("SELECT key, memory_ids FROM consolidations WHERE id = ?", &[id.0.as_str().into()])?;
-        let Some(row) = rows.into_iter().next() else { return Ok(()) };
+        let Some(row) = rows.into_iter().next() else { return Ok(false) };
         let mut row = RowReader::new(row);
         let (insight_key, memory_ids): (i64, Vec<MemoryId>) = (row.i64()?, row.json()?);
         for memory in &memory_ids {
@@ -117,9 +136,8 @@ impl<D: SqlDriver> Store<D> {
                 )?;
             }
         }
-        self.add_tombstone(&super::tombstones::Tombstone::Forgotten { id: id.0.clone() })?;
         self.change("DELETE FROM consolidations WHERE key = ?", &[insight_key.into()])?;
-        Ok(())
+        Ok(true)
     }
 }
 

@@ -353,7 +353,12 @@ impl<D: SqlDriver> Store<D> {
             }
         }
         for consolidation in &consolidations {
-            self.delete_consolidation(consolidation)?;
+            // A removal replayed from another device: that device decides the insight's fate.
+            if self.logging.get() {
+                self.delete_consolidation(consolidation)?;
+            } else {
+                self.set_insight_aside(consolidation)?;
+            }
         }
         let mut paths = BTreeSet::new();
         for key in keys {

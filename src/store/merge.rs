@@ -242,6 +242,8 @@ impl<D: SqlDriver> Store<D> {
                     } else if self.get_consolidation(&ConsolidationId(id.clone()))?.is_some() {
                         self.delete_consolidation(&ConsolidationId(id.clone()))?;
                         outcome.merged.insights_removed += 1;
+                    } else {
+                        self.change("DELETE FROM log_waiting_insights WHERE id = ?", &[id.as_str().into()])?;
                     }
                 }
                 // Removed with its note there; here only if it is still at that path (not moved
@@ -399,7 +401,9 @@ impl<D: SqlDriver> Store<D> {
             if self.memory_exists(id)? {
                 continue;
             }
-            if self.has_tombstone(&Tombstone::Forgotten { id: id.0.clone() })? || self.removed_anywhere(&id.0)? {
+            // Only a forget is for good everywhere: a memory removed with its note here may
+            // have moved on with a rename elsewhere, and be on its way at its new path.
+            if self.has_tombstone(&Tombstone::Forgotten { id: id.0.clone() })? {
                 return Ok(InsightMemories::OneRemoved);
             }
             missing = true;
@@ -407,7 +411,7 @@ impl<D: SqlDriver> Store<D> {
         Ok(if missing { InsightMemories::SomeOnTheirWay } else { InsightMemories::AllHere })
     }
 
-    fn park_insight(&self, insight: &Consolidation) -> Result<(), StoreError> {
+    pub(super) fn park_insight(&self, insight: &Consolidation) -> Result<(), StoreError> {
         let json = serde_json::to_string(insight).map_err(|error| StoreError::InvalidData(error.to_string()))?;
         self.change(
             "INSERT OR REPLACE INTO log_waiting_insights (id, insight) VALUES (?, ?)",
@@ -425,7 +429,11 @@ impl<D: SqlDriver> Store<D> {
             let text = super::rows::RowReader::new(row).text()?;
             let insight: Consolidation =
                 serde_json::from_str(&text).map_err(|error| StoreError::InvalidData(error.to_string()))?;
+            // Removed for good, or here already (it came again, whole, in this very merge).
+            let settled = self.has_tombstone(&Tombstone::Forgotten { id: insight.id.0.clone() })?
+                || self.get_consolidation(&insight.id)?.is_some();
             match self.insight_memories(&insight)? {
+                _ if settled => {}
                 InsightMemories::SomeOnTheirWay => continue,
                 InsightMemories::OneRemoved => {}
                 InsightMemories::AllHere => ready.push(insight.clone()),

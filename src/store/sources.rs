@@ -97,9 +97,26 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// Removes the note's record and memories from this database only: nothing goes to the
-    /// log (a note excluded here that this device never read is another device's to keep).
+    /// log, and no tombstone stays (a note this device never read is another device's: a later
+    /// entry of it, or the same one read again, brings it back).
     pub fn remove_source_here_only(&self, path: &str) -> Result<Removal, StoreError> {
-        self.without_logging(|store| store.remove_source(path))
+        self.transaction(|store| {
+            let record = store.get_source(path)?;
+            let removal = store.without_logging(|store| store.remove_source(path))?;
+            let mut kept: Vec<Tombstone> = removal
+                .memories
+                .iter()
+                .map(|id| Tombstone::RemovedWithNote { id: id.0.clone(), path: path.to_owned() })
+                .chain(removal.consolidations.iter().map(|id| Tombstone::Forgotten { id: id.0.clone() }))
+                .collect();
+            kept.extend(
+                record.map(|record| Tombstone::SourceRecord { updated_at: record.updated_at, path: path.to_owned() }),
+            );
+            for tombstone in kept {
+                store.change("DELETE FROM tombstones WHERE id = ?", &[tombstone.to_string().into()])?;
+            }
+            Ok(removal)
+        })
     }
 
     /// A record from another device's log: not read here yet (see `source_here`), unless it was.

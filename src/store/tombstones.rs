@@ -97,16 +97,6 @@ impl<D: SqlDriver> Store<D> {
         Ok(!self.query("SELECT 1 FROM tombstones WHERE id = ?", &[tombstone.to_string().into()])?.is_empty())
     }
 
-    /// Whether the memory `id` was removed with its note at any path (`id@…`).
-    pub(super) fn removed_anywhere(&self, id: &str) -> Result<bool, StoreError> {
-        // `@` is followed by `A` in code order: every `id@path` sorts between the two.
-        let rows = self.query(
-            "SELECT 1 FROM tombstones WHERE id >= ? AND id < ? LIMIT 1",
-            &[format!("{id}@").into(), format!("{id}A").into()],
-        )?;
-        Ok(!rows.is_empty())
-    }
-
     /// Everything removed here.
     pub fn tombstones(&self) -> Result<Tombstones, StoreError> {
         let rows = self.query("SELECT id FROM tombstones", &[])?;
