@@ -24,7 +24,7 @@ use super::memories::MemoryFilter;
 use super::merge::{MergeOutcome, TheirCopy};
 use super::rows::RowReader;
 use super::tombstones::Tombstone;
-use super::{SqlDriver, SqlValue, Store, StoreError, UsageRecord};
+use super::{SqlDriver, Store, StoreError, UsageRecord};
 use crate::domain::{Consolidation, ConsolidationId, Memory, MemoryId, Millis, Source, SourceKind};
 use crate::hash::{hex, unhex};
 
@@ -229,21 +229,7 @@ impl<D: SqlDriver> Store<D> {
     fn note_entry(&self, path: &str) -> Result<Option<LogEntry>, StoreError> {
         let Some(source) = self.get_source(path)? else { return Ok(None) };
         let mut memories = self.memories_of_source(path, SourceKind::Note)?;
-        let keywords: HashMap<String, String> = self
-            .query(
-                "SELECT m.id, m.keywords FROM memories AS m JOIN paths AS p ON p.id = m.path_id
-                 WHERE p.path = ? AND m.keywords IS NOT NULL",
-                &[path.into()],
-            )?
-            .into_iter()
-            .filter_map(|row| match (row.first(), row.get(1)) {
-                (Some(SqlValue::Text(id)), Some(SqlValue::Text(words))) => Some((id.clone(), words.clone())),
-                _ => None,
-            })
-            .collect();
-        for memory in &mut memories {
-            memory.raw_text = keywords.get(&memory.id.0).cloned().unwrap_or_default();
-        }
+        self.carry_keywords(&mut memories, Some(path))?;
         memories.sort_by(|a, b| a.id.cmp(&b.id));
         let quiet = self
             .query(

@@ -218,6 +218,32 @@ impl<D: SqlDriver> Store<D> {
         Ok(removal)
     }
 
+    /// Gives each note memory the few words it keeps for search as its `raw_text` (all of the
+    /// store's, or one note's), so that inserted into another copy they make the same words.
+    pub(super) fn carry_keywords(&self, memories: &mut [Memory], path: Option<&str>) -> Result<(), StoreError> {
+        let rows = match path {
+            Some(path) => self.query(
+                "SELECT m.id, m.keywords FROM memories AS m JOIN paths AS p ON p.id = m.path_id
+                 WHERE p.path = ? AND m.keywords IS NOT NULL",
+                &[path.into()],
+            )?,
+            None => self.query("SELECT id, keywords FROM memories WHERE keywords IS NOT NULL", &[])?,
+        };
+        let keywords: std::collections::HashMap<String, String> = rows
+            .into_iter()
+            .filter_map(|row| match (row.first(), row.get(1)) {
+                (Some(SqlValue::Text(id)), Some(SqlValue::Text(words))) => Some((id.clone(), words.clone())),
+                _ => None,
+            })
+            .collect();
+        for memory in memories.iter_mut() {
+            if let Some(words) = keywords.get(&memory.id.0) {
+                memory.raw_text.clone_from(words);
+            }
+        }
+        Ok(())
+    }
+
     /// A note's chunk that was forgotten is not sent again while it stays as it is (an edit
     /// elsewhere in the note would otherwise remember it again): its content hash joins the
     /// note's chunks with nothing to remember. Also when the forget comes from another device.

@@ -86,19 +86,7 @@ impl TheirCopy {
     /// One query each, not one per note: a merge runs on every copy the sync tool brings.
     fn read<E: SqlDriver>(theirs: &Store<E>) -> Result<Self, StoreError> {
         let mut memories = theirs.list_memories(&MemoryFilter::default())?;
-        let keywords: HashMap<String, String> = theirs
-            .query("SELECT id, keywords FROM memories WHERE keywords IS NOT NULL", &[])?
-            .into_iter()
-            .filter_map(|row| match (row.first(), row.get(1)) {
-                (Some(SqlValue::Text(id)), Some(SqlValue::Text(words))) => Some((id.clone(), words.clone())),
-                _ => None,
-            })
-            .collect();
-        for memory in &mut memories {
-            if let Some(words) = keywords.get(&memory.id.0) {
-                memory.raw_text.clone_from(words);
-            }
-        }
+        theirs.carry_keywords(&mut memories, None)?;
         let quiet = theirs
             .query("SELECT p.path, s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE s.quiet IS NOT NULL", &[])?
             .into_iter()

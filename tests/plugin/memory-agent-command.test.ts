@@ -14,7 +14,7 @@
 // recorder proves.
 
 import assert from "node:assert/strict";
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import http from "node:http";
@@ -22,13 +22,11 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { TEST_API_KEY, TEST_CREDENTIALS } from "../fake-bedrock/index";
+import { type Ran, commandMissing, runCommand, startCommand } from "../support/memory-agent-command";
 import { NOTES, type UiHost, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const BIN = path.join(ROOT, "target", "debug", "memory-agent");
-const skip = existsSync(BIN) ? false : `${BIN} is not built (cargo build --features cli --bin memory-agent)`;
+const skip = commandMissing;
 
 let vaultDir: string;
 let home: string;
@@ -53,39 +51,9 @@ after(async () => {
 	if (home) await fs.rm(home, { recursive: true, force: true });
 });
 
-interface Ran {
-	code: number | null;
-	stdout: string;
-	stderr: string;
-}
-
-/** Runs the command (asynchronously: the fake Bedrock answers from this process) with an environment of its own. */
-function run(args: string[], { env = {}, input }: { env?: Record<string, string>; input?: string } = {}): Promise<Ran> {
-	return new Promise((resolve, reject) => {
-		const child = spawn(BIN, args, { env: isolated(env) });
-		let stdout = "";
-		let stderr = "";
-		child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-		child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-		child.on("error", reject);
-		child.on("close", (code) => resolve({ code, stdout, stderr }));
-		// A command that reads no stdin may be gone before it is written to.
-		child.stdin.on("error", () => undefined);
-		child.stdin.end(input ?? "");
-	});
-}
-
-/** No credentials from this machine: a home of its own, no instance metadata, only what a test gives. */
-function isolated(env: Record<string, string>): NodeJS.ProcessEnv {
-	return {
-		PATH: process.env.PATH,
-		HOME: home,
-		TZ: "UTC",
-		AWS_EC2_METADATA_DISABLED: "true",
-		AWS_CONFIG_FILE: path.join(home, "aws-config"),
-		AWS_SHARED_CREDENTIALS_FILE: path.join(home, "aws-credentials"),
-		...env,
-	};
+/** Runs the command with this suite's home. */
+function run(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Ran> {
+	return runCommand(args, home, options);
 }
 
 const KEYS_IN_ENVIRONMENT = { AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey, AWS_REGION: "us-east-1" };
@@ -461,7 +429,7 @@ class McpClient {
 }
 
 test("the MCP server: initialize, list the tools, recall with note paths, remember at once", { skip }, async () => {
-	const child = spawn(BIN, ["mcp", "--vault", vaultDir], { env: isolated(keysAndEndpoint()) });
+	const child = startCommand(["mcp", "--vault", vaultDir], home, keysAndEndpoint());
 	let stderr = "";
 	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
 	const client = new McpClient(child);

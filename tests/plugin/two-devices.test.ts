@@ -11,8 +11,6 @@
 // `memory.db`; and the `memory-agent` command as a device of its own (remember, recall, index).
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -20,6 +18,7 @@ import { afterEach, test } from "node:test";
 import type { TFile } from "obsidian";
 import { TEST_CREDENTIALS } from "../fake-bedrock/index";
 import type { Host } from "../host/host";
+import { type Ran, commandMissing, runCommand } from "../support/memory-agent-command";
 import { beforeDeviceLog, databasePath, legacyDatabasePath } from "../support/plugin-fixtures";
 import { allMemories, memoriesOf, storeOf, waitForIdle } from "../support/vault-host";
 import { type UiHost, startUiHost } from "./views-fixture";
@@ -265,34 +264,16 @@ test("two devices share the memory through their logs: each writes only its own,
 	assert.deepEqual(await logFilesOf(b, b), ["000001.jsonl"]);
 });
 
-/** The `memory-agent` command, built by `npm test` before this suite (`cargo build --features cli`). */
-const COMMAND = path.resolve(import.meta.dirname, "..", "..", "target", "debug", "memory-agent");
-
-/** Runs the command on `vault` as the device `terminal`, with the test's keys and `fake` as its Bedrock endpoint. */
-function runCommand(args: string[], vault: string, home: string, endpoint: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-	return new Promise((resolve, reject) => {
-		const child = spawn(COMMAND, [...args, "--vault", vault], {
-			env: {
-				PATH: process.env.PATH,
-				HOME: home,
-				TZ: "UTC",
-				MEMORY_AGENT_DEVICE: "terminal",
-				AWS_EC2_METADATA_DISABLED: "true",
-				AWS_CONFIG_FILE: path.join(home, "aws-config"),
-				AWS_SHARED_CREDENTIALS_FILE: path.join(home, "aws-credentials"),
-				AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
-				AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
-				AWS_REGION: "us-east-1",
-				AWS_ENDPOINT_URL_BEDROCK_RUNTIME: endpoint,
-			},
-		});
-		let stdout = "";
-		let stderr = "";
-		child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-		child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-		child.on("error", reject);
-		child.on("close", (code) => resolve({ code, stdout, stderr }));
-		child.stdin.end();
+/** Runs the command on `vault` as the device `terminal`, with the test's keys and `endpoint` as its Bedrock. */
+function runTerminal(args: string[], vault: string, home: string, endpoint: string): Promise<Ran> {
+	return runCommand([...args, "--vault", vault], home, {
+		env: {
+			MEMORY_AGENT_DEVICE: "terminal",
+			AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
+			AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
+			AWS_REGION: "us-east-1",
+			AWS_ENDPOINT_URL_BEDROCK_RUNTIME: endpoint,
+		},
 	});
 }
 
@@ -306,7 +287,7 @@ async function copySynced(from: string, to: string): Promise<void> {
 
 test(
 	"the command is a device: it remembers while no Obsidian runs, recall finds it at once, and an Obsidian started later has it with no model call",
-	{ timeout: 240_000, skip: existsSync(COMMAND) ? false : `${COMMAND} is not built` },
+	{ timeout: 240_000, skip: commandMissing },
 	async () => {
 		const a = await startDevice("A", "device-a", await vaultFolder("device-a"));
 		await quiet(a);
@@ -323,14 +304,14 @@ test(
 		await fs.mkdir(path.join(terminal, ".obsidian"), { recursive: true });
 		await fs.writeFile(path.join(terminal, "Notes", "Terminal.md"), "# Terminal\n\nThe quarry road closes for repairs on 3 March, said the terminal.\n");
 		const before = calls();
-		const remembered = await runCommand(["remember", "Ines moved the harbour survey to Thursday.", "--json"], terminal, home, endpoint);
+		const remembered = await runTerminal(["remember", "Ines moved the harbour survey to Thursday.", "--json"], terminal, home, endpoint);
 		assert.equal(remembered.code, 0, remembered.stderr);
 		assert.equal(calls(), before + 1, "remember: one model call (the command makes no insights)");
 		const typedId = (JSON.parse(remembered.stdout) as { memories: Array<{ id: string }> }).memories[0]!.id;
-		const recalled = await runCommand(["recall", "When is the harbour survey?", "--json"], terminal, home, endpoint);
+		const recalled = await runTerminal(["recall", "When is the harbour survey?", "--json"], terminal, home, endpoint);
 		assert.equal(recalled.code, 0, recalled.stderr);
 		assert.ok((JSON.parse(recalled.stdout) as { memories: Array<{ id: string }> }).memories.some((memory) => memory.id === typedId), recalled.stdout);
-		const indexed = await runCommand(["index", "--yes"], terminal, home, endpoint);
+		const indexed = await runTerminal(["index", "--yes"], terminal, home, endpoint);
 		assert.equal(indexed.code, 0, indexed.stderr);
 		assert.equal(calls(), before + 2, "index paid only for the note A had not remembered (A's notes came from A's log)");
 		const logs = await fs.readdir(path.join(terminal, MEMORY_FOLDER));
