@@ -11,6 +11,7 @@ pub mod domain;
 pub mod engine;
 pub mod error;
 pub mod hash;
+pub mod images;
 pub mod llm;
 #[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 pub mod native;

@@ -128,6 +128,27 @@ pub async fn extract<M: Model>(model: &M, input: &IngestInput<'_>) -> Result<Ext
     Err(AgentError::InvalidOutput(rejection.unwrap_or_default()))
 }
 
+/// An image (a photo, a screenshot, a scanned PDF page) for the IngestAgent to look at.
+#[derive(Debug, Clone, Copy)]
+pub struct ImageInput<'a> {
+    pub image: &'a crate::images::PreparedImage,
+    /// The file it comes from.
+    pub source_path: &'a str,
+    /// The page, for a scanned page of a PDF.
+    pub page: Option<u32>,
+    /// The day the image belongs to (when it was taken, else the file's own date), against
+    /// which the model resolves relative dates it reads in the picture.
+    pub image_date: Option<CalendarDate>,
+    pub today: CalendarDate,
+}
+
+/// Asks the model for a memory of what an image shows, retrying once when the answer is
+/// invalid. (Skeleton for issue 25: filled in by the images work.)
+pub async fn extract_image<M: Model>(model: &M, input: &ImageInput<'_>) -> Result<Extraction, AgentError> {
+    let _ = (model, input);
+    Err(AgentError::InvalidOutput("images are not read yet".into()))
+}
+
 /// How many facts a text may carry: one per `WORDS_PER_FACT` words (by the token estimate,
 /// about ¾ of a word a token, so scripts without spaces count too), within the bounds.
 pub fn fact_limit(text: &str) -> usize {

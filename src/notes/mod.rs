@@ -13,7 +13,9 @@ mod date;
 mod decode;
 mod frontmatter;
 mod glob;
+pub mod kind;
 mod markdown;
+pub mod pdf;
 mod scope;
 mod tags;
 
@@ -22,6 +24,7 @@ pub use date::{note_date, own_date, path_date};
 pub use decode::{decode_note, NoteError};
 pub use frontmatter::{Frontmatter, FrontmatterValue};
 pub use glob::{glob_matches, Glob, GlobSet};
+pub use kind::FileKind;
 pub use scope::{is_regex_filter, CompiledPatterns, NoteMetadata, ScopeRules};
 
 /// A note read for ingestion.
