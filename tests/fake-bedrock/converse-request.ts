@@ -1,6 +1,7 @@
 // Parses and validates a Converse request body the way Bedrock rejects malformed ones (400 ValidationException).
 
 import { type AwsError, validation } from "./aws-errors";
+import { checkMediaShapes } from "./content-blocks";
 import { asRecord } from "./replies";
 
 /** The parsed body, or the error Bedrock would answer with. */
@@ -43,5 +44,8 @@ export function parseConverseRequest(body: string): ParsedConverse {
 		}
 		expected = expected === "user" ? "assistant" : "user";
 	}
+	// Image and document blocks the service's model of the request refuses (base64, formats, names, empty bytes).
+	const media = checkMediaShapes(json);
+	if (media) return { ok: false, error: media };
 	return { ok: true, json };
 }

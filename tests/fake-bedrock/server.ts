@@ -15,9 +15,10 @@ import {
 	validation,
 } from "./aws-errors";
 import { type AuthOutcome, authorize } from "./authorize";
+import { checkConverseMediaRules, checkModelMedia } from "./content-blocks";
 import { parseConverseRequest } from "./converse-request";
 import { type FakeCredential, TEST_API_KEY, TEST_CREDENTIALS, TEST_EXPIRED_SESSION_TOKEN, TEST_REGION, TEST_SESSION_CREDENTIALS } from "./credentials";
-import { DEFAULT_THINKING, type ThinkingRequest, baseModelId, checkModelRequest, isBareModelId, modelRules, reasoningBlock } from "./models";
+import { DEFAULT_THINKING, type ThinkingRequest, baseModelId, checkModelRequest, isBareModelId, mediaRules, modelRules, reasoningBlock } from "./models";
 import { seededRandom } from "./prng";
 import { type Answer, type FaultName, type Reply, toAnswer } from "./replies";
 import { PromptCache } from "./usage";
@@ -314,9 +315,16 @@ export class FakeBedrock {
 		if (this.isDenied(record.modelId)) return this.writeError(res, record, accessDenied());
 		const parsed = parseConverseRequest(body);
 		if (!parsed.ok) return this.writeError(res, record, parsed.error);
+		// Bedrock's own rules for images and documents, and whether this model takes images.
+		const media = mediaRules(record.modelId);
+		const mediaRefusal = checkConverseMediaRules(parsed.json, media);
+		if (mediaRefusal) return this.writeError(res, record, mediaRefusal);
 		// What this model refuses in a request (sampling, thinking, effort, forced tools), before any reply.
 		const checked = rules === undefined ? { on: false, shown: false } : checkModelRequest(rules, parsed.json);
 		if ("refusal" in checked) return this.writeError(res, record, validation(checked.refusal));
+		// What the model provider refuses about the images (size, dimensions, real format, count).
+		const modelMediaRefusal = checkModelMedia(parsed.json, record.modelId, media);
+		if (modelMediaRefusal) return this.writeError(res, record, modelMediaRefusal);
 
 		let reply: Reply;
 		if (this.random && this.random.next() < this.random.rate) {
