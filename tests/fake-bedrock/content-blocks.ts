@@ -78,6 +78,12 @@ export function sourceBytesText(block: Record<string, unknown>): string | undefi
 	return typeof bytes === "string" ? bytes : undefined;
 }
 
+/** A document given as text (`source.text`) or as text blocks (`source.content`) rather than bytes. */
+function hasTextSource(block: Record<string, unknown>): boolean {
+	const source = asRecord(block.source);
+	return typeof source?.text === "string" || Array.isArray(source?.content);
+}
+
 /**
  * Layer 1, before anything else looks at the request: blobs that are not base64 and blocks the service's model
  * does not allow. The first error, or undefined.
@@ -91,8 +97,10 @@ export function checkMediaShapes(json: Record<string, unknown>): AwsError | unde
 	}
 	const blocks = mediaBlocks(json);
 	// A blob that is not base64 cannot be read at all (smithy's JSON protocols carry blobs as base64). Wording
-	// UNCONFIRMED; the fake reads only `source.bytes` (an `s3Location` source is not modelled).
+	// UNCONFIRMED. Besides `source.bytes` the fake takes a document's `source.text` and `source.content`
+	// (botocore's DocumentSource); an `s3Location` source is not modelled and is refused the same way.
 	for (const media of blocks) {
+		if (media.kind === "document" && hasTextSource(media.block)) continue;
 		const text = sourceBytesText(media.block);
 		if (text === undefined || decodeBase64(text) === undefined) return malformed();
 	}
@@ -189,6 +197,7 @@ function documentMessageWithoutText(json: Record<string, unknown>): boolean {
 }
 
 function documentContentProblem(media: MediaBlock, rules: MediaRules | undefined): AwsError | undefined {
+	if (hasTextSource(media.block)) return undefined;
 	const bytes = decodeBase64(sourceBytesText(media.block) ?? "") ?? Buffer.alloc(0);
 	const pdf = media.block.format === "pdf";
 	// Message reference: 4.5 MB; the "API restrictions" page lifts it for PDFs on Claude 4 and later. Wording UNCONFIRMED.
