@@ -100,7 +100,7 @@ export function checkMediaShapes(json: Record<string, unknown>): AwsError | unde
 	// UNCONFIRMED. Besides `source.bytes` the fake takes a document's `source.text` and `source.content`
 	// (botocore's DocumentSource); an `s3Location` source is not modelled and is refused the same way.
 	for (const media of blocks) {
-		if (media.kind === "document" && hasTextSource(media.block)) continue;
+		if (media.block.source === undefined || (media.kind === "document" && hasTextSource(media.block))) continue;
 		const text = sourceBytesText(media.block);
 		if (text === undefined || decodeBase64(text) === undefined) return malformed();
 	}
@@ -132,14 +132,16 @@ function shapeProblems(media: MediaBlock): string[] {
 		problems.push(`Value at '${at}.format' failed to satisfy constraint: Member must satisfy enum value set: ${set}`);
 	}
 	if (media.kind === "document") {
-		// botocore: DocumentBlockNameString, min 1, max 200.
+		// botocore (boto/botocore, bedrock-runtime 2023-09-30 service-2.json): DocumentBlock requires format, name
+		// and source; DocumentBlockNameString has min 1, max 200.
 		const name = media.block.name;
 		if (name === undefined) problems.push(`Value null at '${at}.name' failed to satisfy constraint: Member must not be null`);
 		else if (typeof name === "string" && name.length === 0) problems.push(`Value at '${at}.name' failed to satisfy constraint: Member must have length greater than or equal to 1`);
 		else if (typeof name === "string" && name.length > 200) problems.push(`Value at '${at}.name' failed to satisfy constraint: Member must have length less than or equal to 200`);
 	}
-	// botocore: ImageSourceBytesBlob and DocumentSourceBytesBlob, min 1.
-	if (sourceBytesText(media.block) === "") {
+	// botocore: `source` required in both blocks; ImageSourceBytesBlob and DocumentSourceBytesBlob, min 1.
+	if (media.block.source === undefined) problems.push(`Value null at '${at}.source' failed to satisfy constraint: Member must not be null`);
+	else if (sourceBytesText(media.block) === "") {
 		problems.push(`Value at '${at}.source.bytes' failed to satisfy constraint: Member must have length greater than or equal to 1`);
 	}
 	return problems;

@@ -27,6 +27,10 @@ export function parseConverseRequest(body: string): ParsedConverse {
 			error: validation("1 validation error detected: Value at 'messages' failed to satisfy constraint: Member must have length greater than or equal to 1"),
 		};
 	}
+	// Image and document blocks the service's model of the request refuses (base64, formats, names, empty bytes),
+	// checked as the service reads the body, before Bedrock's own rules about the conversation.
+	const media = checkMediaShapes(json);
+	if (media) return { ok: false, error: media };
 	let expected = "user";
 	for (const [index, message] of messages.entries()) {
 		const record = asRecord(message);
@@ -44,8 +48,5 @@ export function parseConverseRequest(body: string): ParsedConverse {
 		}
 		expected = expected === "user" ? "assistant" : "user";
 	}
-	// Image and document blocks the service's model of the request refuses (base64, formats, names, empty bytes).
-	const media = checkMediaShapes(json);
-	if (media) return { ok: false, error: media };
 	return { ok: true, json };
 }

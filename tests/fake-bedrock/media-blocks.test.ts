@@ -139,6 +139,11 @@ describe("the fake's image and document blocks", () => {
 			await refusal(userTurn(TEXT, image(encodePng(4, 4), "jpg"))),
 			"1 validation error detected: Value at 'messages.1.member.content.2.member.image.format' failed to satisfy constraint: Member must satisfy enum value set: [png, jpeg, gif, webp]",
 		);
+		// The service's model is checked before Bedrock's rule that turns alternate.
+		assert.match(
+			await refusal(body([{ role: "user", content: [TEXT, image(encodePng(4, 4), "tiff")] }, { role: "user", content: [TEXT] }])),
+			/^1 validation error detected: Value at 'messages\.1\.member\.content\.2\.member\.image\.format'/,
+		);
 		assert.equal(
 			await refusal(userTurn(documentBlock(Buffer.from("x"), "Notes", "rtf"), TEXT)),
 			"1 validation error detected: Value at 'messages.1.member.content.1.member.document.format' failed to satisfy constraint: Member must satisfy enum value set: [docx, csv, html, txt, pdf, md, doc, xlsx, xls]",
@@ -147,7 +152,10 @@ describe("the fake's image and document blocks", () => {
 			await refusal(userTurn(TEXT, image(Buffer.alloc(0)), documentBlock(Buffer.from("x"), "n".repeat(201)))),
 			"2 validation errors detected: Value at 'messages.1.member.content.2.member.image.source.bytes' failed to satisfy constraint: Member must have length greater than or equal to 1; Value at 'messages.1.member.content.3.member.document.name' failed to satisfy constraint: Member must have length less than or equal to 200",
 		);
-		assert.match(await refusal(userTurn(TEXT, { document: { format: "txt", source: { bytes: "eA==" } } })), /Value null at 'messages\.1\.member\.content\.2\.member\.document\.name'/);
+		assert.equal(
+			await refusal(userTurn(TEXT, { document: { format: "txt", source: { bytes: "eA==" } } }, { image: { format: "png" } })),
+			"2 validation errors detected: Value null at 'messages.1.member.content.2.member.document.name' failed to satisfy constraint: Member must not be null; Value null at 'messages.1.member.content.3.member.image.source' failed to satisfy constraint: Member must not be null",
+		);
 	});
 
 	it("refuses bytes that are not base64, and an image in the system prompt, as unreadable input", async () => {
