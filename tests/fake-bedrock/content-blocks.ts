@@ -72,6 +72,39 @@ function collect(found: MediaBlock[], block: Record<string, unknown> | undefined
 	}
 }
 
+/** An image block as a request carried it, read from its bytes. */
+export interface SentImage {
+	/** Where it sat, as the model names it (`messages.0.content.1`). */
+	path: string;
+	/** The block's `format`. */
+	format: string;
+	/** What the bytes are, by their magic bytes; undefined when none of the four formats. */
+	actualFormat: string | undefined;
+	/** The decoded size in bytes. */
+	byteLength: number;
+	/** From the header; undefined when the header gives none. */
+	width: number | undefined;
+	height: number | undefined;
+}
+
+/** The image blocks of a request body (tool results included), in order, with what their bytes say. */
+export function imagesIn(json: Record<string, unknown>): SentImage[] {
+	return mediaBlocks(json)
+		.filter((media) => media.kind === "image")
+		.map((media) => {
+			const bytes = decodeBase64(sourceBytesText(media.block) ?? "") ?? Buffer.alloc(0);
+			const header = readImageHeader(bytes);
+			return {
+				path: media.modelPath,
+				format: String(media.block.format),
+				actualFormat: header?.format,
+				byteLength: bytes.length,
+				width: header?.size?.width,
+				height: header?.size?.height,
+			};
+		});
+}
+
 /** The base64 text of a block's `source.bytes`, when it is a string. */
 export function sourceBytesText(block: Record<string, unknown>): string | undefined {
 	const bytes = asRecord(block.source)?.bytes;

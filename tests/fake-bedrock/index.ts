@@ -20,6 +20,7 @@ export {
 	MAX_IMAGE_SIDE,
 	MAX_MANY_IMAGE_SIDE,
 	MANY_IMAGES,
+	type SentImage,
 } from "./content-blocks";
 export { imageTokens } from "./usage";
 export { encodePng, gifHeader, jpegHeader, minimalPdf, webpHeader } from "./test-images";

@@ -315,6 +315,17 @@ describe("the fake's image and document blocks", () => {
 		);
 	});
 
+	it("lists the images the requests carried, as their bytes say, refused ones included", async () => {
+		await accepted(userTurn(TEXT, image(encodePng(120, 80)), image(jpegHeader(1024, 768), "jpeg")));
+		await refusal(userTurn(TEXT, image(encodePng(9, 9), "gif")));
+		await accepted(userTurn(TEXT));
+		assert.deepEqual(fake.sentImages(), [
+			{ seq: 1, path: "messages.0.content.1", format: "png", actualFormat: "png", byteLength: encodePng(120, 80).length, width: 120, height: 80 },
+			{ seq: 1, path: "messages.0.content.2", format: "jpeg", actualFormat: "jpeg", byteLength: jpegHeader(1024, 768).length, width: 1024, height: 768 },
+			{ seq: 2, path: "messages.0.content.1", format: "gif", actualFormat: "png", byteLength: encodePng(9, 9).length, width: 9, height: 9 },
+		]);
+	});
+
 	it("records a refused media request like any other, before any scripted reply is used", async () => {
 		fake.script({ text: "kept for the next request" });
 		await refusal(userTurn(TEXT, image(encodePng(10, 10), "jpeg")));

@@ -15,12 +15,12 @@ import {
 	validation,
 } from "./aws-errors";
 import { type AuthOutcome, authorize } from "./authorize";
-import { checkConverseMediaRules, checkModelMedia } from "./content-blocks";
+import { type SentImage, checkConverseMediaRules, checkModelMedia, imagesIn } from "./content-blocks";
 import { parseConverseRequest } from "./converse-request";
 import { type FakeCredential, TEST_API_KEY, TEST_CREDENTIALS, TEST_EXPIRED_SESSION_TOKEN, TEST_REGION, TEST_SESSION_CREDENTIALS } from "./credentials";
 import { DEFAULT_THINKING, type ThinkingRequest, baseModelId, checkModelRequest, isBareModelId, mediaRules, modelRules, reasoningBlock } from "./models";
 import { seededRandom } from "./prng";
-import { type Answer, type FaultName, type Reply, toAnswer } from "./replies";
+import { type Answer, type FaultName, type Reply, asRecord, toAnswer } from "./replies";
 import { PromptCache } from "./usage";
 
 export interface FakeBedrockOptions {
@@ -194,6 +194,17 @@ export class FakeBedrock {
 	/** All request bodies joined by newlines: assert that some text never left the device. */
 	bodiesText(): string {
 		return this.requests.map((request) => request.body).join("\n");
+	}
+
+	/**
+	 * Every image the recorded requests carried, refused ones included, with the request's `seq` and what the bytes
+	 * say (format, size in bytes and pixels): assert what left the device and that it was within Bedrock's limits.
+	 */
+	sentImages(): Array<SentImage & { seq: number }> {
+		return this.requests.flatMap((request) => {
+			const json = asRecord(request.json);
+			return json === undefined ? [] : imagesIn(json).map((image) => ({ seq: request.seq, ...image }));
+		});
 	}
 
 	/** Forgets requests, script, prompt cache and random faults, puts back the default `respond` and the options' denied models. */
