@@ -304,7 +304,7 @@ export interface MediaRules {
 	images: boolean;
 	/** The most images and documents together in one request ("too many images and documents: N + M > limit"). */
 	maxImagesAndDocuments: number;
-	/** Whether a PDF document may exceed Bedrock's 4.5 MB (Claude 4 and later: AWS's "API restrictions" page). */
+	/** Whether a PDF document may exceed Bedrock's 4.5 MB (Claude 4 and later, Nova: AWS's "API restrictions" page). */
 	largePdfs: boolean;
 }
 
@@ -338,9 +338,11 @@ const MEDIA_RULES: ReadonlyMap<string, MediaRules> = new Map([
 	["anthropic.claude-opus-5", media(true, 600, true)],
 	["anthropic.claude-sonnet-5-5", media(true, 600, true)],
 	["anthropic.claude-opus-5-5", media(true, 600, true)],
-	["amazon.nova-micro-v1:0", media(false, 20, false)],
-	["amazon.nova-lite-v1:0", media(true, 20, false)],
-	["amazon.nova-pro-v1:0", media(true, 20, false)],
+	// "For Nova models, the 4.5 MB document size restriction doesn't apply to PDF and DOCX formats" (API restrictions;
+	// the fake lifts it for PDFs only).
+	["amazon.nova-micro-v1:0", media(false, 20, true)],
+	["amazon.nova-lite-v1:0", media(true, 20, true)],
+	["amazon.nova-pro-v1:0", media(true, 20, true)],
 ]);
 
 function media(images: boolean, maxImagesAndDocuments: number, largePdfs: boolean): MediaRules {
