@@ -1,6 +1,7 @@
 // Parses and validates a Converse request body the way Bedrock rejects malformed ones (400 ValidationException).
 
 import { type AwsError, validation } from "./aws-errors";
+import { checkMediaShapes } from "./content-blocks";
 import { asRecord } from "./replies";
 
 /** The parsed body, or the error Bedrock would answer with. */
@@ -26,6 +27,10 @@ export function parseConverseRequest(body: string): ParsedConverse {
 			error: validation("1 validation error detected: Value at 'messages' failed to satisfy constraint: Member must have length greater than or equal to 1"),
 		};
 	}
+	// Image and document blocks the service's model of the request refuses (base64, formats, names, empty bytes),
+	// checked as the service reads the body, before Bedrock's own rules about the conversation.
+	const media = checkMediaShapes(json);
+	if (media) return { ok: false, error: media };
 	let expected = "user";
 	for (const [index, message] of messages.entries()) {
 		const record = asRecord(message);

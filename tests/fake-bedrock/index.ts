@@ -13,3 +13,14 @@ export {
 	TEST_REGION,
 	TEST_SESSION_CREDENTIALS,
 } from "./credentials";
+export {
+	MAX_DOCUMENT_BYTES,
+	MAX_DOCUMENTS,
+	MAX_IMAGE_BASE64_BYTES,
+	MAX_IMAGE_SIDE,
+	MAX_MANY_IMAGE_SIDE,
+	MANY_IMAGES,
+	type SentImage,
+} from "./content-blocks";
+export { imageTokens } from "./usage";
+export { encodePng, gifHeader, jpegHeader, minimalPdf, webpHeader } from "./test-images";

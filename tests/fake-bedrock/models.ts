@@ -297,3 +297,64 @@ export function reasoningBlock(thinking: string, shown: boolean): { reasoningCon
 	const signature = createHash("sha256").update(`fake-thinking\n${thinking}`).digest("base64");
 	return { reasoningContent: { reasoningText: { text: shown ? thinking : "", signature } } };
 }
+
+/** What a model takes besides text, as the fake enforces it. */
+export interface MediaRules {
+	/** Whether the model takes `image` blocks at all. */
+	images: boolean;
+	/** The most images and documents together in one request ("too many images and documents: N + M > limit"). */
+	maxImagesAndDocuments: number;
+	/** Whether a PDF document may exceed Bedrock's 4.5 MB (Claude 4 and later, Nova: AWS's "API restrictions" page). */
+	largePdfs: boolean;
+}
+
+/**
+ * The models whose media rules the fake knows; any other id gets only the checks Bedrock makes for every model.
+ * Sources:
+ * - Bedrock's Message reference ("up to 20 images"; "up to five documents … no more than 4.5 MB") and its
+ *   "API restrictions" page ("For Claude 4 and subsequent versions, the 4.5 MB document size restriction doesn't
+ *   apply to PDF format"; "individual models may have specific image requirements").
+ * - Recorded answers: "too many images and documents: 21 + 0 > 20" (Claude 3.x era, cline/cline#1844, 2025);
+ *   "too many images and documents: 601 + 0 > 600" and "… 200 + 0 > 100" on the 1M-context models (2026-07
+ *   measurements quoted in a public repository), matching Anthropic's vision guide (100 images a request for
+ *   200k-context models, 600 for the others). Claude Haiku 5.5's context window is UNCONFIRMED: treated as 200k.
+ * - Text-only models: Claude 3.5 Haiku (Bedrock's model card lists text input only; no recorded refusal found)
+ *   and Amazon Nova Micro (AWS's Nova guide: the text-only model of the family).
+ */
+const MEDIA_RULES: ReadonlyMap<string, MediaRules> = new Map([
+	["anthropic.claude-3-haiku-20240307-v1:0", media(true, 20, false)],
+	["anthropic.claude-3-5-haiku-20241022-v1:0", media(false, 20, false)],
+	["anthropic.claude-haiku-4-5-20251001-v1:0", media(true, 100, true)],
+	["anthropic.claude-sonnet-4-20250514-v1:0", media(true, 100, true)],
+	["anthropic.claude-sonnet-4-5-20250929-v1:0", media(true, 100, true)],
+	["anthropic.claude-opus-4-1-20250805-v1:0", media(true, 100, true)],
+	["anthropic.claude-opus-4-5-20251101-v1:0", media(true, 100, true)],
+	["anthropic.claude-sonnet-4-6", media(true, 600, true)],
+	["anthropic.claude-opus-4-6-v1", media(true, 600, true)],
+	["anthropic.claude-opus-4-7", media(true, 600, true)],
+	["anthropic.claude-opus-4-8", media(true, 600, true)],
+	["anthropic.claude-haiku-5-5", media(true, 100, true)],
+	["anthropic.claude-sonnet-5", media(true, 600, true)],
+	["anthropic.claude-opus-5", media(true, 600, true)],
+	["anthropic.claude-sonnet-5-5", media(true, 600, true)],
+	["anthropic.claude-opus-5-5", media(true, 600, true)],
+	// "For Nova models, the 4.5 MB document size restriction doesn't apply to PDF and DOCX formats" (API restrictions;
+	// the fake lifts it for PDFs only).
+	["amazon.nova-micro-v1:0", media(false, 20, true)],
+	["amazon.nova-lite-v1:0", media(true, 20, true)],
+	["amazon.nova-pro-v1:0", media(true, 20, true)],
+]);
+
+function media(images: boolean, maxImagesAndDocuments: number, largePdfs: boolean): MediaRules {
+	return { images, maxImagesAndDocuments, largePdfs };
+}
+
+/** The media rules for a model or inference profile id, or undefined for a model the fake does not know. */
+export function mediaRules(modelId: string): MediaRules | undefined {
+	return MEDIA_RULES.get(baseModelId(modelId));
+}
+
+/** Whether the id names an Anthropic model, whose errors Bedrock relays in Anthropic's words. */
+export function isAnthropicModel(modelId: string): boolean {
+	return baseModelId(modelId).startsWith("anthropic.");
+}

@@ -15,11 +15,12 @@ import {
 	validation,
 } from "./aws-errors";
 import { type AuthOutcome, authorize } from "./authorize";
+import { type SentImage, checkConverseMediaRules, checkModelMedia, imagesIn } from "./content-blocks";
 import { parseConverseRequest } from "./converse-request";
 import { type FakeCredential, TEST_API_KEY, TEST_CREDENTIALS, TEST_EXPIRED_SESSION_TOKEN, TEST_REGION, TEST_SESSION_CREDENTIALS } from "./credentials";
-import { DEFAULT_THINKING, type ThinkingRequest, baseModelId, checkModelRequest, isBareModelId, modelRules, reasoningBlock } from "./models";
+import { DEFAULT_THINKING, type ThinkingRequest, baseModelId, checkModelRequest, isBareModelId, mediaRules, modelRules, reasoningBlock } from "./models";
 import { seededRandom } from "./prng";
-import { type Answer, type FaultName, type Reply, toAnswer } from "./replies";
+import { type Answer, type FaultName, type Reply, asRecord, toAnswer } from "./replies";
 import { PromptCache } from "./usage";
 
 export interface FakeBedrockOptions {
@@ -195,6 +196,17 @@ export class FakeBedrock {
 		return this.requests.map((request) => request.body).join("\n");
 	}
 
+	/**
+	 * Every image the recorded requests carried, refused ones included, with the request's `seq` and what the bytes
+	 * say (format, size in bytes and pixels): assert what left the device and that it was within Bedrock's limits.
+	 */
+	sentImages(): Array<SentImage & { seq: number }> {
+		return this.requests.flatMap((request) => {
+			const json = asRecord(request.json);
+			return json === undefined ? [] : imagesIn(json).map((image) => ({ seq: request.seq, ...image }));
+		});
+	}
+
 	/** Forgets requests, script, prompt cache and random faults, puts back the default `respond` and the options' denied models. */
 	reset(): void {
 		this.deniedModels.clear();
@@ -314,9 +326,16 @@ export class FakeBedrock {
 		if (this.isDenied(record.modelId)) return this.writeError(res, record, accessDenied());
 		const parsed = parseConverseRequest(body);
 		if (!parsed.ok) return this.writeError(res, record, parsed.error);
+		// Bedrock's own rules for images and documents, and whether this model takes images.
+		const media = mediaRules(record.modelId);
+		const mediaRefusal = checkConverseMediaRules(parsed.json, media);
+		if (mediaRefusal) return this.writeError(res, record, mediaRefusal);
 		// What this model refuses in a request (sampling, thinking, effort, forced tools), before any reply.
 		const checked = rules === undefined ? { on: false, shown: false } : checkModelRequest(rules, parsed.json);
 		if ("refusal" in checked) return this.writeError(res, record, validation(checked.refusal));
+		// What the model provider refuses about the images (size, dimensions, real format, count).
+		const modelMediaRefusal = checkModelMedia(parsed.json, record.modelId, media);
+		if (modelMediaRefusal) return this.writeError(res, record, modelMediaRefusal);
 
 		let reply: Reply;
 		if (this.random && this.random.next() < this.random.rate) {

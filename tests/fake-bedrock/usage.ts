@@ -1,5 +1,6 @@
 // The fake's token accounting: about four characters a token, and a prompt cache keyed by the prefix before a cachePoint.
 
+import { decodeBase64, readImageHeader } from "./media";
 import { type ContentBlock, asRecord } from "./replies";
 
 /** Converse's `usage` object. */
@@ -40,15 +41,15 @@ export class PromptCache {
 
 	/** `thinking`: the text the model thought, billed as output whether or not the answer shows it. */
 	usage(modelId: string, requestBody: string, json: Record<string, unknown>, content: readonly ContentBlock[], now: number, thinking = ""): TokenUsage {
-		const requestTokens = modelTokens(modelId, requestBody.length);
+		const requestTokens = promptTokens(modelId, requestBody.length, json);
 		const outputTokens = Math.max(1, modelTokens(modelId, replyChars(content))) + modelTokens(modelId, thinking.length);
 		const prefix = cachedPrefix(json);
 		let cacheRead = 0;
 		let cacheWrite = 0;
-		const prefixTokens = prefix === undefined ? 0 : Math.min(modelTokens(modelId, prefix.length), requestTokens);
+		const prefixTokens = prefix === undefined ? 0 : Math.min(promptTokens(modelId, prefix.json.length, prefix.blocks), requestTokens);
 		// As on Bedrock, a prefix shorter than the model's minimum is simply not cached.
 		if (prefix !== undefined && prefixTokens >= cacheMinimumTokens(modelId)) {
-			const key = `${modelId}\n${prefix}`;
+			const key = `${modelId}\n${prefix.json}`;
 			const last = this.lastUsed.get(key);
 			if (last !== undefined && now - last <= CACHE_TTL_MS) cacheRead = prefixTokens;
 			else cacheWrite = prefixTokens;
@@ -82,8 +83,8 @@ export function cacheMinimumTokens(modelId: string): number {
 	return 1_024;
 }
 
-/** The serialized blocks before the last cachePoint, or undefined when the request has none. */
-function cachedPrefix(json: Record<string, unknown>): string | undefined {
+/** The blocks before the last cachePoint and their serialization, or undefined when the request has none. */
+function cachedPrefix(json: Record<string, unknown>): { blocks: unknown[]; json: string } | undefined {
 	const blocks: unknown[] = [];
 	blocks.push(...arrayOf(asRecord(json.toolConfig)?.tools));
 	blocks.push(...arrayOf(json.system));
@@ -95,7 +96,75 @@ function cachedPrefix(json: Record<string, unknown>): string | undefined {
 	blocks.forEach((block, index) => {
 		if (asRecord(block)?.cachePoint !== undefined) last = index;
 	});
-	return last < 0 ? undefined : JSON.stringify(blocks.slice(0, last));
+	if (last < 0) return undefined;
+	const prefix = blocks.slice(0, last);
+	return { blocks: prefix, json: JSON.stringify(prefix) };
+}
+
+/**
+ * The input tokens of `chars` characters of request JSON holding the media blocks found in `value`: the text at
+ * about four characters a token, without the base64 of images and documents, and each image and document by what
+ * it costs instead (`mediaTokens`).
+ */
+function promptTokens(modelId: string, chars: number, value: unknown): number {
+	let base64Chars = 0;
+	let tokens = 0;
+	for (const media of mediaIn(value)) {
+		base64Chars += media.base64.length;
+		tokens += mediaTokens(media);
+	}
+	return modelTokens(modelId, Math.max(0, chars - base64Chars)) + tokens;
+}
+
+/** Anthropic's vision guide: an image whose long edge exceeds 1,568 px or that would cost over ~1,600 tokens is first scaled down. */
+const IMAGE_LONG_EDGE = 1_568;
+const IMAGE_MAX_TOKENS = 1_600;
+/** Anthropic's vision guide: an image costs about width × height / 750 tokens. */
+const PIXELS_PER_TOKEN = 750;
+
+/** The tokens of width × height pixels once scaled down as Anthropic does (the proportions kept). */
+export function imageTokens(width: number, height: number): number {
+	const pixels = width * height;
+	if (pixels === 0) return 0;
+	const scale = Math.min(1, IMAGE_LONG_EDGE / Math.max(width, height), Math.sqrt((IMAGE_MAX_TOKENS * PIXELS_PER_TOKEN) / pixels));
+	return Math.ceil((Math.round(width * scale) * Math.round(height * scale)) / PIXELS_PER_TOKEN);
+}
+
+interface MediaText {
+	kind: "image" | "document";
+	base64: string;
+}
+
+/**
+ * What an image or a document costs: an image by its pixels (an unreadable one costs nothing: Bedrock refuses it
+ * before the model); a document, roughly, as text of its decoded size (the fake's own simplification, PDFs included).
+ */
+function mediaTokens(media: MediaText): number {
+	const bytes = decodeBase64(media.base64);
+	if (bytes === undefined) return 0;
+	if (media.kind === "document") return estimateTokens(bytes.length);
+	const size = readImageHeader(bytes)?.size;
+	return size === undefined ? 0 : imageTokens(size.width, size.height);
+}
+
+/** The `image` and `document` blocks with base64 bytes anywhere in `value` (messages, tool results, a cached prefix). */
+function mediaIn(value: unknown): MediaText[] {
+	const found: MediaText[] = [];
+	const visit = (node: unknown): void => {
+		if (Array.isArray(node)) {
+			for (const item of node) visit(item);
+			return;
+		}
+		const record = asRecord(node);
+		if (!record) return;
+		for (const kind of ["image", "document"] as const) {
+			const bytes = asRecord(asRecord(record[kind])?.source)?.bytes;
+			if (typeof bytes === "string") found.push({ kind, base64: bytes });
+		}
+		for (const child of Object.values(record)) visit(child);
+	};
+	visit(value);
+	return found;
 }
 
 function arrayOf(value: unknown): unknown[] {
