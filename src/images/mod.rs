@@ -115,8 +115,7 @@ pub fn prepare(bytes: &[u8]) -> Result<PreparedImage, ImageError> {
     // A broken EXIF block is no date and no rotation, not an unreadable picture.
     let exif = decoder.exif_metadata().ok().flatten();
     let taken = exif.as_deref().and_then(exif::taken);
-    let orientation =
-        exif.as_deref().and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms);
+    let orientation = exif.as_deref().and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms);
     let mut picture = DynamicImage::from_decoder(decoder).map_err(|error| decode_error(error, width, height))?;
     if orientation == Orientation::NoTransforms && within_limits(width, height, bytes.len()) {
         return Ok(PreparedImage {
@@ -132,7 +131,11 @@ pub fn prepare(bytes: &[u8]) -> Result<PreparedImage, ImageError> {
     // Bedrock is not said to turn a picture by its EXIF orientation: it is sent upright.
     picture.apply_orientation(orientation);
     let (jpeg, sent_width, sent_height) = shrink::to_jpeg(&picture)?;
-    debug_assert!(within_limits(sent_width, sent_height, jpeg.len()), "{sent_width}×{sent_height}, {} bytes", jpeg.len());
+    debug_assert!(
+        within_limits(sent_width, sent_height, jpeg.len()),
+        "{sent_width}×{sent_height}, {} bytes",
+        jpeg.len()
+    );
     Ok(PreparedImage {
         format: ImageFormat::Jpeg,
         bytes: jpeg,

@@ -92,7 +92,9 @@ mod tests {
 
     #[test]
     fn the_target_keeps_the_aspect_within_every_limit() {
-        for (width, height) in [(4_000, 3_000), (3_000, 4_000), (1_000, 1_000), (50_000, 10), (10, 50_000), (1, 1), (7_999, 1)] {
+        for (width, height) in
+            [(4_000, 3_000), (3_000, 4_000), (1_000, 1_000), (50_000, 10), (10, 50_000), (1, 1), (7_999, 1)]
+        {
             let (new_width, new_height) = target_size(width, height);
             assert!(u64::from(new_width) * u64::from(new_height) <= MAX_SENT_PIXELS, "{width}×{height}");
             assert!(new_width <= MAX_SIDE_PX && new_height <= MAX_SIDE_PX);

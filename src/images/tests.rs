@@ -22,7 +22,9 @@ fn jpeg(width: u32, height: u32) -> Vec<u8> {
 
 fn png(width: u32, height: u32) -> Vec<u8> {
     let mut out = Vec::new();
-    PngEncoder::new(&mut out).write_image(pattern(width, height).as_raw(), width, height, ExtendedColorType::Rgb8).unwrap();
+    PngEncoder::new(&mut out)
+        .write_image(pattern(width, height).as_raw(), width, height, ExtendedColorType::Rgb8)
+        .unwrap();
     out
 }
 
@@ -61,9 +63,12 @@ fn a_large_photo_is_downscaled_to_a_jpeg_within_every_limit_with_its_aspect() {
 
 #[test]
 fn a_small_image_of_each_format_passes_through_byte_identical() {
-    for (format, bytes) in
-        [(ImageFormat::Png, png(64, 48)), (ImageFormat::Jpeg, jpeg(64, 48)), (ImageFormat::Gif, gif(6, 4)), (ImageFormat::Webp, webp(64, 48))]
-    {
+    for (format, bytes) in [
+        (ImageFormat::Png, png(64, 48)),
+        (ImageFormat::Jpeg, jpeg(64, 48)),
+        (ImageFormat::Gif, gif(6, 4)),
+        (ImageFormat::Webp, webp(64, 48)),
+    ] {
         let prepared = prepare(&bytes).unwrap();
         assert_eq!(prepared.format, format);
         assert_eq!(prepared.bytes, bytes, "{format:?} sent as it is");
