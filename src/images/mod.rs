@@ -116,7 +116,7 @@ pub fn prepare(bytes: &[u8]) -> Result<PreparedImage, ImageError> {
     let exif = decoder.exif_metadata().ok().flatten();
     let taken = exif.as_deref().and_then(exif::taken);
     let orientation = exif.as_deref().and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms);
-    let mut picture = DynamicImage::from_decoder(decoder).map_err(|error| decode_error(error, width, height))?;
+    let picture = DynamicImage::from_decoder(decoder).map_err(|error| decode_error(error, width, height))?;
     if orientation == Orientation::NoTransforms && within_limits(width, height, bytes.len()) {
         return Ok(PreparedImage {
             format,
@@ -129,8 +129,7 @@ pub fn prepare(bytes: &[u8]) -> Result<PreparedImage, ImageError> {
         });
     }
     // Bedrock is not said to turn a picture by its EXIF orientation: it is sent upright.
-    picture.apply_orientation(orientation);
-    let (jpeg, sent_width, sent_height) = shrink::to_jpeg(&picture)?;
+    let (jpeg, sent_width, sent_height) = shrink::to_jpeg(&picture, orientation)?;
     debug_assert!(
         within_limits(sent_width, sent_height, jpeg.len()),
         "{sent_width}×{sent_height}, {} bytes",

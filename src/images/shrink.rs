@@ -5,6 +5,7 @@
 
 use image::codecs::jpeg::JpegEncoder;
 use image::imageops::FilterType;
+use image::metadata::Orientation;
 use image::{DynamicImage, RgbImage};
 
 use super::{ImageError, MAX_BLOCK_BYTES, MAX_SENT_PIXELS, MAX_SIDE_PX};
@@ -35,11 +36,16 @@ pub(super) fn target_size(width: u32, height: u32) -> (u32, u32) {
     (new_width, new_height)
 }
 
-/// `picture` downscaled to `target_size` and encoded as JPEG within `MAX_BLOCK_BYTES`: the
-/// bytes, width and height.
-pub(super) fn to_jpeg(picture: &DynamicImage) -> Result<(Vec<u8>, u32, u32), ImageError> {
+/// `picture` downscaled to `target_size`, turned upright by `orientation` and encoded as JPEG
+/// within `MAX_BLOCK_BYTES`: the bytes, width and height.
+pub(super) fn to_jpeg(picture: &DynamicImage, orientation: Orientation) -> Result<(Vec<u8>, u32, u32), ImageError> {
     let (width, height) = target_size(picture.width(), picture.height());
-    let pixels = flatten_onto_white(&downscale(picture, width, height));
+    let mut small = downscale(picture, width, height);
+    // Turned after downscaling: the same picture, without a second full-size copy. The
+    // target is the same either way round (`target_size` treats both sides alike).
+    small.apply_orientation(orientation);
+    let (width, height) = (small.width(), small.height());
+    let pixels = flatten_onto_white(&small);
     for quality in JPEG_QUALITIES {
         let mut bytes = Vec::new();
         JpegEncoder::new_with_quality(&mut bytes, quality)

@@ -145,6 +145,30 @@ fn a_jpeg_says_the_day_it_was_taken() {
     assert_eq!((large.taken, large.format), (CalendarDate::new(2023, 7, 14), ImageFormat::Jpeg));
 }
 
+/// An EXIF block whose only entry is the orientation (tag 0x0112, SHORT, inline).
+fn orientation_block(orientation: u16) -> Vec<u8> {
+    let mut out = b"II\x2a\0".to_vec();
+    out.extend(8u32.to_le_bytes());
+    out.extend(1u16.to_le_bytes());
+    out.extend(0x0112u16.to_le_bytes());
+    out.extend(3u16.to_le_bytes());
+    out.extend(1u32.to_le_bytes());
+    out.extend(u32::from(orientation).to_le_bytes());
+    out.extend(0u32.to_le_bytes());
+    out
+}
+
+#[test]
+fn a_photo_taken_sideways_is_sent_upright() {
+    // Orientation 6: the stored pixels must be turned 90° clockwise to be seen upright.
+    let prepared = prepare(&with_exif(&jpeg(40, 20), &orientation_block(6))).unwrap();
+    assert_eq!(prepared.format, ImageFormat::Jpeg, "re-encoded, not sent for Bedrock to misread");
+    assert_eq!((prepared.width, prepared.height), (20, 40));
+    assert_eq!((prepared.original_width, prepared.original_height), (40, 20));
+    let upright = prepare(&with_exif(&jpeg(40, 20), &orientation_block(1))).unwrap();
+    assert_eq!((upright.format, upright.width, upright.height), (ImageFormat::Jpeg, 40, 20), "as it is");
+}
+
 #[test]
 fn truncations_and_byte_flips_never_panic() {
     let exif = exif_block(true, "2024:01:02 10:00:00", Some("2023:07:14 18:30:05"));
