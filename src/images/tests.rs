@@ -145,6 +145,22 @@ fn a_jpeg_says_the_day_it_was_taken() {
     assert_eq!((large.taken, large.format), (CalendarDate::new(2023, 7, 14), ImageFormat::Jpeg));
 }
 
+#[test]
+fn a_png_or_webp_with_exif_says_the_day_too() {
+    let exif = exif_block(true, "2021:05:06 07:08:09", None);
+    let image = pattern(8, 8);
+    let mut png_bytes = Vec::new();
+    let mut encoder = PngEncoder::new(&mut png_bytes);
+    encoder.set_exif_metadata(exif.clone()).unwrap();
+    encoder.write_image(image.as_raw(), 8, 8, ExtendedColorType::Rgb8).unwrap();
+    assert_eq!(prepare(&png_bytes).unwrap().taken, CalendarDate::new(2021, 5, 6));
+    let mut webp_bytes = Vec::new();
+    let mut encoder = WebPEncoder::new_lossless(&mut webp_bytes);
+    encoder.set_exif_metadata(exif).unwrap();
+    encoder.write_image(image.as_raw(), 8, 8, ExtendedColorType::Rgb8).unwrap();
+    assert_eq!(prepare(&webp_bytes).unwrap().taken, CalendarDate::new(2021, 5, 6));
+}
+
 /// An EXIF block whose only entry is the orientation (tag 0x0112, SHORT, inline).
 fn orientation_block(orientation: u16) -> Vec<u8> {
     let mut out = b"II\x2a\0".to_vec();
