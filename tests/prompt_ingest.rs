@@ -159,3 +159,121 @@ fn the_batched_ingest_request_for_two_notes() {
     );
     assert_snapshot("ingest-batch", &text);
 }
+
+/// A model that keeps each request's body (as Claude Haiku 4.5 would get it) and answers with
+/// the `record_memory` inputs it was given, in turn.
+struct ScriptedModel {
+    bodies: std::cell::RefCell<Vec<Value>>,
+    answers: std::cell::RefCell<Vec<Value>>,
+}
+
+impl memory_agent::agents::Model for ScriptedModel {
+    async fn converse(
+        &self,
+        request: &memory_agent::llm::ConverseRequest,
+    ) -> Result<memory_agent::llm::ConverseReply, memory_agent::llm::LlmError> {
+        let spec = memory_agent::llm::model_spec("us.anthropic.claude-haiku-4-5-20251001-v1:0");
+        self.bodies.borrow_mut().push(serde_json::from_str(&request.to_body(spec)).unwrap());
+        let input = self.answers.borrow_mut().remove(0);
+        Ok(memory_agent::llm::ConverseReply {
+            text: String::new(),
+            tool_input: Some(input.clone()),
+            tool_calls: vec![memory_agent::llm::ToolCall { name: "record_memory".into(), input }],
+            stop_reason: memory_agent::llm::StopReason::ToolUse,
+            usage: memory_agent::domain::TokenUsage::default(),
+            latency_ms: 0,
+        })
+    }
+}
+
+/// A 2 × 2 PNG, prepared as the engine would (small enough to go as it is).
+fn tiny_png() -> memory_agent::images::PreparedImage {
+    use image::ImageEncoder;
+    let mut bytes = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut bytes)
+        .write_image(&[255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255], 2, 2, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    let prepared = memory_agent::images::prepare(&bytes).unwrap();
+    assert_eq!(prepared.bytes, bytes, "a small PNG goes as it is");
+    prepared
+}
+
+#[test]
+fn the_ingest_request_for_an_image_and_its_answer() {
+    use memory_agent::agents::ingest::{extract_image, ExtractedMemory, Extraction, ImageInput};
+    use memory_agent::calendar::CalendarDate;
+    let image = tiny_png();
+    let input = ImageInput {
+        image: &image,
+        source_path: "Scans/Receipt cafe.pdf",
+        page: Some(2),
+        image_date: CalendarDate::parse("2026-11-27"),
+        today: CalendarDate::parse("2026-11-30").unwrap(),
+    };
+    let answer = serde_json::json!({
+        "nothing_to_remember": false,
+        "summary": "A receipt from Café Lune for two coffees.",
+        "facts": ["Café Lune, 2 × espresso, total 6.40 EUR."],
+        "entities": [{ "name": "Café Lune", "kind": "place" }],
+        "topics": ["receipt"],
+        "importance": 0.2,
+        "happened_on": ["2026-11-27"]
+    });
+    // The first answer breaks a rule (no summary): asked once more, with the reason.
+    let model = ScriptedModel {
+        bodies: Default::default(),
+        answers: std::cell::RefCell::new(vec![serde_json::json!({ "nothing_to_remember": false }), answer]),
+    };
+    let extraction = futures::executor::block_on(extract_image(&model, &input)).unwrap();
+    let Extraction::Memory(memory) = extraction else { panic!("a memory: {extraction:?}") };
+    assert_eq!(
+        memory,
+        ExtractedMemory {
+            summary: "A receipt from Café Lune for two coffees.".into(),
+            entities: vec![memory_agent::domain::Entity { name: "Café Lune".into(), kind: "place".into() }],
+            topics: vec!["receipt".into()],
+            importance: 0.2,
+            happened_on: vec![CalendarDate::parse("2026-11-27").unwrap()],
+            facts: vec!["Café Lune, 2 × espresso, total 6.40 EUR.".into()],
+        }
+    );
+    let bodies = model.bodies.borrow();
+    assert_eq!(bodies.len(), 2, "one retry");
+    for body in bodies.iter() {
+        let content = body["messages"][0]["content"].as_array().unwrap();
+        assert_eq!(content.len(), 2, "one text block, then one image block");
+        assert!(content[0].get("text").is_some() && content[1].get("image").is_some());
+        assert_eq!(body["messages"].as_array().unwrap().len(), 1);
+        assert_eq!(body["toolConfig"]["toolChoice"]["tool"]["name"], "record_memory");
+    }
+    let retry = bodies[1]["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(retry.ends_with("Call record_memory again with valid values.") && retry.contains("summary is missing"));
+    let text = readable(&bodies[0]);
+    let user = text.find("=== user\n").expect("a user message");
+    let fence = user + text[user..].find("<image_file>").expect("the file fenced");
+    assert!(text[user..fence].contains("Image date: 2026-11-27 (Friday)\nToday: 2026-11-30\n"));
+    assert!(text[fence..].contains("File: Scans/Receipt cafe.pdf\nPage 2 of a scanned PDF\n</image_file>"));
+    assert_snapshot("ingest-image", &text);
+}
+
+#[test]
+fn an_image_with_nothing_to_remember_is_nothing() {
+    use memory_agent::agents::ingest::{extract_image, Extraction, ImageInput};
+    use memory_agent::calendar::CalendarDate;
+    let image = tiny_png();
+    let input = ImageInput {
+        image: &image,
+        source_path: "Attachments/blank.png",
+        page: None,
+        image_date: None,
+        today: CalendarDate::parse("2026-11-30").unwrap(),
+    };
+    let model = ScriptedModel {
+        bodies: Default::default(),
+        answers: std::cell::RefCell::new(vec![serde_json::json!({ "nothing_to_remember": true, "summary": "" })]),
+    };
+    let extraction = futures::executor::block_on(extract_image(&model, &input)).unwrap();
+    assert_eq!(extraction, Extraction::Nothing);
+    let text = model.bodies.borrow()[0]["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert!(text.starts_with("Image date: unknown\n") && !text.contains("Page "), "{text}");
+}

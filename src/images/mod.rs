@@ -3,7 +3,20 @@
 //! for (`MAX_SENT_PIXELS`), with the day it was taken (EXIF) when the file says.
 //!
 //! Pure and total: any bytes give a `PreparedImage` or an `ImageError`, never a panic.
-//! (Skeleton for issue 25: the parts are filled in by the images work.)
+//! The format comes from `sniff`, the day from `exif`, the downscaled copy from `shrink`;
+//! pixels are decoded by the `image` crate (PNG, JPEG via zune-jpeg, GIF, WebP) within
+//! `image::Limits`, so a crafted header cannot make it allocate more than `DECODE_ALLOC_LIMIT`.
+
+mod exif;
+mod shrink;
+mod sniff;
+#[cfg(test)]
+mod tests;
+
+use std::io::Cursor;
+
+use image::metadata::Orientation;
+use image::{DynamicImage, ImageDecoder, ImageReader, Limits};
 
 use crate::calendar::CalendarDate;
 
@@ -16,6 +29,9 @@ pub const MAX_SIDE_PX: u32 = 8_000;
 pub const MAX_BLOCK_BYTES: usize = 3_750_000;
 /// An image larger than this is not decoded (its pixels alone would take 200 MB).
 pub const MAX_DECODED_PIXELS: u64 = 50_000_000;
+/// What a decoder may allocate: the largest image allowed at 4 bytes a pixel and some room
+/// for the decoder's own buffers (a 16-bit image that large is refused as too large).
+const DECODE_ALLOC_LIMIT: u64 = MAX_DECODED_PIXELS * 4 + 32 * 1024 * 1024;
 
 /// The image formats Bedrock's `image` block takes (`ImageFormat` in botocore's
 /// `bedrock-runtime` service definition: png, jpeg, gif, webp).
@@ -81,8 +97,96 @@ pub fn image_tokens(width: u32, height: u32) -> u64 {
 }
 
 /// The image in `bytes` prepared for the model: the original when it is within every limit,
-/// else decoded and downscaled (never the original bytes when they exceed a limit).
+/// else decoded and downscaled (never the original bytes when they exceed a limit). The
+/// original is decoded either way, so a broken file is refused here, not by Bedrock.
 pub fn prepare(bytes: &[u8]) -> Result<PreparedImage, ImageError> {
-    let _ = bytes;
-    Err(ImageError::Unreadable("images are not prepared yet".into()))
+    if bytes.is_empty() {
+        return Err(ImageError::Unreadable("the file is empty".into()));
+    }
+    let format = sniff::format_of(bytes).ok_or(ImageError::UnsupportedFormat)?;
+    let mut decoder = header(bytes, format)?;
+    let (width, height) = decoder.dimensions();
+    if width == 0 || height == 0 {
+        return Err(ImageError::Unreadable("it has no pixels".into()));
+    }
+    if u64::from(width) * u64::from(height) > MAX_DECODED_PIXELS {
+        return Err(ImageError::TooManyPixels { width, height });
+    }
+    // A broken EXIF block is no date and no rotation, not an unreadable picture.
+    let exif = decoder.exif_metadata().ok().flatten();
+    let taken = exif.as_deref().and_then(exif::taken);
+    let orientation = exif.as_deref().and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms);
+    let picture = DynamicImage::from_decoder(decoder).map_err(|error| decode_error(error, width, height))?;
+    if orientation == Orientation::NoTransforms && within_limits(width, height, bytes.len()) {
+        return Ok(PreparedImage {
+            format,
+            bytes: bytes.to_vec(),
+            width,
+            height,
+            original_width: width,
+            original_height: height,
+            taken,
+        });
+    }
+    // Bedrock is not said to turn a picture by its EXIF orientation: it is sent upright.
+    let (jpeg, sent_width, sent_height) = shrink::to_jpeg(&picture, orientation)?;
+    debug_assert!(
+        within_limits(sent_width, sent_height, jpeg.len()),
+        "{sent_width}×{sent_height}, {} bytes",
+        jpeg.len()
+    );
+    Ok(PreparedImage {
+        format: ImageFormat::Jpeg,
+        bytes: jpeg,
+        width: sent_width,
+        height: sent_height,
+        original_width: width,
+        original_height: height,
+        taken,
+    })
+}
+
+/// The width and height `bytes` declare in their header (nothing decoded), for the token
+/// estimate of an image already prepared; `None` when they are not an image Bedrock takes.
+pub fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
+    let format = sniff::format_of(bytes)?;
+    header(bytes, format).ok().map(|decoder| decoder.dimensions())
+}
+
+/// Whether an image of this size may be sent as it is.
+fn within_limits(width: u32, height: u32, byte_count: usize) -> bool {
+    u64::from(width) * u64::from(height) <= MAX_SENT_PIXELS
+        && width <= MAX_SIDE_PX
+        && height <= MAX_SIDE_PX
+        && byte_count <= MAX_BLOCK_BYTES
+}
+
+/// A decoder for `bytes` that has read the header only, with the allocation limit set.
+fn header(bytes: &[u8], format: ImageFormat) -> Result<impl ImageDecoder + '_, ImageError> {
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), format.codec());
+    let mut limits = Limits::default();
+    limits.max_alloc = Some(DECODE_ALLOC_LIMIT);
+    reader.limits(limits);
+    reader.into_decoder().map_err(|error| decode_error(error, 0, 0))
+}
+
+/// A decoder's error in the status view's words; an allocation over the limit is the
+/// picture being too large.
+fn decode_error(error: image::ImageError, width: u32, height: u32) -> ImageError {
+    match error {
+        image::ImageError::Limits(_) if width > 0 => ImageError::TooManyPixels { width, height },
+        image::ImageError::Limits(_) => ImageError::Unreadable("its header asks for more memory than allowed".into()),
+        other => ImageError::Unreadable(other.to_string()),
+    }
+}
+
+impl ImageFormat {
+    fn codec(self) -> image::ImageFormat {
+        match self {
+            ImageFormat::Png => image::ImageFormat::Png,
+            ImageFormat::Jpeg => image::ImageFormat::Jpeg,
+            ImageFormat::Gif => image::ImageFormat::Gif,
+            ImageFormat::Webp => image::ImageFormat::WebP,
+        }
+    }
 }

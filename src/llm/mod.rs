@@ -26,7 +26,8 @@ pub use config::{
     BedrockAuth, BedrockConfig, EndpointTrust, BEDROCK_REGIONS, DEFAULT_MODEL_ID, DEFAULT_REGION,
 };
 pub use converse::{
-    ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ThinkingEffort, ToolCall, ToolSpec,
+    document_name, ContentBlock, ConverseReply, ConverseRequest, DocumentFormat, Message, Role, StopReason,
+    ThinkingEffort, ToolCall, ToolSpec,
 };
 pub use error::LlmError;
 pub use http::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
