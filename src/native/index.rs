@@ -283,6 +283,14 @@ impl Host for IndexHost<'_> {
         self.session.host.read_file(path, max_bytes).await
     }
 
+    async fn extract_pdf(
+        &self,
+        bytes: &[u8],
+        options: &crate::notes::pdf::PdfExtractOptions,
+    ) -> Result<crate::notes::pdf::PdfContent, String> {
+        self.session.host.extract_pdf(bytes, options).await
+    }
+
     fn utc_offset_minutes(&self) -> i32 {
         self.session.host.utc_offset_minutes()
     }

@@ -561,6 +561,7 @@ fn read_facts_and_days(row: &mut RowReader) -> Result<(Vec<String>, Vec<String>,
         0 => DateSource::Text,
         1 => DateSource::NoteName,
         2 => DateSource::NoteProperty,
+        3 => DateSource::FileMetadata,
         other => return Err(StoreError::InvalidData(format!("unknown date source {other}"))),
     };
     Ok((facts, also_on, date_source))
@@ -572,6 +573,7 @@ fn date_source_code(source: DateSource) -> i64 {
         DateSource::Text => 0,
         DateSource::NoteName => 1,
         DateSource::NoteProperty => 2,
+        DateSource::FileMetadata => 3,
     }
 }
 
