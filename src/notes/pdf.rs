@@ -203,21 +203,25 @@ pub fn chunk_pdf(content: &PdfContent, pdf_sha256: &str, max_chunk_tokens: usize
     builder.chunks
 }
 
-/// The median height of the document's lines with text (finite and positive only): the body
-/// text's size, against which headings are told. `None` when no line has a usable height.
+/// The body text's height: the median of the document's line heights (finite and positive
+/// only) weighted by each line's characters, so that short headings, however many, do not
+/// pull it up. `None` when no line has a usable height.
 fn median_height(content: &PdfContent) -> Option<f64> {
-    let mut heights: Vec<f64> = content
+    let mut heights: Vec<(f64, usize)> = content
         .pages
         .iter()
         .flat_map(|page| &page.lines)
-        .filter(|line| !line.text.trim().is_empty() && line.height.is_finite() && line.height > 0.0)
-        .map(|line| line.height)
+        .filter(|line| line.height.is_finite() && line.height > 0.0)
+        .map(|line| (line.height, line.text.chars().filter(|c| !c.is_whitespace()).count()))
+        .filter(|(_, characters)| *characters > 0)
         .collect();
-    if heights.is_empty() {
-        return None;
-    }
-    heights.sort_by(f64::total_cmp);
-    Some(heights[heights.len() / 2])
+    heights.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = heights.iter().map(|(_, characters)| characters).sum::<usize>().div_ceil(2);
+    let mut seen = 0;
+    heights.into_iter().find_map(|(height, characters)| {
+        seen += characters;
+        (seen >= half).then_some(height)
+    })
 }
 
 fn is_heading(text: &str, height: f64, body_height: Option<f64>) -> bool {

@@ -28,6 +28,8 @@ pub struct TestHost {
     /// What `extract_pdf` answers for a PDF, by the SHA-256 (hex) of its bytes; any other PDF
     /// is `unavailable`, as on a host without pdf.js.
     pub pdfs: std::rc::Rc<RefCell<BTreeMap<String, PdfContent>>>,
+    /// While set, `extract_pdf` fails with this reason (pdf.js could not run).
+    pub pdf_error: std::rc::Rc<RefCell<Option<String>>>,
     /// Every `extract_pdf` call: the digest of the bytes and the options.
     pub pdf_extractions: std::rc::Rc<RefCell<Vec<(String, PdfExtractOptions)>>>,
 }
@@ -45,6 +47,7 @@ impl TestHost {
             read_delay: Default::default(),
             pdfs: Default::default(),
             pdf_extractions: Default::default(),
+            pdf_error: Default::default(),
         }
     }
 
@@ -119,8 +122,16 @@ impl Host for TestHost {
     async fn extract_pdf(&self, bytes: &[u8], options: &PdfExtractOptions) -> Result<PdfContent, String> {
         let digest = file_digest_hex(bytes);
         self.pdf_extractions.borrow_mut().push((digest.clone(), options.clone()));
+        if let Some(reason) = self.pdf_error.borrow().clone() {
+            return Err(reason);
+        }
         let scripted = self.pdfs.borrow().get(&digest).cloned();
-        Ok(scripted.unwrap_or_else(|| PdfContent::unavailable("this test host has no pdf.js")))
+        let Some(mut content) = scripted else { return Ok(PdfContent::unavailable("this test host has no pdf.js")) };
+        // As pdf.js in the plugin: pages are rendered only when asked.
+        if !options.render_scans {
+            content.pages.iter_mut().for_each(|page| page.scan = None);
+        }
+        Ok(content)
     }
 
     fn utc_offset_minutes(&self) -> i32 {
