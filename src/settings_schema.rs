@@ -11,8 +11,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::notes::kind::{IMAGE_EXTENSIONS, NOTE_EXTENSIONS, PDF_EXTENSIONS, UNSUPPORTED_IMAGES};
 use crate::llm::{default_model_for, previous_default_model_for, BEDROCK_REGIONS, DEFAULT_REGION};
+use crate::notes::kind::{IMAGE_EXTENSIONS, NOTE_EXTENSIONS, PDF_EXTENSIONS, UNSUPPORTED_IMAGES};
 
 /// A whole number within bounds, in the unit the person types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -28,11 +28,8 @@ type TestEngine = Rc<Engine<RusqliteDriver>>;
 fn start(_host: &TestHost) -> TestEngine {
     let store = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
     let engine = Engine::new(store, 42, NOW).unwrap();
-    let connection: BedrockConfig = support::connection::test_connection(RetryPolicy {
-        max_attempts: 2,
-        base_delay_ms: 100,
-        max_delay_ms: 1_000,
-    });
+    let connection: BedrockConfig =
+        support::connection::test_connection(RetryPolicy { max_attempts: 2, base_delay_ms: 100, max_delay_ms: 1_000 });
     engine.configure_connection(Some(connection), 7).unwrap();
     Rc::new(engine)
 }
@@ -61,7 +58,11 @@ fn line(text: &str, height: f64) -> PdfLine {
 fn report() -> PdfContent {
     PdfContent {
         page_count: 2,
-        info: PdfInfo { title: Some("Q3 report".into()), creation_date: Some("D:20260102093000+01'00'".into()), ..PdfInfo::default() },
+        info: PdfInfo {
+            title: Some("Q3 report".into()),
+            creation_date: Some("D:20260102093000+01'00'".into()),
+            ..PdfInfo::default()
+        },
         pages: vec![
             PdfPage {
                 number: 1,
@@ -131,7 +132,11 @@ fn a_pdfs_page_two_fact_is_remembered_with_its_page_and_text() {
     let trip = memories.iter().find(|memory| memory.summary.contains("Travel")).expect("the page-2 section");
     assert_eq!((trip.position.line_start, trip.position.line_end), (Some(2), Some(2)));
     assert_eq!(trip.position.heading.as_deref(), Some("Travel"));
-    assert!(trip.raw_text.contains("Alice flies to Lisbon on 2026-05-14."), "the PDF's text is kept: {:?}", trip.raw_text);
+    assert!(
+        trip.raw_text.contains("Alice flies to Lisbon on 2026-05-14."),
+        "the PDF's text is kept: {:?}",
+        trip.raw_text
+    );
     assert_eq!((trip.happened_on.as_deref(), trip.date_source), (Some("2026-05-14"), DateSource::Text));
     let budget = memories.iter().find(|memory| memory.summary.contains("Budget")).unwrap();
     assert_eq!((budget.position.line_start, budget.position.line_end), (Some(1), Some(1)));
@@ -141,7 +146,9 @@ fn a_pdfs_page_two_fact_is_remembered_with_its_page_and_text() {
         "a text naming no day is filed under the PDF's creation date"
     );
     // Read with its title beside the text, inside the fence.
-    let sent = user_text(&host.bedrock.requests().iter().map(|r| serde_json::from_str::<Value>(&r.body).unwrap()).next().unwrap());
+    let sent = user_text(
+        &host.bedrock.requests().iter().map(|r| serde_json::from_str::<Value>(&r.body).unwrap()).next().unwrap(),
+    );
     assert!(sent.contains("Q3 report"), "{sent}");
 
     // Unchanged: not extracted again, no call.
@@ -339,7 +346,12 @@ fn pictures_are_sent_downscaled_only_when_images_are_on() {
     assert_eq!(blocks.len(), 1);
     let sent = base64_decode(blocks[0]["image"]["source"]["bytes"].as_str().unwrap());
     let seen = prepare(&sent).unwrap();
-    assert!(u64::from(seen.width) * u64::from(seen.height) <= MAX_SENT_PIXELS, "downscaled: {}×{}", seen.width, seen.height);
+    assert!(
+        u64::from(seen.width) * u64::from(seen.height) <= MAX_SENT_PIXELS,
+        "downscaled: {}×{}",
+        seen.width,
+        seen.height
+    );
     let memories = engine.list_memories(&MemoryFilter::default()).unwrap();
     assert_eq!(memories.len(), 1);
     assert_eq!(memories[0].position.line_start, None);

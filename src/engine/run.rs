@@ -28,7 +28,9 @@ use crate::domain::{
 };
 use crate::hash::file_digest_hex;
 use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, LlmError, Message};
-use crate::notes::{decode_note, note_date, own_date, parse_fragment, parse_note, path_date, Chunk, FileKind, NoteError};
+use crate::notes::{
+    decode_note, note_date, own_date, parse_fragment, parse_note, path_date, Chunk, FileKind, NoteError,
+};
 use crate::store::{SqlDriver, StoreError};
 
 mod files;
@@ -454,7 +456,11 @@ impl<D: SqlDriver> Engine<D> {
 
     /// A changed file whose record here is not of this text waits for another device's memory
     /// of it (`pay_after`): the job is deferred, nothing written.
-    fn wait_for_other_device(&self, attempt: &NoteAttempt<'_>, read: &ReadNote) -> Result<Option<Finished>, AgentError> {
+    fn wait_for_other_device(
+        &self,
+        attempt: &NoteAttempt<'_>,
+        read: &ReadNote,
+    ) -> Result<Option<Finished>, AgentError> {
         let now = read.started;
         if let Some(at) = attempt.pay_after.filter(|at| *at > now) {
             if self.store.get_source(&read.path)?.is_some() {

@@ -226,9 +226,7 @@ fn median_height(content: &PdfContent) -> Option<f64> {
 
 fn is_heading(text: &str, height: f64, body_height: Option<f64>) -> bool {
     let Some(body) = body_height else { return false };
-    height.is_finite()
-        && height >= HEADING_HEIGHT_RATIO * body
-        && text.split_whitespace().count() <= HEADING_MAX_WORDS
+    height.is_finite() && height >= HEADING_HEIGHT_RATIO * body && text.split_whitespace().count() <= HEADING_MAX_WORDS
 }
 
 /// `text` cut, at character boundaries, into pieces of at most `max_tokens` each (a line
@@ -285,7 +283,8 @@ impl ChunkBuilder {
         if self.open.as_ref().is_some_and(|open| open.tokens + tokens > self.max_tokens) {
             self.close();
         }
-        let open = self.open.get_or_insert(OpenChunk { first_page: page, last_page: page, lines: Vec::new(), tokens: 0 });
+        let open =
+            self.open.get_or_insert(OpenChunk { first_page: page, last_page: page, lines: Vec::new(), tokens: 0 });
         open.first_page = open.first_page.min(page);
         open.last_page = open.last_page.max(page);
         open.lines.push(line.to_owned());
@@ -359,7 +358,10 @@ mod tests {
         let content = PdfContent {
             page_count: 3,
             pages: vec![
-                page(1, vec![line("Budget 2026", 18.0), line("We plan to spend less.", 10.0), line("Much less.", 10.0)]),
+                page(
+                    1,
+                    vec![line("Budget 2026", 18.0), line("We plan to spend less.", 10.0), line("Much less.", 10.0)],
+                ),
                 page(2, vec![line("The rest of the plan.", 10.0), line("Travel", 16.0), line("Lisbon in May.", 10.0)]),
                 page(3, vec![line("Porto in June.", 10.0)]),
             ],
@@ -369,7 +371,12 @@ mod tests {
         assert_eq!(
             texts(&chunks),
             vec![
-                (1, 2, Some("Budget 2026".into()), "Budget 2026\nWe plan to spend less.\nMuch less.\nThe rest of the plan.".into()),
+                (
+                    1,
+                    2,
+                    Some("Budget 2026".into()),
+                    "Budget 2026\nWe plan to spend less.\nMuch less.\nThe rest of the plan.".into()
+                ),
                 (2, 3, Some("Travel".into()), "Travel\nLisbon in May.\nPorto in June.".into()),
             ]
         );
@@ -395,7 +402,11 @@ mod tests {
     #[test]
     fn adversarial_pages_give_chunks_or_nothing() {
         assert!(chunk_pdf(&PdfContent::default(), "d", 1_500).is_empty(), "no pages");
-        let blank = PdfContent { page_count: 2, pages: vec![page(1, vec![]), page(2, vec![line("   ", 10.0)])], ..PdfContent::default() };
+        let blank = PdfContent {
+            page_count: 2,
+            pages: vec![page(1, vec![]), page(2, vec![line("   ", 10.0)])],
+            ..PdfContent::default()
+        };
         assert!(chunk_pdf(&blank, "d", 1_500).is_empty(), "pages without text or scan");
         let odd_heights = PdfContent {
             pages: vec![page(
@@ -406,11 +417,19 @@ mod tests {
         };
         assert_eq!(texts(&chunk_pdf(&odd_heights, "d", 1_500)), vec![(1, 1, None, "Title\nBody\nMore\nRest".into())]);
         let huge = "word ".repeat(200_000);
-        let chunks = chunk_pdf(&PdfContent { pages: vec![page(1, vec![line(&huge, 10.0)])], ..PdfContent::default() }, "d", 1_500);
+        let chunks = chunk_pdf(
+            &PdfContent { pages: vec![page(1, vec![line(&huge, 10.0)])], ..PdfContent::default() },
+            "d",
+            1_500,
+        );
         assert!(chunks.len() >= 150);
         assert!(texts(&chunks).iter().all(|(_, _, _, text)| estimate_tokens(text) <= 1_500));
         let cjk = "漢".repeat(10_000);
-        let chunks = chunk_pdf(&PdfContent { pages: vec![page(1, vec![line(&cjk, 10.0)])], ..PdfContent::default() }, "d", 1_500);
+        let chunks = chunk_pdf(
+            &PdfContent { pages: vec![page(1, vec![line(&cjk, 10.0)])], ..PdfContent::default() },
+            "d",
+            1_500,
+        );
         assert!(texts(&chunks).iter().all(|(_, _, _, text)| estimate_tokens(text) <= 1_500));
         let many = PdfContent {
             page_count: 200,
@@ -420,7 +439,8 @@ mod tests {
         let chunks = texts(&chunk_pdf(&many, "d", 1_500));
         assert_eq!((chunks.first().unwrap().0, chunks.last().unwrap().1), (1, 200));
         assert!(chunks.windows(2).all(|pair| pair[0].1 <= pair[1].0));
-        let unnumbered = PdfContent { pages: vec![page(0, vec![]), page(0, vec![line("x", 1.0)])], ..PdfContent::default() };
+        let unnumbered =
+            PdfContent { pages: vec![page(0, vec![]), page(0, vec![line("x", 1.0)])], ..PdfContent::default() };
         assert_eq!(texts(&chunk_pdf(&unnumbered, "d", 1_500))[0].0, 2, "numbered by place");
     }
 
@@ -458,10 +478,22 @@ mod tests {
         };
         let date = |text: &str| CalendarDate::parse(text).unwrap();
         let metadata = DateSource::FileMetadata;
-        assert_eq!(pdf_date(&info(Some("D:20260102093000+01'00'"), None, None), "a.pdf"), Some((date("2026-01-02"), metadata)));
-        assert_eq!(pdf_date(&info(Some("garbage"), Some("20251231"), None), "a.pdf"), Some((date("2025-12-31"), metadata)));
-        assert_eq!(pdf_date(&info(Some("D:2026"), None, Some("Minutes 2026-03-04")), "a.pdf"), Some((date("2026-03-04"), metadata)));
-        assert_eq!(pdf_date(&info(Some("D:20261399"), None, None), "Scans/2026-05-06 receipt.pdf"), Some((date("2026-05-06"), DateSource::NoteName)));
+        assert_eq!(
+            pdf_date(&info(Some("D:20260102093000+01'00'"), None, None), "a.pdf"),
+            Some((date("2026-01-02"), metadata))
+        );
+        assert_eq!(
+            pdf_date(&info(Some("garbage"), Some("20251231"), None), "a.pdf"),
+            Some((date("2025-12-31"), metadata))
+        );
+        assert_eq!(
+            pdf_date(&info(Some("D:2026"), None, Some("Minutes 2026-03-04")), "a.pdf"),
+            Some((date("2026-03-04"), metadata))
+        );
+        assert_eq!(
+            pdf_date(&info(Some("D:20261399"), None, None), "Scans/2026-05-06 receipt.pdf"),
+            Some((date("2026-05-06"), DateSource::NoteName))
+        );
         assert_eq!(pdf_date(&PdfInfo::default(), "report.pdf"), None);
         assert_eq!(pdf_info_date("D:2026０1０2"), None, "only ASCII digits");
         assert_eq!(pdf_info_date(""), None);

@@ -131,7 +131,8 @@ impl ScopeRules {
         let not_remembered = || "images are not remembered (turn on Remember images and scanned pages)".to_owned();
         match FileKind::of(path) {
             FileKind::Note => {
-                let plain_text = path.rsplit_once('.').is_some_and(|(_, extension)| extension.eq_ignore_ascii_case("txt"));
+                let plain_text =
+                    path.rsplit_once('.').is_some_and(|(_, extension)| extension.eq_ignore_ascii_case("txt"));
                 (plain_text && !self.include_plain_text).then(|| "not a note".into())
             }
             FileKind::Pdf => None,

@@ -107,6 +107,8 @@ mod tests {
         from_note.also_on.clear();
         from_note.date_source = DateSource::NoteName;
         assert!(memory_line(&from_note).starts_with("[memory:m1] 2026-02-01 (the note's date) · "));
+        from_note.date_source = DateSource::FileMetadata;
+        assert!(memory_line(&from_note).starts_with("[memory:m1] 2026-02-01 (the file's date) · "));
         let mut undated = memory();
         undated.happened_on = None;
         undated.also_on.clear();

@@ -584,9 +584,9 @@ fn keeps_its_text(memory: &Memory) -> bool {
 fn is_note_path(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     path.is_empty()
-        || name.rsplit_once('.').is_some_and(|(_, extension)| {
-            extension.eq_ignore_ascii_case("md") || extension.eq_ignore_ascii_case("txt")
-        })
+        || name
+            .rsplit_once('.')
+            .is_some_and(|(_, extension)| extension.eq_ignore_ascii_case("md") || extension.eq_ignore_ascii_case("txt"))
 }
 
 /// How a date source is stored (`schema::V10`).

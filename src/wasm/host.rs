@@ -219,7 +219,8 @@ fn message_of(error: &JsValue) -> String {
 /// is no sequence to serde), each page's `scan.bytes` read by hand.
 fn pdf_content_of(value: &JsValue) -> Result<PdfContent, String> {
     let unreadable = |what: &str| format!("extractPdf gave an unreadable answer ({what})");
-    let field = |object: &JsValue, name: &str| Reflect::get(object, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+    let field =
+        |object: &JsValue, name: &str| Reflect::get(object, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
     let pages = field(value, "pages");
     let pages: Vec<JsValue> = if pages.is_undefined() || pages.is_null() {
         Vec::new()
@@ -233,7 +234,8 @@ fn pdf_content_of(value: &JsValue) -> Result<PdfContent, String> {
         scans.push(if scan.is_undefined() || scan.is_null() { None } else { Some(scan_of(&scan, &field)?) });
         let _ = Reflect::set(page, &JsValue::from_str("scan"), &JsValue::NULL);
     }
-    let mut content: PdfContent = serde_wasm_bindgen::from_value(value.clone()).map_err(|error| unreadable(&error.to_string()))?;
+    let mut content: PdfContent =
+        serde_wasm_bindgen::from_value(value.clone()).map_err(|error| unreadable(&error.to_string()))?;
     for (page, scan) in content.pages.iter_mut().zip(scans) {
         page.scan = scan;
     }
@@ -241,7 +243,8 @@ fn pdf_content_of(value: &JsValue) -> Result<PdfContent, String> {
 }
 
 fn scan_of(scan: &JsValue, field: &dyn Fn(&JsValue, &str) -> JsValue) -> Result<PdfScan, String> {
-    let bytes = field(scan, "bytes").dyn_into::<Uint8Array>().map_err(|_| "extractPdf gave a scan without bytes".to_owned())?;
+    let bytes =
+        field(scan, "bytes").dyn_into::<Uint8Array>().map_err(|_| "extractPdf gave a scan without bytes".to_owned())?;
     Ok(PdfScan {
         bytes: bytes.to_vec(),
         format: field(scan, "format").as_string().unwrap_or_default(),

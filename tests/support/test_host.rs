@@ -7,8 +7,8 @@ use std::future::Future;
 use memory_agent::domain::Millis;
 use memory_agent::engine::{Host, Progress, VaultFile};
 use memory_agent::hash::file_digest_hex;
-use memory_agent::notes::pdf::{PdfContent, PdfExtractOptions};
 use memory_agent::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
+use memory_agent::notes::pdf::{PdfContent, PdfExtractOptions};
 
 use super::scripted_transport::ScriptedTransport;
 use super::virtual_time::VirtualClock;

@@ -109,7 +109,13 @@ impl<D: SqlDriver> Engine<D> {
             match chunk {
                 PdfChunk::Text(chunk) => chunks.push(chunk),
                 PdfChunk::Scan { page, scan, content_hash } => {
-                    let chunk = Chunk { heading_path: None, line_start: page, line_end: page, text: String::new(), content_hash };
+                    let chunk = Chunk {
+                        heading_path: None,
+                        line_start: page,
+                        line_end: page,
+                        text: String::new(),
+                        content_hash,
+                    };
                     scans.push((chunk, scan.bytes));
                 }
             }
@@ -150,7 +156,9 @@ impl<D: SqlDriver> Engine<D> {
         };
         let image = match prepare(&read.file.bytes) {
             Ok(image) => image,
-            Err(reason) => return Ok(self.skip(&read.path, &read.file, read.sha256, &reason.to_string(), read.started)?),
+            Err(reason) => {
+                return Ok(self.skip(&read.path, &read.file, read.sha256, &reason.to_string(), read.started)?)
+            }
         };
         let own_date = image
             .taken
