@@ -182,6 +182,8 @@ impl ScopeRules {
         metadata: Option<&NoteMetadata>,
         host_rule: &dyn Fn(&str) -> bool,
     ) -> Option<String> {
+        // Properties and tags are a note's: a PDF's or image's path alone decides.
+        let metadata = metadata.filter(|_| FileKind::of(path) == FileKind::Note);
         self.path_exclusion(path, host_rule).or_else(|| metadata.and_then(|metadata| self.metadata_exclusion(metadata)))
     }
 
@@ -306,6 +308,9 @@ mod tests {
         assert_eq!(rules.path_exclusion("Archive/x.jpg", &none).as_deref(), Some("matches an excluded pattern"));
         assert_eq!(rules.path_exclusion("Templates/x.gif", &none).as_deref(), Some("in Obsidian's excluded files"));
         assert_eq!(rules.path_exclusion("notes.txt", &none).as_deref(), Some("not a note"), "plain text stays off");
+        let tagged = NoteMetadata { tags: vec!["#secret".into()], ..NoteMetadata::default() };
+        assert_eq!(rules.exclusion("Papers/a.pdf", Some(&tagged), &none), None, "tag rules are a note's");
+        assert_eq!(rules.exclusion("Photos/a.png", Some(&tagged), &none), None);
     }
 
     #[test]
