@@ -71,7 +71,8 @@ pub struct Entity {
 }
 
 /// Where a memory's date comes from: the text itself, or — when the text names no day — the
-/// note's own date, from its file name (`Daily/2026-11-23.md`) or its properties (`date:`).
+/// note's own date, from its file name (`Daily/2026-11-23.md`) or its properties (`date:`), or a
+/// PDF's or image's own metadata.
 /// A file's modification time is never a memory's date: it moves whenever the note is touched.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -80,6 +81,9 @@ pub enum DateSource {
     Text,
     NoteName,
     NoteProperty,
+    /// A PDF's information dictionary (when it was made) or an image's EXIF (when it was taken):
+    /// "the file's date".
+    FileMetadata,
 }
 
 impl DateSource {

@@ -12,6 +12,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::llm::{default_model_for, previous_default_model_for, BEDROCK_REGIONS, DEFAULT_REGION};
+use crate::notes::kind::{IMAGE_EXTENSIONS, NOTE_EXTENSIONS, PDF_EXTENSIONS, UNSUPPORTED_IMAGES};
 
 /// A whole number within bounds, in the unit the person types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +138,15 @@ pub const MAX_NOTE_SIZE_KB: Whole = whole("maxNoteSizeKb", "The size limit", "ki
 pub const BULK_CONFIRM_THRESHOLD: Whole =
     whole("bulkConfirmThreshold", "The bulk-ingest threshold", "notes", [200, 0, 1_000_000]);
 pub const INCLUDE_PLAIN_TEXT: Toggle = toggle("includePlainText", false);
+/// "Remember images and scanned pages": image files and PDF pages without a text layer are sent
+/// to the model (`ScopeRules::include_images`). Off by default: each costs about 1,600 input
+/// tokens (`images::image_tokens` at `images::MAX_SENT_PIXELS`). A PDF's text is read either way.
+pub const REMEMBER_IMAGES: Toggle = toggle("rememberImages", false);
+/// The label and description the settings tab shows for `REMEMBER_IMAGES`.
+pub const REMEMBER_IMAGES_LABEL: &str = "Remember images and scanned pages";
+pub const REMEMBER_IMAGES_DESCRIPTION: &str = "Send image files (PNG, JPEG, GIF, WebP) and PDF pages without text to the model, \
+downscaled to about 1.15 megapixels: about 1,600 input tokens an image or scanned page. A PDF's text is remembered either way. \
+Excluded folders and patterns apply; excluded tags and properties apply to notes only.";
 /// How many chunks (of one note or several) one ingest call may carry; 1 is one call per chunk.
 /// The default was chosen by measurement (`tests/ingest_batch_bench.rs`, the first ingest of the
 /// 10,862 tldr-pages notes with the scripted model): input tokens −57% at 4, −69% at 8, −73% at
@@ -204,6 +214,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Whole(MAX_NOTE_SIZE_KB),
     Setting::Whole(BULK_CONFIRM_THRESHOLD),
     Setting::Toggle(INCLUDE_PLAIN_TEXT),
+    Setting::Toggle(REMEMBER_IMAGES),
     Setting::Whole(INGEST_BATCH_CHUNKS),
     Setting::Whole(CONSOLIDATION_THRESHOLD),
     Setting::Whole(CONSOLIDATION_BATCH_SIZE),
@@ -654,9 +665,18 @@ pub fn schema_json() -> Value {
         .iter()
         .map(|field| json!({ "setting": field.setting, "engine": field.engine, "scale": field.scale }))
         .collect();
+    let unsupported_images: Vec<&str> = UNSUPPORTED_IMAGES.iter().map(|(extension, _)| *extension).collect();
     json!({
         "settings": settings,
         "engineFields": engine_fields,
+        // The plugin forwards vault events for these files; the core's `exclusions` still decides.
+        "fileExtensions": {
+            "note": NOTE_EXTENSIONS,
+            "pdf": PDF_EXTENSIONS,
+            "image": IMAGE_EXTENSIONS,
+            "unsupportedImage": unsupported_images,
+        },
+        "rememberImages": { "label": REMEMBER_IMAGES_LABEL, "description": REMEMBER_IMAGES_DESCRIPTION },
         "bedrockRegions": BEDROCK_REGIONS,
         "defaultRegion": DEFAULT_REGION,
         "defaultModels": default_models,
@@ -764,8 +784,15 @@ mod tests {
         let keys: Vec<&str> =
             schema["settings"].as_array().unwrap().iter().map(|setting| setting["key"].as_str().unwrap()).collect();
         assert_eq!(keys, SETTINGS.iter().map(Setting::key).collect::<Vec<_>>());
-        assert_eq!(schema["settings"][22]["key"], "answerMaxTokens");
-        assert_eq!(schema["settings"][22]["min"], 100);
+        assert_eq!(schema["settings"][23]["key"], "answerMaxTokens");
+        assert_eq!(schema["settings"][23]["min"], 100);
+        let remember_images = schema["settings"].as_array().unwrap().iter().find(|s| s["key"] == "rememberImages");
+        assert_eq!(remember_images.unwrap()["default"], false);
+        assert_eq!(schema["fileExtensions"]["pdf"], json!(["pdf"]));
+        assert_eq!(schema["fileExtensions"]["image"], json!(["png", "jpg", "jpeg", "gif", "webp"]));
+        assert_eq!(schema["fileExtensions"]["note"], json!(["md", "txt"]));
+        assert!(schema["fileExtensions"]["unsupportedImage"].as_array().unwrap().contains(&json!("heic")));
+        assert!(schema["rememberImages"]["description"].as_str().unwrap().contains("about 1,600 input tokens"));
         assert_eq!(schema["defaultRegion"], DEFAULT_REGION);
         assert_eq!(schema["bedrockRegions"].as_array().unwrap().len(), BEDROCK_REGIONS.len());
         assert_eq!(schema["defaultModels"][DEFAULT_REGION], crate::llm::DEFAULT_MODEL_ID);

@@ -198,6 +198,13 @@ impl Host for SimHost {
         }
         self.inner.read_file(path, max_bytes).await
     }
+    async fn extract_pdf(
+        &self,
+        bytes: &[u8],
+        options: &memory_agent::notes::pdf::PdfExtractOptions,
+    ) -> Result<memory_agent::notes::pdf::PdfContent, String> {
+        self.inner.extract_pdf(bytes, options).await
+    }
     fn utc_offset_minutes(&self) -> i32 {
         0
     }

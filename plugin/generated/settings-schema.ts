@@ -182,6 +182,35 @@ export const SETTINGS_SCHEMA = {
 		"us-west-1": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
 		"us-west-2": "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 	},
+	"fileExtensions": {
+		"image": [
+			"png",
+			"jpg",
+			"jpeg",
+			"gif",
+			"webp"
+		],
+		"note": [
+			"md",
+			"txt"
+		],
+		"pdf": [
+			"pdf"
+		],
+		"unsupportedImage": [
+			"bmp",
+			"tif",
+			"tiff",
+			"heic",
+			"heif",
+			"avif",
+			"svg"
+		]
+	},
+	"rememberImages": {
+		"description": "Send image files (PNG, JPEG, GIF, WebP) and PDF pages without text to the model, downscaled to about 1.15 megapixels: about 1,600 input tokens an image or scanned page. A PDF's text is remembered either way. Excluded folders and patterns apply; excluded tags and properties apply to notes only.",
+		"label": "Remember images and scanned pages"
+	},
 	"settings": [
 		{
 			"default": "",
@@ -310,6 +339,11 @@ export const SETTINGS_SCHEMA = {
 		{
 			"default": false,
 			"key": "includePlainText",
+			"kind": "toggle"
+		},
+		{
+			"default": false,
+			"key": "rememberImages",
 			"kind": "toggle"
 		},
 		{

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::domain::Millis;
 use crate::llm::{Clock, HttpTransport};
+use crate::notes::pdf::{PdfContent, PdfExtractOptions};
 
 /// A file as the vault holds it now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +51,14 @@ pub trait Host: HttpTransport + Clock {
     /// at first (`stat`): a file over `max_bytes` is not read (`VaultFile::unread`), so a huge
     /// note costs no memory before it is refused.
     fn read_file(&self, path: &str, max_bytes: u64) -> impl Future<Output = Result<Option<VaultFile>, String>>;
+    /// The text (and, when asked, the pages without text rendered) of the PDF in `bytes`, read
+    /// by the host's pdf.js. A PDF pdf.js cannot read, or will not read here, is an answer with
+    /// its `problem`; `Err` means the host could not run pdf.js at all (transient: tried again).
+    fn extract_pdf(
+        &self,
+        bytes: &[u8],
+        options: &PdfExtractOptions,
+    ) -> impl Future<Output = Result<PdfContent, String>>;
     /// Minutes the user's local time is ahead of UTC at this moment (UTC+7 → 420).
     fn utc_offset_minutes(&self) -> i32;
     /// Called after every job with the new state.

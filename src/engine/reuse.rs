@@ -111,6 +111,15 @@ impl<D: SqlDriver> Engine<D> {
     /// A failed read is transient, as the job's own note's is.
     async fn dated_alike<H: Host>(&self, host: &H, other: &str, date: CalendarDate) -> Result<bool, JobError> {
         let settings = self.settings();
+        if crate::notes::FileKind::of(other) != crate::notes::FileKind::Note {
+            // A PDF or image is never decoded as a note: its memory stands in only once the
+            // file is gone (renamed or moved), asked without reading its bytes.
+            let file = host
+                .read_file(other, 0)
+                .await
+                .map_err(|reason| JobError::VaultRead { path: other.to_owned(), reason })?;
+            return Ok(file.is_none());
+        }
         let file = host
             .read_file(other, settings.max_note_bytes)
             .await

@@ -29,9 +29,11 @@ use crate::domain::{
 use crate::hash::file_digest_hex;
 use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, LlmError, Message};
 use crate::notes::{
-    decode_note, note_date, own_date, parse_fragment, parse_note, path_date, Chunk, NoteError, ParsedNote,
+    decode_note, note_date, own_date, parse_fragment, parse_note, path_date, Chunk, FileKind, NoteError,
 };
 use crate::store::{SqlDriver, StoreError};
+
+mod files;
 
 /// The longest wait between the tries of a job whose answers were wrong.
 const MAX_RETRY_WAIT_MS: u64 = 6 * 3_600_000;
@@ -84,6 +86,15 @@ struct ReadNote {
     file: VaultFile,
     sha256: String,
     started: Millis,
+}
+
+/// What a file's memories are dated and described by, besides its text: the day the model
+/// resolves relative dates against, the day a memory whose text names none is filed under, and
+/// the properties shown to the model.
+struct SourceFacts {
+    note_date: CalendarDate,
+    own_date: Option<(CalendarDate, DateSource)>,
+    metadata: serde_json::Value,
 }
 
 /// What a note's chunks came to.
@@ -392,6 +403,12 @@ impl<D: SqlDriver> Engine<D> {
             Self::remove_if_here(&self.store, queued_path)?;
             return Ok(Finished::Skipped);
         }
+        match FileKind::of(queued_path) {
+            FileKind::Pdf => return self.ingest_pdf(host, attempt, seat).await,
+            FileKind::Image(_) => return self.ingest_image(host, attempt).await,
+            // Other kinds never pass the path rules; a note is read below.
+            FileKind::Note | FileKind::UnsupportedImage(_) | FileKind::Other => {}
+        }
         let Some(file) = self.read_note(host, queued_path).await? else {
             return Ok(self.note_gone(attempt, host.now())?);
         };
@@ -410,15 +427,8 @@ impl<D: SqlDriver> Engine<D> {
         if self.record_if_unchanged(&read)? {
             return Ok(Finished::Done);
         }
-        if let Some(at) = attempt.pay_after.filter(|at| *at > now) {
-            if self.store.get_source(&read.path)?.is_some() {
-                // The record here (another device's newer version, merged from its log, or an
-                // older one) is not of this text, and this text's memory, or that device's
-                // text, is likely on its way. Nothing is written before the wait ends: a
-                // record made now of the text here (a displaced memory copied back) would be
-                // the newest version of an older text, and win on every device.
-                return Ok(self.defer(&read.path, attempt.generation, at, now)?);
-            }
+        if let Some(finished) = self.wait_for_other_device(attempt, &read)? {
+            return Ok(finished);
         }
         let settings = self.settings();
         let text = match decode_note(&read.file.bytes, settings.max_note_bytes) {
@@ -432,18 +442,49 @@ impl<D: SqlDriver> Engine<D> {
             self.store.remove_source(&read.path)?;
             return Ok(Finished::Skipped);
         }
-        let made = match self.make_memories(host, attempt, &read, &note, seat).await? {
+        let facts = SourceFacts {
+            note_date: note_date(&read.path, &note.frontmatter, read.file.mtime, offset),
+            own_date: own_date(&read.path, &note.frontmatter),
+            metadata: note.frontmatter.to_json(),
+        };
+        let made = match self.make_memories(host, attempt, &read, &note.chunks, &facts, seat).await? {
             Made::Memories(made) => made,
             Made::Ended(finished) => return Ok(finished),
         };
-        Ok(self.store_note(host, attempt, read, &note, made)?)
+        Ok(self.store_note(host, attempt, read, &note.chunks, made)?)
+    }
+
+    /// A changed file whose record here is not of this text waits for another device's memory
+    /// of it (`pay_after`): the job is deferred, nothing written.
+    fn wait_for_other_device(
+        &self,
+        attempt: &NoteAttempt<'_>,
+        read: &ReadNote,
+    ) -> Result<Option<Finished>, AgentError> {
+        let now = read.started;
+        if let Some(at) = attempt.pay_after.filter(|at| *at > now) {
+            if self.store.get_source(&read.path)?.is_some() {
+                // The record here (another device's newer version, merged from its log, or an
+                // older one) is not of this text, and this text's memory, or that device's
+                // text, is likely on its way. Nothing is written before the wait ends: a
+                // record made now of the text here (a displaced memory copied back) would be
+                // the newest version of an older text, and win on every device.
+                return Ok(Some(self.defer(&read.path, attempt.generation, at, now)?));
+            }
+        }
+        Ok(None)
     }
 
     /// The note's bytes, or `None` when it is gone. A failed read is transient: the vault may
     /// be busy (a sync tool writing, a locked file), and the note is read again later.
     async fn read_note<H: Host>(&self, host: &H, path: &str) -> Result<Option<VaultFile>, JobError> {
+        self.read_within(host, path, self.settings().max_note_bytes).await
+    }
+
+    /// `read_note` for a file of another kind, with its own size limit.
+    async fn read_within<H: Host>(&self, host: &H, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, JobError> {
         let file = host
-            .read_file(path, self.settings().max_note_bytes)
+            .read_file(path, max_bytes)
             .await
             .map_err(|reason| JobError::VaultRead { path: path.to_owned(), reason })?;
         self.still_owned()?;
@@ -499,7 +540,8 @@ impl<D: SqlDriver> Engine<D> {
         host: &H,
         attempt: &NoteAttempt<'_>,
         read: &ReadNote,
-        note: &ParsedNote,
+        chunks: &[Chunk],
+        facts: &SourceFacts,
         seat: Seat<'_>,
     ) -> Result<Made, JobError> {
         let (path, now) = (read.path.as_str(), read.started);
@@ -509,16 +551,14 @@ impl<D: SqlDriver> Engine<D> {
         let stopped =
             || !self.may_send_for_jobs() || self.fences.landing(attempt.queued_path, attempt.generation).is_none();
         let model = MeteredModel::new(&client, host, &self.store, "ingest", &stopped);
-        let note_date = note_date(path, &note.frontmatter, read.file.mtime, offset);
-        let own_date = own_date(path, &note.frontmatter);
+        let (note_date, own_date, metadata) = (facts.note_date, facts.own_date, &facts.metadata);
         let today = CalendarDate::at(now, offset);
-        let metadata = note.frontmatter.to_json();
         let mut made = NoteMemories::default();
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let known_quiet = self.store.quiet_chunks(path)?;
         // The chunks the model must read, with where they are in the note.
         let mut asked: Vec<(&Chunk, Position)> = Vec::new();
-        for chunk in &note.chunks {
+        for chunk in chunks {
             let position = Self::position(chunk.heading_path.clone(), chunk.line_start, chunk.line_end);
             if let Some(existing) = self.store.find_memory_by_content(path, SourceKind::Note, &chunk.content_hash)? {
                 if seen.insert(existing.id.0.clone()) {
@@ -545,14 +585,14 @@ impl<D: SqlDriver> Engine<D> {
         if let Some(at) = attempt.pay_after.filter(|at| *at > host.now()) {
             return Ok(Made::Ended(self.defer(attempt.queued_path, attempt.generation, at, now)?));
         }
-        let inputs = asked.iter().map(|(chunk, _)| OwnedInput::of_chunk(chunk, path, note_date, today, &metadata));
+        let inputs = asked.iter().map(|(chunk, _)| OwnedInput::of_chunk(chunk, path, note_date, today, metadata));
         let outcomes = self.ask_in_group(host, seat, attempt.queued_path, attempt.generation, inputs.collect()).await;
         self.still_owned()?;
         for ((chunk, position), outcome) in asked.into_iter().zip(outcomes) {
             let extraction = match outcome {
                 Outcome::Done(extraction) => Ok(extraction),
                 Outcome::Alone => {
-                    let input = OwnedInput::of_chunk(chunk, path, note_date, today, &metadata);
+                    let input = OwnedInput::of_chunk(chunk, path, note_date, today, metadata);
                     extract(&model, &input.input()).await
                 }
                 Outcome::Failed(error) => Err(error),
@@ -588,7 +628,7 @@ impl<D: SqlDriver> Engine<D> {
         host: &H,
         attempt: &NoteAttempt<'_>,
         read: ReadNote,
-        note: &ParsedNote,
+        chunks: &[Chunk],
         mut made: NoteMemories,
     ) -> Result<Finished, AgentError> {
         let now = read.started;
@@ -603,7 +643,7 @@ impl<D: SqlDriver> Engine<D> {
         // stays forgotten (and so does its chunk: the forget marked it quiet).
         let forgotten = self.forgotten_meanwhile(&mut made)?;
         debug_assert!(
-            note.chunks
+            chunks
                 .iter()
                 .all(|chunk| made.accounts_for(&chunk.content_hash) || forgotten.contains(&chunk.content_hash)),
             "nothing unfinished is marked done: every chunk of {path} has its memory, is quiet, or was forgotten"
@@ -1055,7 +1095,9 @@ struct VaultNotes<'a, D: SqlDriver, H: Host> {
 
 impl<D: SqlDriver, H: Host> NoteReader for VaultNotes<'_, D, H> {
     async fn note_text(&self, path: &str) -> Option<String> {
-        if self.engine.path_exclusion(path).is_some() {
+        // A PDF's or image's bytes are never decoded as a note: a PDF's passages come from the
+        // store (its memories keep their text), an image has none.
+        if FileKind::of(path) != FileKind::Note || self.engine.path_exclusion(path).is_some() {
             return None;
         }
         let settings = self.engine.settings();

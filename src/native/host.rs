@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::domain::Millis;
 use crate::engine::{Host, Progress, VaultFile};
 use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
+use crate::notes::pdf::{PdfContent, PdfExtractOptions};
 
 use super::vault::VaultDir;
 
@@ -89,6 +90,11 @@ impl Clock for NativeHost {
 }
 
 impl Host for NativeHost {
+    /// The command has no pdf.js: it leaves PDFs to Obsidian (and its `index` never queues them).
+    async fn extract_pdf(&self, _: &[u8], _: &PdfExtractOptions) -> Result<PdfContent, String> {
+        Ok(PdfContent::unavailable("PDFs are read by Obsidian's pdf.js; the command leaves them to Obsidian"))
+    }
+
     async fn read_file(&self, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, String> {
         let file = self.vault.file(path)?;
         let cannot = |error: std::io::Error| format!("Cannot read {path}: {error}");

@@ -66,7 +66,8 @@ pub fn note_files(root: &Path, skipped: &[&str]) -> Result<Vec<NoteFile>, String
                 if !name.starts_with('.') && !skipped.iter().any(|skip| skip.trim_matches('/') == path) {
                     folders.push(path);
                 }
-            } else if metadata.is_file() && (name.ends_with(".md") || name.ends_with(".txt")) {
+            } else if metadata.is_file() && crate::notes::FileKind::of(&name) == crate::notes::FileKind::Note {
+                // Notes only: the command has no pdf.js, and images wait for Obsidian too.
                 let mtime = metadata
                     .modified()
                     .ok()
@@ -283,6 +284,14 @@ impl Host for IndexHost<'_> {
         self.session.host.read_file(path, max_bytes).await
     }
 
+    async fn extract_pdf(
+        &self,
+        bytes: &[u8],
+        options: &crate::notes::pdf::PdfExtractOptions,
+    ) -> Result<crate::notes::pdf::PdfContent, String> {
+        self.session.host.extract_pdf(bytes, options).await
+    }
+
     fn utc_offset_minutes(&self) -> i32 {
         self.session.host.utc_offset_minutes()
     }
@@ -310,6 +319,9 @@ mod tests {
             "Trips/Lisbon.md",
             "Trips/2026/Porto.md",
             "Trips/ticket.pdf",
+            "Trips/boarding.PDF",
+            "Trips/photo.png",
+            "Trips/scan.heic",
             "notes.txt",
             ".obsidian/plugins/readme.md",
             ".trash/old.md",

@@ -70,6 +70,7 @@ impl PluginData {
             config_dir: config_dir.to_owned(),
             database_path: self.database_path.clone(),
             include_plain_text: self.settings.toggle(&schema::INCLUDE_PLAIN_TEXT),
+            include_images: self.settings.toggle(&schema::REMEMBER_IMAGES),
             excluded_folders,
             excluded_patterns: owned(self.settings.list(&schema::EXCLUDED_PATTERNS)),
             excluded_tags: owned(self.settings.list(&schema::EXCLUDED_TAGS)),

@@ -19,7 +19,7 @@ pub struct RecalledMemory {
     pub facts: Vec<String>,
     /// The later days its events happened on, after `date`.
     pub also_on: Vec<String>,
-    /// Where `date` came from: `text`, or the note's own date (`note_name`, `note_property`);
+    /// Where `date` came from: `text`, or the note's own date (`note_name`, `note_property`, `file_metadata`);
     /// `made` when the memory is undated and `date` is the day it was made.
     pub date_source: String,
     pub entities: Vec<String>,

@@ -219,6 +219,7 @@ impl Session {
                     (Some(_), DateSource::Text) => "text".into(),
                     (Some(_), DateSource::NoteName) => "note_name".into(),
                     (Some(_), DateSource::NoteProperty) => "note_property".into(),
+                    (Some(_), DateSource::FileMetadata) => "file_metadata".into(),
                 },
                 entities: memory.entities.iter().map(|entity| entity.name.clone()).collect(),
                 importance: memory.importance,

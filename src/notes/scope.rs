@@ -8,6 +8,9 @@
 //! Obsidian knows — its metadata cache's properties and tags — and never decides itself.
 //! Obsidian's `/regex/` filters are JavaScript regular expressions: the host matches those
 //! (`host_rule`), everything else is matched here.
+//!
+//! Every kind of file (`notes::kind`) follows the rules by path; PDFs and images have no
+//! properties or tags, so the tag and `memory: false` rules apply to notes only.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -16,6 +19,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::glob::GlobSet;
+use super::kind::FileKind;
 use super::{Frontmatter, FrontmatterValue, ParsedNote};
 
 /// The user's exclusion settings, as the plugin hands them over.
@@ -27,11 +31,15 @@ pub struct ScopeRules {
     /// The memory database's own path (and its `.tmp`/`.bak` siblings) is never a note.
     pub database_path: String,
     pub include_plain_text: bool,
+    /// "Remember images and scanned pages": image files are remembered (and PDF pages without
+    /// a text layer sent to the model) only when on. A PDF's text is remembered either way.
+    pub include_images: bool,
     pub excluded_folders: Vec<String>,
     /// Globs: `*` within a folder, `**` any depth, `?` one character; without `/` they
     /// match the file name in any folder (the syntax in full: `notes::glob`).
     pub excluded_patterns: Vec<String>,
     /// Without `#`; a tag also excludes its nested tags (`private` covers `private/diary`).
+    /// Notes only: PDFs and images have no tags.
     pub excluded_tags: Vec<String>,
     /// Obsidian's "Excluded files": folder or file paths, or `/regex/` (matched by the host).
     pub ignore_filters: Vec<String>,
@@ -90,9 +98,8 @@ impl ScopeRules {
     /// Why the file at `path` is not remembered because of its path or type, or `None`.
     /// `host_rule` answers for Obsidian's `/regex/` filters.
     pub fn path_exclusion(&self, path: &str, host_rule: &dyn Fn(&str) -> bool) -> Option<String> {
-        let extension = path.rsplit_once('.').map(|(_, extension)| extension.to_lowercase()).unwrap_or_default();
-        if extension != "md" && !(extension == "txt" && self.include_plain_text) {
-            return Some("not a note".into());
+        if let Some(reason) = self.kind_exclusion(path) {
+            return Some(reason);
         }
         if in_folder(path, trim_slashes(&self.config_dir)) {
             return Some("in the vault's configuration folder".into());
@@ -117,6 +124,25 @@ impl ScopeRules {
             return Some("in Obsidian's excluded files".into());
         }
         None
+    }
+
+    /// Why the file at `path` is not remembered because of its kind (`FileKind::of`), or `None`.
+    fn kind_exclusion(&self, path: &str) -> Option<String> {
+        let not_remembered = || "images are not remembered (turn on Remember images and scanned pages)".to_owned();
+        match FileKind::of(path) {
+            FileKind::Note => {
+                let plain_text =
+                    path.rsplit_once('.').is_some_and(|(_, extension)| extension.eq_ignore_ascii_case("txt"));
+                (plain_text && !self.include_plain_text).then(|| "not a note".into())
+            }
+            FileKind::Pdf => None,
+            FileKind::Image(_) => (!self.include_images).then(not_remembered),
+            FileKind::UnsupportedImage(format) if self.include_images => {
+                Some(format!("{} {format} image: Bedrock takes PNG, JPEG, GIF and WebP", article(format)))
+            }
+            FileKind::UnsupportedImage(_) => Some(not_remembered()),
+            FileKind::Other => Some("not a note".into()),
+        }
     }
 
     /// Why a note is not remembered because of its properties or tags, or `None`.
@@ -156,6 +182,8 @@ impl ScopeRules {
         metadata: Option<&NoteMetadata>,
         host_rule: &dyn Fn(&str) -> bool,
     ) -> Option<String> {
+        // Properties and tags are a note's: a PDF's or image's path alone decides.
+        let metadata = metadata.filter(|_| FileKind::of(path) == FileKind::Note);
         self.path_exclusion(path, host_rule).or_else(|| metadata.and_then(|metadata| self.metadata_exclusion(metadata)))
     }
 
@@ -189,6 +217,16 @@ pub struct NoteMetadata {
     pub frontmatter: Option<Map<String, Value>>,
     /// The body's tags as the cache lists them (`#tag`, nested `#a/b`).
     pub tags: Vec<String>,
+}
+
+/// "a" or "an" before the name of a format in `kind::UNSUPPORTED_IMAGES`, as it is read aloud
+/// (a HEIC, a BMP, an AVIF, an SVG).
+fn article(format: &str) -> &'static str {
+    if format.starts_with(['A', 'S']) {
+        "an"
+    } else {
+        "a"
+    }
 }
 
 /// Whether a `memory` property opts the note out: `false`, `no`, `off` (any case, quoted too).
@@ -226,8 +264,10 @@ mod tests {
         let none = |_: &str| false;
         let cases = [
             ("Notes/a.md", None),
-            ("Notes/a.pdf", Some("not a note")),
+            ("Notes/a.pdf", None),
             ("Notes/a.txt", Some("not a note")),
+            ("Notes/a.zip", Some("not a note")),
+            ("Private/a.pdf", Some("in the excluded folder Private")),
             (".obsidian/workspace.md", Some("in the vault's configuration folder")),
             ("Private/a.md", Some("in the excluded folder Private")),
             ("Privately/a.md", None),
@@ -243,6 +283,34 @@ mod tests {
         let host = |path: &str| path.starts_with("Scratch");
         assert_eq!(rules.path_exclusion("Scratch/x.md", &host).as_deref(), Some("in Obsidian's excluded files"));
         assert!(is_regex_filter("/^Scratch/") && is_regex_filter("/a/i") && !is_regex_filter("Templates/"));
+    }
+
+    #[test]
+    fn images_are_remembered_only_when_asked_and_only_in_formats_bedrock_takes() {
+        let none = |_: &str| false;
+        let off = "images are not remembered (turn on Remember images and scanned pages)";
+        let mut rules = rules();
+        for path in ["Photos/a.PNG", "b.jpeg", "c.heic", "d.svg"] {
+            assert_eq!(rules.path_exclusion(path, &none).as_deref(), Some(off), "{path}");
+        }
+        rules.include_images = true;
+        assert_eq!(rules.path_exclusion("Photos/a.PNG", &none), None);
+        assert_eq!(rules.path_exclusion("b.webp", &none), None);
+        assert_eq!(
+            rules.path_exclusion("c.heic", &none).as_deref(),
+            Some("a HEIC image: Bedrock takes PNG, JPEG, GIF and WebP")
+        );
+        assert_eq!(
+            rules.path_exclusion("d.svg", &none).as_deref(),
+            Some("an SVG image: Bedrock takes PNG, JPEG, GIF and WebP")
+        );
+        assert_eq!(rules.path_exclusion("Private/a.png", &none).as_deref(), Some("in the excluded folder Private"));
+        assert_eq!(rules.path_exclusion("Archive/x.jpg", &none).as_deref(), Some("matches an excluded pattern"));
+        assert_eq!(rules.path_exclusion("Templates/x.gif", &none).as_deref(), Some("in Obsidian's excluded files"));
+        assert_eq!(rules.path_exclusion("notes.txt", &none).as_deref(), Some("not a note"), "plain text stays off");
+        let tagged = NoteMetadata { tags: vec!["#secret".into()], ..NoteMetadata::default() };
+        assert_eq!(rules.exclusion("Papers/a.pdf", Some(&tagged), &none), None, "tag rules are a note's");
+        assert_eq!(rules.exclusion("Photos/a.png", Some(&tagged), &none), None);
     }
 
     #[test]

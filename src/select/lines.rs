@@ -36,7 +36,8 @@ fn date_label(memory: &Memory) -> String {
     let Some(first) = memory.happened_on.as_deref() else { return "undated".into() };
     if memory.date_source.is_note() {
         debug_assert!(memory.also_on.is_empty(), "a note's own date is a single day");
-        return format!("{first} (the note's date)");
+        let whose = if memory.date_source == crate::domain::DateSource::FileMetadata { "file's" } else { "note's" };
+        return format!("{first} (the {whose} date)");
     }
     std::iter::once(first).chain(memory.also_on.iter().map(String::as_str)).collect::<Vec<_>>().join(", ")
 }
@@ -106,6 +107,8 @@ mod tests {
         from_note.also_on.clear();
         from_note.date_source = DateSource::NoteName;
         assert!(memory_line(&from_note).starts_with("[memory:m1] 2026-02-01 (the note's date) · "));
+        from_note.date_source = DateSource::FileMetadata;
+        assert!(memory_line(&from_note).starts_with("[memory:m1] 2026-02-01 (the file's date) · "));
         let mut undated = memory();
         undated.happened_on = None;
         undated.also_on.clear();

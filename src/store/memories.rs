@@ -78,7 +78,8 @@ impl<D: SqlDriver> Store<D> {
     /// Stores a new memory. Its id must be new.
     ///
     /// A note's memory keeps only a few words of its text (the note is in the vault); a
-    /// selection or typed text keeps its text, which has no other home.
+    /// selection or typed text keeps its text, which has no other home, and so does a PDF's
+    /// (reading a PDF again takes pdf.js, which a question's passages must not wait for).
     pub fn insert_memory(&self, memory: &Memory) -> Result<(), StoreError> {
         validate(memory)?;
         let days = event_days(memory)?;
@@ -89,6 +90,7 @@ impl<D: SqlDriver> Store<D> {
         let also_on: Vec<String> = days.iter().skip(1).map(CalendarDate::to_string).collect();
         let content_hash = memory.content_hash.as_deref().map(stored_hash).transpose()?;
         let (text, keywords) = match memory.source_kind {
+            SourceKind::Note if keeps_its_text(memory) => (Some(memory.raw_text.clone()), None),
             SourceKind::Note => (None, super::search_index::keywords(memory)),
             SourceKind::Selection | SourceKind::Text => (Some(memory.raw_text.clone()), None),
         };
@@ -492,7 +494,7 @@ pub(super) fn read_memory(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
     let happened_on = row.bool()?.then(|| day.to_string());
     let (created_at, updated_at, consolidated) = (row.i64()?, row.i64()?, row.bool()?);
     let content_hash = row.opt_blob()?.map(|bytes| hex(&bytes));
-    let (facts, also_on, date_source) = read_facts_and_days(&mut row)?;
+    let (facts, also_on, date_source) = read_facts_and_days(&mut row, &source_path)?;
     Ok(Memory {
         id,
         source_path,
@@ -531,7 +533,7 @@ pub(super) fn read_candidate(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
     let day = CalendarDate::from_days(row.i64()?);
     let happened_on = row.bool()?.then(|| day.to_string());
     let created_at = row.i64()?;
-    let (facts, also_on, date_source) = read_facts_and_days(&mut row)?;
+    let (facts, also_on, date_source) = read_facts_and_days(&mut row, &source_path)?;
     Ok(Memory {
         id,
         source_path,
@@ -554,16 +556,37 @@ pub(super) fn read_candidate(row: Vec<SqlValue>) -> Result<Memory, StoreError> {
 }
 
 /// The trailing `facts, also_on, date_source` columns of every memory select.
-fn read_facts_and_days(row: &mut RowReader) -> Result<(Vec<String>, Vec<String>, DateSource), StoreError> {
+fn read_facts_and_days(
+    row: &mut RowReader,
+    source_path: &str,
+) -> Result<(Vec<String>, Vec<String>, DateSource), StoreError> {
     let facts = row.opt_json_list()?;
     let also_on = row.opt_json_list()?;
     let date_source = match row.i64()? {
         0 => DateSource::Text,
         1 => DateSource::NoteName,
-        2 => DateSource::NoteProperty,
+        2 if is_note_path(source_path) => DateSource::NoteProperty,
+        2 => DateSource::FileMetadata,
         other => return Err(StoreError::InvalidData(format!("unknown date source {other}"))),
     };
     Ok((facts, also_on, date_source))
+}
+
+/// Whether a vault file's memory keeps its chunk's text: a PDF's (`notes::kind::PDF_EXTENSIONS`,
+/// by the path's extension; the store may not use `notes`). An image's memory has no text.
+fn keeps_its_text(memory: &Memory) -> bool {
+    let name = memory.source_path.rsplit('/').next().unwrap_or(&memory.source_path);
+    name.rsplit_once('.').is_some_and(|(_, extension)| extension.eq_ignore_ascii_case("pdf"))
+}
+
+/// Whether `path` names a note (Markdown or plain text, `notes::kind::NOTE_EXTENSIONS`; the
+/// store may not use `notes`) or no file (typed text), rather than a PDF or an image.
+fn is_note_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    path.is_empty()
+        || name
+            .rsplit_once('.')
+            .is_some_and(|(_, extension)| extension.eq_ignore_ascii_case("md") || extension.eq_ignore_ascii_case("txt"))
 }
 
 /// How a date source is stored (`schema::V10`).
@@ -571,7 +594,9 @@ fn date_source_code(source: DateSource) -> i64 {
     match source {
         DateSource::Text => 0,
         DateSource::NoteName => 1,
-        DateSource::NoteProperty => 2,
+        // Schema 10 allows 0–2. A PDF or an image has no properties: its own metadata (when it
+        // was made or taken) is what stands in for them, and reads back as such by its path.
+        DateSource::NoteProperty | DateSource::FileMetadata => 2,
     }
 }
 

@@ -13,10 +13,11 @@ use wasm_bindgen_futures::JsFuture;
 use crate::domain::Millis;
 use crate::engine::{Host, Progress, VaultFile};
 use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
+use crate::notes::pdf::{PdfContent, PdfExtractOptions, PdfScan};
 
 #[wasm_bindgen]
 extern "C" {
-    /// `{ send, sleep, now, readFile, utcOffsetMinutes, progress }` from the plugin.
+    /// `{ send, sleep, now, readFile, extractPdf, utcOffsetMinutes, progress }` from the plugin.
     #[wasm_bindgen(typescript_type = "CoreHost")]
     pub type JsHost;
     #[wasm_bindgen(method, catch)]
@@ -27,6 +28,8 @@ extern "C" {
     fn now(this: &JsHost) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch, js_name = readFile)]
     fn read_file(this: &JsHost, path: &str, max_bytes: f64) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = extractPdf)]
+    fn extract_pdf(this: &JsHost, bytes: &Uint8Array, options: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = utcOffsetMinutes)]
     fn utc_offset_minutes(this: &JsHost) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -185,6 +188,13 @@ impl Host for JsHostAdapter {
         }))
     }
 
+    async fn extract_pdf(&self, bytes: &[u8], options: &PdfExtractOptions) -> Result<PdfContent, String> {
+        let options = super::to_js(options).map_err(|_| "could not pass the PDF's options".to_owned())?;
+        let promise = self.host.extract_pdf(&Uint8Array::from(bytes), &options).map_err(|error| message_of(&error))?;
+        let value = JsFuture::from(promise).await.map_err(|error| message_of(&error))?;
+        pdf_content_of(&value)
+    }
+
     fn utc_offset_minutes(&self) -> i32 {
         self.host.utc_offset_minutes().unwrap_or(0.0) as i32
     }
@@ -194,4 +204,51 @@ impl Host for JsHostAdapter {
             let _ = self.host.progress(&value);
         }
     }
+}
+
+/// A rejected host call's words.
+fn message_of(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|error| String::from(error.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "the host failed".into())
+}
+
+/// The host's `PdfContentData`: everything but the scans' bytes through serde (a `Uint8Array`
+/// is no sequence to serde), each page's `scan.bytes` read by hand.
+fn pdf_content_of(value: &JsValue) -> Result<PdfContent, String> {
+    let unreadable = |what: &str| format!("extractPdf gave an unreadable answer ({what})");
+    let field =
+        |object: &JsValue, name: &str| Reflect::get(object, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+    let pages = field(value, "pages");
+    let pages: Vec<JsValue> = if pages.is_undefined() || pages.is_null() {
+        Vec::new()
+    } else {
+        pages.dyn_into::<js_sys::Array>().map_err(|_| unreadable("pages"))?.iter().collect()
+    };
+    // The pages without their scans go through serde; the scans are put back after.
+    let mut scans = Vec::with_capacity(pages.len());
+    for page in &pages {
+        let scan = field(page, "scan");
+        scans.push(if scan.is_undefined() || scan.is_null() { None } else { Some(scan_of(&scan, &field)?) });
+        let _ = Reflect::set(page, &JsValue::from_str("scan"), &JsValue::NULL);
+    }
+    let mut content: PdfContent =
+        serde_wasm_bindgen::from_value(value.clone()).map_err(|error| unreadable(&error.to_string()))?;
+    for (page, scan) in content.pages.iter_mut().zip(scans) {
+        page.scan = scan;
+    }
+    Ok(content)
+}
+
+fn scan_of(scan: &JsValue, field: &dyn Fn(&JsValue, &str) -> JsValue) -> Result<PdfScan, String> {
+    let bytes =
+        field(scan, "bytes").dyn_into::<Uint8Array>().map_err(|_| "extractPdf gave a scan without bytes".to_owned())?;
+    Ok(PdfScan {
+        bytes: bytes.to_vec(),
+        format: field(scan, "format").as_string().unwrap_or_default(),
+        width: field(scan, "width").as_f64().unwrap_or(0.0) as u32,
+        height: field(scan, "height").as_f64().unwrap_or(0.0) as u32,
+    })
 }

@@ -586,6 +586,11 @@ async fn exclusion_of(engine: &CoreEngine, host: &JsHostAdapter, item: &Exclusio
     if let Some(reason) = engine.path_exclusion(&item.path) {
         return Some(reason);
     }
+    // A PDF or image has no properties or tags: its path decides, and its bytes are never
+    // decoded as a note.
+    if crate::notes::FileKind::of(&item.path) != crate::notes::FileKind::Note {
+        return None;
+    }
     let scope = || engine.settings().scope;
     if let Some(metadata) = &item.metadata {
         return scope().metadata_exclusion(metadata);

@@ -24,13 +24,13 @@ export interface Entity { name: string; kind: string }
 export interface Position { heading: string | null; line_start: number | null; line_end: number | null }
 /**
  * A memory. `happened_on`: its first day (YYYY-MM-DD), null when undated; `also_on`: its later days; `date_source`:
- * where `happened_on` came from — the text, or the note's own date by its name or properties; `facts`: the
+ * where `happened_on` came from — the text, or the note's own date by its name or properties, or the file's (a PDF's or photo's metadata); `facts`: the
  * self-contained statements the IngestAgent recorded besides the summary.
  */
 export interface Memory {
   id: string; source_path: string; source_kind: "note" | "selection" | "text"; position: Position;
   raw_text: string; summary: string; entities: Entity[]; topics: string[]; importance: number;
-  happened_on: string | null; also_on: string[]; date_source: "text" | "note_name" | "note_property";
+  happened_on: string | null; also_on: string[]; date_source: "text" | "note_name" | "note_property" | "file_metadata";
   facts: string[]; created_at: number; updated_at: number; consolidated: boolean;
   content_hash: string | null;
 }
@@ -137,6 +137,8 @@ export interface EngineSettings {
 }
 export interface CoreScopeRules {
   configDir?: string; databasePath?: string; includePlainText?: boolean;
+  /** "Remember images and scanned pages": images and PDF pages without text go to the model only when on. */
+  includeImages?: boolean;
   excludedFolders?: string[]; excludedPatterns?: string[]; excludedTags?: string[];
   /** Obsidian's "Excluded files": paths, or `/regex/` (matched with JavaScript's RegExp in the worker). */
   ignoreFilters?: string[];
@@ -157,6 +159,24 @@ export interface HostRequest { method: string; url: string; headers: Record<stri
 export interface HostResponse { status: number; headers: Record<string, string>; body: Uint8Array }
 export interface VaultFileData { bytes: Uint8Array; mtime: number; size: number }
 /** What the plugin hands to attachHost. A rejected send with code "offline" means no connection. */
+export interface PdfExtractOptions { maxPages: number; renderScans: boolean; scanPixels: number; scanBelowChars: number }
+/** What pdf.js read of a PDF. Dates raw from its information dictionary ("D:20260102093000+01'00'"); `pages` empty when `problem` is set. */
+export interface PdfContentData {
+  problem: { kind: "encrypted" | "broken" | "tooManyPages" | "unavailable"; message: string } | null;
+  pageCount: number;
+  info: { title: string | null; author: string | null; creationDate: string | null; modDate: string | null };
+  pages: PdfPageData[];
+}
+/**
+ * One page, `number` 1-based. `lines` in reading order as pdf.js gives them (a line ends at `hasEOL` or a change of y;
+ * `height` the font height, PDF units). `scan` only when `renderScans` and the page has fewer than `scanBelowChars`
+ * non-space characters, rendered so that width × height ≤ `scanPixels`.
+ */
+export interface PdfPageData {
+  number: number;
+  lines: { text: string; height: number }[];
+  scan: { bytes: Uint8Array; format: "jpeg" | "png"; width: number; height: number } | null;
+}
 export interface CoreHost {
   send(request: HostRequest): Promise<HostResponse>;
   /** A sleep the core gives up (a call answered before its timeout) is ended with `cancel`, when there is one. */
@@ -164,6 +184,8 @@ export interface CoreHost {
   now(): number;
   /** A file over `maxBytes` (the core's limit) is not read: `bytes` empty, `size` its size. */
   readFile(path: string, maxBytes: number): Promise<VaultFileData | null>;
+  /** The PDF's text per page by pdf.js (and its pages without text rendered, when asked); a PDF it cannot read is an answer with `problem`; a rejection means pdf.js could not run (tried again later). */
+  extractPdf(bytes: Uint8Array, options: PdfExtractOptions): Promise<PdfContentData>;
   utcOffsetMinutes(): number;
   progress(progress: Progress): void;
 }

@@ -5,6 +5,7 @@
 pub mod connection;
 pub mod fake_model;
 pub mod note_memory;
+pub mod png;
 pub mod query_vault;
 pub mod scripted_transport;
 pub mod small_talk;

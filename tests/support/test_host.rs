@@ -6,7 +6,9 @@ use std::future::Future;
 
 use memory_agent::domain::Millis;
 use memory_agent::engine::{Host, Progress, VaultFile};
+use memory_agent::hash::file_digest_hex;
 use memory_agent::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
+use memory_agent::notes::pdf::{PdfContent, PdfExtractOptions};
 
 use super::scripted_transport::ScriptedTransport;
 use super::virtual_time::VirtualClock;
@@ -23,6 +25,13 @@ pub struct TestHost {
     /// Notes whose read takes this long (ms of virtual time): a job that is slow to reach
     /// the model while the others of its group wait.
     pub read_delay: std::rc::Rc<RefCell<BTreeMap<String, u64>>>,
+    /// What `extract_pdf` answers for a PDF, by the SHA-256 (hex) of its bytes; any other PDF
+    /// is `unavailable`, as on a host without pdf.js.
+    pub pdfs: std::rc::Rc<RefCell<BTreeMap<String, PdfContent>>>,
+    /// While set, `extract_pdf` fails with this reason (pdf.js could not run).
+    pub pdf_error: std::rc::Rc<RefCell<Option<String>>>,
+    /// Every `extract_pdf` call: the digest of the bytes and the options.
+    pub pdf_extractions: std::rc::Rc<RefCell<Vec<(String, PdfExtractOptions)>>>,
 }
 
 impl TestHost {
@@ -36,6 +45,9 @@ impl TestHost {
             progress_log: Default::default(),
             read_error: Default::default(),
             read_delay: Default::default(),
+            pdfs: Default::default(),
+            pdf_extractions: Default::default(),
+            pdf_error: Default::default(),
         }
     }
 
@@ -49,6 +61,17 @@ impl TestHost {
     pub fn write_bytes(&self, path: &str, bytes: Vec<u8>) {
         let file = VaultFile { size: bytes.len() as u64, bytes, mtime: self.clock.now() };
         self.vault.borrow_mut().insert(path.to_owned(), file);
+    }
+
+    /// Writes `bytes` as a PDF at `path` whose extraction answers `content`.
+    pub fn write_pdf(&self, path: &str, bytes: Vec<u8>, content: PdfContent) {
+        self.pdfs.borrow_mut().insert(file_digest_hex(&bytes), content);
+        self.write_bytes(path, bytes);
+    }
+
+    /// How many times `extract_pdf` was asked.
+    pub fn pdf_extraction_count(&self) -> usize {
+        self.pdf_extractions.borrow().len()
     }
 
     pub fn delete(&self, path: &str) {
@@ -94,6 +117,21 @@ impl Host for TestHost {
                 file.clone()
             }
         }))
+    }
+
+    async fn extract_pdf(&self, bytes: &[u8], options: &PdfExtractOptions) -> Result<PdfContent, String> {
+        let digest = file_digest_hex(bytes);
+        self.pdf_extractions.borrow_mut().push((digest.clone(), options.clone()));
+        if let Some(reason) = self.pdf_error.borrow().clone() {
+            return Err(reason);
+        }
+        let scripted = self.pdfs.borrow().get(&digest).cloned();
+        let Some(mut content) = scripted else { return Ok(PdfContent::unavailable("this test host has no pdf.js")) };
+        // As pdf.js in the plugin: pages are rendered only when asked.
+        if !options.render_scans {
+            content.pages.iter_mut().for_each(|page| page.scan = None);
+        }
+        Ok(content)
     }
 
     fn utc_offset_minutes(&self) -> i32 {
