@@ -245,6 +245,9 @@ pub struct Citation {
     pub file_kind: &'static str,
     /// The first page of a PDF memory (1-based), so the citation opens `file.pdf#page=N`.
     pub page: Option<u32>,
+    /// Its last page (the plugin takes `lineEnd`; the command prints the range).
+    #[serde(skip)]
+    pub last_page: Option<u32>,
     /// For an insight: the memories it connects.
     pub memory_ids: Vec<String>,
 }
@@ -658,6 +661,7 @@ fn memory_citation(memory: &Memory) -> Citation {
         line_end: memory.position.line_end,
         file_kind: place.file_kind,
         page: place.page,
+        last_page: place.last_page,
         memory_ids: vec![],
     }
 }
@@ -674,6 +678,7 @@ fn insight_citation(insight: &Consolidation) -> Citation {
         line_end: None,
         file_kind: FileKind::Note.dto_name(),
         page: None,
+        last_page: None,
         memory_ids: insight.memory_ids.iter().map(|id| id.0.clone()).collect(),
     }
 }
