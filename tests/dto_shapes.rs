@@ -9,8 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use memory_agent::domain::{Memory, MemoryId, Millis};
-use memory_agent::engine::Engine;
+use memory_agent::engine::{Engine, IngestFile};
 use memory_agent::llm::RetryPolicy;
+use memory_agent::notes::PlacedMemory;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::{open_from_bytes, MemoryFilter, MemoryQuery};
 use serde::Serialize;
@@ -152,8 +153,10 @@ fn what_the_store_sends_has_the_keys_types_rs_declares() {
     assert_shape("RunReport", &report);
     assert_shape("Progress", &engine.progress().unwrap());
 
+    // Every memory the facade sends goes out placed: with its `fileKind` and `page`.
     let memories: Vec<Memory> = engine.list_memories(&MemoryFilter::default()).unwrap();
-    let memory = serde_json::to_value(memories.first().expect("a memory")).unwrap();
+    let placed = PlacedMemory::from(memories.first().expect("a memory").clone());
+    let memory = serde_json::to_value(&placed).unwrap();
     assert_shape("Memory", &memory);
     assert_shape("Position", &memory["position"]);
     assert_shape("Entity", &first(&memory["entities"], "entity"));
@@ -162,7 +165,8 @@ fn what_the_store_sends_has_the_keys_types_rs_declares() {
     assert_shape("Insight", &first(&insight, "insight"));
     assert_shape("Connection", &first(&first(&insight, "insight")["connections"], "connection"));
 
-    let page = store.browse_memories(&MemoryQuery { limit: 1, ..MemoryQuery::default() }).unwrap();
+    let page = engine.browse_memories(&MemoryQuery { limit: 1, ..MemoryQuery::default() }).unwrap();
+    assert_shape("Memory", &first(&serde_json::to_value(&page).unwrap()["memories"], "memory"));
     assert_shape("MemoryPage", &page);
     assert_shape("MemoryCursor", &page.next.expect("a second page"));
     assert_shape("InsightPage", &store.browse_insights(None, 1).unwrap());
@@ -172,7 +176,12 @@ fn what_the_store_sends_has_the_keys_types_rs_declares() {
     engine.enqueue_note("later.md", NOW).unwrap();
     assert_shape("Job", &first(&serde_json::to_value(store.list_jobs_limited(None, 10).unwrap()).unwrap(), "job"));
 
-    assert_shape("IngestEstimate", &engine.estimate_ingest(3, 3_000));
+    let files = [("a.md", None), ("Papers/b.pdf", Some(2)), ("c.png", None)].map(|(path, pages)| IngestFile {
+        path: path.into(),
+        size: 3_000,
+        pages,
+    });
+    assert_shape("IngestEstimate", &engine.estimate_ingest(&files));
     assert_shape("Integrity", &store.check_integrity().unwrap());
     assert_shape("Compaction", &store.compact().unwrap());
     let theirs = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
@@ -241,6 +250,7 @@ fn what_the_plugin_sends_is_read_by_rust_field_by_field() {
     assert_read::<memory_agent::agents::query::EarlierTurn>("EarlierTurn");
     assert_read::<memory_agent::agents::query::QuestionScope>("QuestionScope");
     assert_read::<MemoryQuery>("MemoryQuery");
+    assert_read::<IngestFile>("IngestFile");
     assert_read::<memory_agent::engine::EngineSettings>("EngineSettings");
     assert_read::<memory_agent::notes::ScopeRules>("CoreScopeRules");
     // The probe tells a field Rust reads from one it ignores.

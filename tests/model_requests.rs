@@ -183,9 +183,20 @@ fn a_call_above_the_long_prompt_threshold_is_priced_at_the_higher_tier_and_the_d
 fn the_bulk_estimate_counts_tokens_as_the_models_tokenizer_and_prices_them_at_its_price() {
     let host = TestHost::new(NOW);
     let haiku_4_5 = engine_on(&host, "us.anthropic.claude-haiku-4-5-20251001-v1:0", EngineSettings::default());
-    let old = haiku_4_5.estimate_ingest(100, 400_000);
+    let old = haiku_4_5.estimate_ingest(&notes_of(100, 400_000));
     let haiku_5_5 = engine_on(&host, "us.anthropic.claude-haiku-5-5", EngineSettings::default());
-    let new = haiku_5_5.estimate_ingest(100, 400_000);
+    let new = haiku_5_5.estimate_ingest(&notes_of(100, 400_000));
     assert_eq!(new.input_tokens, (old.input_tokens as f64 * 1.3).ceil() as u64);
     assert!(new.price_known && new.cost_usd < old.cost_usd / 7.0, "{new:?} vs {old:?}");
+}
+
+/// `count` notes of `bytes` bytes in all, as the bulk estimate is given them.
+fn notes_of(count: u64, bytes: u64) -> Vec<memory_agent::engine::IngestFile> {
+    (0..count)
+        .map(|index| memory_agent::engine::IngestFile {
+            path: format!("n{index}.md"),
+            size: bytes / count,
+            pages: None,
+        })
+        .collect()
 }

@@ -2,7 +2,8 @@
 //! memories are read from the vault at question time (a deep one of a long note, a changed one
 //! marked, a deleted or excluded one skipped, none with the setting off), the evidence section
 //! never reaches the answer or its citations, only ids the prompt held are cited, the question
-//! block states its dates, and one note's memories are packed in line order.
+//! block states its dates, and one note's memories are packed in line order; a PDF's passage
+//! is its stored text, an image has none.
 
 mod support;
 
@@ -338,4 +339,49 @@ fn near_a_spending_limit_the_questions_estimate_counts_the_passages() {
     };
     assert_eq!(estimate_refused(false), None, "the lines alone are within the limit");
     assert_eq!(estimate_refused(true), Some("budget.over_limit"), "with a chunk behind each line they may not be");
+}
+
+#[test]
+fn a_pdfs_passage_is_its_stored_text_and_an_image_has_none_both_cited_by_kind_and_page() {
+    use memory_agent::domain::{Position, SourceKind};
+    let host = TestHost::new(NOW);
+    let store = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
+    let page_two = "Budget 2027\nThe Q3 budget is 40,000 EUR, approved by Alice on 2026-11-02.";
+    let pdf = memory_agent::domain::Memory {
+        source_path: "Papers/Budget.pdf".into(),
+        source_kind: SourceKind::Note,
+        position: Position { heading: Some("Budget 2027".into()), line_start: Some(2), line_end: Some(3) },
+        raw_text: page_two.into(),
+        ..typed_memory("m-pdf-01", "", "The Q3 budget was approved.", "Alice", Some("2026-11-02"))
+    };
+    let image = memory_agent::domain::Memory {
+        source_path: "Photos/whiteboard.jpg".into(),
+        source_kind: SourceKind::Note,
+        position: Position::default(),
+        ..typed_memory("m-img-01", "", "A whiteboard of the Q3 budget plan.", "Alice", Some("2026-11-03"))
+    };
+    store.insert_memory(&pdf).unwrap();
+    store.insert_memory(&image).unwrap();
+    // The vault's files are not text: were they read as notes, their bytes would reach the prompt.
+    host.write("Papers/Budget.pdf", "%PDF-1.7 stream of the whole file");
+    host.write("Photos/whiteboard.jpg", "JFIF bytes of the photo");
+    let engine = Rc::new(support::connection::answering_engine(store, NOW, 4_000));
+    host.bedrock.push(Scripted::text("40,000 EUR [memory:m-pdf-01], as drawn [memory:m-img-01]."));
+    let answer = ask(&host, &engine, "What is the Q3 budget?");
+    let prompt = last_request(&host);
+    let passage = passage_of(&prompt, "m-pdf-01").unwrap_or_else(|| panic!("no PDF passage in {prompt}"));
+    assert!(passage.contains("40,000 EUR, approved by Alice"), "{passage}");
+    assert!(!passage.contains("edited since"), "{passage}");
+    assert!(passage_of(&prompt, "m-img-01").is_none(), "an image has no passage: {prompt}");
+    assert!(!prompt.contains("%PDF") && !prompt.contains("JFIF"), "a file was read as a note: {prompt}");
+    assert_eq!(answer.considered.passages_packed, 1);
+    let places: Vec<(&str, &str, Option<u32>, Option<u32>)> = answer
+        .citations
+        .iter()
+        .map(|citation| (citation.source_path.as_str(), citation.file_kind, citation.page, citation.line_end))
+        .collect();
+    assert_eq!(
+        places,
+        vec![("Papers/Budget.pdf", "pdf", Some(2), Some(3)), ("Photos/whiteboard.jpg", "image", None, None)]
+    );
 }

@@ -444,24 +444,62 @@ fn estimates_use_the_chosen_models_price() {
     let host = TestHost::new(NOW);
     let engine = start(&host, &[]);
     engine.set_settings(EngineSettings { ingest_batch_chunks: 1, ..EngineSettings::default() });
-    let haiku = engine.estimate_ingest(100, 400_000);
+    let haiku = engine.estimate_ingest(&notes_of(100, 400_000));
     // Facts make the answer grow with the text: 275 a note, and about one token in two of text.
     assert_eq!((haiku.input_tokens, haiku.output_tokens), (100_000 + 80_000, 27_500 + 47_169));
     // Eight chunks a call: 40 tokens a piece, the prompt once per call (13 calls).
     engine.set_settings(EngineSettings { ingest_batch_chunks: 8, ..EngineSettings::default() });
-    let batched = engine.estimate_ingest(100, 400_000);
+    let batched = engine.estimate_ingest(&notes_of(100, 400_000));
     assert_eq!((batched.input_tokens, batched.output_tokens), (100_000 + 4_000 + 13 * 950, 27_500 + 47_169));
     engine.set_settings(EngineSettings { ingest_batch_chunks: 1, ..EngineSettings::default() });
     let mut sonnet = connection();
     sonnet.model_id = "global.anthropic.claude-sonnet-4-5-20250929-v1:0".into();
     engine.configure_connection(Some(sonnet), 1).unwrap();
-    let priced = engine.estimate_ingest(100, 400_000);
+    let priced = engine.estimate_ingest(&notes_of(100, 400_000));
     assert!((priced.cost_usd - (180_000.0 * 3.0 + 74_669.0 * 15.0) / 1e6).abs() < 1e-9, "{priced:?}");
     assert!(priced.cost_usd > 2.5 * haiku.cost_usd && priced.price_known);
     let mut unknown = connection();
     unknown.model_id = "meta.llama3-70b-instruct-v1:0".into();
     engine.configure_connection(Some(unknown), 1).unwrap();
-    assert!(!engine.estimate_ingest(1, 4).price_known);
+    assert!(!engine.estimate_ingest(&notes_of(1, 4)).price_known);
+}
+
+#[test]
+fn estimates_count_pdfs_by_their_pages_and_images_at_the_size_they_are_sent() {
+    use memory_agent::engine::IngestFile;
+    let host = TestHost::new(NOW);
+    let engine = start(&host, &[]);
+    engine.set_settings(EngineSettings { ingest_batch_chunks: 1, ..EngineSettings::default() });
+    let file = |path: &str, size: u64, pages: Option<u32>| IngestFile { path: path.into(), size, pages };
+    let alone = engine.estimate_ingest(&[file("Daily/a.md", 4_000, None)]);
+    // A two-page text PDF: 1,000 tokens of text, one chunk (the default chunk is 1,500 tokens).
+    let pdf = engine.estimate_ingest(&[file("Papers/Budget.PDF", 900_000, Some(2))]);
+    assert_eq!((pdf.notes, pdf.pdfs, pdf.pdf_pages, pdf.images), (0, 1, 2, 0));
+    assert_eq!((pdf.input_tokens, pdf.output_tokens), (1_000 + 800, 275 + 471));
+    // Its pages unknown: guessed from its size (40 KB a page), 20 pages in 7 chunks.
+    let guessed = engine.estimate_ingest(&[file("Papers/Report.pdf", 800_000, None)]);
+    assert_eq!((guessed.pdf_pages, guessed.input_tokens), (20, 10_000 + 7 * 800));
+    // A photo: 1,534 tokens at 1.15 megapixels, whatever its size on disk, in a call of its own.
+    let photo = engine.estimate_ingest(&[file("Photos/IMG_1.JPG", 12_000_000, None)]);
+    assert_eq!((photo.images, photo.image_tokens), (1, 1_534));
+    assert_eq!((photo.input_tokens, photo.output_tokens), (1_534 + 800, 400));
+    // Never read, so never paid for: over a limit, or a format Bedrock does not take.
+    let never = engine.estimate_ingest(&[
+        file("big.pdf", 60 * 1024 * 1024, None),
+        file("long.pdf", 1_000, Some(300)),
+        file("huge.png", 30 * 1024 * 1024, None),
+        file("scan.heic", 1_000, None),
+    ]);
+    assert_eq!((never.pdfs, never.images, never.input_tokens, never.cost_usd), (0, 0, 0, 0.0));
+    // Together: the sum of each alone.
+    let all = engine.estimate_ingest(&[
+        file("Daily/a.md", 4_000, None),
+        file("Papers/Budget.PDF", 900_000, Some(2)),
+        file("Photos/IMG_1.JPG", 12_000_000, None),
+    ]);
+    assert_eq!(all.input_tokens, alone.input_tokens + pdf.input_tokens + photo.input_tokens);
+    assert_eq!((all.notes, all.pdfs, all.images), (1, 1, 1));
+    assert!(all.cost_usd > pdf.cost_usd + photo.cost_usd);
 }
 
 #[test]
@@ -560,4 +598,15 @@ fn a_stopped_question_sends_nothing_more_and_the_next_question_is_asked_as_usual
     let answer = run(&host.clock, async move { asking.ask(&asker, "Where does Alice fly?", false).await.unwrap() });
     assert!(answer.asked_model);
     assert_eq!(host.bedrock.requests().len(), 2);
+}
+
+/// `count` notes of `bytes` bytes in all, as the bulk estimate is given them.
+fn notes_of(count: u64, bytes: u64) -> Vec<memory_agent::engine::IngestFile> {
+    (0..count)
+        .map(|index| memory_agent::engine::IngestFile {
+            path: format!("n{index}.md"),
+            size: bytes / count,
+            pages: None,
+        })
+        .collect()
 }

@@ -327,7 +327,6 @@ fn turning_images_on_reads_pdfs_again_without_sending_their_text_again() {
 /// Needs the images part (`images::prepare`, `agents::ingest::extract_image`, the Converse
 /// `image` block): until it is merged `prepare` refuses every image, so nothing is sent.
 #[test]
-#[ignore = "needs the images part: images::prepare and extract_image (passes after the merge)"]
 fn pictures_are_sent_downscaled_only_when_images_are_on() {
     let host = TestHost::new(NOW);
     host.bedrock.respond_with(answer_pictures_too);

@@ -452,7 +452,7 @@ async function bulkQuestion(store: MemoryStore, files: readonly SyncFile[]): Pro
 		folders.set(folder, (folders.get(folder) ?? 0) + 1);
 	}
 	return {
-		estimate: await store.estimateIngest(files.length, files.reduce((sum, file) => sum + file.size, 0)),
+		estimate: await store.estimateIngest(files.map((file) => ({ path: file.path, size: file.size }))),
 		folders: [...folders.entries()].map(([folder, notes]) => ({ folder, notes })).sort((a, b) => a.folder.localeCompare(b.folder)),
 	};
 }

@@ -4,8 +4,8 @@
 //! public benchmark of long conversations, the answer's words were in the summaries for 23% of
 //! questions and in the text they summarise for 62%, issue 22). So the QueryAgent also reads,
 //! for the best-ranked memories and within what the budget leaves, the passage each came from:
-//! a note's lines as the vault holds them now (the store keeps no copy of a note), typed text
-//! and selections from the store, where they are kept.
+//! a note's lines as the vault holds them now (the store keeps no copy of a note), typed text,
+//! selections and a PDF's chunks from the store, where they are kept; an image's memory has none.
 //!
 //! A note's passage is cut at the memory's line range and checked against its content hash
 //! (`notes::content_hash`, the chunker's own formula): a passage that no longer hashes the same
@@ -18,6 +18,7 @@ use std::future::Future;
 
 use super::fence::fenced_with;
 use crate::domain::{Memory, MemoryId, SourceKind};
+use crate::notes::FileKind;
 use crate::store::{SqlDriver, Store, StoreError};
 use crate::tokens::estimate_tokens;
 
@@ -99,7 +100,7 @@ pub async fn read_passages<R: NoteReader, D: SqlDriver>(
         if used >= room {
             break;
         }
-        let unread = memory.source_kind == SourceKind::Note && !notes.contains_key(&memory.source_path);
+        let unread = passage_source(memory) == PassageSource::Note && !notes.contains_key(&memory.source_path);
         if unread && notes.len() >= MAX_NOTE_READS {
             // A later memory of a note already read, or typed text, may still come.
             continue;
@@ -122,13 +123,14 @@ async fn passage_text<R: NoteReader, D: SqlDriver>(
     memory: &Memory,
     notes: &mut HashMap<String, Option<String>>,
 ) -> Result<Option<(String, bool)>, StoreError> {
-    match memory.source_kind {
+    match passage_source(memory) {
+        PassageSource::None => Ok(None),
         // Kept in the store with the memory (chosen memories come without it).
-        SourceKind::Text | SourceKind::Selection => {
+        PassageSource::Store => {
             let text = store.get_memory(&memory.id)?.map(|full| full.raw_text).unwrap_or_default();
             Ok((!text.trim().is_empty()).then_some((text, false)))
         }
-        SourceKind::Note => {
+        PassageSource::Note => {
             let (Some(first), Some(last)) = (memory.position.line_start, memory.position.line_end) else {
                 return Ok(None);
             };
@@ -142,6 +144,29 @@ async fn passage_text<R: NoteReader, D: SqlDriver>(
                 (text, changed)
             }))
         }
+    }
+}
+
+/// Where a memory's passage is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PassageSource {
+    /// The note's lines as the vault holds them now.
+    Note,
+    /// The text kept with the memory: typed text, a selection, a PDF's chunk (its text comes
+    /// from pdf.js on the main thread, far too costly to run again for a question).
+    Store,
+    /// None: an image's memory has no text behind it but what it says itself.
+    None,
+}
+
+fn passage_source(memory: &Memory) -> PassageSource {
+    match memory.source_kind {
+        SourceKind::Text | SourceKind::Selection => PassageSource::Store,
+        SourceKind::Note => match FileKind::of(&memory.source_path) {
+            FileKind::Pdf => PassageSource::Store,
+            FileKind::Image(_) | FileKind::UnsupportedImage(_) => PassageSource::None,
+            FileKind::Note | FileKind::Other => PassageSource::Note,
+        },
     }
 }
 
@@ -216,6 +241,49 @@ mod tests {
         assert!(passages.iter().all(|passage| !passage.changed), "unchanged chunks");
         let few = read_passages(&reader, &store, &memories, &ranked, 25).now_or_never().unwrap().unwrap();
         assert!(few.iter().map(|passage| passage.tokens).sum::<usize>() <= 25 && !few.is_empty());
+    }
+
+    #[test]
+    fn a_pdfs_passage_comes_from_the_store_an_images_from_nowhere() {
+        let memory = |path: &str, kind: SourceKind| Memory {
+            id: MemoryId("m".into()),
+            source_path: path.into(),
+            source_kind: kind,
+            position: crate::domain::Position { heading: None, line_start: Some(2), line_end: Some(3) },
+            raw_text: String::new(),
+            summary: String::new(),
+            entities: vec![],
+            topics: vec![],
+            importance: 0.5,
+            happened_on: None,
+            also_on: vec![],
+            date_source: crate::domain::DateSource::Text,
+            facts: vec![],
+            created_at: 0,
+            updated_at: 0,
+            consolidated: true,
+            content_hash: None,
+        };
+        assert_eq!(passage_source(&memory("Papers/Budget.PDF", SourceKind::Note)), PassageSource::Store);
+        assert_eq!(passage_source(&memory("Photos/IMG_1.jpg", SourceKind::Note)), PassageSource::None);
+        assert_eq!(passage_source(&memory("Scans/page.heic", SourceKind::Note)), PassageSource::None);
+        assert_eq!(passage_source(&memory("Daily/2026-01-02.md", SourceKind::Note)), PassageSource::Note);
+        assert_eq!(passage_source(&memory("Papers/Budget.pdf", SourceKind::Selection)), PassageSource::Store);
+        assert_eq!(passage_source(&memory("", SourceKind::Text)), PassageSource::Store);
+
+        // Never through the note reader: it would decode a PDF's or an image's bytes as text.
+        use futures_util::FutureExt;
+        let store =
+            crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
+        let files: Vec<Memory> = ["a.pdf", "b.png", "c.pdf", "d.webp"]
+            .iter()
+            .enumerate()
+            .map(|(at, path)| Memory { id: MemoryId(format!("m{at}")), ..memory(path, SourceKind::Note) })
+            .collect();
+        let ranked: Vec<MemoryId> = files.iter().map(|memory| memory.id.clone()).collect();
+        let reader = CountingReader(std::cell::Cell::new(0));
+        read_passages(&reader, &store, &files, &ranked, 1_000_000).now_or_never().unwrap().unwrap();
+        assert_eq!(reader.0.get(), 0, "the reader was asked for a PDF or an image");
     }
 
     #[test]

@@ -31,6 +31,7 @@ use super::{cached_if_worth_it, AgentError, Model};
 use crate::calendar::CalendarDate;
 use crate::domain::{Consolidation, Memory, MemoryId};
 use crate::llm::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolSpec};
+use crate::notes::{FileKind, FilePlace};
 use crate::select::{
     event_day, insight_line, line_cost, memory_line, reading_order, select_context, select_more, DateOrder, NameCache,
     Packed, QueryPlan, Selection, SelectionRequest,
@@ -240,6 +241,13 @@ pub struct Citation {
     pub heading: Option<String>,
     pub line_start: Option<u32>,
     pub line_end: Option<u32>,
+    /// `note`, `pdf` or `image`: what kind of file `source_path` is (`note` for an insight).
+    pub file_kind: &'static str,
+    /// The first page of a PDF memory (1-based), so the citation opens `file.pdf#page=N`.
+    pub page: Option<u32>,
+    /// Its last page (the plugin takes `lineEnd`; the command prints the range).
+    #[serde(skip)]
+    pub last_page: Option<u32>,
     /// For an insight: the memories it connects.
     pub memory_ids: Vec<String>,
 }
@@ -641,6 +649,7 @@ fn resolved<'a>(text: &str, cut: bool, given: impl Iterator<Item = &'a Packed>, 
 }
 
 fn memory_citation(memory: &Memory) -> Citation {
+    let place = FilePlace::of_memory(memory);
     Citation {
         number: 0,
         kind: CitedKind::Memory.as_str(),
@@ -650,6 +659,9 @@ fn memory_citation(memory: &Memory) -> Citation {
         heading: memory.position.heading.clone(),
         line_start: memory.position.line_start,
         line_end: memory.position.line_end,
+        file_kind: place.file_kind,
+        page: place.page,
+        last_page: place.last_page,
         memory_ids: vec![],
     }
 }
@@ -664,6 +676,9 @@ fn insight_citation(insight: &Consolidation) -> Citation {
         heading: None,
         line_start: None,
         line_end: None,
+        file_kind: FileKind::Note.dto_name(),
+        page: None,
+        last_page: None,
         memory_ids: insight.memory_ids.iter().map(|id| id.0.clone()).collect(),
     }
 }

@@ -18,6 +18,7 @@
 //! the store hands running jobs back untried and discards whatever they were waiting for.
 
 mod batcher;
+mod browse;
 mod failure;
 mod fences;
 mod host;
@@ -37,7 +38,7 @@ use std::rc::Rc;
 pub use host::{Host, Progress, VaultFile};
 pub use run::RunReport;
 pub use settings::EngineSettings;
-pub use spending::{record_cost_usd, IngestEstimate, Spent};
+pub use spending::{record_cost_usd, IngestEstimate, IngestFile, Spent};
 
 use crate::agents::AgentError;
 pub use crate::domain::TextToRemember;

@@ -9,7 +9,10 @@ use super::{Engine, LimitPeriod, Pause};
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
 use crate::domain::{Millis, TokenUsage};
+use crate::images::MAX_SENT_PIXELS;
 use crate::llm::{estimate_cost_usd_in, PriceTier, DEFAULT_MODEL_ID};
+use crate::notes::kind::{MAX_IMAGE_BYTES, MAX_PDF_BYTES, MAX_PDF_PAGES};
+use crate::notes::FileKind;
 use crate::store::{SqlDriver, StoreError, UsageRecord};
 
 /// Estimated dollars spent.
@@ -19,11 +22,29 @@ pub struct Spent {
     pub this_month: f64,
 }
 
-/// What remembering some notes will roughly cost, before anything is sent.
+/// A vault file to estimate, as the plugin knows it before reading it: its path (whose
+/// extension tells its kind), its size and, for a PDF whose pages are known, their number.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestFile {
+    pub path: String,
+    pub size: u64,
+    #[serde(default)]
+    pub pages: Option<u32>,
+}
+
+/// What remembering some vault files will roughly cost, before anything is sent.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IngestEstimate {
     pub notes: u64,
+    pub pdfs: u64,
+    /// The PDFs' pages: their counts where given, else guessed from their sizes.
+    pub pdf_pages: u64,
+    /// Images Bedrock takes (an image in a format it does not take is never sent).
+    pub images: u64,
+    /// The images' share of `input_tokens`, each at the size it is sent at.
+    pub image_tokens: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: f64,
@@ -44,9 +65,66 @@ const TOKENS_PER_PIECE: u64 = 40;
 /// A `record_memory` answer's summary, names, topics and days, and the few facts any chunk
 /// may carry (`MIN_FACTS`, about 25 tokens each).
 const OUTPUT_TOKENS_PER_NOTE: u64 = 275;
+/// A text PDF's page, in tokens: about 350 words of body text (an estimate of text PDFs; a
+/// page of slides holds less, a dense paper more, and a scanned page none).
+const TEXT_TOKENS_PER_PDF_PAGE: u64 = 500;
+/// A PDF whose pages are not known is guessed at one page per this many bytes: a text page's
+/// compressed content stream is a few kilobytes, and the fonts and images a file carries
+/// spread over its pages.
+const PDF_BYTES_PER_PAGE: u64 = 40_000;
+/// An image's answer: the summary, what it shows, the text in it, names and the day.
+const OUTPUT_TOKENS_PER_IMAGE: u64 = 400;
 /// Output tokens a token of note text adds: one fact of about 25 tokens per 40 words
 /// (about 53 tokens) of text (`agents::ingest::fact_limit`), so roughly one in two.
 const FACT_TOKENS_PER_TEXT_TOKEN: f64 = 25.0 / 53.0;
+
+/// The input tokens of the largest image sent: `MAX_SENT_PIXELS`, whatever its shape (a
+/// smaller one costs less, but its size is not known before it is read).
+fn sent_image_tokens() -> u64 {
+    crate::images::image_tokens(u32::try_from(MAX_SENT_PIXELS).unwrap_or(u32::MAX), 1)
+}
+
+/// Files sorted by kind, with the text and chunks they make.
+#[derive(Debug, Default)]
+struct FileCounts {
+    notes: u64,
+    pdfs: u64,
+    pdf_pages: u64,
+    images: u64,
+    /// Chunks of text (each a piece of an ingest call).
+    pieces: u64,
+    /// Estimated tokens of text (before the model's tokenizer factor).
+    text_tokens: u64,
+}
+
+impl FileCounts {
+    fn add(&mut self, file: &IngestFile, chunk_tokens: u64) {
+        match FileKind::of(&file.path) {
+            // Over a limit, a file is not read: the status view gives the reason, at no cost.
+            FileKind::Pdf if file.size > MAX_PDF_BYTES || file.pages.is_some_and(|pages| pages > MAX_PDF_PAGES) => {}
+            FileKind::Image(_) if file.size > MAX_IMAGE_BYTES => {}
+            FileKind::Pdf => {
+                let pages = file
+                    .pages
+                    .map_or_else(|| file.size.div_ceil(PDF_BYTES_PER_PAGE).max(1), u64::from)
+                    .min(u64::from(MAX_PDF_PAGES));
+                let tokens = pages * TEXT_TOKENS_PER_PDF_PAGE;
+                self.pdfs += 1;
+                self.pdf_pages += pages;
+                self.text_tokens += tokens;
+                self.pieces += tokens.div_ceil(chunk_tokens).max(1);
+            }
+            FileKind::Image(_) => self.images += 1,
+            // Never sent: the status view gives the reason, at no cost.
+            FileKind::UnsupportedImage(_) => {}
+            FileKind::Note | FileKind::Other => {
+                self.notes += 1;
+                self.text_tokens += file.size.div_ceil(4);
+                self.pieces += 1;
+            }
+        }
+    }
+}
 
 /// The estimated cost of a usage row (the sum of its calls) on `model_id`, at the price tier
 /// its calls were billed at.
@@ -61,32 +139,53 @@ pub fn record_cost_usd(model_id: &str, record: &UsageRecord) -> f64 {
 }
 
 impl<D: SqlDriver> Engine<D> {
-    /// The cost of remembering `notes` notes of `bytes` bytes in all, at the connected
-    /// model's price (tokens as the core estimates them, characters / 4, times the model's
-    /// tokenizer factor: Haiku 5.5 counts the same text as about 30% more tokens), with as many
-    /// chunks per call as `ingest_batch_chunks` allows.
-    pub fn estimate_ingest(&self, notes: u64, bytes: u64) -> IngestEstimate {
+    /// The cost of remembering `files`, at the connected model's price: a note's text by its
+    /// bytes (tokens as the core estimates them, characters / 4), a PDF's by its pages (about
+    /// `TEXT_TOKENS_PER_PDF_PAGE` each: an estimate of text PDFs), both times the model's
+    /// tokenizer factor (Haiku 5.5 counts the same text as about 30% more tokens) and in as
+    /// many chunks per call as `ingest_batch_chunks` allows; an image at the size it is sent at
+    /// (`images::image_tokens` of `MAX_SENT_PIXELS`) in a call of its own. Scanned PDF pages
+    /// are not counted: which pages are scans is known only once the PDF is read.
+    pub fn estimate_ingest(&self, files: &[IngestFile]) -> IngestEstimate {
         let model_id = self.priced_model();
         let factor = crate::llm::model_spec(&model_id).map_or(1.0, |spec| spec.tokenizer_factor);
         let model_tokens = |estimated: u64| (estimated as f64 * factor).ceil() as u64;
-        // A note is about one chunk here; with batching, notes share a call's prompt.
-        let batch = self.settings.borrow().ingest_batch_chunks.max(1) as u64;
-        let prompts = if batch == 1 {
-            notes * PROMPT_TOKENS_PER_NOTE
-        } else {
-            notes * TOKENS_PER_PIECE + notes.div_ceil(batch) * PROMPT_TOKENS_PER_BATCH
+        let (batch, chunk_tokens) = {
+            let settings = self.settings.borrow();
+            (settings.ingest_batch_chunks.max(1) as u64, (settings.max_chunk_tokens as u64).max(1))
         };
-        let input_tokens = model_tokens(bytes.div_ceil(4) + prompts);
-        let text_tokens = bytes.div_ceil(4);
-        let output_tokens =
-            model_tokens(notes * OUTPUT_TOKENS_PER_NOTE + (text_tokens as f64 * FACT_TOKENS_PER_TEXT_TOKEN) as u64);
+        let mut counts = FileCounts::default();
+        for file in files {
+            counts.add(file, chunk_tokens);
+        }
+        // A note is about one chunk here, a PDF as many as its text fills; with batching,
+        // chunks share a call's prompt.
+        let pieces = counts.pieces;
+        let prompts = if batch == 1 {
+            pieces * PROMPT_TOKENS_PER_NOTE
+        } else {
+            pieces * TOKENS_PER_PIECE + pieces.div_ceil(batch) * PROMPT_TOKENS_PER_BATCH
+        };
+        let image_tokens = counts.images * sent_image_tokens();
+        let input_tokens =
+            model_tokens(counts.text_tokens + prompts + counts.images * PROMPT_TOKENS_PER_NOTE) + image_tokens;
+        let output_tokens = model_tokens(
+            pieces * OUTPUT_TOKENS_PER_NOTE
+                + (counts.text_tokens as f64 * FACT_TOKENS_PER_TEXT_TOKEN) as u64
+                + counts.images * OUTPUT_TOKENS_PER_IMAGE,
+        );
+        debug_assert!(input_tokens >= image_tokens, "the images' tokens are part of the input");
         let usage = TokenUsage { input_tokens, output_tokens, ..TokenUsage::default() };
         IngestEstimate {
-            notes,
+            notes: counts.notes,
+            pdfs: counts.pdfs,
+            pdf_pages: counts.pdf_pages,
+            images: counts.images,
+            image_tokens,
             input_tokens,
             output_tokens,
-            // Every ingest call is one chunk or a batch of small ones, far below any long-prompt
-            // threshold: the sum is priced at the usual price.
+            // Every ingest call is one chunk, one image or a batch of small chunks, far below any
+            // long-prompt threshold: the sum is priced at the usual price.
             cost_usd: estimate_cost_usd_in(&model_id, &usage, PriceTier::Base),
             price_known: crate::llm::price_known(&model_id),
             model_id,

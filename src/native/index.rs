@@ -15,7 +15,7 @@ use super::credentials::CredentialOptions;
 use super::reports::IndexReport;
 use super::session::Session;
 use crate::domain::{Millis, Source};
-use crate::engine::{Host, Progress, VaultFile};
+use crate::engine::{Host, IngestFile, Progress, VaultFile};
 use crate::hash::file_digest_hex;
 use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 use crate::store::device_log_folder;
@@ -88,8 +88,7 @@ struct IndexPlan {
     queue: Vec<String>,
     removals: Vec<String>,
     /// New or changed notes whose bytes differ from what is remembered of them: what may cost.
-    costly_notes: u64,
-    costly_bytes: u64,
+    costly: Vec<IngestFile>,
 }
 
 impl Session {
@@ -110,13 +109,14 @@ Close Obsidian first, or pass --force if it is not running.",
         let plan = self.plan()?;
         // Always: work may be waiting or come due (a consolidation) even when no note changed.
         self.connect(credentials).await?;
-        if plan.costly_notes > 0 {
-            let estimate = self.engine.estimate_ingest(plan.costly_notes, plan.costly_bytes);
+        let costly_notes = plan.costly.len() as u64;
+        if costly_notes > 0 {
+            let estimate = self.engine.estimate_ingest(&plan.costly);
             eprintln!(
                 "memory-agent: {} new or changed notes to read: about {} input and {} output tokens, about ${:.2} with {}.",
                 estimate.notes, estimate.input_tokens, estimate.output_tokens, estimate.cost_usd, estimate.model_id
             );
-            if plan.costly_notes > BULK_CONFIRM_NOTES && !options.yes {
+            if costly_notes > BULK_CONFIRM_NOTES && !options.yes {
                 return Err(format!(
                     "That is more than {BULK_CONFIRM_NOTES} notes: nothing was sent. Run again with --yes to remember them."
                 ));
@@ -171,8 +171,7 @@ Close Obsidian first, or pass --force if it is not running.",
                         continue;
                     }
                     if source.is_none_or(|source| source.sha256 != file_digest_hex(&bytes)) {
-                        plan.costly_notes += 1;
-                        plan.costly_bytes += bytes.len() as u64;
+                        plan.costly.push(IngestFile { path: file.path.clone(), size: bytes.len() as u64, pages: None });
                     }
                 }
             }
@@ -362,7 +361,8 @@ mod tests {
         let session = Session::open_as(VaultDir::open(&root, ".obsidian").unwrap(), "cli").unwrap();
         let plan = session.plan().unwrap();
         assert_eq!(plan.queue, ["Trips/Lisbon.md"]);
-        assert_eq!((plan.in_scope, plan.costly_notes, plan.costly_bytes), (1, 1, 30));
+        let costly: Vec<(&str, u64)> = plan.costly.iter().map(|file| (file.path.as_str(), file.size)).collect();
+        assert_eq!((plan.in_scope, costly), (1, vec![("Trips/Lisbon.md", 30)]));
 
         // Remembered already, then touched (a sync tool copied it): queued, but nothing to pay.
         let lisbon = root.join("Trips/Lisbon.md");
@@ -389,7 +389,7 @@ mod tests {
             })
             .unwrap();
         let plan = session.plan().unwrap();
-        assert_eq!((plan.queue.len(), plan.costly_notes), (1, 0));
+        assert_eq!((plan.queue.len(), plan.costly.len()), (1, 0));
         assert_eq!(plan.removals, ["Gone.md"]);
         let _ = std::fs::remove_dir_all(&root);
     }

@@ -26,7 +26,7 @@ pub use host::NativeHost;
 pub use index::{IndexOptions, BULK_CONFIRM_NOTES};
 pub use plugin_data::PluginData;
 pub use reports::{
-    AskReport, CitedSource, IndexReport, RecallReport, RecalledInsight, RecalledMemory, RememberReport,
+    describe_place, AskReport, CitedSource, IndexReport, RecallReport, RecalledInsight, RecalledMemory, RememberReport,
     RememberedMemory, StatusReport,
 };
 pub use session::{Session, MAX_REMEMBER_TEXT_BYTES};

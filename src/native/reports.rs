@@ -1,7 +1,28 @@
 //! What the command's verbs answer, as plain data: printed as text, or as JSON with `--json`
-//! and to MCP clients. Memories carry their note's path, so an agent can open the source.
+//! and to MCP clients. Memories carry their note's path (and a PDF's pages), so an agent can
+//! open the source.
 
 use serde::Serialize;
+
+use crate::notes::FilePlace;
+
+/// Where a memory's source is, as a person reads it: `Papers/Budget.pdf, page 2` (`pages 2–3`
+/// for a range), an image's or a note's path (`path › heading` for a note's section), or
+/// `typed text`.
+pub fn describe_place(
+    path: &str,
+    heading: Option<&str>,
+    file_kind: &'static str,
+    page: Option<u32>,
+    last_page: Option<u32>,
+) -> String {
+    match (path, heading) {
+        ("", _) => "typed text".to_owned(),
+        (path, _) if file_kind != "note" => FilePlace { file_kind, page, last_page }.describe(path),
+        (path, Some(heading)) => format!("{path} › {heading}"),
+        (path, None) => path.to_owned(),
+    }
+}
 
 /// A memory the selection would give the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -14,6 +35,11 @@ pub struct RecalledMemory {
     pub source_path: String,
     pub heading: Option<String>,
     pub line_start: Option<u32>,
+    /// `note`, `pdf` or `image`: what kind of file `source_path` is.
+    pub file_kind: &'static str,
+    /// A PDF memory's first and last page (1-based); none for anything else.
+    pub page: Option<u32>,
+    pub last_page: Option<u32>,
     pub summary: String,
     /// The self-contained facts recorded besides the summary (names, amounts, dates, decisions).
     pub facts: Vec<String>,
@@ -55,6 +81,11 @@ pub struct CitedSource {
     pub source_path: String,
     pub heading: Option<String>,
     pub line_start: Option<u32>,
+    /// `note`, `pdf` or `image` (`note` for an insight).
+    pub file_kind: &'static str,
+    /// A PDF memory's first and last page (1-based); none for anything else.
+    pub page: Option<u32>,
+    pub last_page: Option<u32>,
     /// For an insight, the notes of the memories it connects.
     pub connects: Vec<String>,
 }
@@ -127,4 +158,22 @@ pub struct StatusReport {
     pub paused: bool,
     pub region: String,
     pub model_id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pdfs_place_is_its_page_an_images_its_path() {
+        assert_eq!(
+            describe_place("Papers/Budget.pdf", Some("Budget"), "pdf", Some(2), Some(2)),
+            "Papers/Budget.pdf, page 2"
+        );
+        assert_eq!(describe_place("Papers/Budget.pdf", None, "pdf", Some(2), Some(3)), "Papers/Budget.pdf, pages 2–3");
+        assert_eq!(describe_place("Photos/IMG_1.jpg", None, "image", None, None), "Photos/IMG_1.jpg");
+        assert_eq!(describe_place("Trips/Rome.md", Some("Day 1"), "note", None, None), "Trips/Rome.md › Day 1");
+        assert_eq!(describe_place("Trips/Rome.md", None, "note", None, None), "Trips/Rome.md");
+        assert_eq!(describe_place("", None, "note", None, None), "typed text");
+    }
 }

@@ -24,7 +24,7 @@ use crate::domain::{DateSource, JobState, Memory, MemoryId, SourceKind, TextToRe
 use crate::engine::Engine;
 use crate::engine::Host;
 use crate::llm::{default_model_for, previous_default_model_for, Clock};
-use crate::notes::parse_fragment;
+use crate::notes::{parse_fragment, FilePlace};
 use crate::select::event_day;
 use crate::store::rusqlite_driver::RusqliteDriver;
 use crate::store::{device_log_folder, open_from_bytes};
@@ -205,24 +205,30 @@ impl Session {
             .packed
             .memories
             .iter()
-            .map(|memory| RecalledMemory {
-                id: memory.id.0.clone(),
-                date: Some(event_day(memory, offset).to_string()),
-                source_path: memory.source_path.clone(),
-                heading: memory.position.heading.clone(),
-                line_start: memory.position.line_start,
-                summary: memory.summary.clone(),
-                facts: memory.facts.clone(),
-                also_on: memory.also_on.clone(),
-                date_source: match (&memory.happened_on, memory.date_source) {
-                    (None, _) => "made".into(),
-                    (Some(_), DateSource::Text) => "text".into(),
-                    (Some(_), DateSource::NoteName) => "note_name".into(),
-                    (Some(_), DateSource::NoteProperty) => "note_property".into(),
-                    (Some(_), DateSource::FileMetadata) => "file_metadata".into(),
-                },
-                entities: memory.entities.iter().map(|entity| entity.name.clone()).collect(),
-                importance: memory.importance,
+            .map(|memory| {
+                let place = FilePlace::of_memory(memory);
+                RecalledMemory {
+                    id: memory.id.0.clone(),
+                    date: Some(event_day(memory, offset).to_string()),
+                    source_path: memory.source_path.clone(),
+                    heading: memory.position.heading.clone(),
+                    line_start: memory.position.line_start,
+                    file_kind: place.file_kind,
+                    page: place.page,
+                    last_page: place.last_page,
+                    summary: memory.summary.clone(),
+                    facts: memory.facts.clone(),
+                    also_on: memory.also_on.clone(),
+                    date_source: match (&memory.happened_on, memory.date_source) {
+                        (None, _) => "made".into(),
+                        (Some(_), DateSource::Text) => "text".into(),
+                        (Some(_), DateSource::NoteName) => "note_name".into(),
+                        (Some(_), DateSource::NoteProperty) => "note_property".into(),
+                        (Some(_), DateSource::FileMetadata) => "file_metadata".into(),
+                    },
+                    entities: memory.entities.iter().map(|entity| entity.name.clone()).collect(),
+                    importance: memory.importance,
+                }
             })
             .collect();
         let insights = selection
@@ -279,6 +285,9 @@ impl Session {
                 source_path: citation.source_path.clone(),
                 heading: citation.heading.clone(),
                 line_start: citation.line_start,
+                file_kind: citation.file_kind,
+                page: citation.page,
+                last_page: citation.last_page,
                 connects,
             });
         }
@@ -550,6 +559,35 @@ mod tests {
         index.save().unwrap();
         assert_eq!(memory_ids(&index), ["m1", "m2"], "the other's line was replayed before the append");
         assert_eq!(memory_ids(&Session::open_as(vault, "cli").unwrap()), ["m1", "m2"]);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn recall_names_a_pdfs_page_and_an_images_kind() {
+        let (root, vault) = vault("pdf-pages");
+        let session = Session::open_as(vault, "cli").unwrap();
+        let pdf = Memory {
+            source_path: "Papers/Budget.pdf".into(),
+            source_kind: SourceKind::Note,
+            position: Position { heading: Some("Budget".into()), line_start: Some(2), line_end: Some(3) },
+            ..typed_memory("m-pdf")
+        };
+        let image =
+            Memory { source_path: "Photos/board.jpg".into(), source_kind: SourceKind::Note, ..typed_memory("m-img") };
+        session.engine.store().insert_memory(&pdf).unwrap();
+        session.engine.store().insert_memory(&image).unwrap();
+        let recalled = session.recall("What did Alice approve?", None, &QuestionScope::default()).unwrap();
+        let mut places: Vec<(String, &str, Option<u32>, Option<u32>)> = recalled
+            .memories
+            .iter()
+            .map(|memory| (memory.id.clone(), memory.file_kind, memory.page, memory.last_page))
+            .collect();
+        places.sort();
+        assert_eq!(places, vec![("m-img".into(), "image", None, None), ("m-pdf".into(), "pdf", Some(2), Some(3))]);
+        // Scripts and MCP clients read the same through JSON.
+        let json = serde_json::to_value(&recalled).unwrap();
+        let pdf = json["memories"].as_array().unwrap().iter().find(|memory| memory["id"] == "m-pdf").unwrap();
+        assert_eq!((&pdf["fileKind"], &pdf["page"]), (&serde_json::json!("pdf"), &serde_json::json!(2)));
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -16,6 +16,7 @@ mod glob;
 pub mod kind;
 mod markdown;
 pub mod pdf;
+pub mod place;
 mod scope;
 mod tags;
 
@@ -25,6 +26,7 @@ pub use decode::{decode_note, NoteError};
 pub use frontmatter::{Frontmatter, FrontmatterValue};
 pub use glob::{glob_matches, Glob, GlobSet};
 pub use kind::FileKind;
+pub use place::{FilePlace, PlacedMemory};
 pub use scope::{is_regex_filter, CompiledPatterns, NoteMetadata, ScopeRules};
 
 /// A note read for ingestion.

@@ -38,19 +38,48 @@ pub struct MemoryQuery {
     pub before: Option<MemoryCursor>,
     /// Memories per page (0 = 50).
     pub limit: u32,
+    /// Only memories of this kind of file: `note`, `pdf` or `image`.
+    pub file_kind: Option<BrowseFileKind>,
 }
 
-/// One page of memories.
+/// The kinds of file the browser filters by (the kind is the file's extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BrowseFileKind {
+    /// Notes, selections and typed text: any file neither a PDF nor an image.
+    Note,
+    Pdf,
+    Image,
+}
+
+/// Which extensions (lowercase, without the dot) make a file a PDF or an image. The caller
+/// hands in the notes module's lists (`notes::kind`, which the store sits below), so the
+/// browser and every DTO's `fileKind` sort paths by one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileExtensions<'a> {
+    pub pdf: &'a [&'a str],
+    pub image: &'a [&'a str],
+}
+
+/// One page of memories (as the store reads them, or as a view shows them: `map`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct MemoryPage {
-    pub memories: Vec<Memory>,
+pub struct MemoryPage<M = Memory> {
+    pub memories: Vec<M>,
     /// Where the next page starts; `None` on the last page.
     pub next: Option<MemoryCursor>,
     /// How many memories the filters let through, counted up to `MATCHING_COUNT_LIMIT`
     /// (`None` without filters: then it is `total`).
     pub matching: Option<u64>,
     pub total: u64,
+}
+
+impl<M> MemoryPage<M> {
+    /// The same page with each memory turned into what a view shows.
+    pub fn map<N>(self, view: impl FnMut(M) -> N) -> MemoryPage<N> {
+        let MemoryPage { memories, next, matching, total } = self;
+        MemoryPage { memories: memories.into_iter().map(view).collect(), next, matching, total }
+    }
 }
 
 /// One page of insights, newest first.
@@ -68,10 +97,11 @@ const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 500;
 
 impl<D: SqlDriver> Store<D> {
-    /// A page of memories for the browser.
-    pub fn browse_memories(&self, query: &MemoryQuery) -> Result<MemoryPage, StoreError> {
+    /// A page of memories for the browser; `extensions` sort files into kinds for its
+    /// `file_kind` filter.
+    pub fn browse_memories(&self, query: &MemoryQuery, extensions: &FileExtensions) -> Result<MemoryPage, StoreError> {
         let limit = if query.limit == 0 { DEFAULT_PAGE } else { query.limit.min(MAX_PAGE) };
-        let (filters, mut params) = filters(query)?;
+        let (filters, mut params) = filters(query, extensions)?;
         let mut page_filters = filters.clone();
         if let Some(cursor) = query.before {
             page_filters.push(format!("m.key < ?{}", params.len() + 1));
@@ -96,7 +126,7 @@ impl<D: SqlDriver> Store<D> {
         }
         let total = self.memory_count()?;
         let matching = if filtered {
-            let (filters, params) = self::filters(query)?;
+            let (filters, params) = self::filters(query, extensions)?;
             let sql = format!(
                 "SELECT count(*) FROM (SELECT 1 FROM memories AS m JOIN paths AS p ON p.id = m.path_id {} LIMIT {})",
                 where_clause(&filters),
@@ -162,7 +192,7 @@ fn where_clause(filters: &[String]) -> String {
 }
 
 /// The SQL conditions of a query's filters and their parameters (numbered from 1).
-fn filters(query: &MemoryQuery) -> Result<(Vec<String>, Vec<SqlValue>), StoreError> {
+fn filters(query: &MemoryQuery, extensions: &FileExtensions) -> Result<(Vec<String>, Vec<SqlValue>), StoreError> {
     let mut filters = Vec::new();
     let mut params: Vec<SqlValue> = Vec::new();
     let next = |value: SqlValue, params: &mut Vec<SqlValue>| {
@@ -214,7 +244,38 @@ fn filters(query: &MemoryQuery) -> Result<(Vec<String>, Vec<SqlValue>), StoreErr
               OR m.key IN (SELECT memory_key FROM memory_days WHERE day BETWEEN ?{from_at} AND ?{to_at}))"
         ));
     }
+    if let Some(kind) = query.file_kind {
+        // The path's ending, as `FileKind::of` reads the extension (LIKE ignores ASCII case). It
+        // is checked on the rows the page walks, newest first: linear in what the page reads.
+        let mut ends = |list: &[&str]| -> String {
+            let alternatives: Vec<String> = list
+                .iter()
+                .map(|extension| {
+                    format!("p.path LIKE ?{} ESCAPE '\\'", next(ending_pattern(extension).into(), &mut params))
+                })
+                .collect();
+            if alternatives.is_empty() {
+                "0".to_owned()
+            } else {
+                format!("({})", alternatives.join(" OR "))
+            }
+        };
+        filters.push(match kind {
+            BrowseFileKind::Pdf => ends(extensions.pdf),
+            BrowseFileKind::Image => ends(extensions.image),
+            BrowseFileKind::Note => {
+                let (pdf, image) = (ends(extensions.pdf), ends(extensions.image));
+                format!("(NOT {pdf} AND NOT {image})")
+            }
+        });
+    }
     Ok((filters, params))
+}
+
+/// `%.ext` for LIKE: a path ending in `.ext`, LIKE's own wildcards taken literally.
+fn ending_pattern(extension: &str) -> String {
+    let escaped = extension.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%.{escaped}")
 }
 
 /// `%text%` for LIKE, with LIKE's own wildcards taken literally.

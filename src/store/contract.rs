@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::browse::MemoryQuery;
+use super::browse::{BrowseFileKind, FileExtensions, MemoryQuery};
 use super::driver::SqlValue;
 use super::memories::MemoryFilter;
 use super::{
@@ -97,6 +97,7 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ("a note's memory keeps no text, a selection keeps its own, lists carry none", texts_kept::<F>),
         ("entity names are stored once and go with the last memory naming them", shared_entities::<F>),
         ("the browser pages by keyset and filters in SQL", browse_pages::<F>),
+        ("the browser filters by the kind of a memory's file", browse_by_file_kind::<F>),
         ("a version 4 store is upgraded with its memories, insights, sources and jobs", upgrade_from_version_4::<F>),
         ("freed pages are handed back and the file shrinks", compaction::<F>),
         (
@@ -1162,7 +1163,7 @@ fn texts_kept<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(found(&store, &[word("selected")])?, vec!["s1"]);
     let listed = store.list_memories(&MemoryFilter::default()).map_err(text)?;
     ensure!(listed.iter().all(|memory| memory.raw_text.is_empty()), "a list carried text");
-    let page = store.browse_memories(&MemoryQuery::default()).map_err(text)?;
+    let page = store.browse_memories(&MemoryQuery::default(), &EXTENSIONS).map_err(text)?;
     ensure!(page.memories.iter().all(|memory| memory.raw_text.is_empty()), "a page carried text");
     let by_id = store.get_memories(&[MemoryId("s1".into()), MemoryId("nope".into()), note.id.clone()]).map_err(text)?;
     ensure_eq!(ids(&by_id), vec!["s1", "m1"]);
@@ -1194,6 +1195,55 @@ fn shared_entities<F: DriverFactory>(factory: &F) -> Outcome {
     Ok(())
 }
 
+/// The kinds' extensions as the notes module lists them (the store is handed them).
+const EXTENSIONS: FileExtensions = FileExtensions { pdf: &["pdf"], image: &["png", "jpg", "jpeg", "heic"] };
+
+fn browse_by_file_kind<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    let files = [
+        ("n1", "Daily/2026-03-01.md"),
+        ("p1", "Papers/Budget Q3.PDF"),
+        ("i1", "Photos/IMG_0001.JPG"),
+        ("n2", "Papers/notes.pdf.md"),
+        ("i2", "Photos/scan.heic"),
+        ("p2", "Papers/Report.pdf"),
+        ("n3", "Papers/pdf_ideas.txt"),
+        ("n4", "Photos.png/readme.md"),
+    ];
+    for (id, path) in files {
+        store.insert_memory(&memory(id, path, 100)).map_err(text)?;
+    }
+    let mut typed = memory("t1", "", 100);
+    typed.source_kind = SourceKind::Text;
+    store.insert_memory(&typed).map_err(text)?;
+    let of_kind = |kind: BrowseFileKind, limit: u32| -> Result<(Vec<String>, Option<u64>, bool), String> {
+        let query = MemoryQuery { file_kind: Some(kind), limit, ..MemoryQuery::default() };
+        let page = store.browse_memories(&query, &EXTENSIONS).map_err(text)?;
+        Ok((page.memories.into_iter().map(|memory| memory.id.0).collect(), page.matching, page.next.is_some()))
+    };
+    ensure_eq!(of_kind(BrowseFileKind::Pdf, 0)?, (vec!["p2".into(), "p1".into()], Some(2), false));
+    ensure_eq!(of_kind(BrowseFileKind::Image, 0)?, (vec!["i2".into(), "i1".into()], Some(2), false));
+    ensure_eq!(
+        of_kind(BrowseFileKind::Note, 0)?,
+        (vec!["t1".into(), "n4".into(), "n3".into(), "n2".into(), "n1".into()], Some(5), false)
+    );
+    // Pages of one kind: the cursor goes on within the kind.
+    let (first, _, more) = of_kind(BrowseFileKind::Pdf, 1)?;
+    ensure_eq!((first, more), (vec!["p2".to_owned()], true));
+    // Combined with another filter (AND).
+    let query =
+        MemoryQuery { file_kind: Some(BrowseFileKind::Note), source: Some("papers/".into()), ..MemoryQuery::default() };
+    let page = store.browse_memories(&query, &EXTENSIONS).map_err(text)?;
+    ensure_eq!(ids(&page.memories), vec!["n3", "n2"]);
+    // A kind with no extensions holds nothing, and its complement everything.
+    let none = FileExtensions { pdf: &[], image: &[] };
+    let query = MemoryQuery { file_kind: Some(BrowseFileKind::Pdf), ..MemoryQuery::default() };
+    ensure_eq!(store.browse_memories(&query, &none).map_err(text)?.memories.len(), 0);
+    let query = MemoryQuery { file_kind: Some(BrowseFileKind::Note), ..MemoryQuery::default() };
+    ensure_eq!(store.browse_memories(&query, &none).map_err(text)?.memories.len(), files.len() + 1);
+    Ok(())
+}
+
 fn browse_pages<F: DriverFactory>(factory: &F) -> Outcome {
     let store = fresh(factory)?;
     for index in 0..7 {
@@ -1210,7 +1260,7 @@ fn browse_pages<F: DriverFactory>(factory: &F) -> Outcome {
     let mut seen = Vec::new();
     let mut query = MemoryQuery { limit: 3, ..MemoryQuery::default() };
     loop {
-        let page = store.browse_memories(&query).map_err(text)?;
+        let page = store.browse_memories(&query, &EXTENSIONS).map_err(text)?;
         ensure_eq!(page.total, 7);
         ensure_eq!(page.matching, None);
         seen.extend(page.memories.iter().map(|memory| memory.id.0.clone()));
@@ -1221,7 +1271,7 @@ fn browse_pages<F: DriverFactory>(factory: &F) -> Outcome {
     }
     ensure_eq!(seen, vec!["m6", "m5", "m4", "m3", "m2", "m1", "m0"]);
     let filtered = |query: MemoryQuery| -> Result<(Vec<String>, Option<u64>), String> {
-        let page = store.browse_memories(&query).map_err(text)?;
+        let page = store.browse_memories(&query, &EXTENSIONS).map_err(text)?;
         Ok((page.memories.into_iter().map(|memory| memory.id.0).collect(), page.matching))
     };
     let by = |text: &str| MemoryQuery { text: Some(text.into()), ..MemoryQuery::default() };
@@ -1239,7 +1289,10 @@ fn browse_pages<F: DriverFactory>(factory: &F) -> Outcome {
         MemoryQuery { from: Some("2026-03-02".into()), to: Some("2026-03-03".into()), ..MemoryQuery::default() };
     ensure_eq!(filtered(dates)?, (vec!["m2".into(), "m1".into()], Some(2)));
     let bad = MemoryQuery { from: Some("March".into()), ..MemoryQuery::default() };
-    ensure!(matches!(store.browse_memories(&bad), Err(StoreError::InvalidInput(_))), "a bad date was accepted");
+    ensure!(
+        matches!(store.browse_memories(&bad, &EXTENSIONS), Err(StoreError::InvalidInput(_))),
+        "a bad date was accepted"
+    );
     // Insights page the same way.
     let batch: Vec<MemoryId> = (0..3).map(|index| MemoryId(format!("m{index}"))).collect();
     let insights: Vec<Consolidation> = (0..3).map(|index| insight(&format!("c{index}"), &["m0", "m1"], 50)).collect();

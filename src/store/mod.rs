@@ -44,7 +44,7 @@ use thiserror::Error;
 use crate::domain::StoreStatus;
 use crate::error::ErrorCode;
 
-pub use browse::{InsightPage, MemoryCursor, MemoryPage, MemoryQuery};
+pub use browse::{BrowseFileKind, FileExtensions, InsightPage, MemoryCursor, MemoryPage, MemoryQuery};
 pub use conflict_copies::is_conflict_copy;
 pub use driver::{DriverError, Row, SqlDriver, SqlErrorKind, SqlValue};
 pub use entities::NamesVersion;

@@ -23,9 +23,9 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::agents::query::{EarlierTurn, QuestionScope};
 use crate::calendar::CalendarDate;
 use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
-use crate::engine::{Engine, Pause, TextToRemember};
+use crate::engine::{Engine, IngestFile, Pause, TextToRemember};
 use crate::error::ErrorCode;
-use crate::notes::{decode_note, NoteMetadata};
+use crate::notes::{decode_note, NoteMetadata, PlacedMemory};
 use crate::store::{open_checked, schema, MemoryCursor, MemoryQuery, DATABASE_HEADER_LEN};
 use dto::SettingsDto;
 use errors::{coded_error, to_js_error};
@@ -291,7 +291,8 @@ impl MemoryCore {
         self.engine.retry_failed(self.now()?).map(|count| count as f64).map_err(js)
     }
 
-    /// A page of the memory browser: `{text?, source?, entity?, topic?, from?, to?, before?, limit?}`.
+    /// A page of the memory browser: `{text?, source?, entity?, topic?, from?, to?, before?, limit?, fileKind?}`;
+    /// each memory with its `fileKind` and `page`.
     #[wasm_bindgen(js_name = browseMemories, unchecked_return_type = "MemoryPage")]
     pub fn browse_memories(
         &self,
@@ -299,7 +300,7 @@ impl MemoryCore {
     ) -> Result<JsValue, JsValue> {
         let query: MemoryQuery = serde_wasm_bindgen::from_value(query)
             .map_err(|error| coded_error(&format!("Invalid memory query: {error}"), "facade.invalid_argument"))?;
-        to_js(&self.engine.store().browse_memories(&query).map_err(js)?)
+        to_js(&self.engine.browse_memories(&query).map_err(js)?)
     }
 
     /// A page of insights, newest first, after `before` (from the previous page's `next`).
@@ -318,7 +319,8 @@ impl MemoryCore {
     #[wasm_bindgen(js_name = getMemories, unchecked_return_type = "Memory[]")]
     pub fn get_memories(&self, ids: Vec<String>) -> Result<JsValue, JsValue> {
         let ids: Vec<MemoryId> = ids.into_iter().map(MemoryId).collect();
-        to_js(&self.engine.store().get_memories(&ids).map_err(js)?)
+        let memories = self.engine.store().get_memories(&ids).map_err(js)?;
+        to_js(&memories.into_iter().map(PlacedMemory::from).collect::<Vec<_>>())
     }
 
     /// Every memory and insight as a JSON document (Settings → Export).
@@ -340,7 +342,7 @@ impl MemoryCore {
         #[serde(rename_all = "camelCase")]
         struct Recall {
             plan: crate::select::QueryPlan,
-            memories: Vec<crate::domain::Memory>,
+            memories: Vec<PlacedMemory>,
             insights: Vec<crate::domain::Consolidation>,
             tokens: usize,
             reasons: Vec<(String, usize)>,
@@ -357,7 +359,7 @@ impl MemoryCore {
         let packed = selection.packed;
         to_js(&Recall {
             plan: selection.plan,
-            memories: packed.memories,
+            memories: packed.memories.into_iter().map(PlacedMemory::from).collect(),
             insights: packed.insights,
             tokens: packed.tokens,
             reasons: packed.reasons,
@@ -415,11 +417,16 @@ impl MemoryCore {
         self.engine.store().remembered_notes().map(|count| count as f64).map_err(js)
     }
 
-    /// What remembering `notes` notes of `bytes` bytes will roughly cost, at the connected
-    /// model's price: `{notes, inputTokens, outputTokens, costUsd, modelId, priceKnown}`.
+    /// What remembering these vault files will roughly cost, at the connected model's price:
+    /// notes, PDFs (by their pages when given) and images counted apart (`IngestEstimate`).
     #[wasm_bindgen(js_name = estimateIngest, unchecked_return_type = "IngestEstimate")]
-    pub fn estimate_ingest(&self, notes: f64, bytes: f64) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.estimate_ingest(notes.max(0.0) as u64, bytes.max(0.0) as u64))
+    pub fn estimate_ingest(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "IngestFile[]")] files: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let files: Vec<IngestFile> = serde_wasm_bindgen::from_value(files)
+            .map_err(|error| coded_error(&format!("Invalid files to estimate: {error}"), "facade.invalid_argument"))?;
+        to_js(&self.engine.estimate_ingest(&files))
     }
 
     /// Tokens and estimated cost between two local dates (`YYYY-MM-DD`, inclusive).

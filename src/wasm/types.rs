@@ -33,13 +33,19 @@ export interface Memory {
   happened_on: string | null; also_on: string[]; date_source: "text" | "note_name" | "note_property" | "file_metadata";
   facts: string[]; created_at: number; updated_at: number; consolidated: boolean;
   content_hash: string | null;
+  /** The kind of `source_path`'s file, and the first page (1-based) of a PDF's memory (null otherwise; `position.line_start`/`line_end` are then its first and last page). */
+  fileKind: FileKind; page: number | null;
 }
+/** What kind of vault file a memory came from, by its extension (an image Bedrock does not take is still "image"; typed text is "note"). */
+export type FileKind = "note" | "pdf" | "image";
 export interface Connection { from: string; to: string; relationship: string }
 export interface Insight { id: string; memory_ids: string[]; insight: string; connections: Connection[]; created_at: number }
 /** `number`: its place in the answer's citations, from 1; the number its citation pieces carry. */
 export interface Citation {
   number: number; kind: "memory" | "consolidation"; id: string; summary: string; sourcePath: string;
   heading: string | null; lineStart: number | null; lineEnd: number | null; memoryIds: string[];
+  /** For a PDF memory `page` is its first page (open `file.pdf#page=N`) and `lineStart`/`lineEnd` its first and last page; an insight is "note" with no page. */
+  fileKind: FileKind; page: number | null;
 }
 /** A question asked before in the same conversation, its answer and the memory ids it cited. */
 export interface EarlierTurn { question: string; answer: string; cited: string[] }
@@ -96,6 +102,8 @@ export interface MemoryCursor { key: number }
 export interface MemoryQuery {
   text?: string | null; source?: string | null; entity?: string | null; topic?: string | null;
   from?: string | null; to?: string | null; before?: MemoryCursor | null; limit?: number;
+  /** Only memories of notes (with selections and typed text), of PDFs, or of images. */
+  fileKind?: FileKind | null;
 }
 export interface MemoryPage { memories: Memory[]; next: MemoryCursor | null; matching: number | null; total: number }
 export interface InsightPage { insights: Insight[]; next: MemoryCursor | null; total: number }
@@ -151,7 +159,17 @@ export interface CoreScopeRules {
 export interface ExclusionQuery {
   path: string; metadata?: { frontmatter?: Record<string, unknown> | null; tags?: string[] } | null; read?: boolean; size?: number;
 }
-export interface IngestEstimate { notes: number; inputTokens: number; outputTokens: number; costUsd: number; modelId: string; priceKnown: boolean }
+/** A vault file to estimate: its size in bytes and, for a PDF whose page count is known, its pages. */
+export interface IngestFile { path: string; size: number; pages?: number }
+/**
+ * What remembering some files will roughly cost. PDFs are estimated as text PDFs (about 500 tokens a page; `pdfPages`
+ * guessed from their size where not given); `images`: images Bedrock takes, `imageTokens` their share of `inputTokens`
+ * at the size sent (≈1,534 each). Files over a size or page limit, and images Bedrock does not take, are not counted.
+ */
+export interface IngestEstimate {
+  notes: number; pdfs: number; pdfPages: number; images: number; imageTokens: number;
+  inputTokens: number; outputTokens: number; costUsd: number; modelId: string; priceKnown: boolean;
+}
 /** `device`: this device's id (kept by the plugin on the device), so its calls are counted apart from other devices'. */
 export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null; device?: string }
 /** Bodies are UTF-8 bytes: they move between the worker and the main thread without a copy. */

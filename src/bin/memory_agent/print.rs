@@ -1,19 +1,11 @@
 //! How the verbs' reports look: JSON with `--json`, else plain text for a person.
 
-use memory_agent::native::{AskReport, IndexReport, RecallReport, RememberReport, StatusReport};
+use memory_agent::native::{describe_place, AskReport, IndexReport, RecallReport, RememberReport, StatusReport};
 use serde::Serialize;
 
 fn json(value: &impl Serialize) -> Result<(), String> {
     println!("{}", serde_json::to_string_pretty(value).map_err(|error| error.to_string())?);
     Ok(())
-}
-
-fn place(path: &str, heading: Option<&str>) -> String {
-    match (path, heading) {
-        ("", _) => "typed text".to_owned(),
-        (path, Some(heading)) => format!("{path} › {heading}"),
-        (path, None) => path.to_owned(),
-    }
 }
 
 pub fn recall(report: &RecallReport, as_json: bool) -> Result<(), String> {
@@ -29,7 +21,13 @@ pub fn recall(report: &RecallReport, as_json: bool) -> Result<(), String> {
         println!(
             "[memory:{}] {days} · {} · {}{facts}",
             memory.id,
-            place(&memory.source_path, memory.heading.as_deref()),
+            describe_place(
+                &memory.source_path,
+                memory.heading.as_deref(),
+                memory.file_kind,
+                memory.page,
+                memory.last_page
+            ),
             memory.summary
         );
     }
@@ -54,7 +52,13 @@ pub fn ask(report: &AskReport, as_json: bool) -> Result<(), String> {
     println!("{}\n", report.answer);
     for (index, source) in report.sources.iter().enumerate() {
         let place = if source.kind == "memory" {
-            place(&source.source_path, source.heading.as_deref())
+            describe_place(
+                &source.source_path,
+                source.heading.as_deref(),
+                source.file_kind,
+                source.page,
+                source.last_page,
+            )
         } else {
             format!("insight from {}", source.connects.join(", "))
         };
