@@ -321,7 +321,12 @@ fn turning_images_on_reads_pdfs_again_without_sending_their_text_again() {
         let body: Value = serde_json::from_str(&request.body).unwrap();
         assert!(!user_text(&body).contains("Lisbon"), "the text chunks are found unchanged, not sent again");
     }
-    assert_eq!(engine.list_memories(&MemoryFilter::default()).unwrap().len(), 2, "the text's memories are kept");
+    let images_sent: usize =
+        host.bedrock.requests().iter().map(|r| image_blocks(&serde_json::from_str(&r.body).unwrap()).len()).sum();
+    assert_eq!(images_sent, 1, "only the scanned page is sent");
+    let memories = engine.list_memories(&MemoryFilter::default()).unwrap();
+    assert_eq!(memories.len(), 3, "the text's two memories are kept and the scan has its own");
+    assert!(memories.iter().any(|memory| memory.position.line_start == Some(3)), "the scan's memory is on page 3");
 }
 
 /// Needs the images part (`images::prepare`, `agents::ingest::extract_image`, the Converse
