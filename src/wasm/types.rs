@@ -33,13 +33,18 @@ export interface Memory {
   happened_on: string | null; also_on: string[]; date_source: "text" | "note_name" | "note_property";
   facts: string[]; created_at: number; updated_at: number; consolidated: boolean;
   content_hash: string | null;
+  /** The file's kind by its extension; `page`: a PDF memory's first page (1-based), else null. */
+  fileKind: FileKind; page: number | null;
 }
+/** A vault file's kind by its extension (the core's `FileKind`). */
+export type FileKind = "note" | "pdf" | "image";
 export interface Connection { from: string; to: string; relationship: string }
 export interface Insight { id: string; memory_ids: string[]; insight: string; connections: Connection[]; created_at: number }
 /** `number`: its place in the answer's citations, from 1; the number its citation pieces carry. */
 export interface Citation {
   number: number; kind: "memory" | "consolidation"; id: string; summary: string; sourcePath: string;
   heading: string | null; lineStart: number | null; lineEnd: number | null; memoryIds: string[];
+  fileKind: FileKind; page: number | null;
 }
 /** A question asked before in the same conversation, its answer and the memory ids it cited. */
 export interface EarlierTurn { question: string; answer: string; cited: string[] }
@@ -96,6 +101,8 @@ export interface MemoryCursor { key: number }
 export interface MemoryQuery {
   text?: string | null; source?: string | null; entity?: string | null; topic?: string | null;
   from?: string | null; to?: string | null; before?: MemoryCursor | null; limit?: number;
+  /** Only memories of this kind of file. */
+  fileKind?: FileKind | null;
 }
 export interface MemoryPage { memories: Memory[]; next: MemoryCursor | null; matching: number | null; total: number }
 export interface InsightPage { insights: Insight[]; next: MemoryCursor | null; total: number }
@@ -137,6 +144,8 @@ export interface EngineSettings {
 }
 export interface CoreScopeRules {
   configDir?: string; databasePath?: string; includePlainText?: boolean;
+  /** Images and PDF pages without a text layer go to the model only when true. */
+  includeImages?: boolean;
   excludedFolders?: string[]; excludedPatterns?: string[]; excludedTags?: string[];
   /** Obsidian's "Excluded files": paths, or `/regex/` (matched with JavaScript's RegExp in the worker). */
   ignoreFilters?: string[];
@@ -149,7 +158,12 @@ export interface CoreScopeRules {
 export interface ExclusionQuery {
   path: string; metadata?: { frontmatter?: Record<string, unknown> | null; tags?: string[] } | null; read?: boolean; size?: number;
 }
-export interface IngestEstimate { notes: number; inputTokens: number; outputTokens: number; costUsd: number; modelId: string; priceKnown: boolean }
+/** A file the bulk confirmation asks about: its size, and a PDF's page count when known. */
+export interface EstimateFile { path: string; size: number; pages?: number }
+export interface IngestEstimate {
+  notes: number; pdfs: number; pdfPages: number; images: number; imageTokens: number;
+  inputTokens: number; outputTokens: number; costUsd: number; modelId: string; priceKnown: boolean;
+}
 /** `device`: this device's id (kept by the plugin on the device), so its calls are counted apart from other devices'. */
 export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null; device?: string }
 /** Bodies are UTF-8 bytes: they move between the worker and the main thread without a copy. */
@@ -166,5 +180,20 @@ export interface CoreHost {
   readFile(path: string, maxBytes: number): Promise<VaultFileData | null>;
   utcOffsetMinutes(): number;
   progress(progress: Progress): void;
+  /** A PDF's text per page (and scans rendered) by Obsidian's pdf.js; rejects only when pdf.js cannot run at all. */
+  extractPdf(bytes: Uint8Array, options: PdfExtractOptions): Promise<PdfContentData>;
 }
+export interface PdfExtractOptions { maxPages: number; renderScans: boolean; scanPixels: number; scanBelowChars: number }
+export interface PdfProblem { kind: "encrypted" | "broken" | "tooManyPages" | "unavailable"; message: string }
+/** Dates raw, as the PDF holds them: "D:20260102093000+01'00'". */
+export interface PdfInfo { title: string | null; author: string | null; creationDate: string | null; modDate: string | null }
+export interface PdfContentData {
+  problem: PdfProblem | null; pageCount: number; info: PdfInfo;
+  /** Empty when `problem` is set. */
+  pages: PdfPageData[];
+}
+/** `number`: 1-based; `lines`: in pdf.js's reading order, `height` the font height in PDF units; `scan`: the page rendered, when it has (almost) no text and scans were asked for. */
+export interface PdfPageData { number: number; lines: PdfLine[]; scan: PdfScan | null }
+export interface PdfLine { text: string; height: number }
+export interface PdfScan { bytes: Uint8Array; format: "jpeg" | "png"; width: number; height: number }
 "#;

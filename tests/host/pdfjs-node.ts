@@ -1,0 +1,38 @@
+// pdf.js for the headless host, the tests and the bench: pdfjs-dist's legacy build (the one for
+// Node), the version pinned in package.json as the one Obsidian's `loadPdfJs()` gives. Scans are
+// drawn on @napi-rs/canvas, the canvas pdf.js itself uses in Node (pdfjs-dist ≥ 4.6).
+
+import { createRequire } from "node:module";
+import path from "node:path";
+import { createCanvas } from "@napi-rs/canvas";
+import type { PdfJsModule, ScanSurface } from "../../plugin/host/pdf-text";
+
+const require = createRequire(import.meta.url);
+const PDFJS_DIR = path.dirname(require.resolve("pdfjs-dist/package.json"));
+/** Helvetica and the other standard fonts, which pdf.js loads by URL (a path in Node). */
+const STANDARD_FONTS = `${path.join(PDFJS_DIR, "standard_fonts")}${path.sep}`;
+
+let loaded: Promise<PdfJsModule> | undefined;
+/** How many times a document was opened: tests count reads of PDFs. */
+export const pdfJsOpened = { count: 0 };
+
+/** What Obsidian's `loadPdfJs()` gives, here from pdfjs-dist: the module, with the fonts' location set. */
+export function loadNodePdfJs(): Promise<PdfJsModule> {
+	loaded ??= import("pdfjs-dist/legacy/build/pdf.mjs").then((pdfjs) => ({
+		getDocument: (params: Record<string, unknown>) => {
+			pdfJsOpened.count++;
+			return pdfjs.getDocument({ standardFontDataUrl: STANDARD_FONTS, verbosity: 0, ...params } as never) as never;
+		},
+	}));
+	return loaded;
+}
+
+/** A scan's canvas in Node. */
+export function napiScanSurface(width: number, height: number): ScanSurface {
+	const canvas = createCanvas(width, height);
+	return {
+		context: canvas.getContext("2d"),
+		encodeJpeg: async (quality) => new Uint8Array(await canvas.encode("jpeg", Math.round(quality * 100))),
+		release: () => undefined,
+	};
+}
