@@ -104,7 +104,7 @@ function isPasswordError(error: unknown): boolean {
 
 function messageOf(error: unknown): string {
 	if (error instanceof Error) return error.message;
-	if (typeof error === "object" && error !== null && "message" in error) return String((error as { message: unknown }).message);
+	if (typeof error === "object" && error !== null && "message" in error) return String(error.message);
 	return String(error);
 }
 

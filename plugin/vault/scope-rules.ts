@@ -23,6 +23,7 @@ export function scopeRulesOf(app: App, settings: MemoryAgentSettings): CoreScope
 		configDir: app.vault.configDir,
 		databasePath: normalizePath(settings.databasePath),
 		includePlainText: settings.includePlainText,
+		includeImages: settings.rememberImages,
 		// Saved conversations are not remembered unless asked: no answer becomes a memory of itself.
 		excludedFolders: settings.rememberConversations ? [...settings.excludedFolders] : [...settings.excludedFolders, settings.conversationFolder],
 		excludedPatterns: [...settings.excludedPatterns],

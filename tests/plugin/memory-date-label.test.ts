@@ -11,6 +11,7 @@ function memory(fields: Partial<Memory>): Memory {
 		id: "m-0123456789", source_path: "Daily/2026-11-23.md", source_kind: "note", position: { heading: null, line_start: 0, line_end: 1 },
 		raw_text: "", summary: "Standup.", entities: [], topics: [], importance: 0.5, happened_on: "2026-11-23", also_on: [],
 		date_source: "text", facts: [], created_at: Date.UTC(2026, 10, 30, 12), updated_at: 0, consolidated: false, content_hash: null,
+		fileKind: "note", page: null,
 		...fields,
 	};
 }

@@ -15,6 +15,8 @@ const dom = createDom();
 after(() => dom.close());
 
 const memoryCitation = (number: number, id: string, sourcePath: string, heading: string | null, lineStart: number | null = 0): Citation => ({
+	fileKind: "note",
+	page: null,
 	number,
 	kind: "memory",
 	id,
@@ -54,7 +56,7 @@ test("link texts chain nested headings and drop the .md extension", () => {
 test("the clipboard answer has wiki links for memories, for an insight's memories, and two for a grouped bracket", () => {
 	const citations: Citation[] = [
 		memoryCitation(1, "m1", "Trips/Lisbon.md", "Lisbon trip"),
-		{ number: 2, kind: "consolidation", id: "c1", summary: "insight", sourcePath: "", heading: null, lineStart: null, lineEnd: null, memoryIds: ["m2", "m3"] },
+		{ number: 2, kind: "consolidation", id: "c1", summary: "insight", sourcePath: "", heading: null, lineStart: null, lineEnd: null, memoryIds: ["m2", "m3"], fileKind: "note", page: null },
 		memoryCitation(3, "m4", "", null),
 		memoryCitation(4, "m5", "Work/Budget.md", "Q3 budget"),
 	];

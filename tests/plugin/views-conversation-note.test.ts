@@ -27,7 +27,7 @@ test("a conversation reads back as it was saved, with each question's scope", ()
 });
 
 test("an answer citing two memories in one bracket is saved with two links, and reads back with both", () => {
-	const citation = (number: number, id: string, sourcePath: string, heading: string): Citation => ({ number, kind: "memory", id, summary: id, sourcePath, heading, lineStart: 0, lineEnd: 0, memoryIds: [] });
+	const citation = (number: number, id: string, sourcePath: string, heading: string): Citation => ({ number, kind: "memory", id, summary: id, sourcePath, heading, lineStart: 0, lineEnd: 0, memoryIds: [], fileKind: "note", page: null });
 	// The core's pieces of "We fly with Ana, who wants Sintra [memory:m1, memory:m2]."
 	const answer = {
 		pieces: [{ kind: "text", text: "We fly with Ana, who wants Sintra " }, { kind: "citation", number: 1 }, { kind: "citation", number: 2 }, { kind: "text", text: "." }] satisfies AnswerPiece[],
