@@ -36,3 +36,38 @@ export function napiScanSurface(width: number, height: number): ScanSurface {
 		release: () => undefined,
 	};
 }
+
+/**
+ * The plugin realm's `OffscreenCanvas` in the headless host (Obsidian's Chromium has one): a
+ * Skia canvas of @napi-rs/canvas, so pdf.js really draws a scan and it is really encoded.
+ */
+export class NodeOffscreenCanvas {
+	private canvas;
+
+	constructor(width: number, height: number) {
+		this.canvas = createCanvas(width, height);
+	}
+
+	get width(): number {
+		return this.canvas.width;
+	}
+	set width(value: number) {
+		this.canvas.width = value;
+	}
+	get height(): number {
+		return this.canvas.height;
+	}
+	set height(value: number) {
+		this.canvas.height = value;
+	}
+
+	getContext(kind: string): unknown {
+		return kind === "2d" ? this.canvas.getContext("2d") : null;
+	}
+
+	async convertToBlob(options: { type?: string; quality?: number } = {}): Promise<Blob> {
+		const quality = Math.round((options.quality ?? 0.92) * 100);
+		if (options.type === "image/jpeg") return new Blob([new Uint8Array(await this.canvas.encode("jpeg", quality))], { type: "image/jpeg" });
+		return new Blob([new Uint8Array(await this.canvas.encode("png"))], { type: "image/png" });
+	}
+}
