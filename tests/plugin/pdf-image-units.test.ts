@@ -4,16 +4,17 @@
 // thread's handlers (real pdf.js), and which buffers cross the worker boundary by transfer.
 
 import assert from "node:assert/strict";
-import { test } from "node:test";
-import type { IngestEstimate, Memory } from "../../plugin/core/memory-core-api";
+import { after, test } from "node:test";
+import type { Citation, IngestEstimate, Memory } from "../../plugin/core/memory-core-api";
 import { SETTINGS_SCHEMA } from "../../plugin/generated/settings-schema";
 import { createHostHandlers } from "../../plugin/host/core-host";
 import { filesSummary, kindLines } from "../../plugin/vault/bulk-estimate";
 import { fileKindOfPath, isMediaFile, isRememberable } from "../../plugin/vault/file-kinds";
-import { linkText } from "../../plugin/views/citations";
+import { answerWithWikiLinks, linkText } from "../../plugin/views/citations";
 import { EMPTY_FILTER, memorySourceLabel, queryOf } from "../../plugin/views/memory-filter";
 import { placeOf } from "../../plugin/views/memory-place";
 import { transferablesOf } from "../../plugin/worker/protocol";
+import { createDom } from "../host/dom";
 import { loadNodePdfJs } from "../host/pdfjs-node";
 import { writePdf } from "../support/pdf-writer";
 
@@ -98,4 +99,32 @@ test("a PDF's scans are transferred across the worker boundary; views into a lar
 	assert.deepEqual(transferablesOf(content), [whole.buffer, other.buffer]);
 	// The PDF's bytes as the host call's first argument.
 	assert.deepEqual(transferablesOf(whole), [whole.buffer]);
+});
+
+const dom = createDom();
+after(() => dom.close());
+
+test("a saved conversation links a PDF citation to its page and an image as itself, an insight through its memories", () => {
+	const citation = (number: number, fields: Partial<Citation>): Citation => ({
+		number, kind: "memory", id: `m${number}`, summary: "s", sourcePath: "", heading: null, lineStart: null, lineEnd: null, memoryIds: [], fileKind: "note", page: null, ...fields,
+	});
+	const citations = [
+		citation(1, { sourcePath: "Papers/boiler.pdf", heading: "Service history", lineStart: 2, lineEnd: 2, fileKind: "pdf", page: 2 }),
+		citation(2, { sourcePath: "Photos/board.jpg", fileKind: "image" }),
+		citation(3, { kind: "consolidation", id: "c1", memoryIds: ["m-pdf"] }),
+	];
+	const pieces = [
+		{ kind: "text" as const, text: "Replaced in March " },
+		{ kind: "citation" as const, number: 1 },
+		{ kind: "text" as const, text: ", drawn on the board " },
+		{ kind: "citation" as const, number: 2 },
+		{ kind: "text" as const, text: ", and connected " },
+		{ kind: "citation" as const, number: 3 },
+		{ kind: "text" as const, text: "." },
+	];
+	const places = new Map([["m-pdf", placeOf(memory({ page: 7, position: { heading: null, line_start: 7, line_end: 8 } }))]]);
+	assert.equal(
+		answerWithWikiLinks({ pieces, citations }, (id) => places.get(id), dom.document),
+		"Replaced in March [[Papers/boiler.pdf#page=2]], drawn on the board [[Photos/board.jpg]], and connected [[Papers/report.pdf#page=7]].",
+	);
 });
