@@ -209,6 +209,9 @@ async function renderScan(deps: PdfTextDeps, page: PdfPage, maxPixels: number): 
 	if (width < 1 || height < 1) return null;
 	const surface = (deps.scanSurface ?? defaultScanSurface)(width, height);
 	try {
+		// pdf.js draws in steps of at most 15 ms, continuing on the next animation frame
+		// (pdf.js `src/display/canvas.js` EXECUTION_TIME, `api.js` InternalRenderTask): a scan
+		// does not hold the thread for longer than a frame either.
 		await page.render({ canvasContext: surface.context, viewport: page.getViewport({ scale }), background: "white" }).promise;
 		const bytes = await surface.encodeJpeg(SCAN_QUALITY);
 		debugAssert(width * height <= maxPixels, "a scan holds more pixels than asked");
