@@ -1,6 +1,10 @@
 // pdf.js for the headless host, the tests and the bench: pdfjs-dist's legacy build (the one for
-// Node), the version pinned in package.json as the one Obsidian's `loadPdfJs()` gives. Scans are
-// drawn on @napi-rs/canvas, the canvas pdf.js itself uses in Node (pdfjs-dist ≥ 4.6).
+// Node), pinned in package.json to 4.10.38. Obsidian does not publish its pdf.js version; what
+// is public: it shipped 3.x (an annotator plugin waited for it to "merge the pdf.js 4.x
+// version"), PDF++ types Obsidian's `window.pdfjsLib` against pdfjs-dist 4.x, and Obsidian
+// 1.13 (our `obsidian` devDependency) is later than both — so the last 4.x release. pdf-text.ts
+// uses only API that 3.x to 5.x share (getDocument, getTextContent, getMetadata, render with a
+// canvasContext). Scans are drawn on @napi-rs/canvas, the canvas pdf.js uses in Node (≥ 4.x).
 
 import { createRequire } from "node:module";
 import path from "node:path";
