@@ -64,6 +64,13 @@ export function linkText(place: SourcePlace): string | null {
 	return chain.length === 0 ? note : `${note}#${chain.join("#")}`;
 }
 
+/** Where a place is, in words: "typed text", "Trips/Lisbon.md › Day 1", "Papers/report.pdf, page 2 › Results". */
+export function placeLabel(place: SourcePlace): string {
+	if (place.sourcePath === "") return "typed text";
+	const file = place.fileKind === "pdf" && place.page != null ? `${place.sourcePath}, page ${place.page}` : place.sourcePath;
+	return place.heading === null || place.heading === "" ? file : `${file} › ${place.heading}`;
+}
+
 /** The note of a cited place, as a link path without `.md` (what an embed of it may name). */
 function citedNote(place: SourcePlace | undefined): string[] {
 	return place === undefined || place.sourcePath === "" ? [] : [place.sourcePath.replace(/\.md$/i, "")];

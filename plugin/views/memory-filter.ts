@@ -2,6 +2,8 @@
 // the kind of file, which the core applies (no Obsidian imports: unit-testable).
 
 import type { FileKind, Memory, MemoryQuery } from "../core/memory-core-api";
+import { placeLabel } from "./citations";
+import { placeOf } from "./memory-place";
 
 export interface MemoryFilter {
 	/** Words that must all be found (as words or word starts) in what a memory says. */
@@ -29,10 +31,7 @@ export const KIND_CHOICES: ReadonlyArray<{ value: FileKind | ""; label: string }
 
 /** Where a memory came from, as its row says it: "Typed text", "Trips/Lisbon.md › Day 1", "Papers/report.pdf, page 2 › Results". */
 export function memorySourceLabel(memory: Memory): string {
-	if (memory.source_path === "") return "Typed text";
-	const page = memory.fileKind === "pdf" ? (memory.page ?? memory.position.line_start) : null;
-	const file = page === null ? memory.source_path : `${memory.source_path}, page ${page}`;
-	return memory.position.heading === null ? file : `${file} › ${memory.position.heading}`;
+	return memory.source_path === "" ? "Typed text" : placeLabel(placeOf(memory));
 }
 
 /** The date a memory is about (when it happened), else the local date it was made. */

@@ -10,7 +10,7 @@ import { SETTINGS_SCHEMA } from "../../plugin/generated/settings-schema";
 import { createHostHandlers } from "../../plugin/host/core-host";
 import { filesSummary, kindLines } from "../../plugin/vault/bulk-estimate";
 import { fileKindOfPath, isMediaFile, isRememberable } from "../../plugin/vault/file-kinds";
-import { answerWithWikiLinks, linkText } from "../../plugin/views/citations";
+import { answerWithWikiLinks, linkText, placeLabel } from "../../plugin/views/citations";
 import { EMPTY_FILTER, memorySourceLabel, queryOf } from "../../plugin/views/memory-filter";
 import { placeOf } from "../../plugin/views/memory-place";
 import { transferablesOf } from "../../plugin/worker/protocol";
@@ -53,6 +53,9 @@ test("a memory row names a PDF's page; the kind filter reaches the core's query"
 	assert.equal(memorySourceLabel(memory({ position: { heading: null, line_start: 5, line_end: 5 }, page: 5 })), "Papers/report.pdf, page 5");
 	assert.equal(memorySourceLabel(memory({ source_path: "a.png", fileKind: "image", page: null, position: { heading: null, line_start: null, line_end: null } })), "a.png");
 	assert.equal(memorySourceLabel(memory({ source_path: "" })), "Typed text");
+	// The ask panel's source list says the same of a citation.
+	assert.equal(placeLabel({ sourcePath: "Papers/report.pdf", heading: null, lineStart: 3, fileKind: "pdf", page: 3 }), "Papers/report.pdf, page 3");
+	assert.equal(placeLabel({ sourcePath: "Trips/Lisbon.md", heading: "Day 1", lineStart: 3 }), "Trips/Lisbon.md › Day 1");
 	assert.equal(queryOf(EMPTY_FILTER).fileKind, null);
 	assert.equal(queryOf({ ...EMPTY_FILTER, kind: "pdf" }).fileKind, "pdf");
 });
