@@ -195,3 +195,26 @@ test("a renamed PDF keeps its memories and costs no model call", async () => {
 	assert.deepEqual((await memoriesOf(host, "Archive/boiler-2026.pdf")).map((memory) => memory.summary).sort(), before);
 	assert.deepEqual(await memoriesOf(host, "Papers/boiler.pdf"), []);
 });
+
+test("the memory browser filters by kind, and a PDF memory's row names its page", async () => {
+	const { host } = await start({ "Papers/boiler.pdf": BOILER_PDF, "Notes/todo.md": "# Todo\nBuy milk and call the boiler engineer.\n" });
+	await host.runCommand("open-memory-browser");
+	const view = host.workspaceEl.querySelector<HTMLElement>(".memory-agent-browser");
+	assert.ok(view);
+	const select = view.querySelector<HTMLSelectElement>('select[data-filter="kind"]');
+	assert.ok(select, "a kind filter");
+	assert.deepEqual([...select.options].map((option) => option.textContent), ["All", "Notes", "PDFs", "Images"]);
+	const sources = () => [...view.querySelectorAll<HTMLElement>(".memory-agent-memory-source")].map((element) => element.textContent ?? "");
+	const choose = async (label: string, expected: (shown: string[]) => boolean) => {
+		const option = [...select.options].find((candidate) => candidate.textContent === label);
+		assert.ok(option);
+		select.value = option.value;
+		select.dispatchEvent(new host.dom.window.Event("change") as unknown as Event);
+		await host.waitFor(() => expected(sources()), { message: `the browser to show ${label}: ${JSON.stringify(sources())}` });
+	};
+	await choose("PDFs", (shown) => shown.length > 0 && shown.every((text) => /^Papers\/boiler\.pdf, page [12]/.test(text)));
+	assert.ok(sources().some((text) => text.startsWith("Papers/boiler.pdf, page 2")));
+	await choose("Notes", (shown) => shown.length === 1 && shown[0]?.startsWith("Notes/todo.md") === true);
+	await choose("Images", (shown) => shown.length === 0);
+	await choose("All", (shown) => shown.length === sources().length && shown.some((text) => text.startsWith("Notes/")) && shown.some((text) => text.startsWith("Papers/")));
+});
