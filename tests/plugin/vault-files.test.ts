@@ -13,6 +13,7 @@ import type { Host } from "../host/host";
 import { pdfJsOpened } from "../host/pdfjs-node";
 import { batchedMemories, userTextOf } from "../support/batched-ingest";
 import { writePdf } from "../support/pdf-writer";
+import { SettingsTabDriver } from "../support/settings-tab-driver";
 import { memoriesOf, sourcesOf, startAnsweringFake, startVaultHost, statusOf, storeOf, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 import { askInPanel } from "./views-fixture";
 
@@ -144,6 +145,14 @@ test("with images off (the default), neither the scanned page nor the photo is s
 	assert.equal(fake.requests.flatMap(imageBlocks).length, 0);
 	assert.deepEqual(await memoriesOf(host, "Photos/board.jpg"), []);
 	assert.equal((await memoriesOf(host, "Notes/a.md")).length, 1, "notes are remembered as ever");
+
+	// Turned on in the settings tab: the unchanged scan and photo are decided again and sent, the note is not.
+	const ingestsBefore = fake.requests.length;
+	await SettingsTabDriver.open(host).toggle("Remember images and scanned pages");
+	await host.waitFor(async () => (await memoriesOf(host, "Photos/board.jpg")).length > 0, { message: "the photo to be remembered once images are on" });
+	await waitForIdle(host, "the scan and the photo");
+	assert.equal(fake.requests.slice(ingestsBefore).flatMap(imageBlocks).length, 2);
+	assert.ok(!fake.requests.slice(ingestsBefore).some((request) => request.body.includes("cellar")), "the unchanged note was not sent again");
 });
 
 test("an encrypted PDF, a 0-byte PDF and a corrupt image each get a clear reason; nothing else fails", async () => {
