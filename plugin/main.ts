@@ -1,6 +1,6 @@
 // Memory Agent's entry point: wires settings, the core runtime, commands and views.
 
-import { Notice, Plugin, type TAbstractFile, normalizePath, requestUrl } from "obsidian";
+import { Notice, Plugin, type TAbstractFile, loadPdfJs, normalizePath, requestUrl } from "obsidian";
 import { EndpointTrust } from "./bedrock/endpoint-trust";
 import { createHostHandlers } from "./host/core-host";
 import type { WorkerPlatform } from "./core/start-worker";
@@ -19,6 +19,7 @@ export default class MemoryAgentPlugin extends Plugin {
 	// which this plugin's settings tab does not use (it draws its own rows).
 	private current!: MemoryAgentSettings;
 	private runtime: MemoryRuntime | undefined;
+	private readonly settingsListeners = new Set<(settings: MemoryAgentSettings) => void>();
 
 	override async onload(): Promise<void> {
 		const configDir = this.app.vault.configDir;
@@ -44,7 +45,7 @@ export default class MemoryAgentPlugin extends Plugin {
 			statusBar,
 			notify: (message) => new Notice(message, 10_000),
 			timers,
-			host: createHostHandlers({ requestUrl, vault: this.app.vault }),
+			host: createHostHandlers({ requestUrl, vault: this.app.vault, pdf: { loadPdfJs } }),
 			platform: {
 				Worker: window.Worker as unknown as WorkerPlatform["Worker"],
 				createObjectURL: (blob) => URL.createObjectURL(blob),
@@ -64,6 +65,10 @@ export default class MemoryAgentPlugin extends Plugin {
 			endpointTrust,
 			settings: () => this.current,
 			saveSettings: (settings) => this.saveSettings(settings),
+			onSettingsSaved: (listener) => {
+				this.settingsListeners.add(listener);
+				return () => this.settingsListeners.delete(listener);
+			},
 		};
 		// Each area registers its own commands, views and events (one line each, below).
 		registerInterface(this, context);
@@ -94,5 +99,6 @@ export default class MemoryAgentPlugin extends Plugin {
 		this.current = settings;
 		await this.saveData(settingsToData(settings, this.app.vault.configDir));
 		await this.runtime?.applySettings();
+		for (const listener of this.settingsListeners) listener(settings);
 	}
 }

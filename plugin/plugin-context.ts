@@ -13,4 +13,6 @@ export interface PluginContext {
 	endpointTrust: EndpointTrust;
 	settings(): MemoryAgentSettings;
 	saveSettings(settings: MemoryAgentSettings): Promise<void>;
+	/** Calls `listener` after each save, once the core has the new settings; returns the unsubscribe. */
+	onSettingsSaved(listener: (settings: MemoryAgentSettings) => void): () => void;
 }

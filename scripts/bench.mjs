@@ -17,11 +17,14 @@
 //     `--models=haiku-4.5,haiku-5.5` picks models, `--ingest-notes=N` the first N notes,
 //     `--gathered` the pages gathered into notes of ~5 KB (help-vault size, several chunks each).
 //
+//  5. PDF text extraction (scripts/bench/pdf.ts): a generated 100-page text PDF read by
+//     plugin/host/pdf-text.ts with pdfjs-dist in Node — ms per page and the main thread's longest block.
+//
 //  4. The per-device log (src/bin/log_bench.rs): at 1k, 10k and 50k memories, the log written,
 //     its largest file, the bytes a remembered chunk and an edited note add to the synced files,
 //     another device's 10k entries replayed, and the index rebuilt from the logs.
 //
-// Usage: npm run bench [-- --only=scale|ingest|log|sync] [--sizes=1000,10000,50000] [--notes=10000]
+// Usage: npm run bench [-- --only=scale|ingest|log|sync|pdf] [--sizes=1000,10000,50000] [--notes=10000]
 //        [--models=haiku-4.5,haiku-5.5] [--ingest-notes=10862] [--gathered]
 
 import { createHash } from "node:crypto";
@@ -37,6 +40,11 @@ const notesArg = process.argv.slice(2).find((arg) => arg.startsWith("--notes="))
 const NOTES = notesArg ? Number(notesArg.slice("--notes=".length)) : 10_000;
 const only = process.argv.slice(2).find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 
+if (only === undefined || only === "pdf") {
+	const { runPdfBench } = await import("./bench/pdf.ts");
+	await runPdfBench();
+}
+if (only === "pdf") process.exit(0);
 if (only === undefined || only === "scale") {
 	const { runScaleBench } = await import("./bench/scale.ts");
 	await runScaleBench();

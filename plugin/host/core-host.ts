@@ -1,9 +1,11 @@
 // What the main thread does for the core in its worker: HTTP through Obsidian's requestUrl,
-// and reading the vault's files (their bytes are transferred to the worker, not copied). A
-// file over the core's limit is measured, not read: a 200 MB note costs no memory.
+// reading the vault's files (their bytes are transferred to the worker, not copied), and
+// reading PDFs with Obsidian's pdf.js (pdf-text.ts). A file over the core's limit is measured,
+// not read: a 200 MB note costs no memory.
 
 import type { HostHandlers } from "../core/core-client";
 import type { VaultFileData } from "../core/memory-core-api";
+import { type PdfTextDeps, extractPdf } from "./pdf-text";
 import { type RequestUrlFn, requestUrlSend } from "./request-url-transport";
 
 /** Reads vault files (Obsidian's `Vault`, narrowed to what the core needs). */
@@ -15,6 +17,8 @@ export interface VaultReadPort {
 export interface CoreHostDeps {
 	requestUrl: RequestUrlFn;
 	vault: VaultReadPort;
+	/** Obsidian's `loadPdfJs` (the headless host passes pdfjs-dist's), and where scans are drawn. */
+	pdf: PdfTextDeps;
 }
 
 export function createHostHandlers(deps: CoreHostDeps): HostHandlers {
@@ -31,5 +35,6 @@ export function createHostHandlers(deps: CoreHostDeps): HostHandlers {
 			if (bytes.byteLength > maxBytes) return { bytes: new Uint8Array(0), mtime, size: bytes.byteLength };
 			return { bytes, mtime, size };
 		},
+		extractPdf: (bytes, options) => extractPdf(deps.pdf, bytes, options),
 	};
 }

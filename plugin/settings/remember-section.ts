@@ -35,6 +35,12 @@ export function rememberSection(form: SettingsForm): SettingSection {
 			numberRow(form, "maxNoteSizeKb", "Size limit (kilobytes)", "Larger files are skipped."),
 			numberRow(form, "bulkConfirmThreshold", "Bulk confirmation (notes)", "Asks before reading more than this many notes at once (for example the first time). 0 never asks."),
 			toggleRow(form, "includePlainText", "Include plain-text files", "Also read .txt files, not only Markdown notes."),
+			toggleRow(
+				form,
+				"rememberImages",
+				"Remember images and scanned pages",
+				"Also send images (PNG, JPEG, GIF, WebP) and PDF pages without text to the model, downscaled to about 1.15 megapixels: about 1,600 input tokens each. PDFs' text is read on this device either way.",
+			),
 		],
 	};
 }

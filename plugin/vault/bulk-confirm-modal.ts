@@ -2,7 +2,7 @@
 // and dollars, and whether to start, queue paused, limit to some folders, or cancel.
 
 import { type App, Modal } from "obsidian";
-import { formatUsd } from "./bulk-estimate";
+import { filesSummary, formatUsd, kindLines } from "./bulk-estimate";
 import type { BulkChoice, BulkQuestion } from "./vault-sync";
 
 export class BulkConfirmModal extends Modal {
@@ -34,21 +34,21 @@ export class BulkConfirmModal extends Modal {
 		const { estimate } = this.question;
 		const { contentEl } = this;
 		contentEl.empty();
-		this.setTitle(`Remember ${estimate.notes.toLocaleString()} notes?`);
+		const files = filesSummary(estimate);
+		this.setTitle(`Remember ${files}?`);
 		contentEl.addClass("memory-agent-bulk");
 		contentEl.createEl("p", {
-			text:
-				`Memory Agent found ${estimate.notes.toLocaleString()} new or changed notes. Remembering them sends their text ` +
-				"to Claude on Amazon Bedrock, with your AWS account.",
+			text: `Memory Agent found ${files}, new or changed. Remembering them sends them to Claude on Amazon Bedrock, with your AWS account.`,
 		});
 		const facts = contentEl.createEl("ul", { cls: "memory-agent-bulk-facts" });
-		facts.createEl("li", { text: `About ${(estimate.inputTokens + estimate.outputTokens).toLocaleString()} tokens` });
+		for (const line of kindLines(estimate)) facts.createEl("li", { text: line });
+		facts.createEl("li", { text: `About ${(estimate.inputTokens + estimate.outputTokens).toLocaleString()} tokens in all` });
 		const price = estimate.priceKnown ? `at the prices of ${estimate.modelId}` : `at the highest Claude price: the price of ${estimate.modelId} is not known`;
 		facts.createEl("li", { text: `About ${formatUsd(estimate.costUsd)} (${price})` });
 		contentEl.createEl("p", {
 			cls: "memory-agent-bulk-note",
 			text:
-				"This is an estimate from the notes' sizes at the model's on-demand prices. Unchanged text is never sent twice.",
+				"This is an estimate from the files' sizes (an image by its pixels) at the model's on-demand prices. Unchanged text is never sent twice.",
 		});
 		const buttons = contentEl.createDiv({ cls: "memory-agent-bulk-buttons" });
 		this.button(buttons, "Start", true, () => this.choose({ kind: "start" }));

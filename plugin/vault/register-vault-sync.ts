@@ -5,16 +5,13 @@ import { type App, Notice, type Plugin, TFile, TFolder } from "obsidian";
 import type { PluginContext } from "../plugin-context";
 import { STATUS_VIEW_TYPE, StatusView } from "../views/status-view";
 import { BulkConfirmModal } from "./bulk-confirm-modal";
+import { isRememberable } from "./file-kinds";
 import { OtherDeviceWait } from "./other-device-wait";
 import { type SyncVaultPort, VaultSync } from "./vault-sync";
 
-/** Markdown and plain text: the files that could be notes (the core decides which are). */
+/** Notes, PDFs and images by the core's extension lists: the files the core may remember (it decides which). */
 function mayBeNote(file: TFile): boolean {
-	return isNoteName(file.path);
-}
-
-function isNoteName(path: string): boolean {
-	return /\.(md|txt)$/i.test(path);
+	return isRememberable(file.path);
 }
 
 function vaultPort(app: App): SyncVaultPort {
@@ -55,6 +52,22 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 	// Obsidian reports every file as "created" while it loads the vault; listen only afterwards.
 	context.app.workspace.onLayoutReady(() => listenToVault(plugin, context.app, sync));
 	registerSyncCommands(plugin, context, sync);
+	reconcileWhenImagesChange(plugin, context, sync);
+}
+
+/**
+ * "Remember images and scanned pages" changes the core's verdict on every PDF and image, also
+ * unchanged ones it recorded as skipped: those are decided again (a reconciliation of them).
+ */
+function reconcileWhenImagesChange(plugin: Plugin, context: PluginContext, sync: VaultSync): void {
+	let rememberImages = context.settings().rememberImages;
+	plugin.register(
+		context.onSettingsSaved((settings) => {
+			if (settings.rememberImages === rememberImages) return;
+			rememberImages = settings.rememberImages;
+			void sync.reconcile("media");
+		}),
+	);
 }
 
 /** The sync over Obsidian's vault, with the wait for other devices fed by the editor. */
@@ -112,7 +125,7 @@ function showCoverage(plugin: Plugin, context: PluginContext, sync: VaultSync): 
 	);
 }
 
-/** Vault events for files that could be notes; a deleted folder's notes go with it. */
+/** Vault events for notes, PDFs and images; a deleted folder's files go with it. */
 function listenToVault(plugin: Plugin, app: App, sync: VaultSync): void {
 	plugin.registerEvent(app.vault.on("create", (file) => file instanceof TFile && mayBeNote(file) && sync.fileChanged(file.path, file.stat.size)));
 	plugin.registerEvent(app.vault.on("modify", (file) => file instanceof TFile && mayBeNote(file) && sync.fileChanged(file.path)));
@@ -126,7 +139,7 @@ function listenToVault(plugin: Plugin, app: App, sync: VaultSync): void {
 	plugin.registerEvent(
 		app.vault.on("rename", (file, oldPath) => {
 			if (!(file instanceof TFile)) return;
-			const wasNote = isNoteName(oldPath);
+			const wasNote = isRememberable(oldPath);
 			if (wasNote && mayBeNote(file)) sync.fileRenamed(oldPath, file.path);
 			else if (wasNote) sync.fileDeleted(oldPath);
 			else if (mayBeNote(file)) sync.fileChanged(file.path, file.stat.size);

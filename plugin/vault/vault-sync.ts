@@ -7,6 +7,7 @@ import { ErrorCode, errorCode } from "../core/core-error";
 import type { ExclusionQuery, MemoryStore, Source } from "../core/memory-core-api";
 import { type BulkEstimate, topFolder } from "./bulk-estimate";
 import { type CachedNoteMetadata, type Exclusions, askExclusions, metadataOf } from "./exclusions";
+import { isMediaFile } from "./file-kinds";
 import { QuietDelay, type QuietTimers } from "./quiet-delay";
 import { forEachInSlices, inBatches, listSourcesInPages, nextTurn } from "./slices";
 
@@ -83,7 +84,16 @@ export interface ReconcileReport {
 	cancelled: boolean;
 }
 
-export type ReconcileMode = "start" | "rebuild";
+/**
+ * "start": new, changed and gone files; "rebuild": every file read and decided again;
+ * "media": also every unchanged PDF and image decided again (the images setting changed).
+ */
+export type ReconcileMode = "start" | "rebuild" | "media";
+
+/** Whether a reconciliation in `mode` reads and decides an unchanged file again (forgetting a skip). */
+function rereads(mode: ReconcileMode, file: SyncFile): boolean {
+	return mode === "rebuild" || (mode === "media" && isMediaFile(file.path));
+}
 
 // A recount is one count in the core; during a long ingest, not more than every 2 s.
 const COVERAGE_DELAY_MS = 2_000;
@@ -319,12 +329,15 @@ export class VaultSync {
 		});
 		const { changed, unchanged } = await compare(vault, known);
 		// Content is decided for what will be read: new and changed notes (every note on "Rebuild").
-		const decided = await this.decide(mode === "rebuild" ? [...changed, ...unchanged] : changed, mode === "rebuild" ? [] : unchanged);
+		const reread = unchanged.filter((file) => rereads(mode, file));
+		const decided = await this.decide([...changed, ...reread], unchanged.filter((file) => !rereads(mode, file)));
 		if (this.stopped || decided === undefined) return null;
-		const plan = planChanges(mode, decided, changed, unchanged, sources, known);
+		const plan = planChanges(mode, decided, changed, reread, sources, known);
 		const store = this.deps.runtime.store();
 		if (this.stopped || store === undefined) return null;
-		const { queue, cancelled } = await this.confirmQueue(store, mode, plan.toQueue, new Set(changed));
+		// What may cost model calls: new and changed files, and files skipped before that are decided again now.
+		const costly = new Set([...changed, ...(mode === "media" ? reread.filter((file) => known.get(file.path)?.skipped != null) : [])]);
+		const { queue, cancelled } = await this.confirmQueue(store, mode, plan.toQueue, costly);
 		if (!(await this.send(plan.removals, queue))) return null;
 		const after = this.deps.runtime.store();
 		if (this.stopped || after === undefined) return null;
@@ -332,8 +345,8 @@ export class VaultSync {
 		this.scopePaths = plan.inScope;
 		this.excluded.clear();
 		for (const [path, reason] of plan.leftOut) this.excluded.set(path, reason);
-		if (plan.removals.length > 0 || queue.length > 0 || mode === "rebuild") this.deps.runtime.changed();
-		if (queue.length > 0 || mode === "rebuild") this.deps.runtime.kick();
+		if (plan.removals.length > 0 || queue.length > 0 || mode !== "start") this.deps.runtime.changed();
+		if (queue.length > 0 || mode !== "start") this.deps.runtime.kick();
 		await this.recount(true);
 		return { inScope: plan.inScope.size, queued: queue.length, removed: plan.removals.length, excluded: plan.leftOut.size, cancelled };
 	}
@@ -366,12 +379,12 @@ export class VaultSync {
 
 	/** Asks before a bulk ingest: what is queued of `toQueue` after the user's choice. */
 	private async confirmQueue(store: MemoryStore, mode: ReconcileMode, toQueue: SyncFile[], changed: ReadonlySet<SyncFile>): Promise<{ queue: SyncFile[]; cancelled: boolean }> {
-		// Only new and changed notes can cost model calls; a rebuild's re-checks of unchanged
-		// notes are hashed by the core and cost nothing.
+		// Only new and changed notes (and skipped files decided again) can cost model calls; a
+		// rebuild's re-checks of unchanged notes are hashed by the core and cost nothing.
 		const costly = toQueue.filter((file) => changed.has(file));
 		if (costly.length <= this.deps.bulkThreshold()) return { queue: toQueue, cancelled: false };
 		const choice = await this.deps.confirmBulk(await bulkQuestion(store, costly));
-		if (choice.kind === "cancel") return { queue: mode === "rebuild" ? toQueue.filter((file) => !changed.has(file)) : [], cancelled: true };
+		if (choice.kind === "cancel") return { queue: mode === "start" ? [] : toQueue.filter((file) => !changed.has(file)), cancelled: true };
 		if (choice.kind === "pause") await this.deps.runtime.store()?.pause();
 		else if (choice.folders !== undefined) {
 			const folders = choice.folders;
@@ -426,22 +439,23 @@ async function compare(vault: ReadonlyMap<string, SyncFile>, known: ReadonlyMap<
 	return { changed, unchanged };
 }
 
-function planChanges(mode: ReconcileMode, decided: Exclusions, changed: SyncFile[], unchanged: SyncFile[], sources: readonly Source[], known: ReadonlyMap<string, Source>): ReconcilePlan {
+/** `reread`: the unchanged files read and decided again in this mode. */
+function planChanges(mode: ReconcileMode, decided: Exclusions, changed: SyncFile[], reread: SyncFile[], sources: readonly Source[], known: ReadonlyMap<string, Source>): ReconcilePlan {
 	const inScope = new Set<string>();
 	const leftOut = new Map<string, string>();
 	for (const [path, reason] of decided) {
 		if (reason === null) inScope.add(path);
 		else leftOut.set(path, reason);
 	}
-	const read = mode === "rebuild" ? [...changed, ...unchanged] : changed;
+	const read = [...changed, ...reread];
 	// Gone from the vault or no longer in scope; a note left out is removed also when never
 	// remembered, so work queued for it (before a restart) does not run.
 	const removals = new Set(sources.filter((source) => !inScope.has(source.path)).map((source) => source.path));
 	for (const file of read) if (leftOut.has(file.path)) removals.add(file.path);
 	const toQueue = read.filter((file) => inScope.has(file.path));
 	// The core skips an unchanged file without looking again; forget the old verdict so that
-	// "Rebuild" re-decides it under today's settings (size limit, plain text).
-	if (mode === "rebuild") for (const file of toQueue) if (known.get(file.path)?.skipped != null) removals.add(file.path);
+	// "Rebuild" (or a change of the images setting) re-decides it under today's settings.
+	if (mode !== "start") for (const file of toQueue) if (known.get(file.path)?.skipped != null) removals.add(file.path);
 	return { inScope, leftOut, removals: [...removals], toQueue };
 }
 
@@ -452,6 +466,8 @@ async function bulkQuestion(store: MemoryStore, files: readonly SyncFile[]): Pro
 		folders.set(folder, (folders.get(folder) ?? 0) + 1);
 	}
 	return {
+		// PDFs' pages are not counted here: that would read every new PDF through pdf.js before the
+		// user agreed to anything; the core estimates their text by size and counts pages when read.
 		estimate: await store.estimateIngest(files.map((file) => ({ path: file.path, size: file.size }))),
 		folders: [...folders.entries()].map(([folder, notes]) => ({ folder, notes })).sort((a, b) => a.folder.localeCompare(b.folder)),
 	};

@@ -6,7 +6,7 @@ import { ItemView, Keymap, Notice, Platform, type TFile, type WorkspaceLeaf, nor
 import { errorCode, errorMessage } from "../core/core-error";
 import type { Citation, EarlierTurn, Memory, QueryAnswer, QuestionScope } from "../core/memory-core-api";
 import { notesWithTag } from "../vault/vault-index";
-import { type SourcePlace, answerParts, answerWithWikiLinks, citationKey, citedNotes, markdownWithMarks, splitAtMarks } from "./citations";
+import { type SourcePlace, answerParts, answerWithWikiLinks, citationKey, citedNotes, markdownWithMarks, splitAtMarks, placeLabel } from "./citations";
 import { answerCostText, consideredText, droppedCitationsText, plannedText } from "./considered-text";
 import { type SavedTurn, conversationFileName, conversationToMarkdown } from "./conversation-note";
 import { type ErrorAdvice, adviceFor, connectionAdvice } from "./error-advice";
@@ -454,8 +454,7 @@ export class AskMemoryView extends ItemView {
 			event.preventDefault();
 			void openSource(this.app, place);
 		});
-		const where = place.sourcePath === "" ? "typed text" : place.heading === null ? place.sourcePath : `${place.sourcePath} › ${place.heading}`;
-		parent.createSpan({ cls: "memory-agent-source-where", text: where });
+		parent.createSpan({ cls: "memory-agent-source-where", text: placeLabel(place) });
 	}
 
 	/** A memory citation opens its note; an insight's expands to show the memories it connects. */

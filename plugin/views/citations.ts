@@ -2,7 +2,7 @@
 // Markdown with note links, or with marks the panel turns into numbered links (no Obsidian
 // imports: unit-testable). The core reads the model's citation markers; nothing here does.
 
-import type { AnswerPiece, Citation, QueryAnswer } from "../core/memory-core-api";
+import type { AnswerPiece, Citation, FileKind, QueryAnswer } from "../core/memory-core-api";
 import { inertMarkdown } from "./inert-markdown";
 
 export type CitationKind = Citation["kind"];
@@ -31,19 +31,29 @@ export function citationKey(kind: CitationKind, id: string): string {
 	return `${kind}:${id}`;
 }
 
-/** Where a memory came from, enough to open it or link to it. */
+/**
+ * Where a memory came from, enough to open it or link to it: a note at its line or heading, a
+ * PDF at its first page (`page`, 1-based), an image as a whole.
+ */
 export interface SourcePlace {
 	sourcePath: string;
 	heading: string | null;
 	lineStart: number | null;
+	/** The file's kind (absent: a note). */
+	fileKind?: FileKind;
+	/** A PDF memory's first page; null otherwise. */
+	page?: number | null;
 }
 
 /**
  * The link text of a source, e.g. `Journal/2026-02-01#Trip#Lisbon` (the core writes nested
- * headings as `Trip > Lisbon`; Obsidian links chain them with `#`). Null for typed text.
+ * headings as `Trip > Lisbon`; Obsidian links chain them with `#`), `Papers/report.pdf#page=2`
+ * (Obsidian's PDF viewer opens a link's `#page=N`), `Photos/board.jpg`. Null for typed text.
  */
 export function linkText(place: SourcePlace): string | null {
 	if (place.sourcePath === "") return null;
+	if (place.fileKind === "image") return place.sourcePath;
+	if (place.fileKind === "pdf") return place.page != null && place.page >= 1 ? `${place.sourcePath}#page=${place.page}` : place.sourcePath;
 	const note = place.sourcePath.replace(/\.md$/i, "");
 	if (place.heading === null || place.heading.trim() === "") return note;
 	const chain = place.heading
@@ -52,6 +62,13 @@ export function linkText(place: SourcePlace): string | null {
 		.map((part) => part.replace(/[#|[\]^]/g, " ").replace(/\s+/g, " ").trim())
 		.filter((part) => part !== "");
 	return chain.length === 0 ? note : `${note}#${chain.join("#")}`;
+}
+
+/** Where a place is, in words: "typed text", "Trips/Lisbon.md › Day 1", "Papers/report.pdf, page 2 › Results". */
+export function placeLabel(place: SourcePlace): string {
+	if (place.sourcePath === "") return "typed text";
+	const file = place.fileKind === "pdf" && place.page != null ? `${place.sourcePath}, page ${place.page}` : place.sourcePath;
+	return place.heading === null || place.heading === "" ? file : `${file} › ${place.heading}`;
 }
 
 /** The note of a cited place, as a link path without `.md` (what an embed of it may name). */

@@ -6,7 +6,7 @@ import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { errorMessage } from "../core/core-error";
 import type { Insight, Memory, MemoryCursor, MemoryQuery, MemoryStore, SkippedSources } from "../core/memory-core-api";
 import { ConfirmModal } from "../modals/confirm-modal";
-import { EMPTY_FILTER, type MemoryFilter, memoryDateLabel, queryOf } from "./memory-filter";
+import { EMPTY_FILTER, KIND_CHOICES, type MemoryFilter, memoryDateLabel, memorySourceLabel, queryOf } from "./memory-filter";
 import { placeOf } from "./memory-place";
 import type { MemoryPort } from "./memory-port";
 import { openSource } from "./open-source";
@@ -212,6 +212,20 @@ export class MemoryBrowserView extends ItemView {
 		field("topic", "Topic", "text", "is-narrow");
 		field("from", "From", "date", "is-date");
 		field("to", "To", "date", "is-date");
+		this.kindFilter(container);
+	}
+
+	/** All, notes, PDFs or images: the core's `fileKind` filter. */
+	private kindFilter(container: HTMLElement): void {
+		const wrap = container.createEl("label", { cls: ["memory-agent-filter", "is-narrow"] });
+		wrap.createSpan({ cls: "memory-agent-filter-label", text: "Kind" });
+		const select = wrap.createEl("select", { cls: "dropdown", attr: { "data-filter": "kind", "aria-label": "Kind" } });
+		for (const choice of KIND_CHOICES) select.createEl("option", { text: choice.label, value: choice.value });
+		select.addEventListener("change", () => {
+			const choice = KIND_CHOICES.find((candidate) => candidate.value === select.value);
+			this.filter = { ...this.filter, kind: choice?.value ?? "" };
+			void this.reload();
+		});
 	}
 
 	private render(unavailable?: string): void {
@@ -275,8 +289,7 @@ export class MemoryBrowserView extends ItemView {
 		const meta = card.createDiv({ cls: "memory-agent-memory-meta" });
 		const date = memoryDateLabel(memory);
 		meta.createSpan({ cls: "memory-agent-memory-date", text: date.text, attr: { title: date.title, "data-date-source": memory.happened_on === null ? "undated" : memory.date_source } });
-		const source = memory.source_path === "" ? "Typed text" : memory.position.heading === null ? memory.source_path : `${memory.source_path} › ${memory.position.heading}`;
-		meta.createSpan({ cls: "memory-agent-memory-source", text: source });
+		meta.createSpan({ cls: "memory-agent-memory-source", text: memorySourceLabel(memory), attr: { "data-file-kind": memory.fileKind } });
 		meta.createSpan({ cls: "memory-agent-memory-importance", text: `Importance ${memory.importance.toFixed(1)}`, attr: { title: "How much this matters (0 to 1), as judged when it was remembered" } });
 		if (memory.entities.length > 0 || memory.topics.length > 0) {
 			const chips = card.createDiv({ cls: "memory-agent-chips" });

@@ -1,7 +1,9 @@
-// Which memories the memory browser shows: a filter by text, source, entity, topic and dates,
-// which the core applies (no Obsidian imports: unit-testable).
+// Which memories the memory browser shows: a filter by text, source, entity, topic, dates and
+// the kind of file, which the core applies (no Obsidian imports: unit-testable).
 
-import type { Memory, MemoryQuery } from "../core/memory-core-api";
+import type { FileKind, Memory, MemoryQuery } from "../core/memory-core-api";
+import { placeLabel } from "./citations";
+import { placeOf } from "./memory-place";
 
 export interface MemoryFilter {
 	/** Words that must all be found (as words or word starts) in what a memory says. */
@@ -13,9 +15,24 @@ export interface MemoryFilter {
 	/** `YYYY-MM-DD`, inclusive; "" for open-ended. */
 	from: string;
 	to: string;
+	/** Memories of notes, PDFs or images only; "" for all. */
+	kind: FileKind | "";
 }
 
-export const EMPTY_FILTER: MemoryFilter = { text: "", source: "", entity: "", topic: "", from: "", to: "" };
+export const EMPTY_FILTER: MemoryFilter = { text: "", source: "", entity: "", topic: "", from: "", to: "", kind: "" };
+
+/** The kind filter's choices, in the order the browser offers them. */
+export const KIND_CHOICES: ReadonlyArray<{ value: FileKind | ""; label: string }> = [
+	{ value: "", label: "All" },
+	{ value: "note", label: "Notes" },
+	{ value: "pdf", label: "PDFs" },
+	{ value: "image", label: "Images" },
+];
+
+/** Where a memory came from, as its row says it: "Typed text", "Trips/Lisbon.md › Day 1", "Papers/report.pdf, page 2 › Results". */
+export function memorySourceLabel(memory: Memory): string {
+	return memory.source_path === "" ? "Typed text" : placeLabel(placeOf(memory));
+}
 
 /** The date a memory is about (when it happened), else the local date it was made. */
 export function memoryDate(memory: Memory): string {
@@ -47,5 +64,6 @@ export function queryOf(filter: MemoryFilter): MemoryQuery {
 		topic: filled(filter.topic),
 		from: filled(filter.from),
 		to: filled(filter.to),
+		fileKind: filter.kind === "" ? null : filter.kind,
 	};
 }

@@ -1,9 +1,13 @@
-// Opens the note a memory came from, at its line (or heading), and the plugin's settings tab.
+// Opens the file a memory came from — a note at its line (or heading), a PDF at its page, an
+// image — and the plugin's settings tab.
 
 import { type App, Notice } from "obsidian";
 import { type SourcePlace, linkText } from "./citations";
 
-/** Opens `place` in the main area: at its line when known (the core keeps lines current), else at its heading. */
+/**
+ * Opens `place` in the main area: a note at its line when known (the core keeps lines current),
+ * else at its heading; a PDF at its page (`file.pdf#page=N`, which Obsidian's viewer follows); an image.
+ */
 export async function openSource(app: App, place: SourcePlace): Promise<void> {
 	if (place.sourcePath === "") {
 		new Notice("This memory was typed in, so it has no note to open.");
@@ -11,7 +15,11 @@ export async function openSource(app: App, place: SourcePlace): Promise<void> {
 	}
 	const file = app.vault.getFileByPath(place.sourcePath);
 	if (file === null) {
-		new Notice(`The note ${place.sourcePath} is no longer in the vault.`);
+		new Notice(`The file ${place.sourcePath} is no longer in the vault.`);
+		return;
+	}
+	if (place.fileKind === "pdf" || place.fileKind === "image") {
+		await app.workspace.openLinkText(linkText(place) ?? place.sourcePath, "", false);
 		return;
 	}
 	if (place.lineStart !== null) {

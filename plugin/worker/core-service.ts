@@ -123,11 +123,12 @@ export class CoreService implements CoreWorker {
 		return this.store;
 	}
 
-	/** The core's host: timers and the clock here, HTTP and vault reads on the main thread. */
+	/** The core's host: timers and the clock here, HTTP, vault reads and pdf.js on the main thread. */
 	private host(): CoreHost {
 		return {
 			send: (request) => this.deps.callHost("send", [request]),
 			readFile: (path, maxBytes) => this.deps.callHost("readFile", [path, maxBytes]),
+			extractPdf: (bytes, options) => this.deps.callHost("extractPdf", [bytes, options]),
 			sleep: (ms) => {
 				let handle: unknown;
 				const slept = new Promise<void>((resolve) => (handle = this.deps.setTimeout(resolve, ms)));

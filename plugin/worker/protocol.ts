@@ -1,11 +1,11 @@
 // The one message protocol between Obsidian's main thread and the core's Web Worker.
 //
 // The main thread calls the core (`call` → `result`, matched by id); the core asks the main
-// thread for what only it can do — HTTP through `requestUrl` and reading vault files
-// (`host` → `reply`) — and pushes what happened (`event`). Errors keep the core's stable
+// thread for what only it can do — HTTP through `requestUrl`, reading vault files and reading
+// PDFs with Obsidian's pdf.js (`host` → `reply`) — and pushes what happened (`event`). Errors keep the core's stable
 // `code`. Large byte arrays (the database file, a note's bytes) are transferred, not copied.
 
-import type { CoreStatus, HostRequest, HostResponse, Progress, VaultFileData } from "../../build/pkg/memory_agent.js";
+import type { CoreStatus, HostRequest, HostResponse, PdfContentData, PdfExtractOptions, Progress, VaultFileData } from "../../build/pkg/memory_agent.js";
 import type { CoreMethod } from "./contract";
 
 // The calls themselves, their arguments and results are declared once, in the contract.
@@ -16,6 +16,8 @@ export interface HostMethods {
 	send(request: HostRequest): HostResponse;
 	/** A file over `maxBytes` (the core's limit) comes back measured, not read: no bytes. */
 	readFile(path: string, maxBytes: number): VaultFileData | null;
+	/** A PDF's text per page by Obsidian's pdf.js; the PDF's bytes go over and rendered scans come back, both transferred. */
+	extractPdf(bytes: Uint8Array, options: PdfExtractOptions): PdfContentData;
 }
 export type HostMethod = keyof HostMethods;
 
@@ -82,10 +84,20 @@ export function isBytes(value: unknown): value is Uint8Array {
 	return Object.prototype.toString.call(value) === "[object Uint8Array]";
 }
 
-/** The buffers worth transferring in a value (bytes, `{ bytes }` or `{ body }`): ones a byte array owns whole. */
+/** The buffers worth transferring in a value (bytes, `{ bytes }`, `{ body }`, a PDF's scans): ones a byte array owns whole. */
 export function transferablesOf(value: unknown): Transferable[] {
-	const fields = value as { bytes?: unknown; body?: unknown } | null;
+	const fields = value as { bytes?: unknown; body?: unknown; pages?: unknown } | null;
+	if (Array.isArray(fields?.pages)) return scanTransferables(fields.pages);
 	const bytes = isBytes(value) ? value : isBytes(fields?.bytes) ? fields.bytes : fields?.body;
+	return ownedBuffer(bytes);
+}
+
+/** The scans' buffers of a PDF's pages (`PdfContentData.pages[].scan.bytes`). */
+function scanTransferables(pages: unknown[]): Transferable[] {
+	return pages.flatMap((page) => ownedBuffer((page as { scan?: { bytes?: unknown } | null } | null)?.scan?.bytes));
+}
+
+function ownedBuffer(bytes: unknown): Transferable[] {
 	if (!isBytes(bytes)) return [];
 	const buffer = bytes.buffer;
 	const whole = Object.prototype.toString.call(buffer) === "[object ArrayBuffer]" && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;

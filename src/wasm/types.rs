@@ -177,24 +177,6 @@ export interface HostRequest { method: string; url: string; headers: Record<stri
 export interface HostResponse { status: number; headers: Record<string, string>; body: Uint8Array }
 export interface VaultFileData { bytes: Uint8Array; mtime: number; size: number }
 /** What the plugin hands to attachHost. A rejected send with code "offline" means no connection. */
-export interface PdfExtractOptions { maxPages: number; renderScans: boolean; scanPixels: number; scanBelowChars: number }
-/** What pdf.js read of a PDF. Dates raw from its information dictionary ("D:20260102093000+01'00'"); `pages` empty when `problem` is set. */
-export interface PdfContentData {
-  problem: { kind: "encrypted" | "broken" | "tooManyPages" | "unavailable"; message: string } | null;
-  pageCount: number;
-  info: { title: string | null; author: string | null; creationDate: string | null; modDate: string | null };
-  pages: PdfPageData[];
-}
-/**
- * One page, `number` 1-based. `lines` in reading order as pdf.js gives them (a line ends at `hasEOL` or a change of y;
- * `height` the font height, PDF units). `scan` only when `renderScans` and the page has fewer than `scanBelowChars`
- * non-space characters, rendered so that width × height ≤ `scanPixels`.
- */
-export interface PdfPageData {
-  number: number;
-  lines: { text: string; height: number }[];
-  scan: { bytes: Uint8Array; format: "jpeg" | "png"; width: number; height: number } | null;
-}
 export interface CoreHost {
   send(request: HostRequest): Promise<HostResponse>;
   /** A sleep the core gives up (a call answered before its timeout) is ended with `cancel`, when there is one. */
@@ -202,9 +184,22 @@ export interface CoreHost {
   now(): number;
   /** A file over `maxBytes` (the core's limit) is not read: `bytes` empty, `size` its size. */
   readFile(path: string, maxBytes: number): Promise<VaultFileData | null>;
-  /** The PDF's text per page by pdf.js (and its pages without text rendered, when asked); a PDF it cannot read is an answer with `problem`; a rejection means pdf.js could not run (tried again later). */
-  extractPdf(bytes: Uint8Array, options: PdfExtractOptions): Promise<PdfContentData>;
   utcOffsetMinutes(): number;
   progress(progress: Progress): void;
+  /** The PDF's text per page by pdf.js (and its pages without text rendered, when asked); a PDF it cannot read is an answer with `problem`; a rejection means pdf.js could not run (tried again later). */
+  extractPdf(bytes: Uint8Array, options: PdfExtractOptions): Promise<PdfContentData>;
 }
+export interface PdfExtractOptions { maxPages: number; renderScans: boolean; scanPixels: number; scanBelowChars: number }
+export interface PdfProblem { kind: "encrypted" | "broken" | "tooManyPages" | "unavailable"; message: string }
+/** Dates raw, as the PDF holds them: "D:20260102093000+01'00'". */
+export interface PdfInfo { title: string | null; author: string | null; creationDate: string | null; modDate: string | null }
+export interface PdfContentData {
+  problem: PdfProblem | null; pageCount: number; info: PdfInfo;
+  /** Empty when `problem` is set. */
+  pages: PdfPageData[];
+}
+/** `number`: 1-based; `lines`: in pdf.js's reading order, `height` the font height in PDF units; `scan`: the page rendered, when it has (almost) no text and scans were asked for. */
+export interface PdfPageData { number: number; lines: PdfLine[]; scan: PdfScan | null }
+export interface PdfLine { text: string; height: number }
+export interface PdfScan { bytes: Uint8Array; format: "jpeg" | "png"; width: number; height: number }
 "#;

@@ -11,6 +11,7 @@ import { HostMetadataCache } from "./metadata-cache";
 import { type HostDom, createDom } from "./dom";
 import { DEFAULT_API_VERSION } from "./api-version";
 import { createObsidianModule } from "./obsidian-module";
+import { NodeOffscreenCanvas } from "./pdfjs-node";
 import { createPluginClasses } from "./plugin-base";
 import { HostSecretStorage } from "./secret-storage";
 import { HostTimers } from "./timers";
@@ -280,6 +281,8 @@ export class Host {
 			HTMLElement: window.HTMLElement,
 			DocumentFragment: window.DocumentFragment,
 			Event: window.Event,
+			// Obsidian's Chromium has one; here a Skia canvas (pdf-text.ts draws scans on it).
+			OffscreenCanvas: NodeOffscreenCanvas,
 		};
 	}
 }

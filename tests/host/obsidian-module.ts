@@ -5,6 +5,7 @@ import { DEFAULT_API_VERSION, requireApiVersionOf } from "./api-version";
 import { HostEvents } from "./events";
 import type { PluginClasses } from "./plugin-base";
 import type { UiClasses } from "./ui";
+import { loadNodePdfJs } from "./pdfjs-node";
 import { hostRequestUrl } from "./request-url";
 import { HostTAbstractFile, HostTFile, HostTFolder } from "./vault";
 import type { ViewClasses } from "./views";
@@ -63,6 +64,8 @@ export function createObsidianModule(
 			...platform,
 		},
 		requestUrl: hostRequestUrl,
+		// Obsidian's pdf.js, here pdfjs-dist's legacy build of the same version (package.json).
+		loadPdfJs: loadNodePdfJs,
 	};
 }
 

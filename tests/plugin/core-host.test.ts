@@ -15,6 +15,7 @@ function vaultOf(files: FakeFile[]): { reads: string[]; handlers: ReturnType<typ
 	const reads: string[] = [];
 	const handlers = createHostHandlers({
 		requestUrl: () => Promise.reject(new Error("no HTTP in this test")),
+		pdf: { loadPdfJs: () => Promise.reject(new Error("no pdf.js in this test")) },
 		vault: {
 			getFileByPath: (path) => files.find((file) => file.path === path) ?? null,
 			readBinary: (file: never) => {

@@ -140,6 +140,9 @@ for (const apiVersion of VERSIONS) {
 		const tab = await openTab({ apiVersion });
 		assert.equal(tab.toggleOn("Include plain-text files"), false);
 		await tab.toggle("Include plain-text files");
+		assert.equal(tab.toggleOn("Remember images and scanned pages"), false, "images go to the model only when asked");
+		assert.match(tab.setting("Remember images and scanned pages").textContent ?? "", /1,600 input tokens/);
+		await tab.toggle("Remember images and scanned pages");
 		await tab.toggle("Daily run");
 		await tab.toggle("Second pass");
 		assert.equal(tab.toggleOn("Plan the search"), false, "off by default");
@@ -155,6 +158,7 @@ for (const apiVersion of VERSIONS) {
 		const saved = await readSettings(host!);
 		assert.equal(saved.answerThinking, "low");
 		assert.equal(saved.includePlainText, true);
+		assert.equal(saved.rememberImages, true);
 		assert.equal(saved.dailyConsolidation, false);
 		assert.equal(saved.secondPass, true);
 		assert.equal(saved.planQuestions, true);

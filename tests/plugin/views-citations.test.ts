@@ -15,6 +15,8 @@ const dom = createDom();
 after(() => dom.close());
 
 const memoryCitation = (number: number, id: string, sourcePath: string, heading: string | null, lineStart: number | null = 0): Citation => ({
+	fileKind: "note",
+	page: null,
 	number,
 	kind: "memory",
 	id,
@@ -109,8 +111,9 @@ test("the memory filter becomes the core's query, with only what is filled in", 
 		topic: null,
 		from: null,
 		to: "2026-03-13",
+		fileKind: null,
 	});
-	assert.deepEqual(queryOf(EMPTY_FILTER), { text: null, source: null, entity: null, topic: null, from: null, to: null });
+	assert.deepEqual(queryOf(EMPTY_FILTER), { text: null, source: null, entity: null, topic: null, from: null, to: null, fileKind: null });
 });
 
 test("the details say how many citations the core left out", () => {

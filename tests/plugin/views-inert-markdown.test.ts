@@ -271,6 +271,8 @@ test("a line that would start a block is escaped in written text", () => {
 });
 
 const memoryCitation = (number: number, id: string, sourcePath: string, heading: string | null): Citation => ({
+	fileKind: "note",
+	page: null,
 	number,
 	kind: "memory",
 	id,

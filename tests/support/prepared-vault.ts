@@ -57,6 +57,7 @@ export async function rememberAll(vaultDir: string, paths: readonly string[]): P
 		},
 		utcOffsetMinutes: () => 0,
 		progress: () => undefined,
+		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
 	};
 	try {
 		core.attachHost(host);

@@ -33,6 +33,7 @@ async function connectedCore(connection: { maxConcurrency?: number; modelId?: st
 		readFile: () => Promise.resolve(null),
 		utcOffsetMinutes: () => 0,
 		progress: () => undefined,
+		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
 	});
 	core.configure({
 		engine: { parallelJobs: 6, dailyConsolidation: false, consolidationThreshold: 10_000 },

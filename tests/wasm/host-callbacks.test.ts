@@ -39,6 +39,7 @@ test("a run whose progress report, clock and sleep throw ends, and the next run 
 		readFile: () => Promise.resolve({ bytes: NOTE.slice(), mtime: 1, size: NOTE.length }),
 		utcOffsetMinutes: () => (broken ? fail("utcOffsetMinutes") : 0),
 		progress: () => (broken ? fail("progress") : undefined),
+		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
 	};
 	core.attachHost(host);
 	core.configure({

@@ -25,6 +25,7 @@ test("a note matched by a /regex/ filter, a folder or a tag is never read or sen
 		},
 		utcOffsetMinutes: () => 0,
 		progress: () => undefined,
+		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
 	});
 	core.configure({
 		engine: {
