@@ -148,31 +148,6 @@ export const SETTINGS_SCHEMA = {
 			"setting": "ingestBatchChunks"
 		}
 	],
-	"fileExtensions": {
-		"image": [
-			"png",
-			"jpg",
-			"jpeg",
-			"gif",
-			"webp"
-		],
-		"note": [
-			"md",
-			"txt"
-		],
-		"pdf": [
-			"pdf"
-		],
-		"unsupportedImage": [
-			"bmp",
-			"tif",
-			"tiff",
-			"heic",
-			"heif",
-			"avif",
-			"svg"
-		]
-	},
 	"fallbackModels": {
 		"af-south-1": "global.anthropic.claude-haiku-4-5-20251001-v1:0",
 		"ap-east-2": "global.anthropic.claude-haiku-4-5-20251001-v1:0",

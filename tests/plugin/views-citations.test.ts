@@ -26,8 +26,6 @@ const memoryCitation = (number: number, id: string, sourcePath: string, heading:
 	lineStart,
 	lineEnd: lineStart,
 	memoryIds: [],
-	fileKind: "note",
-	page: null,
 });
 
 const text = (text: string): AnswerPiece => ({ kind: "text", text });

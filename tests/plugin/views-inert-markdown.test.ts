@@ -282,8 +282,6 @@ const memoryCitation = (number: number, id: string, sourcePath: string, heading:
 	lineStart: 3,
 	lineEnd: 3,
 	memoryIds: [],
-	fileKind: "note",
-	page: null,
 });
 
 test("the copied answer is inert; its citations are wiki links and a cited note's embed a link", () => {
