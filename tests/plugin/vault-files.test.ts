@@ -70,7 +70,7 @@ function model(request: RecordedRequest): Reply {
 	const tool = requestedToolName(json);
 	const text = userTextOf(request.json);
 	const memoryOf = (fenced: string) => {
-		const line = fenced.split("\n").find((candidate) => /boiler|heated|photo/i.test(candidate)) ?? "A page of the file.";
+		const line = fenced.split("\n").find((candidate) => !/^(File|Section|Heading|Properties):/.test(candidate) && /boiler|heated|photo/i.test(candidate)) ?? "A page of the file.";
 		return { nothing_to_remember: false, summary: line.trim(), entities: [], topics: ["house"], importance: 0.5, happened_on: [] };
 	};
 	if (tool === "record_memories") return { toolUse: { name: "record_memories", input: batchedMemories(text, memoryOf) } };
