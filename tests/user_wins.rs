@@ -500,6 +500,13 @@ fn estimates_count_pdfs_by_their_pages_and_images_at_the_size_they_are_sent() {
     assert_eq!(all.input_tokens, alone.input_tokens + pdf.input_tokens + photo.input_tokens);
     assert_eq!((all.notes, all.pdfs, all.images), (1, 1, 1));
     assert!(all.cost_usd > pdf.cost_usd + photo.cost_usd);
+    // Each kind's cost is what it costs alone, and they add up to the total the dialog shows.
+    assert_eq!(
+        (all.notes_cost_usd, all.pdfs_cost_usd, all.images_cost_usd),
+        (alone.cost_usd, pdf.cost_usd, photo.cost_usd)
+    );
+    assert!((all.notes_cost_usd + all.pdfs_cost_usd + all.images_cost_usd - all.cost_usd).abs() < 1e-12);
+    assert!(all.images_cost_usd > 0.0 && all.pdfs_cost_usd > 0.0 && all.notes_cost_usd > 0.0);
 }
 
 #[test]

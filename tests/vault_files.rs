@@ -419,3 +419,29 @@ fn the_scripted_pngs_are_well_formed() {
     assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 3);
     assert_eq!(base64_decode("aGVsbG8="), b"hello");
 }
+
+/// A record of the PDF read in full (scans included, by this device earlier or by another with
+/// images on) is not read again by a job that would read less: two devices with the setting on
+/// and off must not each adopt the other's record and read the PDF again, forever.
+#[test]
+fn a_pdf_read_with_its_scans_is_not_read_again_once_images_are_off() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(answer_pictures_too);
+    let mut content = report();
+    content.page_count = 3;
+    content.pages.push(PdfPage { number: 3, lines: vec![], scan: Some(scan_of(&gradient_png(60, 40))) });
+    host.write_pdf("Papers/Q3.pdf", b"%PDF-1.7 scanned".to_vec(), content);
+    let engine = start(&host);
+    set_images(&engine, true);
+    remember(&host, &engine, "Papers/Q3.pdf");
+    assert_eq!(host.pdf_extraction_count(), 1);
+    let recorded = engine.store().get_source("Papers/Q3.pdf").unwrap().unwrap().sha256;
+
+    set_images(&engine, false);
+    host.bedrock.forget_requests();
+    remember(&host, &engine, "Papers/Q3.pdf");
+    assert_eq!(host.pdf_extraction_count(), 1, "not extracted again: the store holds more than this job would make");
+    assert_eq!(requests(&host), 0);
+    assert_eq!(engine.store().get_source("Papers/Q3.pdf").unwrap().unwrap().sha256, recorded, "the record is kept");
+    assert_eq!(engine.list_memories(&MemoryFilter::default()).unwrap().len(), 3, "the scan's memory stays");
+}

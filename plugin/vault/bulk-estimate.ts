@@ -30,16 +30,17 @@ export function filesSummary(estimate: BulkEstimate): string {
 	return parts.length === 1 ? (parts[0] ?? "") : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1] ?? ""}`;
 }
 
-/** One line a kind of file, each with what it sends (shown before anything is sent). */
+/** One line a kind of file, each with what it sends and what it costs (shown before anything is sent). */
 export function kindLines(estimate: BulkEstimate): string[] {
-	const lines = [`${counted(estimate.notes, "note", "notes")}: their text`];
+	const cost = (usd: number): string => (usd < 0.01 ? `, ${formatUsd(usd)}` : `, about ${formatUsd(usd)}`);
+	const lines = [`${counted(estimate.notes, "note", "notes")}: their text${cost(estimate.notesCostUsd)}`];
 	if (estimate.pdfs > 0) {
 		// Pages are known only once a PDF is read (see bulkQuestion in vault-sync.ts).
 		const pages = estimate.pdfPages > 0 ? counted(estimate.pdfPages, "page", "pages") : "pages counted when read";
-		lines.push(`${counted(estimate.pdfs, "PDF", "PDFs")} (${pages}): their text, read on this device; pages without text as images when images are on`);
+		lines.push(`${counted(estimate.pdfs, "PDF", "PDFs")} (${pages}): their text, read on this device; pages without text as images when images are on${cost(estimate.pdfsCostUsd)}`);
 	}
 	if (estimate.images > 0) {
-		lines.push(`${counted(estimate.images, "image", "images")}: each downscaled to about 1.15 megapixels, about ${estimate.imageTokens.toLocaleString()} input tokens in all`);
+		lines.push(`${counted(estimate.images, "image", "images")}: each downscaled to about 1.15 megapixels, about ${estimate.imageTokens.toLocaleString()} input tokens in all${cost(estimate.imagesCostUsd)}`);
 	}
 	return lines;
 }

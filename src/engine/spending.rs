@@ -48,6 +48,10 @@ pub struct IngestEstimate {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: f64,
+    /// `cost_usd` by kind of file (each kind estimated as if queued alone; they add up to it).
+    pub notes_cost_usd: f64,
+    pub pdfs_cost_usd: f64,
+    pub images_cost_usd: f64,
     pub model_id: String,
     /// False when the model is not in the price table (priced at the highest price).
     pub price_known: bool,
@@ -95,6 +99,15 @@ struct FileCounts {
     pieces: u64,
     /// Estimated tokens of text (before the model's tokenizer factor).
     text_tokens: u64,
+}
+
+/// One kind's share of an estimate.
+struct KindEstimate {
+    counts: FileCounts,
+    image_tokens: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    cost_usd: f64,
 }
 
 impl FileCounts {
@@ -148,7 +161,35 @@ impl<D: SqlDriver> Engine<D> {
     /// are not counted: which pages are scans is known only once the PDF is read.
     pub fn estimate_ingest(&self, files: &[IngestFile]) -> IngestEstimate {
         let model_id = self.priced_model();
-        let factor = crate::llm::model_spec(&model_id).map_or(1.0, |spec| spec.tokenizer_factor);
+        let of_kind = |wanted: fn(FileKind) -> bool| {
+            let chosen: Vec<&IngestFile> = files.iter().filter(|file| wanted(FileKind::of(&file.path))).collect();
+            self.estimate_files(&model_id, &chosen)
+        };
+        let notes = of_kind(|kind| matches!(kind, FileKind::Note | FileKind::Other));
+        let pdfs = of_kind(|kind| kind == FileKind::Pdf);
+        let images = of_kind(|kind| matches!(kind, FileKind::Image(_) | FileKind::UnsupportedImage(_)));
+        let input_tokens = notes.input_tokens + pdfs.input_tokens + images.input_tokens;
+        let output_tokens = notes.output_tokens + pdfs.output_tokens + images.output_tokens;
+        IngestEstimate {
+            notes: notes.counts.notes,
+            pdfs: pdfs.counts.pdfs,
+            pdf_pages: pdfs.counts.pdf_pages,
+            images: images.counts.images,
+            image_tokens: images.image_tokens,
+            input_tokens,
+            output_tokens,
+            cost_usd: notes.cost_usd + pdfs.cost_usd + images.cost_usd,
+            notes_cost_usd: notes.cost_usd,
+            pdfs_cost_usd: pdfs.cost_usd,
+            images_cost_usd: images.cost_usd,
+            price_known: crate::llm::price_known(&model_id),
+            model_id,
+        }
+    }
+
+    /// The estimate of some files of one kind (see `estimate_ingest`).
+    fn estimate_files(&self, model_id: &str, files: &[&IngestFile]) -> KindEstimate {
+        let factor = crate::llm::model_spec(model_id).map_or(1.0, |spec| spec.tokenizer_factor);
         let model_tokens = |estimated: u64| (estimated as f64 * factor).ceil() as u64;
         let (batch, chunk_tokens) = {
             let settings = self.settings.borrow();
@@ -176,20 +217,10 @@ impl<D: SqlDriver> Engine<D> {
         );
         debug_assert!(input_tokens >= image_tokens, "the images' tokens are part of the input");
         let usage = TokenUsage { input_tokens, output_tokens, ..TokenUsage::default() };
-        IngestEstimate {
-            notes: counts.notes,
-            pdfs: counts.pdfs,
-            pdf_pages: counts.pdf_pages,
-            images: counts.images,
-            image_tokens,
-            input_tokens,
-            output_tokens,
-            // Every ingest call is one chunk, one image or a batch of small chunks, far below any
-            // long-prompt threshold: the sum is priced at the usual price.
-            cost_usd: estimate_cost_usd_in(&model_id, &usage, PriceTier::Base),
-            price_known: crate::llm::price_known(&model_id),
-            model_id,
-        }
+        // Every ingest call is one chunk, one image or a batch of small chunks, far below any
+        // long-prompt threshold: the sum is priced at the usual price.
+        let cost_usd = estimate_cost_usd_in(model_id, &usage, PriceTier::Base);
+        KindEstimate { counts, image_tokens, input_tokens, output_tokens, cost_usd }
     }
 
     fn priced_model(&self) -> String {

@@ -168,7 +168,10 @@ export interface IngestFile { path: string; size: number; pages?: number }
  */
 export interface IngestEstimate {
   notes: number; pdfs: number; pdfPages: number; images: number; imageTokens: number;
-  inputTokens: number; outputTokens: number; costUsd: number; modelId: string; priceKnown: boolean;
+  inputTokens: number; outputTokens: number; costUsd: number;
+  /** `costUsd` by kind of file; they add up to it. */
+  notesCostUsd: number; pdfsCostUsd: number; imagesCostUsd: number;
+  modelId: string; priceKnown: boolean;
 }
 /** `device`: this device's id (kept by the plugin on the device), so its calls are counted apart from other devices'. */
 export interface CoreSettings { engine?: EngineSettings; connection?: ConnectionSettings | null; device?: string }

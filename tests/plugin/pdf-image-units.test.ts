@@ -60,7 +60,7 @@ test("a memory row names a PDF's page; the kind filter reaches the core's query"
 	assert.equal(queryOf({ ...EMPTY_FILTER, kind: "pdf" }).fileKind, "pdf");
 });
 
-const ESTIMATE: IngestEstimate = { notes: 3, pdfs: 2, pdfPages: 0, images: 4, imageTokens: 6_132, inputTokens: 9_000, outputTokens: 1_000, costUsd: 0.05, modelId: "m", priceKnown: true };
+const ESTIMATE: IngestEstimate = { notes: 3, pdfs: 2, pdfPages: 0, images: 4, imageTokens: 6_132, inputTokens: 9_000, outputTokens: 1_000, costUsd: 0.05, notesCostUsd: 0.02, pdfsCostUsd: 0.01, imagesCostUsd: 0.02, modelId: "m", priceKnown: true };
 
 test("the bulk dialog counts notes, PDFs and images, each with what it sends", () => {
 	assert.equal(filesSummary(ESTIMATE), "3 notes, 2 PDFs and 4 images");
@@ -69,9 +69,10 @@ test("the bulk dialog counts notes, PDFs and images, each with what it sends", (
 	const lines = kindLines(ESTIMATE);
 	assert.equal(lines.length, 3);
 	assert.match(lines[1] ?? "", /^2 PDFs \(pages counted when read\)/);
-	assert.match(lines[2] ?? "", /^4 images: .*6,132 input tokens/);
+	assert.match(lines[2] ?? "", /^4 images: .*6,132 input tokens in all, about \$0\.02$/);
+	assert.match(lines[0] ?? "", /^3 notes: their text, about \$0\.02$/);
 	assert.match(kindLines({ ...ESTIMATE, pdfPages: 31 })[1] ?? "", /^2 PDFs \(31 pages\)/);
-	assert.deepEqual(kindLines({ ...ESTIMATE, pdfs: 0, images: 0 }), ["3 notes: their text"]);
+	assert.deepEqual(kindLines({ ...ESTIMATE, pdfs: 0, images: 0, notesCostUsd: 0.001 }), ["3 notes: their text, less than $0.01"]);
 });
 
 test("the main thread's extractPdf handler reads a PDF with pdf.js", async () => {

@@ -45,7 +45,7 @@ test("a change of the images setting decides every PDF and image again; notes ar
 		retryFailed: () => Promise.resolve(0),
 		estimateIngest: (files: Array<{ path: string; size: number }>) => {
 			estimated.push(files);
-			return Promise.resolve({ notes: 0, pdfs: 0, pdfPages: 0, images: files.length, imageTokens: 1_533 * files.length, inputTokens: 0, outputTokens: 0, costUsd: 0, modelId: "m", priceKnown: true });
+			return Promise.resolve({ notes: 0, pdfs: 0, pdfPages: 0, images: files.length, imageTokens: 1_533 * files.length, inputTokens: 0, outputTokens: 0, costUsd: 0, notesCostUsd: 0, pdfsCostUsd: 0, imagesCostUsd: 0, modelId: "m", priceKnown: true });
 		},
 	} as unknown as MemoryStore;
 	const files: SyncFile[] = ["a.md", "doc.pdf", "p.png", "q.gif", "old.md"].map((path) => ({ path, mtime: 1, size: 10 }));

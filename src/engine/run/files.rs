@@ -218,13 +218,32 @@ impl<D: SqlDriver> Engine<D> {
         }
         let digest = file_digest_hex(&file.bytes);
         let read = ReadNote { path, sha256: recorded(&digest), file, started: now };
-        if self.record_if_unchanged(&read)? {
+        if self.record_if_unchanged(&read)? || self.read_in_full_already(&read, &digest)? {
             return Ok(Opened::Ended(Finished::Done));
         }
         if let Some(finished) = self.wait_for_other_device(attempt, &read)? {
             return Ok(Opened::Ended(finished));
         }
         Ok(Opened::Read(read, digest))
+    }
+
+    /// True when the record is of these very bytes read in full (a PDF's scans included, by a
+    /// device — this one earlier, or another — with images on) while this job would read less:
+    /// what the store holds is at least what this job would make. Without this, two devices
+    /// with the images setting on and off would each adopt the other's record, read the PDF
+    /// again and record their own, forever.
+    fn read_in_full_already(&self, read: &ReadNote, digest: &str) -> Result<bool, crate::store::StoreError> {
+        if read.sha256 == digest {
+            return Ok(false);
+        }
+        // Only the record's fields are compared: the bytes are not copied.
+        let file = crate::engine::host::VaultFile::unread(read.file.size, read.file.mtime);
+        self.record_if_unchanged(&ReadNote {
+            path: read.path.clone(),
+            file,
+            sha256: digest.to_owned(),
+            started: read.started,
+        })
     }
 
     /// A scanned page: kept, quiet or copied as a note's chunk would be; else prepared and sent
