@@ -9,7 +9,7 @@ use std::rc::Rc;
 use memory_agent::domain::{DateSource, Millis};
 use memory_agent::engine::{Engine, RunReport};
 use memory_agent::images::{prepare, MAX_SENT_PIXELS};
-use memory_agent::llm::{BedrockConfig, HttpRequest, RetryPolicy};
+use memory_agent::llm::{BedrockConfig, Clock, HttpRequest, RetryPolicy};
 use memory_agent::notes::pdf::{PdfContent, PdfInfo, PdfLine, PdfPage, PdfProblem, PdfProblemKind, PdfScan};
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::{open_from_bytes, MemoryFilter};
@@ -22,6 +22,9 @@ use support::virtual_time::run;
 
 /// 2026-11-30T08:00:00Z
 const NOW: Millis = 1_796_025_600_000;
+
+/// An hour, longer than any wait for another device.
+const HOUR: Millis = 3_600_000;
 
 type TestEngine = Rc<Engine<RusqliteDriver>>;
 
@@ -444,4 +447,100 @@ fn a_pdf_read_with_its_scans_is_not_read_again_once_images_are_off() {
     assert_eq!(requests(&host), 0);
     assert_eq!(engine.store().get_source("Papers/Q3.pdf").unwrap().unwrap().sha256, recorded, "the record is kept");
     assert_eq!(engine.list_memories(&MemoryFilter::default()).unwrap().len(), 3, "the scan's memory stays");
+}
+
+/// An engine of its own device over a fresh store.
+fn device_engine(name: &str, images: bool) -> TestEngine {
+    let store = memory_agent::store::Store::open(RusqliteDriver::new()).unwrap();
+    store.set_device(name);
+    let engine = Engine::new(store, 42, NOW).unwrap();
+    let connection: BedrockConfig =
+        support::connection::test_connection(RetryPolicy { max_attempts: 2, base_delay_ms: 100, max_delay_ms: 1_000 });
+    engine.configure_connection(Some(connection), 7).unwrap();
+    let engine = Rc::new(engine);
+    set_images(&engine, images);
+    engine
+}
+
+/// Hands what `from` wrote since the last call to `to`, as a sync tool would: `from`'s log
+/// (kept in `log`) grows by its outgoing entries and `to` replays it from the start (a replay is
+/// idempotent). Returns how many entries `from` wrote.
+fn sync(from: &TestEngine, to: &TestEngine, log: &mut Vec<u8>, now: Millis) -> usize {
+    let outgoing = from.store().outgoing_log(now).unwrap();
+    log.extend_from_slice(outgoing.text.as_bytes());
+    from.store().log_appended(&from.store().device(), outgoing.upto, "000001.jsonl", log.len() as u64).unwrap();
+    to.replay_log(&from.store().device(), "000001.jsonl", 0, log, now).unwrap();
+    outgoing.entries
+}
+
+/// Two devices, one with images on and one with them off, sharing a scanned PDF through their
+/// logs: the device with images on pays for the scan once, the other adopts its memories at no
+/// call, and neither keeps reading the PDF again after the other's record arrives.
+#[test]
+fn devices_with_images_on_and_off_settle_on_one_record_of_a_scanned_pdf() {
+    let mut content = report();
+    content.page_count = 3;
+    content.pages.push(PdfPage { number: 3, lines: vec![], scan: Some(scan_of(&gradient_png(60, 40))) });
+    let hosts = [TestHost::new(NOW), TestHost::new(NOW)];
+    for host in &hosts {
+        host.bedrock.respond_with(answer_pictures_too);
+        host.write_pdf("Papers/Q3.pdf", b"%PDF-1.7 scanned".to_vec(), content.clone());
+    }
+    let (laptop, phone) = (device_engine("laptop", true), device_engine("phone", false));
+    let (mut laptop_log, mut phone_log) = (Vec::new(), Vec::new());
+    remember(&hosts[1], &phone, "Papers/Q3.pdf");
+    let now = hosts[0].clock.now();
+    sync(&phone, &laptop, &mut phone_log, now);
+    // The laptop adopts the phone's text-only record, reads the PDF with its scan once the wait
+    // for the other device is over, pays for the scan alone, and its fuller record travels back.
+    work(&hosts[0], &laptop);
+    hosts[0].clock.advance_by(HOUR);
+    work(&hosts[0], &laptop);
+    let laptop_images: usize =
+        hosts[0].bedrock.requests().iter().map(|r| image_blocks(&serde_json::from_str(&r.body).unwrap()).len()).sum();
+    assert_eq!(laptop_images, 1, "the laptop sends the scan once");
+    assert!(
+        hosts[0]
+            .bedrock
+            .requests()
+            .iter()
+            .all(|r| !user_text(&serde_json::from_str(&r.body).unwrap()).contains("Lisbon")),
+        "the text is not paid for twice"
+    );
+    for round in 0..4 {
+        let now = hosts[0].clock.now().max(hosts[1].clock.now());
+        let from_laptop = sync(&laptop, &phone, &mut laptop_log, now);
+        work(&hosts[1], &phone);
+        hosts[1].clock.advance_by(HOUR);
+        work(&hosts[1], &phone);
+        let from_phone = sync(&phone, &laptop, &mut phone_log, now);
+        work(&hosts[0], &laptop);
+        hosts[0].clock.advance_by(HOUR);
+        work(&hosts[0], &laptop);
+        if round >= 1 {
+            assert_eq!(
+                (from_laptop, from_phone),
+                (0, 0),
+                "round {round}: nothing new travels once both have the full record"
+            );
+        }
+    }
+    let phone_calls_before = hosts[1].bedrock.requests().len();
+    work(&hosts[1], &phone);
+    assert_eq!(hosts[1].bedrock.requests().len(), phone_calls_before);
+    let phone_images: usize =
+        hosts[1].bedrock.requests().iter().map(|r| image_blocks(&serde_json::from_str(&r.body).unwrap()).len()).sum();
+    assert_eq!(phone_images, 0, "images are off on the phone: it never sends one");
+    for engine in [&laptop, &phone] {
+        assert_eq!(
+            engine.list_memories(&MemoryFilter::default()).unwrap().len(),
+            3,
+            "both hold the text's two memories and the scan's"
+        );
+    }
+    assert!(
+        hosts[1].pdf_extraction_count() <= 2,
+        "the phone stops reading the PDF: {}",
+        hosts[1].pdf_extraction_count()
+    );
 }
