@@ -115,6 +115,19 @@ fn answer_pictures_too(request: &HttpRequest) -> Scripted {
     Scripted::tool(&tool, memory_of("A whiteboard with the Q3 plan.", "2026-01-02"))
 }
 
+/// The report with a third page that has no text, only its scan.
+fn scanned_report() -> PdfContent {
+    let mut content = report();
+    content.page_count = 3;
+    content.pages.push(PdfPage { number: 3, lines: vec![], scan: Some(scan_of(&gradient_png(60, 40))) });
+    content
+}
+
+/// How many image blocks the model was sent through `host`.
+fn images_sent(host: &TestHost) -> usize {
+    host.bedrock.requests().iter().map(|r| image_blocks(&serde_json::from_str(&r.body).unwrap()).len()).sum()
+}
+
 #[test]
 fn a_pdfs_page_two_fact_is_remembered_with_its_page_and_text() {
     let host = TestHost::new(NOW);
@@ -304,10 +317,7 @@ fn an_image_over_the_size_limit_or_unreadable_is_skipped_with_its_reason() {
 fn turning_images_on_reads_pdfs_again_without_sending_their_text_again() {
     let host = TestHost::new(NOW);
     host.bedrock.respond_with(answer_pictures_too);
-    let mut content = report();
-    content.page_count = 3;
-    content.pages.push(PdfPage { number: 3, lines: vec![], scan: Some(scan_of(&gradient_png(60, 40))) });
-    host.write_pdf("Papers/Q3.pdf", b"%PDF-1.7 scanned".to_vec(), content);
+    host.write_pdf("Papers/Q3.pdf", b"%PDF-1.7 scanned".to_vec(), scanned_report());
     let engine = start(&host);
     remember(&host, &engine, "Papers/Q3.pdf");
     assert_eq!(host.pdf_extraction_count(), 1);
@@ -324,9 +334,7 @@ fn turning_images_on_reads_pdfs_again_without_sending_their_text_again() {
         let body: Value = serde_json::from_str(&request.body).unwrap();
         assert!(!user_text(&body).contains("Lisbon"), "the text chunks are found unchanged, not sent again");
     }
-    let images_sent: usize =
-        host.bedrock.requests().iter().map(|r| image_blocks(&serde_json::from_str(&r.body).unwrap()).len()).sum();
-    assert_eq!(images_sent, 1, "only the scanned page is sent");
+    assert_eq!(images_sent(&host), 1, "only the scanned page is sent");
     let memories = engine.list_memories(&MemoryFilter::default()).unwrap();
     assert_eq!(memories.len(), 3, "the text's two memories are kept and the scan has its own");
     assert!(memories.iter().any(|memory| memory.position.line_start == Some(3)), "the scan's memory is on page 3");
@@ -430,10 +438,7 @@ fn the_scripted_pngs_are_well_formed() {
 fn a_pdf_read_with_its_scans_is_not_read_again_once_images_are_off() {
     let host = TestHost::new(NOW);
     host.bedrock.respond_with(answer_pictures_too);
-    let mut content = report();
-    content.page_count = 3;
-    content.pages.push(PdfPage { number: 3, lines: vec![], scan: Some(scan_of(&gradient_png(60, 40))) });
-    host.write_pdf("Papers/Q3.pdf", b"%PDF-1.7 scanned".to_vec(), content);
+    host.write_pdf("Papers/Q3.pdf", b"%PDF-1.7 scanned".to_vec(), scanned_report());
     let engine = start(&host);
     set_images(&engine, true);
     remember(&host, &engine, "Papers/Q3.pdf");
@@ -478,9 +483,7 @@ fn sync(from: &TestEngine, to: &TestEngine, log: &mut Vec<u8>, now: Millis) -> u
 /// call, and neither keeps reading the PDF again after the other's record arrives.
 #[test]
 fn devices_with_images_on_and_off_settle_on_one_record_of_a_scanned_pdf() {
-    let mut content = report();
-    content.page_count = 3;
-    content.pages.push(PdfPage { number: 3, lines: vec![], scan: Some(scan_of(&gradient_png(60, 40))) });
+    let content = scanned_report();
     let hosts = [TestHost::new(NOW), TestHost::new(NOW)];
     for host in &hosts {
         host.bedrock.respond_with(answer_pictures_too);
@@ -496,9 +499,7 @@ fn devices_with_images_on_and_off_settle_on_one_record_of_a_scanned_pdf() {
     work(&hosts[0], &laptop);
     hosts[0].clock.advance_by(HOUR);
     work(&hosts[0], &laptop);
-    let laptop_images: usize =
-        hosts[0].bedrock.requests().iter().map(|r| image_blocks(&serde_json::from_str(&r.body).unwrap()).len()).sum();
-    assert_eq!(laptop_images, 1, "the laptop sends the scan once");
+    assert_eq!(images_sent(&hosts[0]), 1, "the laptop sends the scan once");
     assert!(
         hosts[0]
             .bedrock
@@ -528,9 +529,7 @@ fn devices_with_images_on_and_off_settle_on_one_record_of_a_scanned_pdf() {
     let phone_calls_before = hosts[1].bedrock.requests().len();
     work(&hosts[1], &phone);
     assert_eq!(hosts[1].bedrock.requests().len(), phone_calls_before);
-    let phone_images: usize =
-        hosts[1].bedrock.requests().iter().map(|r| image_blocks(&serde_json::from_str(&r.body).unwrap()).len()).sum();
-    assert_eq!(phone_images, 0, "images are off on the phone: it never sends one");
+    assert_eq!(images_sent(&hosts[1]), 0, "images are off on the phone: it never sends one");
     for engine in [&laptop, &phone] {
         assert_eq!(
             engine.list_memories(&MemoryFilter::default()).unwrap().len(),

@@ -203,6 +203,29 @@ mod tests {
         }
     }
 
+    /// A memory of `path` with nothing in it but where it is from.
+    fn memory_at(path: &str, kind: SourceKind) -> Memory {
+        Memory {
+            id: MemoryId("m".into()),
+            source_path: path.into(),
+            source_kind: kind,
+            position: crate::domain::Position::default(),
+            raw_text: String::new(),
+            summary: String::new(),
+            entities: vec![],
+            topics: vec![],
+            importance: 0.5,
+            happened_on: None,
+            also_on: vec![],
+            date_source: crate::domain::DateSource::Text,
+            facts: vec![],
+            created_at: 0,
+            updated_at: 0,
+            consolidated: true,
+            content_hash: None,
+        }
+    }
+
     #[test]
     fn at_most_a_hundred_notes_are_read_for_a_question() {
         use futures_util::FutureExt;
@@ -212,26 +235,14 @@ mod tests {
         let memories: Vec<Memory> = (0..150)
             .map(|at| Memory {
                 id: MemoryId(format!("m{at}")),
-                source_path: format!("n{at}.md"),
-                source_kind: SourceKind::Note,
                 position: crate::domain::Position {
                     heading: chunk.heading_path.clone(),
                     line_start: Some(chunk.line_start),
                     line_end: Some(chunk.line_end),
                 },
-                raw_text: String::new(),
                 summary: "A note.".into(),
-                entities: vec![],
-                topics: vec![],
-                importance: 0.5,
-                happened_on: None,
-                also_on: vec![],
-                date_source: crate::domain::DateSource::Text,
-                facts: vec![],
-                created_at: 0,
-                updated_at: 0,
-                consolidated: true,
                 content_hash: Some(chunk.content_hash.clone()),
+                ..memory_at(&format!("n{at}.md"), SourceKind::Note)
             })
             .collect();
         let ranked: Vec<MemoryId> = memories.iter().map(|memory| memory.id.clone()).collect();
@@ -246,23 +257,8 @@ mod tests {
     #[test]
     fn a_pdfs_passage_comes_from_the_store_an_images_from_nowhere() {
         let memory = |path: &str, kind: SourceKind| Memory {
-            id: MemoryId("m".into()),
-            source_path: path.into(),
-            source_kind: kind,
             position: crate::domain::Position { heading: None, line_start: Some(2), line_end: Some(3) },
-            raw_text: String::new(),
-            summary: String::new(),
-            entities: vec![],
-            topics: vec![],
-            importance: 0.5,
-            happened_on: None,
-            also_on: vec![],
-            date_source: crate::domain::DateSource::Text,
-            facts: vec![],
-            created_at: 0,
-            updated_at: 0,
-            consolidated: true,
-            content_hash: None,
+            ..memory_at(path, kind)
         };
         assert_eq!(passage_source(&memory("Papers/Budget.PDF", SourceKind::Note)), PassageSource::Store);
         assert_eq!(passage_source(&memory("Photos/IMG_1.jpg", SourceKind::Note)), PassageSource::None);
