@@ -59,7 +59,7 @@ if (only === undefined || only === "log") {
 	// The per-device log (src/bin/log_bench.rs): bytes a sync tool carries, replay, rebuild.
 	const { spawnSync } = await import("node:child_process");
 	const sizesArg = process.argv.slice(2).find((arg) => arg.startsWith("--sizes="))?.slice("--sizes=".length);
-	const run = spawnSync("cargo", ["run", "--quiet", "--release", "--bin", "log-bench", "--", ...(sizesArg ? [sizesArg] : [])], { stdio: "inherit" });
+	const run = spawnSync("cargo", ["run", "--quiet", "--release", "--features", "bench", "--bin", "log-bench", "--", ...(sizesArg ? [sizesArg] : [])], { stdio: "inherit" });
 	if (run.status !== 0) process.exit(run.status ?? 1);
 }
 if (only === "log") process.exit(0);

@@ -8,7 +8,7 @@ import { ROOT } from "./lib/run.mjs";
 const steps = [
 	// With the `cli` feature: the native command's modules are tested too, and its binary is
 	// built for the TypeScript suites that run it against the plugin's database.
-	["Rust core (cargo test)", "cargo", ["test", "--quiet", "--features", "cli"]],
+	["Rust core (cargo test)", "cargo", ["test", "--quiet", "--features", "cli,bench"]],
 	// Clippy holds what review alone would not: `clippy.toml` forbids the clock calls that panic in
 	// WebAssembly, and every warning fails the run.
 	["Rust lint (cargo clippy --all-targets --all-features -D warnings)", "cargo", ["clippy", "--quiet", "--all-targets", "--all-features", "--", "-D", "warnings"]],

@@ -14,6 +14,7 @@ mod device_log;
 mod host;
 mod index;
 mod plugin_data;
+mod presence;
 mod reports;
 mod session;
 mod vault;
@@ -25,6 +26,7 @@ pub use device_log::{log_files, LogsReplayed};
 pub use host::NativeHost;
 pub use index::{IndexOptions, BULK_CONFIRM_NOTES};
 pub use plugin_data::PluginData;
+pub use presence::{has_memory, NO_MEMORY_YET};
 pub use reports::{
     describe_place, AskReport, CitedSource, IndexReport, RecallReport, RecalledInsight, RecalledMemory, RememberReport,
     RememberedMemory, StatusReport,

@@ -44,11 +44,15 @@ fn main() -> ExitCode {
 }
 
 fn run(options: Options) -> Result<(), String> {
-    let vault = VaultDir::open(&options.vault, &options.config_dir)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|error| format!("cannot start: {error}"))?;
+    // The server answers `initialize` whatever the vault: a problem with it is each tool's error.
+    if options.command == Command::Mcp {
+        return runtime.block_on(mcp::serve(options.vault, options.config_dir, options.credentials));
+    }
+    let vault = VaultDir::open(&options.vault, &options.config_dir)?;
     // Every verb but `mcp` is one session: opened (every device's log replayed), used, saved.
     let in_session = |use_it: &dyn Fn(&Session) -> Result<(), String>| {
         let session = Session::open(vault.clone())?;
@@ -84,8 +88,7 @@ fn run(options: Options) -> Result<(), String> {
             }))
         }),
         Command::Status => in_session(&|session| print::status(&session.status()?, options.json)),
-        Command::Mcp => runtime.block_on(mcp::serve(vault, options.credentials)),
-        Command::Help => Ok(()),
+        Command::Mcp | Command::Help => Ok(()),
     }
 }
 

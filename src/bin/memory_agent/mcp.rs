@@ -212,8 +212,9 @@ fn reply<T: Serialize>(result: Result<T, String>) -> Result<CallToolResult, Erro
     })
 }
 
-/// Serves until the client closes stdin.
-pub async fn serve(vault: VaultDir, credentials: CredentialOptions) -> Result<(), String> {
+/// Serves the vault at `root` until the client closes stdin.
+pub async fn serve(root: std::path::PathBuf, config_dir: String, credentials: CredentialOptions) -> Result<(), String> {
+    let vault = VaultDir::open(&root, &config_dir)?;
     let service = MemoryServer::new(vault, credentials)
         .serve(rmcp::transport::stdio())
         .await
