@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { bundlePlugin } from "./lib/bundle.mjs";
+import { assertNoMachinePaths } from "./lib/reproducible.mjs";
 import { ROOT, runNodeScript } from "./lib/run.mjs";
 import { writeSettingsSchema } from "./lib/settings-schema.mjs";
 import { fileSizes, formatBytes } from "./lib/sizes.mjs";
@@ -98,6 +99,10 @@ async function main() {
 	typeCheck();
 	const bundled = await bundlePlugin({ production: !flag("dev") });
 	checkInputs(bundled);
+	// What ships must not name this machine's folders, or a rebuild elsewhere differs (README,
+	// "Reproducible builds"); dev builds carry a source map full of them.
+	assertNoMachinePaths("build/pkg/memory_agent_bg.wasm", fs.readFileSync(CORE_WASM));
+	if (!flag("dev")) assertNoMachinePaths("main.js", fs.readFileSync(MAIN_JS));
 	printSizes(bundled.workerBytes);
 }
 

@@ -3,16 +3,21 @@
 
 import fs from "node:fs/promises";
 import path from "node:path";
-import zlib from "node:zlib";
+import { gzipSync } from "fflate";
 import { encodeBase85 } from "./base85.mjs";
 import { ROOT } from "./run.mjs";
 
 const PREFIX = "inline-wasm:";
 const DECODER = path.join(ROOT, "plugin", "worker", "base85.ts");
 
-/** The gzip the build embeds: the strongest level (it runs once per build). */
+/**
+ * The gzip the build embeds, at the strongest level (it runs once per build). fflate, not
+ * node:zlib: Node's zlib is Chromium's fork, whose output changes with the Node version, and
+ * its header names the OS it ran on (nodejs/node#48690), so main.js would differ between two
+ * machines. fflate is plain JavaScript: the same bytes everywhere; `mtime: 0` keeps the clock out.
+ */
 export function compressWasm(bytes) {
-	return zlib.gzipSync(bytes, { level: 9 });
+	return gzipSync(bytes, { level: 9, mtime: 0 });
 }
 
 /**

@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { reproducibleRustflags } from "./reproducible.mjs";
 import { ROOT, capture, run, runNodeScript } from "./run.mjs";
 
 export const WASM_TARGET = "wasm32-unknown-unknown";
@@ -59,15 +60,16 @@ export function ensureWasmBindgen() {
 }
 
 /**
- * `cargo build --release` for the wasm target. `env` can override cargo settings (e.g.
- * CARGO_PROFILE_RELEASE_OPT_LEVEL); `targetDir` keeps differently optimised builds apart.
+ * `cargo build --release --locked` for the wasm target, with the machine's folders remapped
+ * (`reproducible.mjs`). `env` can override cargo settings (e.g. CARGO_PROFILE_RELEASE_OPT_LEVEL);
+ * `targetDir` keeps differently optimised builds apart.
  */
 export function cargoBuildWasm({ env = {}, targetDir, features = [] } = {}) {
-	const args = ["build", "--release", "--target", WASM_TARGET, "--lib"];
-	if (targetDir) args.push("--target-dir", targetDir);
+	const target = targetDir ?? process.env.CARGO_TARGET_DIR ?? path.join(ROOT, "target");
+	const args = ["build", "--release", "--locked", "--target", WASM_TARGET, "--lib", "--target-dir", target];
 	if (features.length > 0) args.push("--features", features.join(","));
-	run("cargo", args, { env: { ...process.env, ...env } });
-	return path.join(targetDir ?? path.join(ROOT, "target"), WASM_TARGET, "release", CRATE_WASM_NAME);
+	run("cargo", args, { env: { ...process.env, CARGO_ENCODED_RUSTFLAGS: reproducibleRustflags(target), ...env } });
+	return path.join(target, WASM_TARGET, "release", CRATE_WASM_NAME);
 }
 
 /** Generates the JS glue and the final .wasm into `outDir` (web target, loaded from bytes). */
