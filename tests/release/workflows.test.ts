@@ -188,6 +188,23 @@ test("the release attaches exactly the plugin's files, the three archives and SH
 		.map((file) => path.basename(file));
 	assert.deepEqual(collected.sort(), expected.filter((name) => name !== "SHA256SUMS").sort());
 	assert.match(collect, /sha256sum -c SHA256SUMS/);
+
+	// Each file is collected from where the job that made it uploaded it (download-artifact puts
+	// an artifact in artifacts/<its name>/) under the name that job packed it as.
+	const uploadName = (job: Job) => job.steps.find((step) => step.uses?.startsWith("actions/upload-artifact@"))?.with?.name;
+	const binaries = jobNamed(release, "binaries") as Job & { env?: Record<string, string> };
+	const where = new Map(
+		shellWords(collect)
+			.filter((word) => word.startsWith("artifacts/"))
+			.map((file) => [path.basename(file), path.dirname(file)]),
+	);
+	for (const name of ["main.js", "manifest.json", "styles.css"]) assert.equal(where.get(name), `artifacts/${String(uploadName(jobNamed(release, "plugin")))}`);
+	assert.equal(binaries.env?.PACKAGE, "memory-agent-${{ github.ref_name }}-${{ matrix.target }}");
+	assert.equal((job as Job & { env?: Record<string, string> }).env?.TAG, "${{ github.ref_name }}", "$TAG is the pushed tag");
+	for (const entry of matrix) {
+		const folder = String(uploadName(binaries)).replace("${{ matrix.target }}", entry.target ?? "");
+		assert.equal(where.get(`memory-agent-$TAG-${entry.target}.${entry.archive}`), `artifacts/${folder}`);
+	}
 });
 
 test("every action is pinned to a major version", () => {
