@@ -4,6 +4,7 @@
 //
 //   node scripts/release-assets.mjs --tag 1.2.3                       checks the versions only
 //   node scripts/release-assets.mjs --tag 1.2.3 --out dist FILE...    and collects FILEs into dist/
+//   --root DIR reads the version files from DIR instead of the current folder.
 //
 // Exit code 0 when done, 1 on any refusal (with one line on stderr saying why).
 
