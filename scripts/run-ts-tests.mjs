@@ -13,7 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ROOT } from "./lib/run.mjs";
 
-const SUITES = ["tests/fake-bedrock", "tests/wasm", "tests/plugin"];
+const SUITES = ["tests/fake-bedrock", "tests/wasm", "tests/plugin", "tests/release"];
 // The browser tests drive Debian's Chromium (CI installs it with apt); without it they are left out.
 const CHROMIUM = "/usr/bin/chromium";
 if (fs.existsSync(CHROMIUM)) SUITES.push("tests/browser");
