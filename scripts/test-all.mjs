@@ -16,6 +16,8 @@ const steps = [
 	["Rust lint of the WebAssembly build (cargo clippy --target wasm32-unknown-unknown)", "cargo", ["clippy", "--quiet", "--target", "wasm32-unknown-unknown", "--lib", "--", "-D", "warnings"]],
 	["The memory-agent command (cargo build)", "cargo", ["build", "--quiet", "--features", "cli", "--bin", "memory-agent"]],
 	["Build (WebAssembly + main.js)", process.execPath, ["scripts/build.mjs"]],
+	// What Obsidian's review does with a release: build it again elsewhere and compare.
+	["Reproducible build (a second build from another folder gives a byte-identical main.js)", process.execPath, ["scripts/check-reproducible.mjs"]],
 	["TypeScript suites (node --test)", process.execPath, ["scripts/run-ts-tests.mjs"]],
 	["Lint (the project's rules: Obsidian's recommended ones and the layering)", process.execPath, ["node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "plugin"]],
 	[
