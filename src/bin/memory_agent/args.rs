@@ -120,7 +120,11 @@ pub enum Verb {
     },
     /// How much is remembered, this device's index and jobs, and the model.
     Status,
-    /// A Model Context Protocol server over stdio (tools: recall, ask, remember, status).
+    /// A Model Context Protocol server over stdio, for Claude Code, Claude Desktop and other MCP clients.
+    #[command(long_about = "A Model Context Protocol server over stdio, for Claude Code, Claude Desktop, Kiro and \
+                      other MCP clients: its tools recall, ask (a paid model call), remember and report the \
+                      status of this vault's memory. For example:\n  \
+                      claude mcp add memory-agent -- memory-agent mcp --vault ~/Notes")]
     Mcp,
     /// Prints a shell's completion script to stdout; needs no vault.
     #[command(long_about = "Prints a shell's completion script to stdout; needs no vault. For example:\n  \

@@ -31,8 +31,9 @@ enum Stop {
     Failed(String),
     /// Exit 3: `recall`, `ask` or `status` on a vault no device has remembered anything of.
     NoMemoryYet,
-    /// Exit 0, saying nothing: the reader of stdout went away (`| head -1`). Nothing is lost
-    /// that anyone would read; ripgrep ends the same way.
+    /// Exit 0, saying nothing: the reader of stdout went away (`| head -1`). Rust ignores
+    /// SIGPIPE, so the write fails with `BrokenPipe` where a C tool would be ended by the signal;
+    /// ripgrep (`crates/core/main.rs`) ends with success then too, as Unix tools do.
     ClosedPipe,
 }
 
