@@ -1,16 +1,22 @@
 //! How the verbs' reports look: JSON with `--json`, else plain text for a person.
+//!
+//! Every line goes to the writer it is handed (stdout, in `main`), never through `println!`,
+//! which panics when the reader has gone (`memory-agent recall ... | head -1`): a write error
+//! comes back to the caller, which ends quietly on a closed pipe.
+
+use std::io::{self, Write};
 
 use memory_agent::native::{describe_place, AskReport, IndexReport, RecallReport, RememberReport, StatusReport};
 use serde::Serialize;
 
-fn json(value: &impl Serialize) -> Result<(), String> {
-    println!("{}", serde_json::to_string_pretty(value).map_err(|error| error.to_string())?);
-    Ok(())
+fn json(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)
 }
 
-pub fn recall(report: &RecallReport, as_json: bool) -> Result<(), String> {
+pub fn recall(out: &mut dyn Write, report: &RecallReport, as_json: bool) -> io::Result<()> {
     if as_json {
-        return json(report);
+        return json(out, report);
     }
     for memory in &report.memories {
         let date = memory.date.as_deref().unwrap_or("undated");
@@ -18,7 +24,8 @@ pub fn recall(report: &RecallReport, as_json: bool) -> Result<(), String> {
             std::iter::once(date).chain(memory.also_on.iter().map(String::as_str)).collect::<Vec<_>>().join(", ");
         let facts =
             if memory.facts.is_empty() { String::new() } else { format!(" · facts: {}", memory.facts.join("; ")) };
-        println!(
+        writeln!(
+            out,
             "[memory:{}] {days} · {} · {}{facts}",
             memory.id,
             describe_place(
@@ -29,27 +36,28 @@ pub fn recall(report: &RecallReport, as_json: bool) -> Result<(), String> {
                 memory.last_page
             ),
             memory.summary
-        );
+        )?;
     }
     for insight in &report.insights {
-        println!("[consolidation:{}] {}", insight.id, insight.insight);
+        writeln!(out, "[consolidation:{}] {}", insight.id, insight.insight)?;
     }
-    println!(
+    writeln!(
+        out,
         "\n{} of {} memories and {} of {} insights, {} tokens.",
         report.memories.len(),
         report.memories_total,
         report.insights.len(),
         report.insights_total,
         report.tokens
-    );
+    )?;
     Ok(())
 }
 
-pub fn ask(report: &AskReport, as_json: bool) -> Result<(), String> {
+pub fn ask(out: &mut dyn Write, report: &AskReport, as_json: bool) -> io::Result<()> {
     if as_json {
-        return json(report);
+        return json(out, report);
     }
-    println!("{}\n", report.answer);
+    writeln!(out, "{}\n", report.answer)?;
     for (index, source) in report.sources.iter().enumerate() {
         let place = if source.kind == "memory" {
             describe_place(
@@ -62,51 +70,53 @@ pub fn ask(report: &AskReport, as_json: bool) -> Result<(), String> {
         } else {
             format!("insight from {}", source.connects.join(", "))
         };
-        println!("[{}] {} ({place})", index + 1, source.summary);
+        writeln!(out, "[{}] {} ({place})", index + 1, source.summary)?;
     }
-    println!("\n{} tokens in, {} out · about ${:.4}", report.input_tokens, report.output_tokens, report.cost_usd);
+    writeln!(out, "\n{} tokens in, {} out · about ${:.4}", report.input_tokens, report.output_tokens, report.cost_usd)?;
     Ok(())
 }
 
-pub fn remember(report: &RememberReport, as_json: bool) -> Result<(), String> {
+pub fn remember(out: &mut dyn Write, report: &RememberReport, as_json: bool) -> io::Result<()> {
     if as_json {
-        return json(report);
+        return json(out, report);
     }
     for memory in &report.memories {
-        println!("[memory:{}] {} · {}", memory.id, memory.date, memory.summary);
+        writeln!(out, "[memory:{}] {} · {}", memory.id, memory.date, memory.summary)?;
     }
-    println!("{}", report.how);
+    writeln!(out, "{}", report.how)?;
     Ok(())
 }
 
-pub fn index(report: &IndexReport, as_json: bool) -> Result<(), String> {
+pub fn index(out: &mut dyn Write, report: &IndexReport, as_json: bool) -> io::Result<()> {
     if as_json {
-        return json(report);
+        return json(out, report);
     }
-    println!(
+    writeln!(
+        out,
         "{} notes in scope: {} read ({} remembered, {} skipped, {} failed), {} removed.",
         report.notes, report.queued, report.done, report.skipped, report.failed, report.removed
-    );
+    )?;
     if report.waiting > 0 {
-        println!("{} still waiting (tried again at the next run).", report.waiting);
+        writeln!(out, "{} still waiting (tried again at the next run).", report.waiting)?;
     }
-    println!("{} calls · about ${:.4}", report.calls, report.cost_usd);
+    writeln!(out, "{} calls · about ${:.4}", report.calls, report.cost_usd)?;
     Ok(())
 }
 
-pub fn status(report: &StatusReport, as_json: bool) -> Result<(), String> {
+pub fn status(out: &mut dyn Write, report: &StatusReport, as_json: bool) -> io::Result<()> {
     if as_json {
-        return json(report);
+        return json(out, report);
     }
-    println!("Vault: {}\nDevice: {}", report.vault, report.device);
-    println!("Index: {} ({} bytes)", report.database, report.database_bytes);
-    println!("{} memories and {} insights from {} notes.", report.memories, report.insights, report.notes);
-    println!(
+    writeln!(out, "Vault: {}\nDevice: {}", report.vault, report.device)?;
+    writeln!(out, "Index: {} ({} bytes)", report.database, report.database_bytes)?;
+    writeln!(out, "{} memories and {} insights from {} notes.", report.memories, report.insights, report.notes)?;
+    writeln!(
+        out,
         "Waiting in this device's index: {} jobs, {} failed{}.",
         report.queued_jobs,
         report.failed_jobs,
         if report.paused { " (paused)" } else { "" }
-    );
-    println!("Model: {} in {}", report.model_id, report.region);
+    )?;
+    writeln!(out, "Model: {} in {}", report.model_id, report.region)?;
     Ok(())
 }
