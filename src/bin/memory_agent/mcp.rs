@@ -506,18 +506,20 @@ mod tests {
         }
     }
 
+    /// (read-only, destructive, idempotent, open world), as the MCP spec's `ToolAnnotations` name them.
+    type Hints = (Option<bool>, Option<bool>, Option<bool>, Option<bool>);
+
     #[test]
     fn every_tool_has_a_title_and_the_hints_of_what_it_does() {
-        // (read-only, destructive, idempotent, open world) as the MCP spec's ToolAnnotations name them.
-        let expected: [(&str, Option<bool>, Option<bool>, Option<bool>, Option<bool>); 5] = [
-            ("recall", Some(true), None, None, Some(false)),
-            ("status", Some(true), None, None, Some(false)),
-            ("read_note", Some(true), None, None, Some(false)),
-            ("ask", Some(true), None, None, Some(true)),
-            ("remember", Some(false), Some(false), Some(false), Some(true)),
+        let expected: [(&str, Hints); 5] = [
+            ("recall", (Some(true), None, None, Some(false))),
+            ("status", (Some(true), None, None, Some(false))),
+            ("read_note", (Some(true), None, None, Some(false))),
+            ("ask", (Some(true), None, None, Some(true))),
+            ("remember", (Some(false), Some(false), Some(false), Some(true))),
         ];
         assert_eq!(tools().len(), expected.len(), "a tool without expected hints");
-        for (name, read_only, destructive, idempotent, open_world) in expected {
+        for (name, hints_expected) in expected {
             let tool = tool(name);
             let title = tool.title.clone().unwrap_or_default();
             assert!(!title.is_empty(), "{name} has no title");
@@ -525,7 +527,7 @@ mod tests {
             assert_eq!(hints.title.as_deref(), Some(title.as_str()), "{name}");
             assert_eq!(
                 (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint, hints.open_world_hint),
-                (read_only, destructive, idempotent, open_world),
+                hints_expected,
                 "{name}"
             );
         }
