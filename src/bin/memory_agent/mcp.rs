@@ -701,8 +701,9 @@ mod tests {
         check(&asked, &output_schema("ask"), &output_schema("ask"), "ask").unwrap();
     }
 
-    /// A vault whose settings exclude `Private`, with `Trips/Lisbon.md`, `Private/diary.md` and
-    /// one device's log holding a memory of each (and one claiming a path outside the vault).
+    /// A vault whose settings exclude `Private` (and remember images), with `Trips/Lisbon.md`, `Private/diary.md` and
+    /// one device's log holding a memory of each, one claiming a path outside the vault, a PDF's,
+    /// typed text and an image's.
     fn vault(test: &str) -> std::path::PathBuf {
         // The device the sessions are (never this computer's own id file).
         std::env::set_var(memory_agent::native::DEVICE_VARIABLE, "mcp-unit-test");
@@ -710,7 +711,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         let plugin = root.join(".obsidian/plugins/memory-agent");
         std::fs::create_dir_all(&plugin).unwrap();
-        std::fs::write(plugin.join("data.json"), r#"{"excludedFolders":["Private"]}"#).unwrap();
+        std::fs::write(plugin.join("data.json"), r#"{"excludedFolders":["Private"],"rememberImages":true}"#).unwrap();
         for (path, text) in [
             ("Trips/Lisbon.md", "# Lisbon trip\nFlight TP 1234 at 09:40.\nHotel: Alfama.\n"),
             ("Private/diary.md", "# Diary\nA secret.\n"),
@@ -737,12 +738,32 @@ mod tests {
             consolidated: false,
             content_hash: None,
         };
-        let lines: Vec<String> = [memory("m-trip", "Trips/Lisbon.md"), memory("m-private", "Private/diary.md")]
-            .into_iter()
-            .map(|memory| {
-                serde_json::to_string(&LogLine { v: LOG_FORMAT, at: 1, entry: LogEntry::Memory { memory } }).unwrap()
-            })
-            .collect();
+        // A PDF's chunk (its pages as its lines) and typed text keep their text; an image's has none.
+        let pdf = Memory {
+            position: Position { heading: None, line_start: Some(2), line_end: Some(3) },
+            raw_text: "The Q3 budget is 40,000 EUR.".into(),
+            ..memory("m-pdf", "Papers/Budget.pdf")
+        };
+        let typed = Memory {
+            source_kind: SourceKind::Text,
+            position: Position::default(),
+            raw_text: "Alice approved the budget.".into(),
+            ..memory("m-typed", "")
+        };
+        let image = Memory { position: Position::default(), ..memory("m-image", "Photos/board.png") };
+        let lines: Vec<String> = [
+            memory("m-trip", "Trips/Lisbon.md"),
+            memory("m-private", "Private/diary.md"),
+            memory("m-escape", "../outside.md"),
+            pdf,
+            typed,
+            image,
+        ]
+        .into_iter()
+        .map(|memory| {
+            serde_json::to_string(&LogLine { v: LOG_FORMAT, at: 1, entry: LogEntry::Memory { memory } }).unwrap()
+        })
+        .collect();
         let log = root.join("Memory Agent/other-device");
         std::fs::create_dir_all(&log).unwrap();
         std::fs::write(log.join("000001.jsonl"), lines.join("\n") + "\n").unwrap();
@@ -772,6 +793,15 @@ mod tests {
         assert_eq!((&structured["memoryId"], &structured["sourcePath"]), (&json!("m-trip"), &json!("Trips/Lisbon.md")));
         let lines = read(&server, json!({ "path": "Trips/Lisbon.md", "line_start": 1, "line_end": 1 }));
         assert_eq!(lines.structured_content.unwrap()["text"], "Flight TP 1234 at 09:40.");
+        let pdf = read(&server, json!({ "id": "m-pdf" })).structured_content.unwrap();
+        assert_eq!((&pdf["text"], &pdf["fileKind"]), (&json!("The Q3 budget is 40,000 EUR."), &json!("pdf")));
+        assert_eq!((&pdf["page"], &pdf["lastPage"]), (&json!(2), &json!(3)));
+        assert!(pdf.get("lineStart").is_none(), "a PDF's place is its pages: {pdf}");
+        let typed = read(&server, json!({ "id": "m-typed" })).structured_content.unwrap();
+        assert_eq!((&typed["text"], &typed["fileKind"]), (&json!("Alice approved the budget."), &json!("text")));
+        let image = read(&server, json!({ "id": "m-image" }));
+        assert_eq!(image.is_error, Some(true));
+        assert!(text_of(&image).contains("is an image"), "{}", text_of(&image));
         let _ = std::fs::remove_dir_all(&root);
     }
 
@@ -794,6 +824,8 @@ mod tests {
         refused(json!({ "id": "m-private" }), "excluded from memory (in the excluded folder Private)");
         refused(json!({ "path": "Private/diary.md" }), "excluded from memory");
         refused(json!({ "path": "../outside.md" }), "is not a path inside the vault");
+        // Another device's log is synced data: a memory claiming a path out of the vault is not followed.
+        refused(json!({ "id": "m-escape" }), "is not a path inside the vault");
         refused(json!({ "path": outside.display().to_string() }), "is not a path inside the vault");
         #[cfg(unix)]
         refused(json!({ "path": "Trips/link.md" }), "outside the vault");
