@@ -182,7 +182,7 @@ fn same_hash(stored: Option<&str>, heading: Option<&str>, text: &str) -> bool {
 
 /// Lines `first..=last` (0-based, as the chunker numbers them) of `note`, as far as it still
 /// has them; `None` when it is shorter now or they hold nothing.
-fn cut_lines(note: &str, first: u32, last: u32) -> Option<String> {
+pub fn cut_lines(note: &str, first: u32, last: u32) -> Option<String> {
     let (first, last) = (first as usize, last as usize);
     let lines: Vec<&str> = note.split('\n').skip(first).take(last.saturating_sub(first) + 1).collect();
     let text = lines.join("\n");

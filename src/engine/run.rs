@@ -16,6 +16,7 @@ use super::triggers::LAST_CONSOLIDATION_KEY;
 use super::Engine;
 use crate::agents::consolidate::find_insights;
 use crate::agents::ingest::{extract, ExtractedMemory, Extraction, IngestInput};
+use crate::agents::passages::{read_passages, Passage};
 use crate::agents::query::{
     answer, AnswerCost, EarlierTurn, NoNotes, NoteReader, QueryAnswer, QueryInput, QuestionScope, EVIDENCE_TOKENS,
     LINES_SHARE_PERCENT,
@@ -1108,6 +1109,26 @@ impl<D: SqlDriver, H: Host> NoteReader for VaultNotes<'_, D, H> {
         let text = decode_note(&file.bytes, settings.max_note_bytes).ok()?;
         let note = parse_note(&text, settings.max_chunk_tokens);
         settings.scope.content_exclusion(&note).is_none().then_some(text)
+    }
+}
+
+impl<D: SqlDriver> Engine<D> {
+    /// The passage `memory` cites, read as a question's passages are (`agents::passages`): a
+    /// note's lines from the vault through `host` (never a note the user's rules exclude), the
+    /// stored text of typed text, a selection or a PDF's chunk; `None` for an image's memory,
+    /// or when the note is gone, excluded or no longer has those lines.
+    pub async fn passage_of<H: Host>(&self, host: &H, memory: &Memory) -> Result<Option<Passage>, StoreError> {
+        let notes = VaultNotes { engine: self, host };
+        let ids = [memory.id.clone()];
+        let passages = read_passages(&notes, &self.store, std::slice::from_ref(memory), &ids, usize::MAX).await?;
+        Ok(passages.into_iter().next())
+    }
+
+    /// A note's text as a question's passages read it (`VaultNotes`): `None` when the path is no
+    /// note, the user's rules exclude it (by path, properties or tags), or it is gone, unreadable
+    /// or over the size limit of an ingest.
+    pub async fn readable_note<H: Host>(&self, host: &H, path: &str) -> Option<String> {
+        VaultNotes { engine: self, host }.note_text(path).await
     }
 }
 

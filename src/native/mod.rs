@@ -15,6 +15,7 @@ mod host;
 mod index;
 mod plugin_data;
 mod presence;
+mod read_note;
 mod reports;
 mod session;
 mod vault;
@@ -27,9 +28,10 @@ pub use host::NativeHost;
 pub use index::{IndexOptions, BULK_CONFIRM_NOTES};
 pub use plugin_data::PluginData;
 pub use presence::{has_memory, NO_MEMORY_YET};
+pub use read_note::PassageRequest;
 pub use reports::{
-    describe_place, AskReport, CitedSource, IndexReport, RecallReport, RecalledInsight, RecalledMemory, RememberReport,
-    RememberedMemory, StatusReport,
+    describe_place, AskReport, CitedSource, IndexReport, NotePassage, RecallReport, RecalledInsight, RecalledMemory,
+    RememberReport, RememberedMemory, StatusReport,
 };
 pub use session::{Session, MAX_REMEMBER_TEXT_BYTES};
 pub use vault::{VaultDir, DEFAULT_CONFIG_DIR};

@@ -1,7 +1,12 @@
 //! What the command's verbs answer, as plain data: printed as text, or as JSON with `--json`
 //! and to MCP clients. Memories carry their note's path (and a PDF's pages), so an agent can
 //! open the source.
+//!
+//! A field that may be absent is left out of the JSON, never written as `null`, and its schema
+//! (`schemars`, the MCP server's `outputSchema`) is its plain type, not `["T", "null"]`: some
+//! MCP clients handle such unions badly (issue 26).
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::notes::FilePlace;
@@ -25,20 +30,30 @@ pub fn describe_place(
 }
 
 /// A memory the selection would give the model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecalledMemory {
     pub id: String,
     /// `YYYY-MM-DD` when it happened (or was made), none when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub date: Option<String>,
     /// The note's vault path; "" for typed text.
     pub source_path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub heading: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub line_start: Option<u32>,
     /// `note`, `pdf` or `image`: what kind of file `source_path` is.
     pub file_kind: &'static str,
     /// A PDF memory's first and last page (1-based); none for anything else.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub page: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub last_page: Option<u32>,
     pub summary: String,
     /// The self-contained facts recorded besides the summary (names, amounts, dates, decisions).
@@ -52,7 +67,7 @@ pub struct RecalledMemory {
     pub importance: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecalledInsight {
     pub id: String,
@@ -60,7 +75,7 @@ pub struct RecalledInsight {
     pub memory_ids: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecallReport {
     pub question: String,
@@ -72,25 +87,33 @@ pub struct RecallReport {
 }
 
 /// A cited memory or insight with the note to open.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CitedSource {
     pub kind: String,
     pub id: String,
     pub summary: String,
     pub source_path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub heading: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub line_start: Option<u32>,
     /// `note`, `pdf` or `image` (`note` for an insight).
     pub file_kind: &'static str,
     /// A PDF memory's first and last page (1-based); none for anything else.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub page: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub last_page: Option<u32>,
     /// For an insight, the notes of the memories it connects.
     pub connects: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AskReport {
     pub question: String,
@@ -104,7 +127,7 @@ pub struct AskReport {
 }
 
 /// A memory `remember` made (or found already made of the same text).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RememberedMemory {
     pub id: String,
@@ -113,7 +136,7 @@ pub struct RememberedMemory {
     pub date: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RememberReport {
     /// Empty when nothing in the text was worth a memory.
@@ -122,7 +145,7 @@ pub struct RememberReport {
 }
 
 /// What `index` did to the vault's notes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexReport {
     pub device: String,
@@ -142,7 +165,7 @@ pub struct IndexReport {
     pub cost_usd: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusReport {
     pub vault: String,
@@ -158,6 +181,42 @@ pub struct StatusReport {
     pub paused: bool,
     pub region: String,
     pub model_id: String,
+}
+
+/// What `read_note` gives: the passage a memory cites (or a note's lines asked for by path),
+/// with where it is, so an agent can quote the note itself and not only the memory's summary.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NotePassage {
+    /// The memory whose passage this is; absent when the lines were asked for by path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub memory_id: Option<String>,
+    /// The file's vault path; "" for typed text.
+    pub source_path: String,
+    /// `note` or `pdf` (an image's memory has no passage), or `text` for typed text.
+    pub file_kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub heading: Option<String>,
+    /// The note's first and last line of the passage (0-based, as `recall`'s `lineStart`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub line_start: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub line_end: Option<u32>,
+    /// A PDF passage's first and last page (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub page: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub last_page: Option<u32>,
+    /// The passage as the note holds it now (a PDF's or typed text as it was remembered).
+    pub text: String,
+    /// The note's lines were edited since the memory was made: `text` is what they say now.
+    pub changed: bool,
 }
 
 #[cfg(test)]

@@ -48,6 +48,28 @@ impl VaultDir {
         Ok(self.root.join(relative))
     }
 
+    /// The file at a vault path, for reading it for someone outside (an MCP client): refused
+    /// when the path leaves the vault, or when the file (through a symbolic link anywhere on
+    /// its way) resolves outside it. A file that does not exist is an error too.
+    pub fn file_to_read(&self, vault_path: &str) -> Result<PathBuf, String> {
+        let file = self.file(vault_path)?;
+        let root = self.root.canonicalize().map_err(|error| format!("Cannot open {}: {error}", self.root.display()))?;
+        let resolved = match file.canonicalize() {
+            Ok(resolved) => resolved,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!("{vault_path} is no longer in the vault."))
+            }
+            Err(error) => return Err(format!("Cannot open {vault_path}: {error}")),
+        };
+        if !resolved.starts_with(&root) {
+            return Err(format!(
+                "{vault_path} resolves to a file outside the vault (a symbolic link): Memory Agent reads only inside \
+the vault."
+            ));
+        }
+        Ok(resolved)
+    }
+
     /// The folder at a vault path, created when missing, for writing into: refused when it or a
     /// folder above it inside the vault is a symbolic link (or otherwise resolves outside the
     /// vault), so a write never lands outside the vault — a synced or shared vault could

@@ -89,7 +89,7 @@ async function waitForStatus(done: (status: Status) => boolean): Promise<Status>
 }
 
 interface Recall {
-	memories: Array<{ id: string; sourcePath: string; summary: string; date: string | null; heading: string | null }>;
+	memories: Array<{ id: string; sourcePath: string; summary: string; date?: string; heading?: string }>;
 	memoriesTotal: number;
 }
 
@@ -443,7 +443,7 @@ test("the MCP server: initialize, list the tools, recall with note paths, rememb
 		client.notify("notifications/initialized");
 
 		const listed = (await client.request("tools/list")).result as { tools: Array<{ name: string; description: string; inputSchema: { properties: Record<string, unknown>; required?: string[] } }> };
-		assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), ["ask", "recall", "remember", "status"]);
+		assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), ["ask", "read_note", "recall", "remember", "status"]);
 		for (const tool of listed.tools) assert.ok(tool.description.length > 40, `${tool.name} says what it is for`);
 		const recallTool = listed.tools.find((tool) => tool.name === "recall")!;
 		assert.deepEqual(recallTool.inputSchema.required, ["question"]);
