@@ -2,3 +2,4 @@
 
 export const BASE85_ALPHABET: string;
 export function encodeBase85(bytes: Uint8Array): string;
+export function decodeBase85(text: string): Buffer;

@@ -27,3 +27,25 @@ export function encodeBase85(bytes) {
 	}
 	return out.toString("latin1");
 }
+
+/** The inverse of `encodeBase85` (plugin/worker/base85.ts is the one main.js runs). */
+export function decodeBase85(text) {
+	const values = new Int16Array(128).fill(-1);
+	for (let i = 0; i < BASE85_ALPHABET.length; i++) values[BASE85_ALPHABET.charCodeAt(i)] = i;
+	const tail = text.length % 5;
+	if (tail === 1) throw new Error("not base85: a last group of one digit");
+	const out = Buffer.alloc(Math.floor(text.length / 5) * 4 + (tail === 0 ? 0 : tail - 1));
+	let written = 0;
+	for (let i = 0; i < text.length; i += 5) {
+		const group = Math.min(5, text.length - i);
+		let value = 0;
+		for (let j = 0; j < 5; j++) {
+			// A short last group was cut from a zero-padded one: padding with the top digit rounds it back.
+			const digit = j < group ? values[text.charCodeAt(i + j)] : 84;
+			if (digit < 0) throw new Error(`not base85: ${JSON.stringify(text[i + j])} at ${i + j}`);
+			value = value * 85 + digit;
+		}
+		for (let j = 0; j < group - 1; j++) out[written++] = Math.floor(value / 256 ** (3 - j)) % 256;
+	}
+	return out;
+}
