@@ -122,8 +122,8 @@ pub enum Verb {
     Status,
     /// A Model Context Protocol server over stdio, for Claude Code, Claude Desktop and other MCP clients.
     #[command(long_about = "A Model Context Protocol server over stdio, for Claude Code, Claude Desktop, Kiro and \
-                      other MCP clients: its tools recall, ask (a paid model call), remember and report the \
-                      status of this vault's memory. For example:\n  \
+                      other MCP clients: its tools recall memories, read the note passage a memory cites, ask (a \
+                      paid model call), remember and report the status of this vault's memory. For example:\n  \
                       claude mcp add memory-agent -- memory-agent mcp --vault ~/Notes")]
     Mcp,
     /// Prints a shell's completion script to stdout; needs no vault.
