@@ -2,6 +2,7 @@
 
 import fs from "node:fs/promises";
 import type { PluginSettingTab } from "obsidian";
+import { ANSWER_WITHIN_MS } from "../../plugin/core/core-client";
 import type { Host } from "../host/host";
 import { confirmEndpointOnThisDevice } from "./trusted-endpoint";
 
@@ -20,6 +21,19 @@ export async function readSettings(host: Host): Promise<Record<string, unknown>>
 }
 
 /**
+ * Deadlines as long as the worker watchdog's (30 s for a ping's answer) are shortened to
+ * `LONG_DEADLINE_FLOOR_MS`, not by the factor: at 300 ms, a worker still compiling its
+ * WebAssembly on a machine busy with other test files (the suites run two at a time) missed its
+ * ping and was restarted, and what these tests exercise is not the watchdog (it has tests of its own).
+ */
+const LONG_DEADLINE_FLOOR_MS = 5_000;
+
+function acceleratedDelay(ms: number, factor: number): number {
+	const scaled = Math.ceil(ms / factor);
+	return ms >= ANSWER_WITHIN_MS ? Math.max(scaled, LONG_DEADLINE_FLOOR_MS) : scaled;
+}
+
+/**
  * Makes the plugin realm's timers run 100 times faster (call before `loadPlugin`), so retry
  * backoff and the 60-second request timeout take milliseconds. Only the realm's timers change;
  * the fake Bedrock and the test keep real time.
@@ -27,7 +41,7 @@ export async function readSettings(host: Host): Promise<Record<string, unknown>>
 export function accelerateTimers(host: Host, factor = 100): void {
 	const original = host.timers.setTimeout;
 	Object.defineProperty(host.timers, "setTimeout", {
-		value: (callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]) => original(callback, Math.ceil(ms / factor), ...args),
+		value: (callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]) => original(callback, acceleratedDelay(ms, factor), ...args),
 	});
 	// The core's own timers (retry backoff, timeouts) run in its worker.
 	host.workers.timeScale = factor;
