@@ -7,6 +7,7 @@
 
 pub mod agents;
 pub mod calendar;
+pub mod device;
 pub mod domain;
 pub mod engine;
 pub mod error;

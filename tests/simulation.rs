@@ -92,7 +92,9 @@ use memory_agent::llm::TransportError;
 use memory_agent::llm::{BedrockConfig, Clock, HttpRequest, HttpResponse, HttpTransport, RetryPolicy};
 use memory_agent::notes::ScopeRules;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
-use memory_agent::store::{log_file_for, log_file_number, open_from_bytes, MemoryFilter};
+use memory_agent::device::layout::log_file_number;
+use memory_agent::device::{DeviceLog, Limits, Listing, VaultFiles};
+use memory_agent::store::{open_from_bytes, MemoryFilter};
 use serde_json::{json, Value};
 use support::fake_model;
 use support::scripted_transport::{Scripted, ScriptedTransport};
@@ -327,9 +329,93 @@ fn log_path(path: &str) -> Option<(&str, &str)> {
     name.ends_with(".jsonl").then_some((device, name))
 }
 
+/// The sizes of the device runtime in the simulation: small, so that a few dozen steps seal
+/// files, slice replays, compact and purge.
+const SIM_LIMITS: Limits = Limits {
+    seal_at: 2_048,
+    compacted_file_limit: 8_192,
+    compact_small_files: 3,
+    compact_large_files: 2,
+    replay_slice_bytes: 1_024,
+};
+
+/// The device runtime of `device`, as every host builds it, with the simulation's sizes.
+fn device_log(device: &str) -> DeviceLog {
+    DeviceLog::new(MEMORY_FOLDER, device).unwrap().with_limits(SIM_LIMITS)
+}
+
+/// A device's vault as the device runtime's file operations see it; what they change is noted
+/// for the sync tool.
+struct SimFiles {
+    vault: std::rc::Rc<RefCell<BTreeMap<String, VaultFile>>>,
+    changed: RefCell<BTreeSet<String>>,
+}
+
+impl SimFiles {
+    fn of(device: &Device) -> Self {
+        SimFiles { vault: device.host.vault.clone(), changed: RefCell::default() }
+    }
+
+    fn put(&self, path: &str, bytes: Vec<u8>) {
+        let size = bytes.len() as u64;
+        self.vault.borrow_mut().insert(path.to_owned(), VaultFile { bytes, mtime: NOW, size });
+        self.changed.borrow_mut().insert(path.to_owned());
+    }
+}
+
+impl VaultFiles for SimFiles {
+    async fn list(&self, folder: &str) -> Result<Listing, String> {
+        let prefix = format!("{folder}/");
+        let mut listing = Listing::default();
+        let mut folders = BTreeSet::new();
+        for (path, file) in self.vault.borrow().iter() {
+            let Some(rest) = path.strip_prefix(&prefix) else { continue };
+            match rest.split_once('/') {
+                Some((folder, _)) => {
+                    folders.insert(folder.to_owned());
+                }
+                None => listing.files.push((rest.to_owned(), file.bytes.len() as u64)),
+            }
+        }
+        listing.folders = folders.into_iter().collect();
+        Ok(listing)
+    }
+    async fn read(&self, path: &str, offset: u64) -> Result<Option<Vec<u8>>, String> {
+        Ok(self.vault.borrow().get(path).map(|file| file.bytes[(offset as usize).min(file.bytes.len())..].to_vec()))
+    }
+    async fn append(&self, path: &str, text: &str) -> Result<u64, String> {
+        let mut bytes = self.vault.borrow().get(path).map(|file| file.bytes.clone()).unwrap_or_default();
+        bytes.extend_from_slice(text.as_bytes());
+        let size = bytes.len() as u64;
+        self.put(path, bytes);
+        Ok(size)
+    }
+    async fn create(&self, path: &str, text: &str) -> Result<(), String> {
+        if self.vault.borrow().contains_key(path) {
+            return Err(format!("{path} exists"));
+        }
+        self.put(path, text.as_bytes().to_vec());
+        Ok(())
+    }
+    async fn remove(&self, path: &str) -> Result<(), String> {
+        if self.vault.borrow_mut().remove(path).is_some() {
+            self.changed.borrow_mut().insert(path.to_owned());
+        }
+        Ok(())
+    }
+    async fn pause(&self) {}
+}
+
+/// Runs a device-runtime step over a simulated vault (whose operations finish at once).
+fn at_once<T>(step: impl std::future::Future<Output = T>) -> T {
+    futures::FutureExt::now_or_never(step).expect("a step over the simulated vault waits for nothing")
+}
+
 /// A plugin or command runtime: loaded with an engine, or unloaded.
 struct Loaded {
     engine: Rc<SimEngine>,
+    /// The device runtime (it lives as long as the plugin or the command's run).
+    log: Rc<DeviceLog>,
     host: SimHost,
     running: Rc<Cell<bool>>,
 }
@@ -368,17 +454,13 @@ impl Device {
         self.host.vault.borrow().keys().filter(|path| is_note(path)).cloned().collect()
     }
 
-    /// The device's own log files, (name, size).
-    fn own_log_files(&self) -> Vec<(String, u64)> {
-        let vault = self.host.vault.borrow();
-        vault
-            .iter()
-            .filter_map(|(path, file)| match log_path(path) {
-                Some((device, name)) if device == self.name => Some((name.to_owned(), file.bytes.len() as u64)),
-                _ => None,
-            })
-            .collect()
-    }
+}
+
+/// Who wrote a file.
+#[derive(Clone, Copy)]
+enum Writer {
+    Device,
+    SyncTool,
 }
 
 /// A file on its way from one device's vault to another's.
@@ -574,13 +656,13 @@ impl Sim {
             answered_well: device.answered_well.clone(),
             paid: Rc::default(),
         };
-        self.devices[at].loaded = Some(Loaded { engine: engine.clone(), host, running: Rc::new(Cell::new(false)) });
-        let mut logs: Vec<String> =
-            self.devices[at].host.vault.borrow().keys().filter(|path| log_path(path).is_some()).cloned().collect();
-        logs.sort_by_key(|path| log_path(path).is_none_or(|(device, _)| device != DEVICES[at]));
-        for path in logs {
-            self.replay(at, &path);
-        }
+        let log = Rc::new(device_log(DEVICES[at]));
+        self.devices[at].loaded =
+            Some(Loaded { engine: engine.clone(), log: log.clone(), host, running: Rc::new(Cell::new(false)) });
+        let files = SimFiles::of(&self.devices[at]);
+        let report = at_once(log.replay_all(&engine, &files, self.now()))
+            .unwrap_or_else(|error| self.fail(&format!("{} could not replay the logs: {error}", DEVICES[at])));
+        self.check_replay(at, &report);
         if !self.devices[at].paused {
             self.devices[at].sent_when_stopped = None;
         }
@@ -627,6 +709,16 @@ impl Sim {
             loaded.host.paid.borrow().iter().filter(|chunk| kept(&loaded.engine, chunk)).cloned().collect();
         self.devices[at].paid.borrow_mut().extend(kept);
         if crash {
+            // A note deleted or renamed since the last save, before its job ended, is forgotten
+            // with the rest: the job comes back with the file, reads nothing and ends at no cost,
+            // as for a note deleted while unloaded.
+            let store = open_from_bytes(&self.devices[at].disk, RusqliteDriver::from_bytes).unwrap();
+            let vault = self.devices[at].host.vault.borrow().clone();
+            for job in store.list_jobs(None).unwrap() {
+                if let Some(path) = job.key.strip_prefix("note:").filter(|path| !vault.contains_key(*path)) {
+                    self.devices[at].deleted_unseen.insert(path.to_owned());
+                }
+            }
             // A pause not saved yet is lost with the rest (it is this device's, not logged).
             let store = open_from_bytes(&self.devices[at].disk, RusqliteDriver::from_bytes).unwrap();
             self.devices[at].paused = store.get_meta("paused_by_user").unwrap().is_some();
@@ -642,56 +734,99 @@ impl Sim {
         }
     }
 
-    /// What the runtime does after work: the outgoing entries go to the end of the device's
-    /// current log file, and the sync tool picks the file up.
+    /// What the runtime does after work: the device runtime appends, purges and compacts its
+    /// own files, and the sync tool picks up every file it changed.
     fn flush_log(&mut self, at: usize) {
-        let Some(engine) = self.devices[at].engine() else { return };
-        let outgoing = engine.outgoing_log(self.now()).unwrap();
-        if outgoing.upto == 0 && outgoing.entries == 0 {
-            return;
+        let Some(loaded) = &self.devices[at].loaded else { return };
+        let (engine, log) = (loaded.engine.clone(), loaded.log.clone());
+        let files = SimFiles::of(&self.devices[at]);
+        at_once(log.sync(&engine, &files, self.now()))
+            .unwrap_or_else(|error| self.fail(&format!("{} could not write its log: {error}", DEVICES[at])));
+        let changed: Vec<String> = files.changed.take().into_iter().collect();
+        if std::env::var("SIM_TRACE").is_ok() && !changed.is_empty() {
+            eprintln!("[{}] {} flush: {changed:?}", self.now() - NOW, DEVICES[at]);
+            for path in &changed {
+                if let Some(file) = self.devices[at].host.vault.borrow().get(path) {
+                    for line in String::from_utf8_lossy(&file.bytes).lines() {
+                        eprintln!("    {}", &line[..line.len().min(160)]);
+                    }
+                }
+            }
         }
-        let name = log_file_for(&self.devices[at].own_log_files(), outgoing.text.len() as u64);
-        let path = format!("{MEMORY_FOLDER}/{}/{name}", DEVICES[at]);
-        let mut bytes =
-            self.devices[at].host.vault.borrow().get(&path).map(|file| file.bytes.clone()).unwrap_or_default();
-        bytes.extend_from_slice(outgoing.text.as_bytes());
-        let size = bytes.len() as u64;
-        self.write(at, &path, Some(bytes));
-        engine.log_appended(outgoing.upto, &name, size).unwrap();
+        for path in changed {
+            let bytes = self.devices[at].host.vault.borrow().get(&path).map(|file| file.bytes.clone());
+            if bytes.as_ref().is_some_and(|bytes| bytes.len() as u64 > SIM_LIMITS.compacted_file_limit) {
+                let lines = bytes.as_ref().unwrap().iter().filter(|byte| **byte == b'\n').count();
+                if lines > 1 {
+                    self.fail(&format!("{} wrote {path}, over the largest file a log may have", DEVICES[at]));
+                }
+            }
+            self.write(at, &path, bytes);
+        }
+        self.note_written_forgets(at);
+    }
+
+    /// Where each forget of this device's is in its log now (the file and the end of its line).
+    fn note_written_forgets(&mut self, at: usize) {
+        let own: Vec<(String, Vec<u8>)> = self.devices[at]
+            .host
+            .vault
+            .borrow()
+            .iter()
+            .filter(|(path, _)| log_path(path).is_some_and(|(device, _)| device == DEVICES[at]))
+            .map(|(path, file)| (path.clone(), file.bytes.clone()))
+            .collect();
         for forget in self.forgets.iter_mut().filter(|forget| forget.device == at && forget.written.is_none()) {
-            if outgoing.text.contains(&forget.memory) {
-                forget.written = Some((path.clone(), size));
+            let removal = format!("\"tombstone\":\"{}\"", forget.memory);
+            for (path, bytes) in &own {
+                if let Some(start) = find(bytes, removal.as_bytes()) {
+                    let end = bytes[start..].iter().position(|byte| *byte == b'\n').map_or(bytes.len(), |at| start + at + 1);
+                    forget.written = Some((path.clone(), end as u64));
+                }
             }
         }
     }
 
     /// Replays one log file in `at`'s vault from the device's cursor.
     fn replay(&mut self, at: usize, path: &str) {
-        let Some(engine) = self.devices[at].engine() else { return };
-        let Some((device, name)) = log_path(path) else { return };
-        let Some(bytes) = self.devices[at].host.vault.borrow().get(path).map(|file| file.bytes.clone()) else { return };
-        let cursor = engine
-            .log_cursors()
-            .unwrap()
-            .into_iter()
-            .find(|cursor| cursor.device == device && cursor.file == name)
-            .map_or(0, |cursor| cursor.offset);
-        let from = if cursor > bytes.len() as u64 { 0 } else { cursor };
-        let report = engine
-            .replay_log(device, name, from, &bytes[from as usize..], self.now())
+        let Some(loaded) = &self.devices[at].loaded else { return };
+        let (engine, log) = (loaded.engine.clone(), loaded.log.clone());
+        let files = SimFiles::of(&self.devices[at]);
+        let report = at_once(log.replay_paths(&engine, &files, &[path.to_owned()], self.now()))
             .unwrap_or_else(|error| self.fail(&format!("{} could not replay {path}: {error}", DEVICES[at])));
-        if report.unreadable > 0 {
-            self.fail(&format!("{} found {} damaged line(s) in {path}", DEVICES[at], report.unreadable));
+        self.check_replay(at, &report);
+    }
+
+    /// A replay met no damaged line, no newer format and no error: every line the simulation's
+    /// devices write is whole when read (a cut copy's last line waits for its end).
+    fn check_replay(&self, at: usize, report: &memory_agent::device::LogReplay) {
+        let engine = self.devices[at].engine().unwrap();
+        if let Ok(watch) = std::env::var("SIM_WATCH") {
+            let state: Vec<(String, String)> = engine
+                .list_memories(&MemoryFilter::default())
+                .unwrap()
+                .into_iter()
+                .filter(|memory| memory.summary.contains(&watch))
+                .map(|memory| (memory.id.0, memory.source_path))
+                .collect();
+            eprintln!("[{}] {} replayed {} files, {} entries; {state:?}", self.now() - NOW, DEVICES[at], report.files, report.entries);
         }
-        if device != DEVICES[at] {
-            REPLAYED_ENTRIES.with(|count| count.set(count.get() + report.entries as u64));
+        if let Some(problem) = report.problems.first() {
+            self.fail(&format!("{} could not replay all of {}: {problem:?}", DEVICES[at], problem.path));
         }
+        REPLAYED_ENTRIES.with(|count| count.set(count.get() + report.from_others as u64));
     }
 
     /// A device writes a file in its vault (a note, a deletion, its log): the sync tool copies
     /// it to the others, each late.
     fn write(&mut self, at: usize, path: &str, bytes: Option<Vec<u8>>) {
-        if let Some((device, _)) = log_path(path) {
+        self.write_as(at, path, bytes, Writer::Device);
+    }
+
+    /// A write in `at`'s vault by the device itself, or by the sync tool (a conflict copy):
+    /// only a log folder's device ever writes in it.
+    fn write_as(&mut self, at: usize, path: &str, bytes: Option<Vec<u8>>, writer: Writer) {
+        if let (Some((device, _)), Writer::Device) = (log_path(path), writer) {
             if device != DEVICES[at] || *self.writers.entry(path.to_owned()).or_insert(at) != at {
                 self.fail(&format!("{} wrote {path}, another device's log file", DEVICES[at]));
             }
@@ -758,10 +893,11 @@ impl Sim {
             let roll = self.roll(100);
             if !whole && roll < 5 && log_file_number(&name).is_some() {
                 if let Some(old) = old {
-                    // A conflict copy holding the version this device had.
+                    // A conflict copy holding the version this device had, which the sync tool
+                    // carries to every device like any file (its owner, too, removes it).
                     let stem = name.trim_end_matches(".jsonl");
                     let copy = format!("{MEMORY_FOLDER}/{device}/{stem} 2.jsonl");
-                    self.devices[to].host.write_bytes(&copy, old);
+                    self.write_as(to, &copy, Some(old), Writer::SyncTool);
                     self.note_log(to, &copy);
                 }
             }
@@ -1184,6 +1320,32 @@ impl Sim {
         }
     }
 
+    /// Once every device ran and the sync tool settled: no byte of a forgotten memory's text is
+    /// left in any log file of this device's vault, and every memory its database holds is in
+    /// some device's log (the logs are the truth; the database only a cache of them).
+    fn check_logs(&self, at: usize) {
+        let live: BTreeSet<String> = (0..DEVICES.len())
+            .filter_map(|device| self.devices[device].engine())
+            .flat_map(|engine| engine.list_memories(&MemoryFilter::default()).unwrap())
+            .map(|memory| memory.summary)
+            .collect();
+        let vault = self.devices[at].host.vault.borrow();
+        let logs: Vec<(&String, &Vec<u8>)> =
+            vault.iter().filter(|(path, _)| log_path(path).is_some()).map(|(path, file)| (path, &file.bytes)).collect();
+        for summary in self.forgotten.iter().filter(|summary| !live.contains(*summary)) {
+            if let Some((path, _)) = logs.iter().find(|(_, bytes)| contains(bytes, summary.as_bytes())) {
+                self.fail(&format!("the forgotten summary \"{summary}\" is still in {path} on {}", DEVICES[at]));
+            }
+        }
+        let engine = self.devices[at].engine().unwrap();
+        for memory in engine.list_memories(&MemoryFilter::default()).unwrap() {
+            let id = format!("\"id\":\"{}\"", memory.id.0);
+            if !logs.iter().any(|(_, bytes)| contains(bytes, id.as_bytes())) {
+                self.fail(&format!("{}'s memory {} is in no device's log", DEVICES[at], memory.id.0));
+            }
+        }
+    }
+
     /// The saved file opens, and nothing forgotten is in its bytes.
     fn check_file(&self, at: usize) {
         let disk = &self.devices[at].disk;
@@ -1255,6 +1417,7 @@ impl Sim {
                 Some((other, theirs)) => self.compare(at, &remembered, *other, theirs),
             }
             self.check_notes(at);
+            self.check_logs(at);
         }
         let answered: u64 = self.devices.iter().map(|device| device.answered.get()).sum();
         let engine = self.devices[0].engine().unwrap();
@@ -1354,6 +1517,10 @@ fn kept(engine: &SimEngine, chunk: &str) -> bool {
     let digest = file_digest_hex(format!("{chunk}\n").as_bytes());
     engine.list_memories(&MemoryFilter::default()).unwrap().iter().any(|memory| memory.summary == summary)
         || engine.store().list_sources().unwrap().iter().any(|source| source.sha256 == digest)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|window| window == needle)
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {

@@ -1,25 +1,36 @@
 //! `npm run bench -- --only=log`: what the per-device log costs a sync tool and a device, at
-//! 1k, 10k and 50k memories (`store/log.rs`), over rusqlite in memory (the plugin's sql.js is
-//! the same SQLite compiled to WebAssembly, slower by a small factor).
+//! 1k, 10k and 50k memories, through the device runtime (`device::DeviceLog`) over an
+//! in-memory vault and rusqlite in memory (the plugin's sql.js is the same SQLite compiled to
+//! WebAssembly, slower by a small factor).
 //!
-//! For each size: the log written when that memory was made (its total and its largest file),
-//! the bytes one remembered chunk and one edited note add to the synced files, another
-//! device's 10k entries replayed into it, and the whole index rebuilt from the logs.
-//! Memories are made directly (no model), each like the ingest benchmark's: a summary, three
-//! facts, two names, two topics, a day.
+//! For each size: the log written when that memory was made (its total, its largest file, its
+//! files), what a sync tool that copies each changed file whole uploads for the first ingest,
+//! for one edited note and for one forget (the purge rewrites the files that held its text),
+//! and a new device (or a lost database) rebuilding everything from the logs: its time, and the
+//! longest stretch between two pauses of the replay, which is the longest a question waits
+//! behind it. Memories are made directly (no model), each like the ingest benchmark's: a
+//! summary, three facts, two names, two topics, a day.
 //!
-//! Usage: `cargo run --release --bin log-bench [-- 1000,10000,50000]`
+//! Usage: `cargo run --release --features bench --bin log-bench [-- 1000,10000,50000]`
 
+use std::cell::Cell;
+use std::future::Future;
 use std::time::Instant;
 
+use futures_util::FutureExt;
+use memory_agent::device::{DeviceLog, Listing, MemoryFiles, VaultFiles};
 use memory_agent::domain::{Entity, Memory, MemoryId, Position, Source, SourceKind};
+use memory_agent::engine::Engine;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
-use memory_agent::store::{log_file_for, Store};
+use memory_agent::store::Store;
 
 type Db = Store<RusqliteDriver>;
+type Device = Engine<RusqliteDriver>;
 
 /// Memories per note, as the ingest benchmark's notes have on average.
 const MEMORIES_PER_NOTE: usize = 2;
+const FOLDER: &str = "Memory Agent";
+const NOW: i64 = 1_800_000_000_000;
 
 fn main() {
     let sizes: Vec<usize> = std::env::args()
@@ -28,22 +39,23 @@ fn main() {
         .split(',')
         .filter_map(|size| size.trim().parse().ok())
         .collect();
-    println!("\nThe per-device log (rusqlite in memory; release build)\n");
+    println!("\nThe per-device log (device runtime over rusqlite in memory; release build)\n");
     println!(
-        "| memories | log written | largest file | files | per remembered chunk | per edited note | replay 10k entries | rebuild from logs |"
+        "| memories | log | largest file | files | uploaded for the first ingest | per edited note | per forget | rebuild from logs | longest wait behind replay |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for size in sizes {
         let row = measure(size);
         println!(
-            "| {size} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {size} | {} | {} | {} | {} | {} | {} | {} | {} |",
             bytes(row.log_bytes),
             bytes(row.largest_file),
             row.files,
-            bytes(row.per_chunk),
+            bytes(row.ingest_upload),
             bytes(row.per_edit),
-            seconds(row.replay_10k),
+            bytes(row.per_forget),
             seconds(row.rebuild),
+            seconds(row.longest_slice),
         );
     }
 }
@@ -52,107 +64,131 @@ struct Row {
     log_bytes: u64,
     largest_file: u64,
     files: usize,
-    per_chunk: u64,
+    ingest_upload: u64,
     per_edit: u64,
-    replay_10k: f64,
+    per_forget: u64,
     rebuild: f64,
+    longest_slice: f64,
+}
+
+/// What a sync tool that copies a changed file whole uploads for the changes since last asked.
+fn uploaded(vault: &MemoryFiles) -> u64 {
+    vault.take_changed().into_iter().filter_map(|(_, size)| size).sum()
+}
+
+fn at_once<T>(step: impl Future<Output = T>) -> T {
+    step.now_or_never().expect("in-memory files wait for nothing")
 }
 
 #[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
 fn measure(size: usize) -> Row {
+    let vault = MemoryFiles::new();
     let laptop = device("laptop");
-    let mut log = Log::default();
+    let log = DeviceLog::new(FOLDER, "laptop").unwrap();
+    let sync = |engine: &Device| at_once(log.sync(engine, &vault, NOW)).unwrap();
     let notes = size / MEMORIES_PER_NOTE;
+    let mut ingest_upload = 0;
     for note in 0..notes {
-        remember(&laptop, note, 0);
+        remember(laptop.store(), note, 0);
         // Appended as the plugin does: after a few notes' jobs, not one by one.
         if note % 8 == 7 {
-            log.append(&laptop);
+            sync(&laptop);
+            ingest_upload += uploaded(&vault);
         }
     }
-    log.append(&laptop);
-    let log_bytes = log.total();
+    sync(&laptop);
+    ingest_upload += uploaded(&vault);
+    let files: Vec<u64> = vault.all().values().map(|bytes| bytes.len() as u64).collect();
 
-    remember(&laptop, notes, 0);
-    let per_chunk = log.append(&laptop) / MEMORIES_PER_NOTE as u64;
-    remember(&laptop, notes / 2, 1);
-    let per_edit = log.append(&laptop);
-
-    // Another device's 10k entries (5k notes of two memories), replayed into this store.
-    let phone = device("phone");
-    let mut phone_log = Log::default();
-    for note in 0..5_000 {
-        remember_at(&phone, &format!("Phone/{note}.md"), note, 0);
-    }
-    phone_log.append(&phone);
-    let started = Instant::now();
-    phone_log.replay_into(&laptop, "phone");
-    let replay_10k = started.elapsed().as_secs_f64();
+    remember(laptop.store(), notes / 2, 1);
+    sync(&laptop);
+    let per_edit = uploaded(&vault);
+    let forgotten = laptop.store().memories_of_source(&note_path(notes / 3), SourceKind::Note).unwrap().remove(0);
+    laptop.forget_memory(&forgotten.id).unwrap();
+    sync(&laptop);
+    let per_forget = uploaded(&vault);
+    assert!(
+        !vault.all().values().any(|bytes| contains(bytes, forgotten.summary.as_bytes())),
+        "the forgotten summary left every file"
+    );
 
     // A new device (or a lost index) rebuilds everything from the logs.
-    let fresh = device("tablet");
+    let tablet = device("tablet");
+    let timed = TimedFiles { vault: &vault, last: Cell::new(Instant::now()), longest: Cell::new(0.0) };
     let started = Instant::now();
-    log.replay_into(&fresh, "laptop");
+    let replay = at_once(DeviceLog::new(FOLDER, "tablet").unwrap().replay_all(&tablet, &timed, NOW)).unwrap();
     let rebuild = started.elapsed().as_secs_f64();
-    let memories = fresh.status().unwrap().memories as usize;
-    assert_eq!(memories, (notes + 1) * MEMORIES_PER_NOTE, "the rebuilt index holds every memory");
+    timed.pause_now();
+    assert!(replay.problems.is_empty(), "{replay:?}");
+    let memories = tablet.store().status().unwrap().memories as usize;
+    assert_eq!(memories, notes * MEMORIES_PER_NOTE - 1, "the rebuilt index holds every memory");
 
     Row {
-        log_bytes,
-        largest_file: log.files.iter().map(|(_, text)| text.len() as u64).max().unwrap_or(0),
-        files: log.files.len(),
-        per_chunk,
+        log_bytes: files.iter().sum(),
+        largest_file: files.iter().copied().max().unwrap_or(0),
+        files: files.len(),
+        ingest_upload,
         per_edit,
-        replay_10k,
+        per_forget,
         rebuild,
+        longest_slice: timed.longest.get(),
     }
 }
 
-/// One device's log files, in memory.
-#[derive(Default)]
-struct Log {
-    files: Vec<(String, Vec<u8>)>,
+/// The in-memory vault, measuring the longest stretch between two pauses of a replay.
+struct TimedFiles<'a> {
+    vault: &'a MemoryFiles,
+    last: Cell<Instant>,
+    longest: Cell<f64>,
 }
 
-impl Log {
-    /// Appends the device's outgoing entries to its current file; the bytes added.
-    fn append(&mut self, from: &Db) -> u64 {
-        let outgoing = from.outgoing_log(1_800_000_000_000).unwrap();
-        if outgoing.entries == 0 {
-            return 0;
-        }
-        let sizes: Vec<(String, u64)> =
-            self.files.iter().map(|(name, text)| (name.clone(), text.len() as u64)).collect();
-        let name = log_file_for(&sizes, outgoing.text.len() as u64);
-        if !self.files.iter().any(|(existing, _)| *existing == name) {
-            self.files.push((name.clone(), Vec::new()));
-        }
-        let file = &mut self.files.iter_mut().find(|(existing, _)| *existing == name).unwrap().1;
-        file.extend_from_slice(outgoing.text.as_bytes());
-        from.log_appended(&from.device(), outgoing.upto, &name, file.len() as u64).unwrap();
-        outgoing.text.len() as u64
-    }
-
-    fn total(&self) -> u64 {
-        self.files.iter().map(|(_, text)| text.len() as u64).sum()
-    }
-
-    fn replay_into(&self, into: &Db, device: &str) {
-        for (name, text) in &self.files {
-            let replayed = into.replay_log(device, name, 0, text).unwrap();
-            assert_eq!(replayed.unreadable, 0);
-        }
+impl TimedFiles<'_> {
+    #[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
+    fn pause_now(&self) {
+        let now = Instant::now();
+        self.longest.set(self.longest.get().max(now.duration_since(self.last.get()).as_secs_f64()));
+        self.last.set(now);
     }
 }
 
-fn device(name: &str) -> Db {
+impl VaultFiles for TimedFiles<'_> {
+    fn list(&self, folder: &str) -> impl Future<Output = Result<Listing, String>> {
+        self.vault.list(folder)
+    }
+    fn read(&self, path: &str, offset: u64) -> impl Future<Output = Result<Option<Vec<u8>>, String>> {
+        self.vault.read(path, offset)
+    }
+    fn append(&self, path: &str, text: &str) -> impl Future<Output = Result<u64, String>> {
+        self.vault.append(path, text)
+    }
+    fn create(&self, path: &str, text: &str) -> impl Future<Output = Result<(), String>> {
+        self.vault.create(path, text)
+    }
+    fn remove(&self, path: &str) -> impl Future<Output = Result<(), String>> {
+        self.vault.remove(path)
+    }
+    fn pause(&self) -> impl Future<Output = ()> {
+        self.pause_now();
+        std::future::ready(())
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|window| window == needle)
+}
+
+fn note_path(note: usize) -> String {
+    format!("Notes/{:03}/{note}.md", note % 500)
+}
+
+fn device(name: &str) -> Device {
     let store = Store::open(RusqliteDriver::new()).unwrap();
     store.set_device(name);
-    store
+    Engine::new(store, 7, NOW).unwrap()
 }
 
 fn remember(store: &Db, note: usize, version: usize) {
-    remember_at(store, &format!("Notes/{:03}/{note}.md", note % 500), note, version);
+    remember_at(store, &note_path(note), note, version);
 }
 
 /// Remembers (or re-remembers, for `version` > 0) one note of `MEMORIES_PER_NOTE` chunks.

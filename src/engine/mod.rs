@@ -141,7 +141,7 @@ pub struct ReplayReport {
     pub entries: usize,
     /// Damaged lines skipped.
     pub unreadable: usize,
-    /// A line from a newer Memory Agent stopped the replay of this file.
+    /// Lines from a newer Memory Agent were met (kept in the file, skipped here).
     pub newer: bool,
     pub merged: crate::store::MergeReport,
 }
@@ -368,17 +368,6 @@ impl<D: SqlDriver> Engine<D> {
     pub fn log_appended(&self, upto: i64, file: &str, size: u64) -> Result<(), StoreError> {
         let device = self.store.device();
         self.store.log_appended(&device, upto, file, size)
-    }
-
-    /// A compaction of this device's own log files (`[name, size]`), when due
-    /// (`Store::log_compaction`): write its files, call `log_appended` with the last one, then
-    /// delete the retired ones.
-    pub fn log_compaction(
-        &self,
-        own_files: &[(String, u64)],
-        now: Millis,
-    ) -> Result<Option<crate::store::LogCompaction>, StoreError> {
-        self.store.log_compaction(own_files, now)
     }
 
     /// How far each device's log file was replayed into this database.

@@ -14,12 +14,10 @@ use serde::{Deserialize, Serialize};
 use super::host::system_millis;
 use crate::domain::Millis;
 
-/// A plugin heartbeat younger than this means Obsidian runs with the plugin on this vault.
-pub const PLUGIN_HEARTBEAT_FRESH_MS: Millis = 150_000;
-/// How often `indexing.json` is rewritten (a plugin trusts one younger than 90 s).
-const INDEXING_REFRESH: Duration = Duration::from_secs(20);
-/// The marker's file name in the command's own log folder.
-pub const INDEXING_FILE: &str = "indexing.json";
+use crate::device::presence::{HEARTBEAT_FRESH_MS as PLUGIN_HEARTBEAT_FRESH_MS, INDEXING_EVERY_MS, INDEXING_FILE};
+
+/// How often `indexing.json` is rewritten while `index` runs.
+const INDEXING_REFRESH: Duration = Duration::from_millis(INDEXING_EVERY_MS as u64);
 /// A heartbeat is a few dozen bytes; a large file there is not one.
 const MAX_MARKER_BYTES: u64 = 4 * 1024;
 

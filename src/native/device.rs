@@ -7,7 +7,7 @@
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 
-use crate::store::is_device_id;
+use crate::device::layout::is_device_id;
 
 /// The environment variable that names the device instead of the file.
 pub const DEVICE_VARIABLE: &str = "MEMORY_AGENT_DEVICE";

@@ -18,7 +18,7 @@ use crate::domain::{Millis, Source};
 use crate::engine::{Host, IngestFile, Progress, VaultFile};
 use crate::hash::file_digest_hex;
 use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
-use crate::store::device_log_folder;
+use crate::device::layout::device_log_folder;
 
 /// More new or changed notes than this are remembered only with `--yes` (the plugin asks
 /// before a bulk ingest the same way).

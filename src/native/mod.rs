@@ -20,10 +20,10 @@ mod reports;
 mod session;
 mod vault;
 
-pub use coordination::{fresh_plugin_heartbeats, PLUGIN_HEARTBEAT_FRESH_MS};
+pub use coordination::fresh_plugin_heartbeats;
 pub use credentials::{aws_setup, AwsSetup, CredentialOptions};
 pub use device::{device_id, DEVICE_VARIABLE};
-pub use device_log::{log_files, LogsReplayed};
+pub use device_log::{log_files, replay_logs, sync_log, DiskFiles};
 pub use host::NativeHost;
 pub use index::{IndexOptions, BULK_CONFIRM_NOTES};
 pub use plugin_data::PluginData;

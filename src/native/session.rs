@@ -9,7 +9,7 @@ use std::cell::Cell;
 
 use super::credentials::{aws_setup, CredentialOptions};
 use super::device::device_id;
-use super::device_log::{append_outgoing, replay_logs};
+use super::device_log::{replay_logs, sync_log};
 use super::host::NativeHost;
 use super::plugin_data::{regex_filter_rule, PluginData};
 use super::reports::{
@@ -27,7 +27,8 @@ use crate::llm::{default_model_for, previous_default_model_for, Clock};
 use crate::notes::{parse_fragment, FilePlace};
 use crate::select::event_day;
 use crate::store::rusqlite_driver::RusqliteDriver;
-use crate::store::{device_log_folder, open_from_bytes};
+use crate::device::layout::device_log_folder;
+use crate::store::open_from_bytes;
 
 /// More than this is not a thing to remember but a document: put it in a note.
 pub const MAX_REMEMBER_TEXT_BYTES: usize = 32 * 1024;
@@ -119,11 +120,16 @@ impl Session {
     /// Replays what the vault's logs added since the last time.
     pub fn replay(&self) -> Result<(), String> {
         let replayed = replay_logs(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
-        if replayed.unreadable > 0 {
-            eprintln!("memory-agent: {} damaged log lines were skipped", replayed.unreadable);
-        }
-        for file in &replayed.newer {
-            eprintln!("memory-agent: {file} is from a newer Memory Agent: its rest is read once this one is updated");
+        for problem in &replayed.problems {
+            if let Some(error) = &problem.error {
+                eprintln!("memory-agent: {} could not be replayed: {error}", problem.path);
+            }
+            if problem.unreadable > 0 {
+                eprintln!("memory-agent: {} damaged line(s) of {} were skipped", problem.unreadable, problem.path);
+            }
+            if problem.newer {
+                eprintln!("memory-agent: {} holds lines from a newer Memory Agent: they are read once this one is updated", problem.path);
+            }
         }
         Ok(())
     }
@@ -136,7 +142,7 @@ impl Session {
     pub fn save(&self) -> Result<(), String> {
         // What it found was told at open.
         replay_logs(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
-        append_outgoing(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
+        sync_log(&self.engine, &self.vault, &self.data.memory_folder, self.host.now())?;
         let store = self.engine.store();
         if store.is_dirty() || self.migrated.get() {
             let bytes = store.export().map_err(|error| error.to_string())?;
@@ -531,12 +537,7 @@ mod tests {
         let log = root.join("Memory Agent/laptop/000001.jsonl");
         let mut other = typed_memory("m3");
         other.summary = "Bob booked the flight.".into();
-        let line = serde_json::to_string(&crate::store::LogLine {
-            v: crate::store::LOG_FORMAT,
-            at: 9,
-            entry: crate::store::LogEntry::Memory { memory: other },
-        })
-        .unwrap();
+        let line = crate::store::log_line(9, &crate::store::LogEntry::Memory { memory: other }).unwrap();
         let whole = std::fs::read(&log).unwrap();
         std::fs::write(&log, [&whole[..], &line.as_bytes()[..20]].concat()).unwrap();
         let desktop = Session::open_as(vault.clone(), "desktop").unwrap();

@@ -55,7 +55,9 @@ impl<D: SqlDriver> Store<D> {
             }
             // A missing memory matches no row here.
             for id in batch.iter().filter(|id| !reopened.contains(id)) {
-                store.change("UPDATE memories SET consolidated = 1 WHERE id = ?", &[id.0.as_str().into()])?;
+                if store.change("UPDATE memories SET consolidated = 1 WHERE id = ?", &[id.0.as_str().into()])? > 0 {
+                    store.log_memory_state(id)?;
+                }
             }
             Ok(stored)
         })

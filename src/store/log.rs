@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::memories::MemoryFilter;
+use super::log_v1::DecodedLine;
 use super::merge::{MergeOutcome, TheirCopy};
 use super::rows::RowReader;
 use super::tombstones::Tombstone;
@@ -31,74 +32,14 @@ use crate::hash::{hex, unhex};
 /// The format of an entry; a line of a newer one is left for a newer Memory Agent.
 pub const LOG_FORMAT: u32 = 1;
 
-/// A log file is sealed (a new one started) before it would grow past this: well under the
-/// 5 MB per file of Obsidian Sync's Standard plan, and small for any tool that copies a
-/// changed file whole.
-pub const LOG_FILE_LIMIT: u64 = 1_000_000;
-
-/// The extension of a log file.
-pub const LOG_EXTENSION: &str = "jsonl";
-
-/// The folder (under the memory folder) of a device's log files.
-pub fn device_log_folder(memory_folder: &str, device: &str) -> String {
-    debug_assert!(is_device_id(device), "not a device id: {device}");
-    format!("{}/{device}", memory_folder.trim_end_matches('/'))
-}
-
-/// Whether `name` can be a device id: what `new_device_id` makes (lower-case hex), or any
-/// short name of letters, digits and dashes (tests and the command name theirs).
-pub fn is_device_id(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 64 && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
-}
-
-/// The name of a device's `number`th log file: `000001.jsonl`.
-pub fn log_file_name(number: u32) -> String {
-    format!("{number:06}.{LOG_EXTENSION}")
-}
-
-/// The number of a log file's name; `None` for any other file (a sync tool's conflict copy,
-/// `000003 2.jsonl`, is no log file of ours: the device that owns the folder never wrote it).
-pub fn log_file_number(name: &str) -> Option<u32> {
-    let stem = name.strip_suffix(LOG_EXTENSION)?.strip_suffix('.')?;
-    (stem.len() >= 6 && stem.bytes().all(|byte| byte.is_ascii_digit())).then(|| stem.parse().ok()).flatten()
-}
-
-/// Which file `adding` bytes go to, given the device's log files (name, size): the last one
-/// while it stays within `LOG_FILE_LIMIT`, else the next number. One append that is larger
-/// than the limit on its own still goes to one new file, whole.
-pub fn log_file_for(files: &[(String, u64)], adding: u64) -> String {
-    let last = files.iter().filter_map(|(name, size)| Some((log_file_number(name)?, *size))).max();
-    match last {
-        None => log_file_name(1),
-        Some((number, size)) if size == 0 || size.saturating_add(adding) <= LOG_FILE_LIMIT => log_file_name(number),
-        Some((number, _)) => log_file_name(number + 1),
-    }
-}
-
-/// One line of a log.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LogLine {
-    /// `LOG_FORMAT` when written.
-    pub v: u32,
-    /// When the device wrote it (its clock).
-    pub at: Millis,
-    #[serde(flatten)]
-    pub entry: LogEntry,
-}
-
-/// What a line says.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+/// What a line says, in the domain's terms; its form in a file is `log_v1`'s (its own types,
+/// so a change to a domain struct never changes what older and newer versions read).
+#[derive(Debug, Clone, PartialEq)]
 pub enum LogEntry {
     /// A note as its device now remembers it: its record, all of its memories (each with the
     /// few words kept for search as its `raw_text`), and the chunks with nothing to remember
     /// (their content hashes, hex, one after another).
-    Note {
-        source: Source,
-        memories: Vec<Memory>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        quiet: Option<String>,
-    },
+    Note { source: Source, memories: Vec<Memory>, quiet: Option<String> },
     /// A removal, for good (`Tombstone`'s text).
     Removed { tombstone: String },
     /// A selection or typed text remembered (its text is in the memory).
@@ -166,7 +107,7 @@ pub struct Replayed {
     pub entries: usize,
     /// Lines that could not be read (damaged): skipped, counted.
     pub unreadable: usize,
-    /// A line of a newer format was met: it and what follows wait for a newer Memory Agent.
+    /// Lines of a newer format were met: kept in the file for a newer Memory Agent, skipped here.
     pub newer: bool,
     /// What the entries changed here.
     pub outcome: MergeOutcome,
@@ -183,6 +124,19 @@ impl<D: SqlDriver> Store<D> {
             &[kind.as_str().into(), key.into()],
         )?;
         Ok(())
+    }
+
+    /// Notes that a memory's own state changed (whether it was consolidated): its note's entry,
+    /// or a typed memory's, is written again, so that a device rebuilt from the logs knows
+    /// what was consolidated and never pays to consolidate it again.
+    pub(super) fn log_memory_state(&self, id: &MemoryId) -> Result<(), StoreError> {
+        match self.memory_path(id)? {
+            Some(path) if !path.is_empty() && self.get_source(&path)?.is_some() => {
+                self.record_outgoing(Outgoing::Note, &path)
+            }
+            Some(_) => self.record_outgoing(Outgoing::Memory, &id.0),
+            None => Ok(()),
+        }
     }
 
     /// Runs `work` with nothing noted for this device's log: what it changes is another
@@ -261,10 +215,6 @@ impl<D: SqlDriver> Store<D> {
     /// database made them).
     pub fn log_appended(&self, device: &str, upto: i64, file: &str, size: u64) -> Result<(), StoreError> {
         self.transaction(|store| {
-            store.change(
-                "INSERT OR IGNORE INTO log_written (kind, key) SELECT kind, key FROM log_outbox WHERE seq <= ?",
-                &[upto.into()],
-            )?;
             store.change("DELETE FROM log_outbox WHERE seq <= ?", &[upto.into()])?;
             store.set_log_cursor(device, file, size)
         })
@@ -280,27 +230,86 @@ impl<D: SqlDriver> Store<D> {
         Ok(())
     }
 
-    /// This device's live entries — for every key it ever wrote, the entry as it is now (a
-    /// removal stays a removal; what is gone without one is left out) — as the lines of a
-    /// compacted log, with the outbox written up to `upto`. Whatever order a reader meets
-    /// them in, they give what the older files gave: entries carry state, not steps.
-    pub fn log_snapshot(&self, now: Millis) -> Result<OutgoingLog, StoreError> {
-        self.transaction(|store| {
-            store.change("INSERT OR IGNORE INTO log_written (kind, key) SELECT kind, key FROM log_outbox", &[])?;
-            let upto = super::rows::single(store.query("SELECT coalesce(max(seq), 0) FROM log_outbox", &[])?)?.i64()?;
-            let rows = store.query("SELECT kind, key FROM log_written ORDER BY kind, key", &[])?;
-            let mut log = OutgoingLog { upto, ..OutgoingLog::default() };
-            for row in rows {
-                let mut row = RowReader::new(row);
-                let (kind, key) = (row.text()?, row.text()?);
-                let Some(entry) = store.entry_for(&kind, &key)? else {
-                    store.change("DELETE FROM log_written WHERE kind = ? AND key = ?", &[kind.into(), key.into()])?;
-                    continue;
-                };
-                push_line(&mut log, now, entry)?;
+    /// This device wrote `file` whole (a purge's or a compaction's output), `size` bytes: it
+    /// counts as replayed here (its lines came from this database's own log).
+    pub fn log_file_written(&self, file: &str, size: u64) -> Result<(), StoreError> {
+        let device = self.device();
+        self.set_log_cursor(&device, file, size)
+    }
+
+    /// `device`'s log file `file` is gone (compacted, purged, or removed by its device): its
+    /// cursor goes too, so a file of that name made later is read from its start.
+    pub fn forget_log_cursor(&self, device: &str, file: &str) -> Result<(), StoreError> {
+        self.change("DELETE FROM log_cursors WHERE device = ? AND file = ?", &[device.into(), file.into()])?;
+        Ok(())
+    }
+
+    /// A purge is taking an entry of this note out of this device's log (it held a memory
+    /// forgotten since): while the note is still here, its entry as it is now is written again
+    /// first, so the log keeps the note (its other memories, the forgotten chunk quiet) even
+    /// when the forget came from another device, whose own entry of the note may be of an older
+    /// path or version. `true` when there is such an entry to write.
+    pub fn log_note_again(&self, path: &str) -> Result<bool, StoreError> {
+        if self.get_source(path)?.is_none() {
+            return Ok(false);
+        }
+        let was = self.logging.replace(true);
+        let recorded = self.record_outgoing(Outgoing::Note, path);
+        self.logging.set(was);
+        recorded.map(|()| true)
+    }
+
+    /// Whether a removal (here, or replayed from another device) may have left its text in
+    /// this device's own log files: set with every new tombstone, in its transaction, so a
+    /// crash cannot lose it; cleared by `log_purged` once the files were rewritten.
+    pub fn log_purge_due(&self) -> Result<bool, StoreError> {
+        Ok(self.get_meta(PURGE_DUE_KEY)?.is_some())
+    }
+
+    /// Marks a purge due (see `log_purge_due`).
+    pub(super) fn mark_log_purge_due(&self) -> Result<(), StoreError> {
+        self.set_meta(PURGE_DUE_KEY, "1")
+    }
+
+    /// The purge that `log_purge_due` asked for is done, as of `erasures`: a removal that came
+    /// after they were read keeps the purge due.
+    pub fn log_purged(&self, erasures: &Erasures) -> Result<(), StoreError> {
+        if self.tombstone_count()? == erasures.tombstone_count {
+            self.delete_meta(PURGE_DUE_KEY)?;
+        }
+        Ok(())
+    }
+
+    fn tombstone_count(&self) -> Result<u64, StoreError> {
+        super::rows::single(self.query("SELECT count(*) FROM tombstones", &[])?)?.u64()
+    }
+
+    /// What the user removed, as a purge of the log files needs it: which lines hold text that
+    /// must leave the vault (`Erasures::erases`).
+    pub fn erasures(&self) -> Result<Erasures, StoreError> {
+        let tombstones = self.tombstones()?;
+        let mut erasures = Erasures { tombstone_count: tombstones.len() as u64, ..Erasures::default() };
+        let present: std::collections::HashSet<String> = self.list_sources()?.into_iter().map(|source| source.path).collect();
+        for tombstone in tombstones {
+            match tombstone {
+                Tombstone::Forgotten { id } => {
+                    erasures.ids.insert(id);
+                }
+                Tombstone::RemovedWithNote { id, path } if !present.contains(&path) => {
+                    if !self.memory_exists(&MemoryId(id.clone()))? {
+                        erasures.ids.insert(id);
+                    }
+                }
+                Tombstone::RemovedWithNote { .. } => {}
+                Tombstone::SourceRecord { updated_at, path } => {
+                    if !present.contains(&path) {
+                        let latest = erasures.notes.entry(path).or_insert(updated_at);
+                        *latest = (*latest).max(updated_at);
+                    }
+                }
             }
-            Ok(log)
-        })
+        }
+        Ok(erasures)
     }
 
     /// How far each log file was replayed here.
@@ -325,17 +334,16 @@ impl<D: SqlDriver> Store<D> {
             if line.last() != Some(&b'\n') {
                 break;
             }
-            match parse_line(line) {
-                Line::Entry(entry) => {
+            match read_line(line) {
+                ReadLine::Entry { entry, .. } => {
                     read.add(*entry)?;
                     replayed.entries += 1;
                 }
-                Line::Blank => {}
-                Line::Unreadable => replayed.unreadable += 1,
-                Line::Newer => {
-                    replayed.newer = true;
-                    break;
-                }
+                ReadLine::Blank => {}
+                ReadLine::Unreadable => replayed.unreadable += 1,
+                // Kept in the file for a newer Memory Agent, skipped here: the lines after it
+                // are still this version's to read.
+                ReadLine::Newer => replayed.newer = true,
             }
             taken += line.len();
         }
@@ -383,9 +391,13 @@ impl<D: SqlDriver> Store<D> {
     }
 }
 
+/// One line of a log as this version writes it (no newline): `entry`, written at `at`.
+pub fn log_line(at: Millis, entry: &LogEntry) -> Result<String, StoreError> {
+    super::log_v1::encode_line(at, entry)
+}
+
 fn push_line(log: &mut OutgoingLog, now: Millis, entry: LogEntry) -> Result<(), StoreError> {
-    let line = serde_json::to_string(&LogLine { v: LOG_FORMAT, at: now, entry })
-        .map_err(|error| StoreError::InvalidData(error.to_string()))?;
+    let line = log_line(now, &entry)?;
     debug_assert!(!line.contains('\n'), "an entry spans lines");
     log.text.push_str(&line);
     log.text.push('\n');
@@ -393,80 +405,77 @@ fn push_line(log: &mut OutgoingLog, now: Millis, entry: LogEntry) -> Result<(), 
     Ok(())
 }
 
-/// When a device's own log is worth compacting: it holds more than this many bytes…
-pub const COMPACT_AFTER_BYTES: u64 = 4 * LOG_FILE_LIMIT;
+/// The `meta` key set while a purge of this device's log files is due.
+const PURGE_DUE_KEY: &str = "log_purge_due";
 
-/// …and more than this many times what a snapshot of its live entries would.
-pub const COMPACT_RATIO: u64 = 2;
-
-/// The `meta` key of the size the last snapshot of this device's live entries measured.
-const SNAPSHOT_BYTES_KEY: &str = "log_snapshot_bytes";
-
-/// A compaction of a device's own log: new files holding its live entries, written first,
-/// then the older files retired (deleted by the host). A crash between the two leaves both,
-/// which replays the same; nothing of another device's is touched.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LogCompaction {
-    /// `[name, text]`: each new file and its whole text (each within `LOG_FILE_LIMIT`, but a
-    /// single line larger than that gets a file of its own).
-    pub files: Vec<(String, String)>,
-    /// The files to delete once every new one is written.
-    pub retire: Vec<String>,
-    /// The outbox written up to here (`log_appended` with the last new file).
-    pub upto: i64,
-    /// The bytes before and after.
-    pub bytes_before: u64,
-    pub bytes_after: u64,
+/// What the user removed, for the purge of log files: the text of a forgotten memory or
+/// insight, of a deleted or excluded note, of a forgotten typed text, may stay in no file of
+/// the vault. An edit is no erasure: a note's older version leaves its files when they are
+/// compacted, so that one edit never rewrites a large file.
+#[derive(Debug, Default, Clone)]
+pub struct Erasures {
+    /// Memories and insights forgotten, and memories removed with a note that is gone.
+    ids: std::collections::HashSet<String>,
+    /// Notes gone from this device (deleted, renamed away, excluded): the latest version of
+    /// their record removed.
+    notes: HashMap<String, Millis>,
+    /// How many tombstones they were read from (see `log_purged`).
+    tombstone_count: u64,
 }
 
-/// Splits a snapshot's lines into files numbered from `first`.
-pub(super) fn split_into_files(text: &str, first: u32) -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = Vec::new();
-    let mut current = String::new();
-    for line in text.split_inclusive('\n') {
-        if !current.is_empty() && (current.len() + line.len()) as u64 > LOG_FILE_LIMIT {
-            files.push((log_file_name(first + files.len() as u32), std::mem::take(&mut current)));
+impl Erasures {
+    /// Whether `entry` holds text the user removed.
+    pub fn erases(&self, entry: &LogEntry) -> bool {
+        match entry {
+            LogEntry::Note { source, memories, .. } => {
+                self.notes.get(&source.path).is_some_and(|removed| *removed >= source.updated_at)
+                    || memories.iter().any(|memory| self.ids.contains(&memory.id.0))
+            }
+            LogEntry::Memory { memory } => self.ids.contains(&memory.id.0),
+            LogEntry::Insight { insight } => {
+                self.ids.contains(&insight.id.0) || insight.memory_ids.iter().any(|id| self.ids.contains(&id.0))
+            }
+            // Removals carry ids and a note's path, never its text; usage has none.
+            LogEntry::Removed { .. } | LogEntry::Usage { .. } => false,
         }
-        current.push_str(line);
     }
-    if !current.is_empty() || files.is_empty() {
-        files.push((log_file_name(first + files.len() as u32), current));
-    }
-    files
 }
 
-/// The outbox key of a usage row.
-pub(super) fn usage_key(device: &str, day: &str, agent: &str) -> String {
-    format!("{device}\t{day}\t{agent}")
+impl LogEntry {
+    /// What the entry is the state of: of two entries of one key in a device's log, the one
+    /// written later holds all the other did.
+    pub fn key(&self) -> String {
+        match self {
+            LogEntry::Note { source, .. } => format!("note\t{}", source.path),
+            LogEntry::Removed { tombstone } => format!("removed\t{tombstone}"),
+            LogEntry::Memory { memory } => format!("memory\t{}", memory.id.0),
+            LogEntry::Insight { insight } => format!("insight\t{}", insight.id.0),
+            LogEntry::Usage { device, usage } => format!("usage\t{}", usage_key(device, &usage.day, &usage.agent)),
+        }
+    }
 }
 
-enum Line {
-    Entry(Box<LogEntry>),
+/// A line of a log file as read.
+pub enum ReadLine {
+    Entry { at: Millis, entry: Box<LogEntry> },
     Blank,
     Unreadable,
     Newer,
 }
 
-fn parse_line(line: &[u8]) -> Line {
-    let Ok(text) = std::str::from_utf8(line) else { return Line::Unreadable };
-    let text = text.trim();
-    if text.is_empty() {
-        return Line::Blank;
+/// Reads one line of a log file (its newline included or not).
+pub fn read_line(line: &[u8]) -> ReadLine {
+    match super::log_v1::decode_line(line) {
+        DecodedLine::Entry { at, entry } => ReadLine::Entry { at, entry },
+        DecodedLine::Blank => ReadLine::Blank,
+        DecodedLine::Unreadable => ReadLine::Unreadable,
+        DecodedLine::Newer => ReadLine::Newer,
     }
-    match serde_json::from_str::<LogLine>(text) {
-        Ok(line) if line.v > LOG_FORMAT => Line::Newer,
-        Ok(line) => Line::Entry(Box::new(line.entry)),
-        // A line of a newer format may not read as ours at all.
-        Err(_) => match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(value)
-                if value.get("v").and_then(serde_json::Value::as_u64).is_some_and(|v| v > u64::from(LOG_FORMAT)) =>
-            {
-                Line::Newer
-            }
-            _ => Line::Unreadable,
-        },
-    }
+}
+
+/// The outbox key of a usage row.
+pub(super) fn usage_key(device: &str, day: &str, agent: &str) -> String {
+    format!("{device}\t{day}\t{agent}")
 }
 
 /// A note as one entry has it: its record, memories and quiet chunks.
@@ -477,6 +486,7 @@ struct NoteVersion(Source, Vec<Memory>, Option<Vec<u8>>);
 #[derive(Default)]
 struct ReadEntries {
     notes: HashMap<String, NoteVersion>,
+    seen: std::collections::HashSet<String>,
     theirs: TheirCopy,
 }
 
@@ -502,8 +512,18 @@ impl ReadEntries {
             LogEntry::Removed { tombstone } => {
                 self.theirs.tombstones.insert(Tombstone::parse(&tombstone));
             }
-            LogEntry::Memory { memory } => self.theirs.memories.push(memory),
-            LogEntry::Insight { insight } => self.theirs.insights.push(insight),
+            // A line read twice in one read (written again after a crash cut its
+            // acknowledgement) is one entry: replay is idempotent line by line.
+            LogEntry::Memory { memory } => {
+                if self.seen.insert(format!("memory\t{}", memory.id.0)) {
+                    self.theirs.memories.push(memory);
+                }
+            }
+            LogEntry::Insight { insight } => {
+                if self.seen.insert(format!("insight\t{}", insight.id.0)) {
+                    self.theirs.insights.push(insight);
+                }
+            }
             LogEntry::Usage { device, usage } => self.theirs.usage.push((device, usage)),
         }
         Ok(())
@@ -529,49 +549,4 @@ fn version<'a>(source: &'a Source, memories: &[Memory]) -> (Millis, &'a str, Vec
     let mut ids: Vec<String> = memories.iter().map(|memory| memory.id.0.clone()).collect();
     ids.sort();
     (source.updated_at, source.sha256.as_str(), ids)
-}
-
-impl<D: SqlDriver> Store<D> {
-    /// A compaction of this device's own log files (`[name, size]`, its folder's real log
-    /// files), when due (see `COMPACT_AFTER_BYTES`, `COMPACT_RATIO`): `None` otherwise.
-    pub fn log_compaction(
-        &self,
-        own_files: &[(String, u64)],
-        now: Millis,
-    ) -> Result<Option<LogCompaction>, StoreError> {
-        self.log_compaction_after(own_files, now, COMPACT_AFTER_BYTES)
-    }
-
-    /// `log_compaction` with another size threshold (tests compact small logs).
-    #[doc(hidden)]
-    pub fn log_compaction_after(
-        &self,
-        own_files: &[(String, u64)],
-        now: Millis,
-        after_bytes: u64,
-    ) -> Result<Option<LogCompaction>, StoreError> {
-        let numbered: Vec<(u32, &str, u64)> =
-            own_files.iter().filter_map(|(name, size)| Some((log_file_number(name)?, name.as_str(), *size))).collect();
-        let bytes_before: u64 = numbered.iter().map(|(_, _, size)| size).sum();
-        // A snapshot is built only when the log has grown past what the last one measured
-        // would make worth it: asking after every append costs nothing until then.
-        let measured: u64 = self.get_meta(SNAPSHOT_BYTES_KEY)?.and_then(|bytes| bytes.parse().ok()).unwrap_or(0);
-        if bytes_before <= after_bytes || bytes_before <= measured.saturating_mul(COMPACT_RATIO) {
-            return Ok(None);
-        }
-        let snapshot = self.log_snapshot(now)?;
-        let bytes_after = snapshot.text.len() as u64;
-        self.set_meta(SNAPSHOT_BYTES_KEY, &bytes_after.to_string())?;
-        if bytes_after.saturating_mul(COMPACT_RATIO) >= bytes_before {
-            return Ok(None);
-        }
-        let next = numbered.iter().map(|(number, _, _)| *number).max().unwrap_or(0) + 1;
-        Ok(Some(LogCompaction {
-            files: split_into_files(&snapshot.text, next),
-            retire: numbered.iter().map(|(_, name, _)| (*name).to_owned()).collect(),
-            upto: snapshot.upto,
-            bytes_before,
-            bytes_after,
-        }))
-    }
 }

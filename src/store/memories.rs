@@ -214,6 +214,12 @@ impl<D: SqlDriver> Store<D> {
             store.quiet_forgotten_chunk(id)?;
             // Forgotten wherever it is, also under another name on another device.
             store.add_tombstone(&Tombstone::Forgotten { id: id.0.clone() })?;
+            // The note's entry is written again as it is now (its other memories, the chunk
+            // quiet): the purge takes every older entry holding the forgotten text out of the
+            // log, and the note must not leave the log with them.
+            if let Some(path) = store.memory_path(id)?.filter(|path| !path.is_empty()) {
+                store.record_outgoing(super::log::Outgoing::Note, &path)?;
+            }
             store.remove_memories(std::slice::from_ref(id))
         })?;
         self.merge_search_index()?;
@@ -424,6 +430,7 @@ impl<D: SqlDriver> Store<D> {
                 &[id.0.as_str().into()],
             )? > 0
             {
+                self.log_memory_state(id)?;
                 reopened.push(id.clone());
             }
         }

@@ -49,6 +49,13 @@ pub struct MergeReport {
     pub theirs_behind: bool,
 }
 
+impl MergeReport {
+    /// How many things changed here.
+    pub fn total(&self) -> usize {
+        self.notes_adopted + self.memories_added + self.memories_removed + self.insights_added + self.insights_removed
+    }
+}
+
 /// What a merge did, with what the engine needs besides the report.
 #[derive(Debug, Default)]
 pub struct MergeOutcome {
@@ -149,7 +156,7 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// Where a memory is now (its note's path, "" for typed text); `None` when there is none.
-    fn memory_path(&self, id: &MemoryId) -> Result<Option<String>, StoreError> {
+    pub(super) fn memory_path(&self, id: &MemoryId) -> Result<Option<String>, StoreError> {
         let rows = self.query(
             "SELECT p.path FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE m.id = ?",
             &[id.0.as_str().into()],
@@ -284,7 +291,12 @@ impl<D: SqlDriver> Store<D> {
             if removed_here || !newer {
                 // Ours stays: theirs of this note are paid work neither copy keeps now.
                 for memory in &theirs_here {
-                    if !self.removed(memory)? && !own_ids.contains(&memory.id.0) {
+                    if self.removed(memory)? {
+                        continue;
+                    }
+                    if own_ids.contains(&memory.id.0) {
+                        self.take_consolidated(memory)?;
+                    } else {
                         outcome.displaced.push((*memory).clone());
                     }
                 }
@@ -316,14 +328,17 @@ impl<D: SqlDriver> Store<D> {
         for memory in theirs_here {
             if self.insert_unless_known(memory)? {
                 outcome.merged.memories_added += 1;
+            } else if !self.removed(memory)? {
+                self.move_to_their_note(memory)?;
             }
         }
         let was_here = self.get_source(&source.path)?.is_some() && self.source_here(&source.path)?;
         self.upsert_source(source)?;
         self.mark_source_from_elsewhere(&source.path, was_here)?;
+        let quiet = self.with_forgotten_chunks(quiet, theirs_here)?;
         self.change(
             "UPDATE sources SET quiet = ? WHERE path_id = (SELECT id FROM paths WHERE path = ?)",
-            &[quiet.cloned().map_or(SqlValue::Null, SqlValue::Blob), source.path.as_str().into()],
+            &[quiet.map_or(SqlValue::Null, SqlValue::Blob), source.path.as_str().into()],
         )?;
         outcome.merged.notes_adopted += 1;
         outcome.adopted.push(source.path.clone());
@@ -332,11 +347,72 @@ impl<D: SqlDriver> Store<D> {
 
     /// Inserts their memory unless it was removed here or is here already; whether it did.
     fn insert_unless_known(&self, memory: &Memory) -> Result<bool, StoreError> {
-        if self.removed(memory)? || self.memory_exists(&memory.id)? {
+        if self.removed(memory)? {
+            return Ok(false);
+        }
+        if self.memory_exists(&memory.id)? {
+            self.take_consolidated(memory)?;
             return Ok(false);
         }
         self.insert_memory(memory)?;
         Ok(true)
+    }
+
+    /// Their quiet chunks, and the chunks of their memories forgotten here: a note they renamed
+    /// before they replayed a forget made here still holds the forgotten memory, and without
+    /// its chunk marked quiet this device would read the note again and pay to remember it.
+    fn with_forgotten_chunks(&self, quiet: Option<&Vec<u8>>, theirs_here: &[&Memory]) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut quiet = quiet.cloned();
+        for memory in theirs_here {
+            let Some(hash) = memory.content_hash.as_deref().and_then(crate::hash::unhex) else { continue };
+            if !self.has_tombstone(&Tombstone::Forgotten { id: memory.id.0.clone() })? {
+                continue;
+            }
+            let chunks = quiet.get_or_insert_with(Vec::new);
+            if !chunks.chunks(hash.len().max(1)).any(|chunk| chunk == hash.as_slice()) {
+                chunks.extend_from_slice(&hash);
+            }
+        }
+        Ok(quiet)
+    }
+
+    /// A memory consolidated there is consolidated here too: its insights are theirs to bring
+    /// (their log holds them), never made and paid for again here.
+    fn take_consolidated(&self, memory: &Memory) -> Result<(), StoreError> {
+        if memory.consolidated {
+            self.change(
+                "UPDATE memories SET consolidated = 1 WHERE id = ? AND consolidated = 0",
+                &[memory.id.0.as_str().into()],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// A memory of their newer note that is here under another note moves there: a rename on
+    /// their side, whose removal of the old note may come in a later read (another slice, a
+    /// file copied in parts). Dropped, the memory would be lost with the old note.
+    fn move_to_their_note(&self, memory: &Memory) -> Result<(), StoreError> {
+        self.debug_assert_merging();
+        let Some(key) = self.memory_key(&memory.id)? else { return Ok(()) };
+        if self.memory_path(&memory.id)?.as_deref() == Some(memory.source_path.as_str()) {
+            return Ok(());
+        }
+        let old_path_id = super::rows::single(self.query("SELECT path_id FROM memories WHERE key = ?", &[key.into()])?)?.i64()?;
+        let path_id = self.path_id(&memory.source_path)?;
+        self.unindex_memory(key)?;
+        self.change(
+            "UPDATE memories SET path_id = ?, heading = ?, line_start = ?, line_end = ?, updated_at = ? WHERE key = ?",
+            &[
+                path_id.into(),
+                memory.position.heading.clone().into(),
+                memory.position.line_start.into(),
+                memory.position.line_end.into(),
+                memory.updated_at.into(),
+                key.into(),
+            ],
+        )?;
+        self.index_memory(key)?;
+        self.drop_path_if_unused(old_path_id)
     }
 
     /// Selections and typed text have no record of a note (nor has a note memory whose record

@@ -17,6 +17,7 @@ mod entities;
 mod file_check;
 mod jobs;
 mod log;
+mod log_v1;
 mod maintenance;
 mod memories;
 mod merge;
@@ -50,10 +51,9 @@ pub use driver::{DriverError, Row, SqlDriver, SqlErrorKind, SqlValue};
 pub use entities::NamesVersion;
 pub use file_check::{check_database_bytes, check_database_header, DATABASE_HEADER_LEN};
 pub use jobs::NewJob;
-pub use log::{
-    device_log_folder, is_device_id, log_file_for, log_file_name, log_file_number, LogCompaction, LogCursor, LogEntry,
-    LogLine, OutgoingLog, Replayed, COMPACT_AFTER_BYTES, COMPACT_RATIO, LOG_EXTENSION, LOG_FILE_LIMIT, LOG_FORMAT,
-};
+pub use log::{log_line, read_line, Erasures, LogCursor, LogEntry, OutgoingLog, ReadLine, Replayed, LOG_FORMAT};
+#[doc(hidden)]
+pub use log_v1::round_trip as log_v1_round_trip;
 pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
 pub use merge::{MergeOutcome, MergeReport};

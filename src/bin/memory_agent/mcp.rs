@@ -408,7 +408,7 @@ pub async fn serve(root: std::path::PathBuf, config_dir: String, credentials: Cr
 mod tests {
     use super::*;
     use memory_agent::domain::{Memory, MemoryId, Position, SourceKind};
-    use memory_agent::store::{LogEntry, LogLine, LOG_FORMAT};
+    use memory_agent::store::{log_line, LogEntry};
     use rmcp::model::Tool;
     use serde_json::{json, Value};
 
@@ -761,7 +761,7 @@ mod tests {
         ]
         .into_iter()
         .map(|memory| {
-            serde_json::to_string(&LogLine { v: LOG_FORMAT, at: 1, entry: LogEntry::Memory { memory } }).unwrap()
+            log_line(1, &LogEntry::Memory { memory }).unwrap()
         })
         .collect();
         let log = root.join("Memory Agent/other-device");
