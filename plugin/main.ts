@@ -45,7 +45,7 @@ export default class MemoryAgentPlugin extends Plugin {
 			statusBar,
 			notify: (message) => new Notice(message, 10_000),
 			timers,
-			host: createHostHandlers({ requestUrl, vault: this.app.vault, pdf: { loadPdfJs } }),
+			host: createHostHandlers({ requestUrl, vault: this.app.vault, pdf: { loadPdfJs }, files: this.app.vault.adapter }),
 			platform: {
 				Worker: window.Worker as unknown as WorkerPlatform["Worker"],
 				createObjectURL: (blob) => URL.createObjectURL(blob),

@@ -1,7 +1,7 @@
 // Starts the core in its Web Worker lazily, opens the store, hands it the settings, runs its
 // work, and reports its state to the status bar and notices. The main thread keeps only the
-// host side: requestUrl, vault reads, the database file, the device log's files, notices and
-// the UI.
+// host side: requestUrl, vault reads, the database file, the device log's file operations (the
+// core's, carried out by the host), notices and the UI.
 
 import { CoreClient, type HostHandlers } from "./core/core-client";
 import { ErrorCode, errorCode, errorMessage } from "./core/core-error";
@@ -11,7 +11,7 @@ import { WorkRunner } from "./engine/work-runner";
 import { type MemoryAgentSettings, type SecretReader, connectionSettings, engineSettings } from "./settings";
 import type { Parsed } from "./settings/settings-form";
 import { DatabaseFile, type DatabaseFilePort } from "./storage/database-file";
-import { DeviceLog, type DeviceLogPort } from "./storage/device-log";
+import { DeviceLog } from "./storage/device-log";
 import { CommandIndexingWatch, Heartbeat, type PresencePort, heartbeatPath } from "./storage/device-presence";
 import type { TimerPort } from "./storage/save-scheduler";
 import { StoreSession, StoreUnavailableError } from "./storage/store-session";
@@ -19,7 +19,7 @@ import type { StatusBar } from "./ui/status-bar";
 import { statusNoticeText } from "./ui/status-text";
 
 export interface MemoryRuntimeDeps {
-	adapter: DatabaseFilePort & DeviceLogPort & PresencePort;
+	adapter: DatabaseFilePort & PresencePort;
 	/** The plugin's folder (`<config folder>/plugins/memory-agent`): this device's database and heartbeat. */
 	pluginFolder: string;
 	/** Where an older version kept the memory every device shared: read once to migrate, never written. */
@@ -52,6 +52,8 @@ type State =
 
 /** After a run that finished this many jobs, free pages are handed back. */
 const COMPACT_AFTER_JOBS = 200;
+/** How often the status bar's "reading memory N%" is brought up to date while the start's replay runs. */
+const REPLAY_PROGRESS_EVERY_MS = 1_000;
 /** At unload the last write may take this long before the worker is ended anyway. */
 const STOP_FLUSH_MS = 10_000;
 /**
@@ -307,7 +309,8 @@ export class MemoryRuntime {
 			void heartbeat.start().catch((error: unknown) => deps.notify(`Memory Agent could not write ${heartbeatPath(deps.pluginFolder, deps.deviceId())}: ${errorMessage(error)}`));
 			// Every device's log before any work (the vault's check, the queue): what other
 			// devices remembered costs nothing here. The runner's first run waits for it too.
-			await log.replayAll();
+			const stopShowing = this.showReplayProgress(store);
+			await log.replayAll().finally(stopShowing);
 			if (this.state.kind !== "ready" || this.state.session !== session) return;
 			// What this device changed and has not appended yet (an upgraded memory: all of it).
 			log.changed();
@@ -324,7 +327,6 @@ export class MemoryRuntime {
 	private deviceLog(client: CoreClient): DeviceLog {
 		return new DeviceLog({
 			client,
-			adapter: this.deps.adapter,
 			memoryFolder: this.deps.memoryFolder,
 			device: this.deps.deviceId(),
 			timers: this.deps.timers,
@@ -338,8 +340,36 @@ export class MemoryRuntime {
 	}
 
 	/** A store was opened: give it the settings; a new store after damage also re-announces it. */
+	/** While the start's replay runs, the status bar says how far it is (every second); the returned function stops it. */
+	private showReplayProgress(store: MemoryStore): () => void {
+		const { timers, statusBar } = this.deps;
+		let timer: unknown;
+		let stopped = false;
+		const poll = (): void => {
+			timer = timers.setTimeout(() => {
+				void store
+					.replayProgress()
+					.then((progress) => {
+						if (stopped) return;
+						statusBar.showReplay(progress.running ? progress : null);
+						poll();
+					})
+					.catch(() => undefined);
+			}, REPLAY_PROGRESS_EVERY_MS);
+		};
+		poll();
+		return () => {
+			stopped = true;
+			timers.clearTimeout(timer);
+			statusBar.showReplay(null);
+		};
+	}
+
 	private async prepare(store: MemoryStore): Promise<void> {
 		await this.configure();
+		if (this.state.kind !== "ready") return;
+		// A store started anew after damage found while running: rebuilt from the logs, no model call.
+		await this.state.log.replayAll();
 		if (this.state.kind === "ready") this.announceReady(store);
 	}
 

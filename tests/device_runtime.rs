@@ -99,8 +99,13 @@ fn anywhere(vault: &MemoryFiles, text: &str) -> Vec<String> {
 }
 
 /// Small sizes, so that a few entries seal files and make compaction due.
-const SMALL: Limits =
-    Limits { seal_at: 600, compacted_file_limit: 4_000, compact_small_files: 3, compact_large_files: 2, replay_slice_bytes: 700 };
+const SMALL: Limits = Limits {
+    seal_at: 600,
+    compacted_file_limit: 4_000,
+    compact_small_files: 3,
+    compact_large_files: 2,
+    replay_slice_bytes: 700,
+};
 
 #[test]
 fn a_forgotten_typed_text_leaves_every_file_of_the_vault_on_every_device() {
@@ -157,7 +162,12 @@ fn one_edit_appends_to_one_small_file() {
     let log = DeviceLog::new(FOLDER, "laptop").unwrap();
     for note in 0..600 {
         let path = format!("Notes/{note}.md");
-        remember_note(&laptop, &path, 100, &[memory(&format!("m-{note}"), &path, &format!("Fact number {note} about the budget and the plan"), note)]);
+        remember_note(
+            &laptop,
+            &path,
+            100,
+            &[memory(&format!("m-{note}"), &path, &format!("Fact number {note} about the budget and the plan"), note)],
+        );
         if note % 10 == 9 {
             sync(&laptop, &log, &vault);
         }
@@ -182,7 +192,12 @@ fn compaction_merges_sealed_files_and_keeps_every_latest_state() {
         for note in 0..3 {
             let path = format!("n{note}.md");
             let id = format!("m-{note}-{round}");
-            remember_note(&laptop, &path, 100 + round, &[memory(&id, &path, &format!("Version {round} of {note}"), (round * 10 + note) as u32)]);
+            remember_note(
+                &laptop,
+                &path,
+                100 + round,
+                &[memory(&id, &path, &format!("Version {round} of {note}"), (round * 10 + note) as u32)],
+            );
         }
         sync(&laptop, &log, &vault);
     }
@@ -210,13 +225,16 @@ fn a_rebuilt_database_compacts_from_the_logs_and_loses_nothing() {
     }
     laptop
         .store()
-        .save_consolidation_batch(&[MemoryId("m-1".into()), MemoryId("m-2".into())], &[Consolidation {
-            id: ConsolidationId("c-1".into()),
-            memory_ids: vec![MemoryId("m-1".into()), MemoryId("m-2".into())],
-            insight: "Facts 1 and 2 go together.".into(),
-            connections: Vec::new(),
-            created_at: NOW,
-        }])
+        .save_consolidation_batch(
+            &[MemoryId("m-1".into()), MemoryId("m-2".into())],
+            &[Consolidation {
+                id: ConsolidationId("c-1".into()),
+                memory_ids: vec![MemoryId("m-1".into()), MemoryId("m-2".into())],
+                insight: "Facts 1 and 2 go together.".into(),
+                connections: Vec::new(),
+                created_at: NOW,
+            }],
+        )
         .unwrap();
     sync(&laptop, &log, &vault);
     let expected = ids(&laptop);
@@ -256,7 +274,11 @@ struct CrashingFiles<'a> {
 impl CrashingFiles<'_> {
     fn change(&self) -> Result<(), String> {
         self.changes.set(self.changes.get() + 1);
-        if self.changes.get() == self.fail_at { Err("crash".into()) } else { Ok(()) }
+        if self.changes.get() == self.fail_at {
+            Err("crash".into())
+        } else {
+            Ok(())
+        }
     }
 }
 
@@ -315,7 +337,10 @@ fn a_crash_at_any_step_of_a_purge_or_a_compaction_loses_nothing() {
         replay_all(&fresh, "tablet", &vault);
         let kept = ids(&fresh);
         for note in (0..14u32).filter(|note| *note != 3) {
-            assert!(kept.contains(&format!("m-{note}")), "crash at change {fail_at} ({crashed}): m-{note} lost: {kept:?}");
+            assert!(
+                kept.contains(&format!("m-{note}")),
+                "crash at change {fail_at} ({crashed}): m-{note} lost: {kept:?}"
+            );
         }
         if !crashed {
             assert!(!kept.contains(&"m-3".to_owned()), "the forget, written whole, holds");
@@ -332,13 +357,16 @@ fn a_line_written_twice_replays_once_and_a_bad_file_stops_no_other() {
     laptop.store().insert_memory(&memory("m-2", "", "Two", 2)).unwrap();
     laptop
         .store()
-        .save_consolidation_batch(&[], &[Consolidation {
-            id: ConsolidationId("c-1".into()),
-            memory_ids: vec![MemoryId("m-1".into()), MemoryId("m-2".into())],
-            insight: "One and two.".into(),
-            connections: Vec::new(),
-            created_at: NOW,
-        }])
+        .save_consolidation_batch(
+            &[],
+            &[Consolidation {
+                id: ConsolidationId("c-1".into()),
+                memory_ids: vec![MemoryId("m-1".into()), MemoryId("m-2".into())],
+                insight: "One and two.".into(),
+                connections: Vec::new(),
+                created_at: NOW,
+            }],
+        )
         .unwrap();
     sync(&laptop, &DeviceLog::new(FOLDER, "laptop").unwrap(), &vault);
     // A crash before the acknowledgement: the same lines are appended again.
@@ -384,18 +412,24 @@ fn replay_pauses_between_slices_of_a_large_log() {
     let laptop = device("laptop");
     for note in 0..400u32 {
         let path = format!("n{note}.md");
-        remember_note(&laptop, &path, 100, &[memory(&format!("m-{note}"), &path, &format!("Fact {note} of many"), note)]);
+        remember_note(
+            &laptop,
+            &path,
+            100,
+            &[memory(&format!("m-{note}"), &path, &format!("Fact {note} of many"), note)],
+        );
     }
     sync(&laptop, &DeviceLog::new(FOLDER, "laptop").unwrap(), &vault);
     let bytes: u64 = vault.all().values().map(|bytes| bytes.len() as u64).sum();
     let phone = device("phone");
     let counting = Counting(&vault, Cell::new(0));
     let log = DeviceLog::new(FOLDER, "phone").unwrap();
+    assert!(!log.replay_progress().running, "no replay before the first");
     at_once(log.replay_all(&phone, &counting, NOW)).unwrap();
     assert_eq!(ids(&phone).len(), 400);
     assert!(counting.1.get() as u64 >= bytes / (64 * 1024), "{} pauses for {bytes} bytes", counting.1.get());
     let progress = log.replay_progress();
-    assert_eq!((progress.done_bytes, progress.total_bytes), (bytes, bytes));
+    assert_eq!((progress.done_bytes, progress.total_bytes, progress.running), (bytes, bytes, false));
 }
 
 #[test]

@@ -210,6 +210,21 @@ fn an_answer_has_the_keys_types_rs_declares() {
 }
 
 #[test]
+fn what_the_device_log_sends_has_the_keys_types_rs_declares() {
+    use memory_agent::device::{LogReplay, LogSync, ReplayProblem, ReplayProgress};
+    assert_shape("LogSync", &LogSync::default());
+    let problem = ReplayProblem {
+        path: "Memory Agent/device-b/000001.jsonl".into(),
+        unreadable: 1,
+        newer: false,
+        error: Some("unreadable".into()),
+    };
+    assert_shape("ReplayProblem", &problem);
+    assert_shape("LogReplay", &LogReplay { problems: vec![problem], ..LogReplay::default() });
+    assert_shape("ReplayProgress", &ReplayProgress::default());
+}
+
+#[test]
 fn the_reader_of_types_rs_sees_optional_and_nested_fields() {
     let fields = interface_fields("QueryAnswer");
     assert_eq!(fields.get("considered"), Some(&false), "a nested object type is one field");
@@ -253,6 +268,8 @@ fn what_the_plugin_sends_is_read_by_rust_field_by_field() {
     assert_read::<IngestFile>("IngestFile");
     assert_read::<memory_agent::engine::EngineSettings>("EngineSettings");
     assert_read::<memory_agent::notes::ScopeRules>("CoreScopeRules");
+    // The host's listing of a folder, for the device log.
+    assert_read::<memory_agent::device::Listing>("VaultListing");
     // The probe tells a field Rust reads from one it ignores.
     assert!(!rust_reads::<MemoryQuery>("notAField"));
 }

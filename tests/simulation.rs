@@ -85,6 +85,8 @@ use std::rc::Rc;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use memory_agent::calendar::CalendarDate;
+use memory_agent::device::layout::log_file_number;
+use memory_agent::device::{DeviceLog, Limits, Listing, VaultFiles};
 use memory_agent::domain::{JobState, JobWork, Millis, NoteJob, SourceKind};
 use memory_agent::engine::{Engine, EngineSettings, Host, Progress, TextToRemember, VaultFile};
 use memory_agent::hash::file_digest_hex;
@@ -92,8 +94,6 @@ use memory_agent::llm::TransportError;
 use memory_agent::llm::{BedrockConfig, Clock, HttpRequest, HttpResponse, HttpTransport, RetryPolicy};
 use memory_agent::notes::ScopeRules;
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
-use memory_agent::device::layout::log_file_number;
-use memory_agent::device::{DeviceLog, Limits, Listing, VaultFiles};
 use memory_agent::store::{open_from_bytes, MemoryFilter};
 use serde_json::{json, Value};
 use support::fake_model;
@@ -453,7 +453,6 @@ impl Device {
     fn notes(&self) -> Vec<String> {
         self.host.vault.borrow().keys().filter(|path| is_note(path)).cloned().collect()
     }
-
 }
 
 /// Who wrote a file.
@@ -780,7 +779,8 @@ impl Sim {
             let removal = format!("\"tombstone\":\"{}\"", forget.memory);
             for (path, bytes) in &own {
                 if let Some(start) = find(bytes, removal.as_bytes()) {
-                    let end = bytes[start..].iter().position(|byte| *byte == b'\n').map_or(bytes.len(), |at| start + at + 1);
+                    let end =
+                        bytes[start..].iter().position(|byte| *byte == b'\n').map_or(bytes.len(), |at| start + at + 1);
                     forget.written = Some((path.clone(), end as u64));
                 }
             }
@@ -809,7 +809,13 @@ impl Sim {
                 .filter(|memory| memory.summary.contains(&watch))
                 .map(|memory| (memory.id.0, memory.source_path))
                 .collect();
-            eprintln!("[{}] {} replayed {} files, {} entries; {state:?}", self.now() - NOW, DEVICES[at], report.files, report.entries);
+            eprintln!(
+                "[{}] {} replayed {} files, {} entries; {state:?}",
+                self.now() - NOW,
+                DEVICES[at],
+                report.files,
+                report.entries
+            );
         }
         if let Some(problem) = report.problems.first() {
             self.fail(&format!("{} could not replay all of {}: {problem:?}", DEVICES[at], problem.path));

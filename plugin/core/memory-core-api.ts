@@ -26,8 +26,8 @@ export type {
 	InsightPage,
 	Integrity,
 	Job,
-	LogCompaction,
-	LogCursor,
+	LogReplay,
+	LogSync,
 	Memory,
 	ModelChoice,
 	MemoryCursor,
@@ -37,13 +37,15 @@ export type {
 	QueryAnswer,
 	Recall,
 	Removal,
-	ReplayReport,
+	ReplayProblem,
+	ReplayProgress,
 	RunReport,
 	SkippedSources,
 	Source,
 	TextToRemember,
 	UsageReport,
 	VaultFileData,
+	VaultListing,
 } from "../../build/pkg/memory_agent.js";
 export type { CoreInfo } from "../worker/contract";
 

@@ -207,6 +207,14 @@ export const SETTINGS_SCHEMA = {
 			"svg"
 		]
 	},
+	"presence": {
+		"heartbeatEveryMs": 60000,
+		"heartbeatFile": "running-{device}.json",
+		"heartbeatFreshMs": 150000,
+		"indexingEveryMs": 20000,
+		"indexingFile": "indexing.json",
+		"indexingFreshMs": 90000
+	},
 	"rememberImages": {
 		"description": "Send image files (PNG, JPEG, GIF, WebP) and PDF pages without text to the model, downscaled to about 1.15 megapixels: about 1,600 input tokens an image or scanned page. A PDF's text is remembered either way. Excluded folders and patterns apply; excluded tags and properties apply to notes only.",
 		"label": "Remember images and scanned pages"

@@ -1,12 +1,14 @@
 // What the main thread does for the core in its worker: HTTP through Obsidian's requestUrl,
-// reading the vault's files (their bytes are transferred to the worker, not copied), and
-// reading PDFs with Obsidian's pdf.js (pdf-text.ts). A file over the core's limit is measured,
-// not read: a 200 MB note costs no memory.
+// reading the vault's files (their bytes are transferred to the worker, not copied), reading
+// PDFs with Obsidian's pdf.js (pdf-text.ts), and the device log's file operations over the
+// vault's adapter (vault-files.ts). A file over the core's limit is measured, not read: a
+// 200 MB note costs no memory.
 
 import type { HostHandlers } from "../core/core-client";
 import type { VaultFileData } from "../core/memory-core-api";
 import { type PdfTextDeps, extractPdf } from "./pdf-text";
 import { type RequestUrlFn, requestUrlSend } from "./request-url-transport";
+import { type VaultFilesPort, vaultFileHandlers } from "./vault-files";
 
 /** Reads vault files (Obsidian's `Vault`, narrowed to what the core needs). */
 export interface VaultReadPort {
@@ -19,6 +21,8 @@ export interface CoreHostDeps {
 	vault: VaultReadPort;
 	/** Obsidian's `loadPdfJs` (the headless host passes pdfjs-dist's), and where scans are drawn. */
 	pdf: PdfTextDeps;
+	/** The vault's adapter, for the device log's file operations (Obsidian's `DataAdapter`). */
+	files: VaultFilesPort;
 }
 
 export function createHostHandlers(deps: CoreHostDeps): HostHandlers {
@@ -36,5 +40,6 @@ export function createHostHandlers(deps: CoreHostDeps): HostHandlers {
 			return { bytes, mtime, size };
 		},
 		extractPdf: (bytes, options) => extractPdf(deps.pdf, bytes, options),
+		...vaultFileHandlers(deps.files),
 	};
 }

@@ -1,23 +1,28 @@
 // Keeps the `memory-agent` command and a running plugin from paying for the same notes: the
 // plugin keeps a heartbeat file beside its database while it is loaded (the command's `index`
 // refuses to run while one is fresh), and holds its paid work back while the command's
-// `indexing.json` in any device's log folder is fresh. No `obsidian` runtime import.
+// `indexing.json` in any device's log folder is fresh. The numbers and the marker's name are
+// the core's (`src/device/presence.rs`), through the generated schema. No `obsidian` runtime import.
 
 import type { DataAdapter } from "obsidian";
+import { SETTINGS_SCHEMA } from "../generated/settings-schema";
 import type { TimerPort } from "./save-scheduler";
 
 export type PresencePort = Pick<DataAdapter, "exists" | "list" | "stat" | "write" | "remove" | "mkdir">;
 
-/** The heartbeat is rewritten this often while the plugin is loaded (the command trusts one younger than 150 s). */
-export const HEARTBEAT_MS = 60_000;
-/** A command's `indexing.json` younger than this means it is indexing now (it rewrites it every 20 s). */
-export const COMMAND_INDEXING_FRESH_MS = 90_000;
-/** The device folders are looked at for `indexing.json` at most this often. */
+const PRESENCE = SETTINGS_SCHEMA.presence;
+/** The heartbeat is rewritten this often while the plugin is loaded (the command trusts one younger than `presence.heartbeatFreshMs`). */
+export const HEARTBEAT_MS: number = PRESENCE.heartbeatEveryMs;
+/** A command's indexing marker younger than this means it is indexing now (it rewrites it every `presence.indexingEveryMs`). */
+export const COMMAND_INDEXING_FRESH_MS: number = PRESENCE.indexingFreshMs;
+/** The command's indexing marker, in its own log folder: `indexing.json`. */
+export const INDEXING_FILE: string = PRESENCE.indexingFile;
+/** The device folders are looked at for the marker at most this often (the plugin's own pace, well within its freshness). */
 export const INDEXING_CHECK_MS = 10_000;
 
 /** The heartbeat file of `device`: `<plugin folder>/running-<device>.json`. */
 export function heartbeatPath(pluginFolder: string, device: string): string {
-	return `${pluginFolder}/running-${device}.json`;
+	return `${pluginFolder}/${PRESENCE.heartbeatFile.replace("{device}", device)}`;
 }
 
 export class Heartbeat {
@@ -96,7 +101,7 @@ export class CommandIndexingWatch {
 		const root = this.deps.memoryFolder();
 		if (!(await adapter.exists(root))) return false;
 		for (const folder of (await adapter.list(root)).folders) {
-			const stat = await adapter.stat(`${folder}/indexing.json`);
+			const stat = await adapter.stat(`${folder}/${INDEXING_FILE}`);
 			if (stat !== null && now - stat.mtime < COMMAND_INDEXING_FRESH_MS) return true;
 		}
 		return false;

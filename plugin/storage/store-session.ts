@@ -1,7 +1,9 @@
 // Keeps the store in the core's worker in step with this device's database file: opening
-// (once from an older version's shared file), recovery, debounced saves with checkpoints during
-// long work, and the full check after the start. The file is this device's own index: no other
-// device writes it (the memory travels between devices through their logs, `device-log.ts`).
+// (once from an older version's shared file), recovery, saves when the work is over (and during
+// long work only as the database doubles: `save-scheduler.ts`), and the full check after the
+// start. The file is this device's own index, a cache of its log: no other device writes it
+// (the memory travels between devices through their logs, `device-log.ts`), and a change not yet
+// in it is replayed from this device's log at the next start.
 
 import { ErrorCode, errorCode, errorMessage } from "../core/core-error";
 import type { CoreClient } from "../core/core-client";
@@ -28,6 +30,7 @@ export interface StoreSessionDeps {
 	 */
 	legacyFile?: DatabaseFile;
 	timers: TimerPort;
+	/** The clock the timers run on (the save policy's quiet and spacing are measured on it). */
 	now: () => Date;
 	/** Tells the user something happened to their data (shown as a notice). */
 	notify: (message: string) => void;
@@ -41,10 +44,6 @@ export interface StoreSessionDeps {
 	beforeLastWrite?: () => Promise<void>;
 	/** Called with each store opened (the first, and a new one after damage), before use. */
 	onOpened?: () => Promise<void> | void;
-	saveDelayMs?: number;
-	/** Checkpoints during long work (defaults: 30 s, 50 jobs). */
-	maxWaitMs?: number;
-	maxJobs?: number;
 	/** The full check of every page runs this long after the start, when nothing waits on it. */
 	checkDelayMs?: number;
 }
@@ -54,6 +53,8 @@ export const DEFAULT_CHECK_DELAY_MS = 20_000;
 
 export class StoreSession {
 	private readonly scheduler: SaveScheduler;
+	/** True while the file on disk does not hold this store yet (new or moved-aside). */
+	private unsaved: boolean;
 	private closed = false;
 	/** The worker reported changes that no write has taken yet. */
 	private changes = false;
@@ -62,9 +63,9 @@ export class StoreSession {
 
 	private constructor(
 		private readonly deps: StoreSessionDeps,
-		/** True while the file on disk does not hold this store yet (new or moved-aside). */
-		private unsaved: boolean,
+		opened: OpenedStore,
 	) {
+		this.unsaved = opened.unsaved;
 		this.scheduler = new SaveScheduler({
 			write: () => this.write(),
 			isDirty: () => !this.closed && (this.unsaved || this.changes),
@@ -73,17 +74,19 @@ export class StoreSession {
 				if (!this.closed) deps.notify(`Memory Agent could not save its database: ${errorMessage(error)}`);
 			},
 			timers: deps.timers,
-			delayMs: deps.saveDelayMs,
-			maxWaitMs: deps.maxWaitMs,
-			maxJobs: deps.maxJobs,
+			now: () => deps.now().getTime(),
+			savedBytes: opened.unsaved ? 0 : opened.bytes,
+			jobsLeft: jobsLeft(opened.status),
 		});
 		this.unsubscribe.push(
 			deps.client.on("changed", () => this.requestSave()),
-			deps.client.on("progress", () => {
+			deps.client.on("progress", (progress) => {
 				this.changes = true;
 				this.scheduler.jobFinished();
+				this.scheduler.jobsLeft(jobsLeft(progress));
 				deps.onChanged?.();
 			}),
+			deps.client.on("status", (status) => this.scheduler.jobsLeft(jobsLeft(status))),
 		);
 	}
 
@@ -95,7 +98,7 @@ export class StoreSession {
 	 */
 	static async open(deps: StoreSessionDeps): Promise<StoreSession> {
 		const opened = await openFromDisk(deps);
-		const session = new StoreSession(deps, opened.unsaved);
+		const session = new StoreSession(deps, opened);
 		await deps.onOpened?.();
 		if (opened.unsaved) session.requestSave();
 		deps.onStatus(opened.status);
@@ -103,7 +106,7 @@ export class StoreSession {
 		return session;
 	}
 
-	/** Schedules a debounced write of the current state. */
+	/** The store changed: written when the save policy says (`saveDecision`). */
 	requestSave(): void {
 		this.changes = true;
 		this.scheduler.requestSave();
@@ -152,13 +155,15 @@ export class StoreSession {
 		if (result.bytesAfter !== result.bytesBefore) this.requestSave();
 	}
 
-	private async write(): Promise<void> {
+	/** Writes the store, answering the bytes written (undefined when the worker had nothing new). */
+	private async write(): Promise<number | undefined> {
 		this.changes = false;
 		const bytes = await this.deps.client.call("exportDatabase", this.unsaved);
-		if (bytes === null) return;
+		if (bytes === null) return undefined;
 		try {
 			await this.deps.file.save(bytes);
 			this.unsaved = false;
+			return bytes.length;
 		} catch (error) {
 			// The export cleared the worker's dirty flag; remember that the disk is behind.
 			this.unsaved = true;
@@ -225,10 +230,12 @@ export class StoreSession {
 		const movedTo = await this.deps.file.moveAside(this.deps.now());
 		const status = await this.deps.client.call("open", null, this.deps.now().getTime());
 		this.unsaved = true;
+		this.scheduler.startOver();
+		this.scheduler.jobsLeft(jobsLeft(status));
 		await this.deps.onOpened?.();
 		this.requestSave();
 		this.deps.notify(
-			`Memory Agent found damage in its database, so it started a new, empty one. ` +
+			`Memory Agent found damage in its database, so it is rebuilding it from the logs in the memory folder (no model call). ` +
 				`The old file was kept, unchanged, as ${movedTo}.`,
 		);
 		this.deps.onStatus(status);
@@ -238,6 +245,13 @@ export class StoreSession {
 interface OpenedStore {
 	status: StoreStatus;
 	unsaved: boolean;
+	/** The size of the file the store was opened from (0 for a new store). */
+	bytes: number;
+}
+
+/** Jobs queued or running: none when the work is over (a job waiting for a retry or another device is work left). */
+function jobsLeft(counts: { queued: number; running: number }): number {
+	return counts.queued + counts.running;
 }
 
 /** The bytes to open: this device's file, else (once) the older version's shared one. */
@@ -262,9 +276,9 @@ async function openFromDisk(deps: StoreSessionDeps): Promise<OpenedStore> {
 				`Memory Agent removed ${status.removedAtOpen.summary} from its database ${source.path}. ` +
 					"They were not made by Memory Agent; no memory was lost.",
 			);
-			return { status, unsaved: true };
+			return { status, unsaved: true, bytes: 0 };
 		}
-		return { status, unsaved: bytes === undefined || migrated };
+		return { status, unsaved: bytes === undefined || migrated, bytes: bytes?.length ?? 0 };
 	} catch (error) {
 		const code = errorCode(error);
 		if (code === ErrorCode.storeNewerSchema) {
@@ -277,13 +291,13 @@ async function openFromDisk(deps: StoreSessionDeps): Promise<OpenedStore> {
 		// The older shared file is only read: a damaged one stays as it is.
 		if (migrated) {
 			deps.notify(`Memory Agent could not read the database of its older version, ${source.path}, so it started a new, empty one. The old file was left as it is.`);
-			return { status: await client.call("open", null, deps.now().getTime()), unsaved: true };
+			return { status: await client.call("open", null, deps.now().getTime()), unsaved: true, bytes: 0 };
 		}
 		const movedTo = await file.moveAside(deps.now());
 		deps.notify(
-			`Memory Agent could not read its database, so it started a new, empty one. ` +
+			`Memory Agent could not read its database, so it is rebuilding it from the logs in the memory folder (no model call). ` +
 				`The old file was kept, unchanged, as ${movedTo}.`,
 		);
-		return { status: await client.call("open", null, deps.now().getTime()), unsaved: true };
+		return { status: await client.call("open", null, deps.now().getTime()), unsaved: true, bytes: 0 };
 	}
 }

@@ -13,6 +13,8 @@ export class StatusBar {
 	private statusListener: (() => void) | undefined;
 	/** Why paid work waits (another program is remembering the vault), or null. */
 	private heldBy: string | null = null;
+	/** Percent of the start's replay done, while it runs. */
+	private replaying: number | null = null;
 
 	constructor(private readonly el: HTMLElement) {
 		el.addClass("memory-agent-status");
@@ -33,6 +35,13 @@ export class StatusBar {
 	/** Shows that paid work waits, and why (null: it no longer does). */
 	showHeldBy(reason: string | null): void {
 		this.heldBy = reason;
+		this.refresh();
+	}
+
+	/** Shows how far the start's reading of the devices' logs is (null: it is not running). Questions are answered meanwhile, from what was read so far. */
+	showReplay(progress: { doneBytes: number; totalBytes: number } | null): void {
+		this.replaying =
+			progress === null || progress.totalBytes === 0 ? null : Math.min(99, Math.floor((progress.doneBytes / progress.totalBytes) * 100));
 		this.refresh();
 	}
 
@@ -86,8 +95,10 @@ export class StatusBar {
 
 	private render(status: StoreStatus): void {
 		const label = statusBarLabel(status);
-		if (this.heldBy === null) this.set(statusBarText(status, this.coverage()), false, label);
-		else this.set(`${statusBarText(status, this.coverage())} · waiting`, false, `${this.heldBy}. ${label}`);
+		const reading = this.replaying === null ? "" : ` · reading memory ${this.replaying}%`;
+		const readingLabel = this.replaying === null ? "" : `Reading the memory other devices wrote: ${this.replaying}%. Questions are answered from what was read so far. `;
+		if (this.heldBy === null) this.set(`${statusBarText(status, this.coverage())}${reading}`, false, `${readingLabel}${label}`);
+		else this.set(`${statusBarText(status, this.coverage())}${reading} · waiting`, false, `${readingLabel}${this.heldBy}. ${label}`);
 	}
 
 	private set(text: string, unavailable: boolean, label: string): void {

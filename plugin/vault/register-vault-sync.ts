@@ -2,6 +2,7 @@
 // whenever the store becomes ready, the status view and bar, and the sync's commands.
 
 import { type App, Notice, type Plugin, TFile, TFolder } from "obsidian";
+import { ErrorCode, errorCode } from "../core/core-error";
 import type { PluginContext } from "../plugin-context";
 import { STATUS_VIEW_TYPE, StatusView } from "../views/status-view";
 import { BulkConfirmModal } from "./bulk-confirm-modal";
@@ -48,7 +49,7 @@ export function registerVaultSync(plugin: Plugin, context: PluginContext): void 
 	plugin.register(() => sync.stop());
 	showCoverage(plugin, context, sync);
 	// Reconcile after every start (and after the database file was reloaded from disk).
-	plugin.register(context.runtime.onReady(() => void sync.reconcile("start")));
+	plugin.register(context.runtime.onReady(() => void sync.reconcile("start").catch(unlessStopped)));
 	// Obsidian reports every file as "created" while it loads the vault; listen only afterwards.
 	context.app.workspace.onLayoutReady(() => listenToVault(plugin, context.app, sync));
 	registerSyncCommands(plugin, context, sync);
@@ -65,7 +66,7 @@ function reconcileWhenImagesChange(plugin: Plugin, context: PluginContext, sync:
 		context.onSettingsSaved((settings) => {
 			if (settings.rememberImages === rememberImages) return;
 			rememberImages = settings.rememberImages;
-			void sync.reconcile("media");
+			void sync.reconcile("media").catch(unlessStopped);
 		}),
 	);
 }
@@ -208,4 +209,10 @@ async function retryFailed({ runtime }: PluginContext): Promise<void> {
 	new Notice(retried === 0 ? "Nothing has failed." : `Memory Agent is retrying ${retried.toLocaleString()} failed notes.`);
 	runtime.changed();
 	runtime.runner.kick();
+}
+
+/** A reconciliation the plugin's unload or a worker restart cut short ends there (the next start reconciles again); any other failure is still reported. */
+function unlessStopped(error: unknown): null {
+	if (errorCode(error) === ErrorCode.workerStopped) return null;
+	throw error;
 }

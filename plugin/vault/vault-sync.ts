@@ -335,8 +335,12 @@ export class VaultSync {
 		const plan = planChanges(mode, decided, changed, reread, sources, known);
 		const store = this.deps.runtime.store();
 		if (this.stopped || store === undefined) return null;
-		// What may cost model calls: new and changed files, and files skipped before that are decided again now.
-		const costly = new Set([...changed, ...(mode === "media" ? reread.filter((file) => known.get(file.path)?.skipped != null) : [])]);
+		// What may cost model calls: new and changed files, and files skipped before that are decided
+		// again now. A file whose record (from this device or another's log) has its size, and only
+		// another time, is hashed by the core at no cost: a rebuilt database or a device joining a
+		// vault is not asked to pay for what the logs already hold.
+		const differs = (file: SyncFile): boolean => known.get(file.path)?.size !== file.size;
+		const costly = new Set([...changed.filter(differs), ...(mode === "media" ? reread.filter((file) => known.get(file.path)?.skipped != null) : [])]);
 		const { queue, cancelled } = await this.confirmQueue(store, mode, plan.toQueue, costly);
 		if (!(await this.send(plan.removals, queue))) return null;
 		const after = this.deps.runtime.store();

@@ -8,7 +8,7 @@
 // Adding a facade method is one line here; forgetting it is a compile error (`COVERED` below)
 // and a failing test (tests/wasm/contract.test.ts).
 
-import type { CoreStatus, MemoryCore, SettingCheck } from "../../build/pkg/memory_agent.js";
+import type { CoreStatus, LogSync, MemoryCore, SettingCheck } from "../../build/pkg/memory_agent.js";
 
 /** What the core tells about itself once its WebAssembly is loaded. */
 export interface CoreInfo {
@@ -19,14 +19,16 @@ export interface CoreInfo {
 export interface CoreWorker {
 	/** Loads both WebAssembly modules (once); nothing else works before. */
 	start(): Promise<CoreInfo>;
-	/** Which of `names` (file names in a device's log folder) are its log files proper (`000001.jsonl`, not a conflict copy). */
-	logFileNames(names: string[]): Promise<string[]>;
-	/** Which of a device's log files the next `adding` bytes go to, given its log files' `[name, size]`. */
-	logFileFor(files: Array<[string, number]>, adding: number): Promise<string>;
-	/** The vault folder of `device`'s log under `memoryFolder`, or null when `device` cannot be a device id. */
-	deviceLogFolder(memoryFolder: string, device: string): Promise<string | null>;
+	/** Whether a vault path is a log file of another device than `device` under `memoryFolder` (a vault event about it means: replay it); needs no open store. */
+	isOtherDeviceLogFile(memoryFolder: string, device: string, path: string): Promise<boolean>;
 	/** A value typed in the settings, as the core's rule for `key` saves it, or the sentence saying why it cannot be; needs no open store. */
 	validateSetting(key: string, value: unknown): Promise<SettingCheck>;
+	/**
+	 * The facade's `syncLog` (this device's log appended, purged, compacted), telling the main
+	 * thread the store changed only when it did: a sync with nothing to write must not look like
+	 * a change, or each one would schedule the next.
+	 */
+	syncLog(memoryFolder: string): Promise<LogSync>;
 	/** Opens the store from a database file's bytes (null = new), closing any open one. */
 	open(bytes: Uint8Array | null, nowMs: number): Promise<CoreStatus>;
 	/**
@@ -85,9 +87,7 @@ type ContractShape = { [K in Exclude<FacadeMethod, WorkerOwned>]: ContractEntry<
 /** The contract. An entry calls the facade's (`core`) or the worker's method of its own name. */
 export const CORE_CONTRACT = {
 	start: { changes: false, store: false, call: ({ worker }, ...args) => worker.start(...args) },
-	logFileNames: { changes: false, store: false, call: ({ worker }, ...args) => worker.logFileNames(...args) },
-	logFileFor: { changes: false, store: false, call: ({ worker }, ...args) => worker.logFileFor(...args) },
-	deviceLogFolder: { changes: false, store: false, call: ({ worker }, ...args) => worker.deviceLogFolder(...args) },
+	isOtherDeviceLogFile: { changes: false, store: false, call: ({ worker }, ...args) => worker.isOtherDeviceLogFile(...args) },
 	validateSetting: { changes: false, store: false, call: ({ worker }, ...args) => worker.validateSetting(...args) },
 	open: { changes: true, store: false, call: ({ worker }, ...args) => worker.open(...args) },
 	stopWork: { changes: true, store: false, call: ({ worker }, ...args) => worker.stopWork(...args) },
@@ -98,14 +98,13 @@ export const CORE_CONTRACT = {
 	configure: { changes: true, store: false, call: ({ core }, ...args) => core.configure(...args) },
 	checkIntegrity: { changes: true, store: false, call: ({ core }, ...args) => core.checkIntegrity(...args) },
 	compact: { changes: true, store: false, call: ({ core }, ...args) => core.compact(...args) },
-	// The device log (`plugin/storage/device-log.ts`): what to append, and what other devices appended.
-	outgoingLog: { changes: false, store: false, call: ({ core }, ...args) => core.outgoingLog(...args) },
-	logAppended: { changes: true, store: false, call: ({ core }, ...args) => core.logAppended(...args) },
-	logCursors: { changes: false, store: false, call: ({ core }, ...args) => core.logCursors(...args) },
-	replayLog: { changes: true, store: false, call: ({ core }, ...args) => core.replayLog(...args) },
-	logCompaction: { changes: true, store: false, call: ({ core }, ...args) => core.logCompaction(...args) },
+	// The device log (`plugin/storage/device-log.ts` says when; the core does it through the host's file operations).
+	syncLog: { changes: false, store: false, call: ({ worker }, ...args) => worker.syncLog(...args) },
+	replayLogs: { changes: true, store: false, call: ({ core }, ...args) => core.replayLogs(...args) },
 
 	status: { changes: false, store: true, call: ({ core }, ...args) => core.status(...args) },
+	/** How far the replay of the devices' logs running (or the last one) is. */
+	replayProgress: { changes: false, store: true, call: ({ core }, ...args) => core.replayProgress(...args) },
 	browseMemories: { changes: false, store: true, call: ({ core }, ...args) => core.browseMemories(...args) },
 	browseInsights: { changes: false, store: true, call: ({ core }, ...args) => core.browseInsights(...args) },
 	getMemories: { changes: false, store: true, call: ({ core }, ...args) => core.getMemories(...args) },

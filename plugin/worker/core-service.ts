@@ -1,8 +1,9 @@
 // The core as a service inside the Web Worker: holds both WebAssembly modules and the open
-// store, answers the main thread's calls, and asks the main thread for HTTP and vault reads.
+// store, answers the main thread's calls, and asks the main thread for HTTP, vault reads and
+// the device log's file operations.
 // No globals and no Obsidian: the worker entry (or a test) wires it to messages.
 
-import type { CoreHost, CoreStatus, MemoryCore, SettingCheck } from "../../build/pkg/memory_agent.js";
+import type { CoreHost, CoreStatus, LogSync, MemoryCore, SettingCheck } from "../../build/pkg/memory_agent.js";
 import { type CallTarget, type CoreInfo, type CoreMethod, type CoreWorker, contractEntry } from "./contract";
 import type { LoadedCore } from "./load-core";
 import type { CoreEvent, CoreEvents, HostMethods } from "./protocol";
@@ -61,23 +62,20 @@ export class CoreService implements CoreWorker {
 		return core.validateSetting(key, value);
 	}
 
-	async logFileNames(names: string[]): Promise<string[]> {
+	async isOtherDeviceLogFile(memoryFolder: string, device: string, path: string): Promise<boolean> {
 		const { core } = await this.modules();
-		return names.filter((name) => core.isLogFile(name));
+		return core.isOtherDeviceLogFile(memoryFolder, device, path);
 	}
 
-	async logFileFor(files: Array<[string, number]>, adding: number): Promise<string> {
-		const { core } = await this.modules();
-		return core.logFileFor(files, adding);
-	}
-
-	async deviceLogFolder(memoryFolder: string, device: string): Promise<string | null> {
-		const { core } = await this.modules();
-		try {
-			return core.deviceLogFolder(memoryFolder, device);
-		} catch {
-			return null; // Not a device id: a folder a person or another program put there.
-		}
+	async syncLog(memoryFolder: string): Promise<LogSync> {
+		const store = this.current();
+		const wasDirty = store.isDirty();
+		const sync = await store.syncLog(memoryFolder);
+		// What the sync records (the outbox taken, the files written) is saved like any change,
+		// but one that wrote nothing is no change: the main thread would write the log again.
+		const wrote = sync.appended > 0 || sync.appendedBytes > 0 || sync.purgedFiles > 0 || sync.filesWritten > 0;
+		if (this.store === store && (wrote || (!wasDirty && store.isDirty()))) this.afterChange();
+		return sync;
 	}
 
 	async open(bytes: Uint8Array | null, nowMs: number): Promise<CoreStatus> {
@@ -123,12 +121,17 @@ export class CoreService implements CoreWorker {
 		return this.store;
 	}
 
-	/** The core's host: timers and the clock here, HTTP, vault reads and pdf.js on the main thread. */
+	/** The core's host: timers and the clock here, HTTP, vault reads, pdf.js and the log's file operations on the main thread. */
 	private host(): CoreHost {
 		return {
 			send: (request) => this.deps.callHost("send", [request]),
 			readFile: (path, maxBytes) => this.deps.callHost("readFile", [path, maxBytes]),
 			extractPdf: (bytes, options) => this.deps.callHost("extractPdf", [bytes, options]),
+			listFolder: (path) => this.deps.callHost("listFolder", [path]),
+			readFrom: (path, offset) => this.deps.callHost("readFrom", [path, offset]),
+			appendText: (path, text) => this.deps.callHost("appendText", [path, text]),
+			createFile: (path, text) => this.deps.callHost("createFile", [path, text]),
+			removeFile: (path) => this.deps.callHost("removeFile", [path]),
 			sleep: (ms) => {
 				let handle: unknown;
 				const slept = new Promise<void>((resolve) => (handle = this.deps.setTimeout(resolve, ms)));

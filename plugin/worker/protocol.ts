@@ -1,11 +1,12 @@
 // The one message protocol between Obsidian's main thread and the core's Web Worker.
 //
 // The main thread calls the core (`call` → `result`, matched by id); the core asks the main
-// thread for what only it can do — HTTP through `requestUrl`, reading vault files and reading
-// PDFs with Obsidian's pdf.js (`host` → `reply`) — and pushes what happened (`event`). Errors keep the core's stable
-// `code`. Large byte arrays (the database file, a note's bytes) are transferred, not copied.
+// thread for what only it can do — HTTP through `requestUrl`, reading vault files, reading
+// PDFs with Obsidian's pdf.js, and the device log's file operations (`host` → `reply`) — and
+// pushes what happened (`event`). Errors keep the core's stable `code`. Large byte arrays (the
+// database file, a note's bytes, a log file's) are transferred, not copied.
 
-import type { CoreStatus, HostRequest, HostResponse, PdfContentData, PdfExtractOptions, Progress, VaultFileData } from "../../build/pkg/memory_agent.js";
+import type { CoreStatus, HostRequest, HostResponse, PdfContentData, PdfExtractOptions, Progress, VaultFileData, VaultListing } from "../../build/pkg/memory_agent.js";
 import type { CoreMethod } from "./contract";
 
 // The calls themselves, their arguments and results are declared once, in the contract.
@@ -18,6 +19,17 @@ export interface HostMethods {
 	readFile(path: string, maxBytes: number): VaultFileData | null;
 	/** A PDF's text per page by Obsidian's pdf.js; the PDF's bytes go over and rendered scans come back, both transferred. */
 	extractPdf(bytes: Uint8Array, options: PdfExtractOptions): PdfContentData;
+	// The device log's file operations, carried out over Obsidian's DataAdapter (host/vault-files.ts).
+	/** A folder's files (names, with sizes) and subfolders (names); empty when it does not exist. */
+	listFolder(path: string): VaultListing;
+	/** The file's bytes from `offset` to its end (transferred); null when it does not exist. */
+	readFrom(path: string, offset: number): Uint8Array | null;
+	/** Appends, making the file and its folders when missing; the file's size in bytes after. */
+	appendText(path: string, text: string): number;
+	/** Writes a new file whole (folders made when missing); refuses an existing one. */
+	createFile(path: string, text: string): void;
+	/** Removes the file; already gone is fine. */
+	removeFile(path: string): void;
 }
 export type HostMethod = keyof HostMethods;
 

@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import initSqlJs from "sql.js";
-import type { MemoryStore, QuestionScope, ReplayReport, StoreStatus } from "../../plugin/core/memory-core-api";
+import type { LogReplay, MemoryStore, QuestionScope, StoreStatus } from "../../plugin/core/memory-core-api";
 import { DatabaseFile } from "../../plugin/storage/database-file";
 import { TEST_CREDENTIALS } from "../../tests/fake-bedrock/index";
 import { type Host, REPO_ROOT, startHost } from "../../tests/host/host";
@@ -201,14 +201,18 @@ async function measureStage(host: Host, notes: number, markdownBytes: number, in
 	// Another device's log, alike (the case of every replay once the devices agree): this
 	// device's own log files read again from their start, every entry compared, nothing changed.
 	await runtime.flush();
+	// The copy is put in a folder of its own, as another device's, and replayed through the core's
+	// log runtime (in slices, through the host's file operations), then removed.
 	const logFolder = `Memory Agent/${host.deviceId}`;
+	const copyFolder = "Memory Agent/bench-alike";
 	const logFiles = (await fs.readdir(host.diskPath(logFolder)).catch(() => [] as string[])).filter((name) => name.endsWith(".jsonl")).sort();
-	const logs = await Promise.all(logFiles.map(async (name) => [name, new Uint8Array(await fs.readFile(host.diskPath(`${logFolder}/${name}`)))] as const));
+	await fs.mkdir(host.diskPath(copyFolder), { recursive: true });
+	for (const name of logFiles) await fs.copyFile(host.diskPath(`${logFolder}/${name}`), host.diskPath(`${copyFolder}/${name}`));
 	const replay = await blocking(async () => {
-		let entries = 0;
-		for (const [name, bytes] of logs) entries += ((await client.call("replayLog", host.deviceId, name, 0, bytes)) as ReplayReport).entries;
-		return entries;
+		const paths = logFiles.map((name) => `${copyFolder}/${name}`);
+		return ((await client.call("replayLogs", "Memory Agent", paths)) as LogReplay).entries;
 	});
+	await fs.rm(host.diskPath(copyFolder), { recursive: true, force: true });
 
 	// Choosing memories for each question, in the worker (no model call).
 	const select = async (budget: number, scope?: QuestionScope) => {

@@ -12,9 +12,10 @@ pub const LOG_EXTENSION: &str = "jsonl";
 /// changed file whole upload at most this much (Obsidian Sync, iCloud, Git all do).
 pub const SEAL_AT: u64 = 64 * 1024;
 
-/// No file a compaction writes is larger than this (Obsidian Sync's Standard plan takes files
-/// up to 5 MB); one line larger than it alone gets a file of its own.
-pub const COMPACTED_FILE_LIMIT: u64 = 4 * 1024 * 1024;
+/// No file a compaction writes is larger than this: far under the 5 MB a file may have on
+/// Obsidian Sync's Standard plan, and what a forget or a deleted note rewrites at most (the
+/// file holding it). One line larger than it alone gets a file of its own.
+pub const COMPACTED_FILE_LIMIT: u64 = 1024 * 1024;
 
 /// The largest log file number: names are six or more digits, and a number past this is no
 /// file of ours (a name like `4294967295.jsonl` must not make the next one wrap).
@@ -112,7 +113,10 @@ mod tests {
         assert_eq!(log_file_for(&[("000001.jsonl".into(), SEAL_AT - 5)], 10, SEAL_AT), "000002.jsonl");
         assert_eq!(log_file_for(&[("000001.jsonl".into(), 0)], SEAL_AT * 2, SEAL_AT), "000001.jsonl");
         // A compaction's large output is never appended to.
-        assert_eq!(log_file_for(&[("000007.jsonl".into(), 3_000_000), ("000002.jsonl".into(), 5)], 1, SEAL_AT), "000008.jsonl");
+        assert_eq!(
+            log_file_for(&[("000007.jsonl".into(), 3_000_000), ("000002.jsonl".into(), 5)], 1, SEAL_AT),
+            "000008.jsonl"
+        );
     }
 
     #[test]

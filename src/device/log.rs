@@ -30,10 +30,16 @@ use crate::store::{read_line, Erasures, LogEntry, ReadLine, SqlDriver, StoreErro
 /// work waits behind it (≈ 60 entries, tens of milliseconds).
 pub const REPLAY_SLICE_BYTES: u64 = 64 * 1024;
 
-/// Compaction is due when a device's folder holds this many small sealed files…
+/// Compaction is due when a device's folder holds this many small sealed files (then they are
+/// merged into large ones)…
 pub const COMPACT_SMALL_FILES: usize = 16;
-/// …or this many large ones (then all of them are merged).
+/// …and it merges the large ones too once there are this many and the folder has doubled
+/// since the last time it did: what a device rewrites stays within a few times what it
+/// writes, however large its log grows.
 pub const COMPACT_LARGE_FILES: usize = 4;
+
+/// The `meta` key of the bytes the last compaction of every file of this device wrote.
+const FULL_COMPACTION_KEY: &str = "log_full_compaction_bytes";
 
 /// The `meta` key of the highest log file number this device used.
 const LAST_NUMBER_KEY: &str = "log_last_file_number";
@@ -128,6 +134,8 @@ pub struct LogReplay {
 pub struct ReplayProgress {
     pub done_bytes: u64,
     pub total_bytes: u64,
+    /// A replay is running (before the first one and after each, false).
+    pub running: bool,
 }
 
 /// The sizes the runtime works with: `Limits::default()` everywhere but in tests, which make
@@ -181,7 +189,9 @@ impl DeviceLog {
 
     /// The same runtime with other sizes (tests and the simulation).
     pub fn with_limits(mut self, limits: Limits) -> Self {
-        debug_assert!(limits.seal_at > 0 && limits.compacted_file_limit >= limits.seal_at && limits.compact_small_files > 0);
+        debug_assert!(
+            limits.seal_at > 0 && limits.compacted_file_limit >= limits.seal_at && limits.compact_small_files > 0
+        );
         self.limits = limits;
         self
     }
@@ -226,7 +236,7 @@ impl DeviceLog {
         let mut sync = LogSync::default();
         self.append_outgoing(engine, files, now, &mut sync).await?;
         self.remove_conflict_copies(engine, files, now).await?;
-        if engine.store().log_purge_due()? && std::env::var("NOPURGE").is_err() {
+        if engine.store().log_purge_due()? {
             self.purge(engine, files, now, &mut sync).await?;
         }
         self.compact_if_due(engine, files, &mut sync).await?;
@@ -261,13 +271,16 @@ impl DeviceLog {
         for piece in line_pieces(&outgoing.text, self.limits.seal_at) {
             let name = match log_file_for(&own, piece.len() as u64, self.limits.seal_at) {
                 // No file of its own left (all compacted or purged away): past every number used.
-                name if own.is_empty() => log_file_name(self.next_number(engine, &own)?.max(log_file_number(&name).unwrap_or(1))),
+                name if own.is_empty() => {
+                    log_file_name(self.next_number(engine, &own)?.max(log_file_number(&name).unwrap_or(1)))
+                }
                 name => name,
             };
             self.number_used(engine, &name)?;
             let path = self.own_path(&name);
             let size_before = own.iter().find(|(known, _)| *known == name).map_or(0, |(_, size)| *size);
-            let text = if self.cut_short(files, &path, size_before).await? { format!("\n{piece}") } else { piece.to_owned() };
+            let text =
+                if self.cut_short(files, &path, size_before).await? { format!("\n{piece}") } else { piece.to_owned() };
             let size = files.append(&path, &text).await.map_err(DeviceLogError::File)?;
             self.tails_checked.borrow_mut().insert(path);
             sync.appended_bytes += text.len() as u64;
@@ -316,7 +329,11 @@ impl DeviceLog {
         let replayed = self.replay_paths(engine, files, &copies, now).await?;
         for path in copies {
             // One a newer version wrote, or one that could not be read, stays.
-            if replayed.problems.iter().any(|problem| problem.path == path && (problem.newer || problem.error.is_some())) {
+            if replayed
+                .problems
+                .iter()
+                .any(|problem| problem.path == path && (problem.newer || problem.error.is_some()))
+            {
                 continue;
             }
             files.remove(&path).await.map_err(DeviceLogError::File)?;
@@ -330,17 +347,24 @@ impl DeviceLog {
     /// used, so that no name is ever used twice (another device's cursor of a removed file
     /// would skip the start of a new file of the same name).
     fn next_number<D: SqlDriver>(&self, engine: &Engine<D>, own: &[(String, u64)]) -> Result<u32, DeviceLogError> {
-        let used: u32 = engine.store().get_meta(LAST_NUMBER_KEY)?.and_then(|number| number.parse().ok()).unwrap_or(0);
+        let used: u32 =
+            engine.store().get_meta(&self.last_number_key())?.and_then(|number| number.parse().ok()).unwrap_or(0);
         Ok(next_file_number(own).max(used.saturating_add(1)))
     }
 
     fn number_used<D: SqlDriver>(&self, engine: &Engine<D>, name: &str) -> Result<(), DeviceLogError> {
         let number = log_file_number(name).unwrap_or(0);
-        let used: u32 = engine.store().get_meta(LAST_NUMBER_KEY)?.and_then(|number| number.parse().ok()).unwrap_or(0);
+        let used: u32 =
+            engine.store().get_meta(&self.last_number_key())?.and_then(|number| number.parse().ok()).unwrap_or(0);
         if number > used {
-            engine.store().set_meta(LAST_NUMBER_KEY, &number.to_string())?;
+            engine.store().set_meta(&self.last_number_key(), &number.to_string())?;
         }
         Ok(())
+    }
+
+    /// Per device: a database that came from another device (an upgrade) keeps that one's.
+    fn last_number_key(&self) -> String {
+        format!("{LAST_NUMBER_KEY}:{}", self.device)
     }
 
     /// Rewrites each of this device's files that holds an entry the user removed (a forget, a
@@ -412,7 +436,10 @@ impl DeviceLog {
         sync: &mut LogSync,
     ) -> Result<(), DeviceLogError> {
         let mut own = self.own_files(files).await?;
-        let Some(inputs) = compaction_inputs(&own, &self.limits).filter(|_| std::env::var("NOCOMPACT").is_err()) else { return Ok(()) };
+        let last_full: u64 =
+            engine.store().get_meta(FULL_COMPACTION_KEY)?.and_then(|bytes| bytes.parse().ok()).unwrap_or(0);
+        let Some(inputs) = compaction_inputs(&own, &self.limits, last_full) else { return Ok(()) };
+        let full = inputs.len() == own.len();
         let erasures = engine.store().erasures()?;
         let mut lines: Vec<OwnLine> = Vec::new();
         for name in &inputs {
@@ -424,6 +451,9 @@ impl DeviceLog {
         let before: u64 = own.iter().filter(|(name, _)| inputs.contains(name)).map(|(_, size)| size).sum();
         let after: u64 = kept.iter().map(|line| line.bytes.len() as u64).sum();
         self.replace(engine, files, &mut own, &inputs, &kept, self.limits.compacted_file_limit, sync).await?;
+        if full {
+            engine.store().set_meta(FULL_COMPACTION_KEY, &after.to_string())?;
+        }
         sync.compacted_files += inputs.len();
         sync.compacted_bytes_before += before;
         sync.compacted_bytes_after += after;
@@ -524,12 +554,9 @@ impl DeviceLog {
         found: Vec<(String, String, u64)>,
         now: Millis,
     ) -> Result<LogReplay, DeviceLogError> {
-        self.progress.set(ReplayProgress::default());
-        let cursors: HashMap<(String, String), u64> = engine
-            .log_cursors()?
-            .into_iter()
-            .map(|cursor| ((cursor.device, cursor.file), cursor.offset))
-            .collect();
+        self.progress.set(ReplayProgress { running: true, ..ReplayProgress::default() });
+        let cursors: HashMap<(String, String), u64> =
+            engine.log_cursors()?.into_iter().map(|cursor| ((cursor.device, cursor.file), cursor.offset)).collect();
         // Only files that grew, or were replaced by a shorter one, are read at all.
         let due: Vec<(String, String, u64)> = found
             .into_iter()
@@ -550,9 +577,15 @@ impl DeviceLog {
             let path = format!("{}/{name}", device_log_folder(&self.memory_folder, &device));
             if let Err(error) = self.replay_file(engine, files, &device, &name, &path, from, now, &mut report).await {
                 // One file that cannot be read or merged never keeps the others from replaying.
-                report.problems.push(ReplayProblem { path, unreadable: 0, newer: false, error: Some(error.to_string()) });
+                report.problems.push(ReplayProblem {
+                    path,
+                    unreadable: 0,
+                    newer: false,
+                    error: Some(error.to_string()),
+                });
             }
         }
+        self.progress.set(ReplayProgress { running: false, ..self.progress.get() });
         Ok(report)
     }
 
@@ -626,18 +659,20 @@ fn whole_lines_within(bytes: &[u8], limit: u64) -> &[u8] {
 }
 
 /// Which of this device's files (name, size) a compaction merges now, if one is due: every
-/// small file once `COMPACT_SMALL_FILES` are sealed, every file once there are also
-/// `COMPACT_LARGE_FILES` large ones.
-fn compaction_inputs(own: &[(String, u64)], limits: &Limits) -> Option<Vec<String>> {
+/// small file once `compact_small_files` are sealed; every file when there are also
+/// `compact_large_files` large ones and the folder holds twice what the last such compaction
+/// wrote (`last_full`), so that rewriting the large files costs, over a log's life, a bounded
+/// multiple of what was appended.
+fn compaction_inputs(own: &[(String, u64)], limits: &Limits, last_full: u64) -> Option<Vec<String>> {
     let newest = own.iter().filter_map(|(name, _)| log_file_number(name)).max()?;
     let small = |size: u64| size <= limits.seal_at;
-    let small_sealed =
-        own.iter().filter(|(name, size)| small(*size) && log_file_number(name) != Some(newest)).count();
+    let small_sealed = own.iter().filter(|(name, size)| small(*size) && log_file_number(name) != Some(newest)).count();
     let large = own.iter().filter(|(_, size)| !small(*size)).count();
     if small_sealed < limits.compact_small_files {
         return None;
     }
-    let all = large >= limits.compact_large_files;
+    let total: u64 = own.iter().map(|(_, size)| size).sum();
+    let all = large >= limits.compact_large_files && total >= last_full.saturating_mul(2);
     Some(own.iter().filter(|(_, size)| all || small(*size)).map(|(name, _)| name.clone()).collect())
 }
 
@@ -718,10 +753,18 @@ mod tests {
                 .chain((large + 1..=large + count).map(|number| (log_file_name(number), SEAL_AT - 1)))
                 .collect()
         };
-        assert_eq!(compaction_inputs(&files(COMPACT_SMALL_FILES as u32, 0), &limits), None, "the newest is still open");
-        let due = compaction_inputs(&files(COMPACT_SMALL_FILES as u32 + 1, 2), &limits).unwrap();
+        assert_eq!(
+            compaction_inputs(&files(COMPACT_SMALL_FILES as u32, 0), &limits, 0),
+            None,
+            "the newest is still open"
+        );
+        let due = compaction_inputs(&files(COMPACT_SMALL_FILES as u32 + 1, 2), &limits, 0).unwrap();
         assert_eq!(due.len(), COMPACT_SMALL_FILES + 1, "small files only");
-        let all = compaction_inputs(&files(COMPACT_SMALL_FILES as u32 + 1, COMPACT_LARGE_FILES as u32), &limits).unwrap();
+        let many = files(COMPACT_SMALL_FILES as u32 + 1, COMPACT_LARGE_FILES as u32);
+        let all = compaction_inputs(&many, &limits, 0).unwrap();
         assert_eq!(all.len(), COMPACT_SMALL_FILES + 1 + COMPACT_LARGE_FILES);
+        let total: u64 = many.iter().map(|(_, size)| size).sum();
+        let small_only = compaction_inputs(&many, &limits, total / 2 + 1).unwrap();
+        assert_eq!(small_only.len(), COMPACT_SMALL_FILES + 1, "the large files wait until the folder doubled");
     }
 }

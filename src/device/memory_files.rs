@@ -39,10 +39,13 @@ impl MemoryFiles {
     pub fn take_changed(&self) -> Vec<(String, Option<u64>)> {
         let changed = std::mem::take(&mut *self.changed.borrow_mut());
         let files = self.files.borrow();
-        changed.into_iter().map(|path| {
-            let size = files.get(&path).map(|bytes| bytes.len() as u64);
-            (path, size)
-        }).collect()
+        changed
+            .into_iter()
+            .map(|path| {
+                let size = files.get(&path).map(|bytes| bytes.len() as u64);
+                (path, size)
+            })
+            .collect()
     }
 
     fn list_now(&self, folder: &str) -> Listing {

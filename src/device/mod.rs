@@ -17,6 +17,6 @@ pub mod memory_files;
 pub mod presence;
 
 pub use files::{Listing, VaultFiles};
+pub use log::{DeviceLog, DeviceLogError, Limits, LogReplay, LogSync, ReplayProblem, ReplayProgress};
 #[cfg(not(target_arch = "wasm32"))]
 pub use memory_files::MemoryFiles;
-pub use log::{DeviceLog, DeviceLogError, Limits, LogSync, LogReplay, ReplayProblem, ReplayProgress};

@@ -27,9 +27,10 @@ impl DiskFiles<'_> {
     fn plain_file(&self, path: &str) -> Result<PathBuf, String> {
         let file = self.vault.file(path)?;
         match std::fs::symlink_metadata(&file) {
-            Ok(metadata) if !metadata.is_file() => {
-                Err(format!("{} is not a plain file: Memory Agent reads and writes its log only there.", file.display()))
-            }
+            Ok(metadata) if !metadata.is_file() => Err(format!(
+                "{} is not a plain file: Memory Agent reads and writes its log only there.",
+                file.display()
+            )),
             _ => Ok(file),
         }
     }

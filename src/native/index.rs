@@ -14,11 +14,11 @@ use super::coordination::{fresh_plugin_heartbeats, IndexingMarker};
 use super::credentials::CredentialOptions;
 use super::reports::IndexReport;
 use super::session::Session;
+use crate::device::layout::device_log_folder;
 use crate::domain::{Millis, Source};
 use crate::engine::{Host, IngestFile, Progress, VaultFile};
 use crate::hash::file_digest_hex;
 use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
-use crate::device::layout::device_log_folder;
 
 /// More new or changed notes than this are remembered only with `--yes` (the plugin asks
 /// before a bulk ingest the same way).

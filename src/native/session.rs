@@ -20,15 +20,15 @@ use super::vault::VaultDir;
 use crate::agents::answer_pieces::{render_pieces, AnswerPiece};
 use crate::agents::query::QuestionScope;
 use crate::calendar::CalendarDate;
+use crate::device::layout::device_log_folder;
 use crate::domain::{DateSource, JobState, Memory, MemoryId, SourceKind, TextToRemember};
 use crate::engine::Engine;
 use crate::engine::Host;
 use crate::llm::{default_model_for, previous_default_model_for, Clock};
 use crate::notes::{parse_fragment, FilePlace};
 use crate::select::event_day;
-use crate::store::rusqlite_driver::RusqliteDriver;
-use crate::device::layout::device_log_folder;
 use crate::store::open_from_bytes;
+use crate::store::rusqlite_driver::RusqliteDriver;
 
 /// More than this is not a thing to remember but a document: put it in a note.
 pub const MAX_REMEMBER_TEXT_BYTES: usize = 32 * 1024;
@@ -128,7 +128,10 @@ impl Session {
                 eprintln!("memory-agent: {} damaged line(s) of {} were skipped", problem.unreadable, problem.path);
             }
             if problem.newer {
-                eprintln!("memory-agent: {} holds lines from a newer Memory Agent: they are read once this one is updated", problem.path);
+                eprintln!(
+                    "memory-agent: {} holds lines from a newer Memory Agent: they are read once this one is updated",
+                    problem.path
+                );
             }
         }
         Ok(())

@@ -20,8 +20,8 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::memories::MemoryFilter;
 use super::log_v1::DecodedLine;
+use super::memories::MemoryFilter;
 use super::merge::{MergeOutcome, TheirCopy};
 use super::rows::RowReader;
 use super::tombstones::Tombstone;
@@ -289,7 +289,8 @@ impl<D: SqlDriver> Store<D> {
     pub fn erasures(&self) -> Result<Erasures, StoreError> {
         let tombstones = self.tombstones()?;
         let mut erasures = Erasures { tombstone_count: tombstones.len() as u64, ..Erasures::default() };
-        let present: std::collections::HashSet<String> = self.list_sources()?.into_iter().map(|source| source.path).collect();
+        let present: std::collections::HashSet<String> =
+            self.list_sources()?.into_iter().map(|source| source.path).collect();
         for tombstone in tombstones {
             match tombstone {
                 Tombstone::Forgotten { id } => {

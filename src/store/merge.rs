@@ -361,7 +361,11 @@ impl<D: SqlDriver> Store<D> {
     /// Their quiet chunks, and the chunks of their memories forgotten here: a note they renamed
     /// before they replayed a forget made here still holds the forgotten memory, and without
     /// its chunk marked quiet this device would read the note again and pay to remember it.
-    fn with_forgotten_chunks(&self, quiet: Option<&Vec<u8>>, theirs_here: &[&Memory]) -> Result<Option<Vec<u8>>, StoreError> {
+    fn with_forgotten_chunks(
+        &self,
+        quiet: Option<&Vec<u8>>,
+        theirs_here: &[&Memory],
+    ) -> Result<Option<Vec<u8>>, StoreError> {
         let mut quiet = quiet.cloned();
         for memory in theirs_here {
             let Some(hash) = memory.content_hash.as_deref().and_then(crate::hash::unhex) else { continue };
@@ -397,7 +401,8 @@ impl<D: SqlDriver> Store<D> {
         if self.memory_path(&memory.id)?.as_deref() == Some(memory.source_path.as_str()) {
             return Ok(());
         }
-        let old_path_id = super::rows::single(self.query("SELECT path_id FROM memories WHERE key = ?", &[key.into()])?)?.i64()?;
+        let old_path_id =
+            super::rows::single(self.query("SELECT path_id FROM memories WHERE key = ?", &[key.into()])?)?.i64()?;
         let path_id = self.path_id(&memory.source_path)?;
         self.unindex_memory(key)?;
         self.change(

@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::device::{Listing, VaultFiles};
 use crate::domain::Millis;
 use crate::engine::{Host, Progress, VaultFile};
 use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
@@ -34,6 +35,18 @@ extern "C" {
     fn utc_offset_minutes(this: &JsHost) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn progress(this: &JsHost, progress: &JsValue) -> Result<(), JsValue>;
+    // The device runtime's file operations (`device::VaultFiles`), carried out by the main
+    // thread's vault adapter.
+    #[wasm_bindgen(method, catch, js_name = listFolder)]
+    fn list_folder(this: &JsHost, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = readFrom)]
+    fn read_from(this: &JsHost, path: &str, offset: f64) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = appendText)]
+    fn append_text(this: &JsHost, path: &str, text: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = createFile)]
+    fn create_file(this: &JsHost, path: &str, text: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = removeFile)]
+    fn remove_file(this: &JsHost, path: &str) -> Result<Promise, JsValue>;
 }
 
 /// A request without its body, which travels as bytes (`body_bytes`): a byte array moves
@@ -251,4 +264,44 @@ fn scan_of(scan: &JsValue, field: &dyn Fn(&JsValue, &str) -> JsValue) -> Result<
         width: field(scan, "width").as_f64().unwrap_or(0.0) as u32,
         height: field(scan, "height").as_f64().unwrap_or(0.0) as u32,
     })
+}
+
+/// A file operation's promise, awaited; a throw or a rejection is the operation's error.
+async fn file_op(promise: Result<Promise, JsValue>) -> Result<JsValue, String> {
+    let promise = promise.map_err(|error| message_of(&error))?;
+    JsFuture::from(promise).await.map_err(|error| message_of(&error))
+}
+
+impl VaultFiles for JsHostAdapter {
+    async fn list(&self, folder: &str) -> Result<Listing, String> {
+        let value = file_op(self.host.list_folder(folder)).await?;
+        serde_wasm_bindgen::from_value(value).map_err(|error| format!("listFolder gave an unreadable listing: {error}"))
+    }
+
+    async fn read(&self, path: &str, offset: u64) -> Result<Option<Vec<u8>>, String> {
+        let value = file_op(self.host.read_from(path, offset as f64)).await?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        let bytes = value.dyn_into::<Uint8Array>().map_err(|_| "readFrom gave no bytes".to_owned())?;
+        Ok(Some(bytes.to_vec()))
+    }
+
+    async fn append(&self, path: &str, text: &str) -> Result<u64, String> {
+        let size = file_op(self.host.append_text(path, text)).await?;
+        size.as_f64().map(|size| size as u64).ok_or_else(|| "appendText gave no size".to_owned())
+    }
+
+    async fn create(&self, path: &str, text: &str) -> Result<(), String> {
+        file_op(self.host.create_file(path, text)).await.map(|_| ())
+    }
+
+    async fn remove(&self, path: &str) -> Result<(), String> {
+        file_op(self.host.remove_file(path)).await.map(|_| ())
+    }
+
+    async fn pause(&self) {
+        // A turn of the worker's event loop: a question or a vault event waiting is taken.
+        Clock::sleep(self, 0).await;
+    }
 }

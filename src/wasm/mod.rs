@@ -22,6 +22,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::agents::query::{EarlierTurn, QuestionScope};
 use crate::calendar::CalendarDate;
+use crate::device::DeviceLog;
 use crate::domain::{JobState, MemoryId, Millis, TokenUsage};
 use crate::engine::{Engine, IngestFile, Pause, TextToRemember};
 use crate::error::ErrorCode;
@@ -39,6 +40,12 @@ type CoreEngine = Engine<SqlJsDriver>;
 pub struct MemoryCore {
     engine: Rc<CoreEngine>,
     host: RefCell<Option<Rc<JsHostAdapter>>>,
+    /// The device runtime and the memory folder it is for.
+    log: RefCell<Option<(String, Rc<DeviceLog>)>>,
+}
+
+fn log_error(error: crate::device::DeviceLogError) -> JsValue {
+    js(error)
 }
 
 fn js<E: ErrorCode>(error: E) -> JsValue {
@@ -65,11 +72,13 @@ impl MemoryCore {
         let now = millis(now_ms)?;
         let seed = seed.map(|seed| seed.to_bits()).unwrap_or(now as u64);
         let engine = Engine::new(store, seed, now).map_err(js)?;
-        Ok(MemoryCore { engine: Rc::new(engine), host: RefCell::new(None) })
+        Ok(MemoryCore { engine: Rc::new(engine), host: RefCell::new(None), log: RefCell::new(None) })
     }
 
     /// Hands in the host object (`send`, `sleep`, `now`, `readFile`, `utcOffsetMinutes`,
-    /// `progress`); needed before any call that reads notes or calls the model.
+    /// `progress`, `extractPdf`, and the device log's file operations `listFolder`, `readFrom`,
+    /// `appendText`, `createFile`, `removeFile`); needed before any call that reads notes, calls
+    /// the model or touches the log.
     #[wasm_bindgen(js_name = attachHost)]
     pub fn attach_host(&self, host: JsHost) {
         *self.host.borrow_mut() = Some(Rc::new(JsHostAdapter::new(host)));
@@ -489,48 +498,61 @@ impl MemoryCore {
         self.engine.store().is_dirty()
     }
 
-    /// What this device changed and has not yet appended to its log: `{text, entries, upto}`
-    /// (`store/log.rs`). Append `text` to the file `logFileFor` names, then call `logAppended`.
-    #[wasm_bindgen(js_name = outgoingLog, unchecked_return_type = "OutgoingLog")]
-    pub fn outgoing_log(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.outgoing_log(self.now()?).map_err(js)?)
+    /// Appends what this device changed to its log in `memoryFolder`, rewrites its files that
+    /// hold what the user removed, compacts them when due (`device::DeviceLog::sync`), through
+    /// the host's file operations: `Promise<LogSync>`.
+    #[wasm_bindgen(js_name = syncLog, unchecked_return_type = "Promise<LogSync>")]
+    pub fn sync_log(&self, memory_folder: &str) -> Result<Promise, JsValue> {
+        let (engine, host, log) = (self.engine.clone(), self.host()?, self.device_log(memory_folder)?);
+        let now = self.now()?;
+        Ok(future_to_promise(async move {
+            let sync = log.sync(&engine, host.as_ref(), now).await.map_err(log_error)?;
+            to_js(&sync)
+        }))
     }
 
-    /// `outgoingLog`'s lines up to `upto` are in this device's log file `file` (a name),
-    /// which is now `size` bytes long.
-    #[wasm_bindgen(js_name = logAppended)]
-    pub fn log_appended(&self, upto: f64, file: &str, size: f64) -> Result<(), JsValue> {
-        self.engine.log_appended(upto as i64, file, size as u64).map_err(js)
-    }
-
-    /// A compaction of this device's own log files (`[name, size][]`), or `null` when not
-    /// due: write each of its `files` whole, call `logAppended(upto, <last file>, <its size>)`,
-    /// then delete the `retire`d files (`store/log.rs`).
-    #[wasm_bindgen(js_name = logCompaction, unchecked_return_type = "LogCompaction | null")]
-    pub fn log_compaction(
+    /// Replays every device's log files in `memoryFolder` from their cursors (`paths` null), or
+    /// only the given vault paths (a vault event said they changed), in slices that let other
+    /// calls run between them: `Promise<LogReplay>`.
+    #[wasm_bindgen(js_name = replayLogs, unchecked_return_type = "Promise<LogReplay>")]
+    pub fn replay_logs(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "[string, number][]")] own_files: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let files: Vec<(String, u64)> = serde_wasm_bindgen::from_value(own_files)
-            .map_err(|error| coded_error(&format!("Invalid log files: {error}"), "facade.invalid_argument"))?;
-        match self.engine.log_compaction(&files, self.now()?).map_err(js)? {
-            Some(compaction) => to_js(&compaction),
-            None => Ok(JsValue::NULL),
+        memory_folder: &str,
+        #[wasm_bindgen(unchecked_param_type = "string[] | null")] paths: JsValue,
+    ) -> Result<Promise, JsValue> {
+        let paths: Option<Vec<String>> = serde_wasm_bindgen::from_value(paths)
+            .map_err(|error| coded_error(&format!("Invalid paths: {error}"), "facade.invalid_argument"))?;
+        let (engine, host, log) = (self.engine.clone(), self.host()?, self.device_log(memory_folder)?);
+        let now = self.now()?;
+        Ok(future_to_promise(async move {
+            let replayed = match paths {
+                Some(paths) => log.replay_paths(&engine, host.as_ref(), &paths, now).await,
+                None => log.replay_all(&engine, host.as_ref(), now).await,
+            }
+            .map_err(log_error)?;
+            to_js(&replayed)
+        }))
+    }
+
+    /// How far the replay running (or the last one) is: `ReplayProgress`.
+    #[wasm_bindgen(js_name = replayProgress, unchecked_return_type = "ReplayProgress")]
+    pub fn replay_progress(&self) -> Result<JsValue, JsValue> {
+        let progress = self.log.borrow().as_ref().map(|(_, log)| log.replay_progress()).unwrap_or_default();
+        to_js(&progress)
+    }
+
+    /// The device runtime of this store's device over `memory_folder`, kept while the folder
+    /// stays the same (it remembers which files' ends were looked at this session).
+    fn device_log(&self, memory_folder: &str) -> Result<Rc<DeviceLog>, JsValue> {
+        let mut kept = self.log.borrow_mut();
+        if let Some((folder, log)) = kept.as_ref() {
+            if folder == memory_folder {
+                return Ok(log.clone());
+            }
         }
-    }
-
-    /// How far each device's log file was replayed here: `LogCursor[]`.
-    #[wasm_bindgen(js_name = logCursors, unchecked_return_type = "LogCursor[]")]
-    pub fn log_cursors(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.log_cursors().map_err(js)?)
-    }
-
-    /// Replays `bytes`, read at `offset` from `device`'s log file `file`: `ReplayReport`
-    /// (`offset` is where the next read starts; a last line without its newline is not taken).
-    #[wasm_bindgen(js_name = replayLog, unchecked_return_type = "ReplayReport")]
-    pub fn replay_log(&self, device: &str, file: &str, offset: f64, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        let report = self.engine.replay_log(device, file, offset as u64, bytes, self.now()?).map_err(js)?;
-        to_js(&report)
+        let log = Rc::new(DeviceLog::new(memory_folder, &self.engine.store().device()).map_err(log_error)?);
+        *kept = Some((memory_folder.to_owned(), log.clone()));
+        Ok(log)
     }
 
     /// The whole database as the bytes of a file, straight from sql.js (never copied through
@@ -642,31 +664,11 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     crate::hash::sha256_hex(bytes)
 }
 
-/// Which file of a device's log the next `adding` bytes go to, given its files
-/// (`[name, size]` pairs): the last one while it stays within the limit, else a new one.
-#[wasm_bindgen(js_name = logFileFor)]
-pub fn log_file_for(
-    #[wasm_bindgen(unchecked_param_type = "[string, number][]")] files: JsValue,
-    adding: f64,
-) -> Result<String, JsValue> {
-    let files: Vec<(String, u64)> = serde_wasm_bindgen::from_value(files)
-        .map_err(|error| coded_error(&format!("Invalid log files: {error}"), "facade.invalid_argument"))?;
-    Ok(crate::store::log_file_for(&files, adding as u64))
-}
-
-/// Whether `name` is a log file's name (`000001.jsonl`; a sync tool's conflict copy is not).
-#[wasm_bindgen(js_name = isLogFile)]
-pub fn is_log_file(name: &str) -> bool {
-    crate::store::log_file_number(name).is_some()
-}
-
-/// The vault folder of a device's log files: `<memory folder>/<device>`.
-#[wasm_bindgen(js_name = deviceLogFolder)]
-pub fn device_log_folder(memory_folder: &str, device: &str) -> Result<String, JsValue> {
-    if !crate::store::is_device_id(device) {
-        return Err(coded_error(&format!("`{device}` is not a device id"), "facade.invalid_argument"));
-    }
-    Ok(crate::store::device_log_folder(memory_folder, device))
+/// Whether a vault path is a log file of another device than `device` under `memoryFolder`
+/// (a vault event about it means: replay it).
+#[wasm_bindgen(js_name = isOtherDeviceLogFile)]
+pub fn is_other_device_log_file(memory_folder: &str, device: &str, path: &str) -> bool {
+    DeviceLog::new(memory_folder, device).is_ok_and(|log| log.is_other_device_file(path))
 }
 
 /// A value typed in the settings, checked by the core's rule for `key`
@@ -711,11 +713,30 @@ pub fn default_model_id(region: Option<String>) -> String {
 }
 
 /// The plugin's settings schema as JSON (`settings_schema::schema_json`), which the build writes
-/// to `plugin/generated/settings-schema.ts`. Only in the test build, which the build also makes.
+/// to `plugin/generated/settings-schema.ts`, with the presence numbers (`device::presence`: the
+/// heartbeat's and the command's indexing marker's rewrite intervals and ages, and both files'
+/// names), which the settings schema may not name itself. Only in the test build, which the
+/// build also makes.
 #[cfg(feature = "self-check")]
 #[wasm_bindgen(js_name = settingsSchema)]
 pub fn settings_schema() -> String {
-    crate::settings_schema::schema_json().to_string()
+    use crate::device::presence;
+    let mut schema = crate::settings_schema::schema_json();
+    if let Some(fields) = schema.as_object_mut() {
+        fields.insert(
+            "presence".to_owned(),
+            serde_json::json!({
+                "heartbeatEveryMs": presence::HEARTBEAT_EVERY_MS,
+                "heartbeatFreshMs": presence::HEARTBEAT_FRESH_MS,
+                "indexingEveryMs": presence::INDEXING_EVERY_MS,
+                "indexingFreshMs": presence::INDEXING_FRESH_MS,
+                "indexingFile": presence::INDEXING_FILE,
+                // The heartbeat's name, `{device}` standing for the device id.
+                "heartbeatFile": presence::heartbeat_file("{device}"),
+            }),
+        );
+    }
+    schema.to_string()
 }
 
 /// `data.json`'s text read as the core reads it: `{ settings, problems: [{key, message}],

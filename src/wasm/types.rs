@@ -49,13 +49,30 @@ export interface Citation {
 }
 /** A question asked before in the same conversation, its answer and the memory ids it cited. */
 export interface EarlierTurn { question: string; answer: string; cited: string[] }
-/** What merging another device's copy changed here. */
-/** `theirsBehind`: the other copy lacks something of this one (save it for them); false when the two are alike. */
-export interface OutgoingLog { text: string; entries: number; upto: number }
-export interface LogCompaction { files: [string, string][]; retire: string[]; upto: number; bytesBefore: number; bytesAfter: number }
-export interface LogCursor { device: string; file: string; offset: number }
-export interface ReplayReport { offset: number; entries: number; unreadable: number; newer: boolean; merged: MergeReport }
+/** What merging another device's copy changed here. `theirsBehind`: the other copy lacks something of this one (save it for them); false when the two are alike. */
 export interface MergeReport { notesAdopted: number; memoriesAdded: number; memoriesRemoved: number; insightsAdded: number; insightsRemoved: number; theirsBehind: boolean }
+/**
+ * What one `syncLog` did to this device's own log files: entries and bytes appended, files rewritten without what the
+ * user removed (`purgedFiles`), files merged by a compaction with their bytes before and after, and the files written
+ * whole (by a purge or a compaction) with the largest one's size.
+ */
+export interface LogSync {
+  appended: number; appendedBytes: number; purgedFiles: number;
+  compactedFiles: number; compactedBytesBefore: number; compactedBytesAfter: number;
+  filesWritten: number; largestWritten: number;
+}
+/**
+ * What one `replayLogs` did: files read (from their cursors on), entries taken, entries that changed something here,
+ * of which `fromOthers` came from other devices (the notes they adopted are read again), and the files that could
+ * not all be replayed (the others still were).
+ */
+export interface LogReplay { files: number; entries: number; merged: number; fromOthers: number; problems: ReplayProblem[] }
+/** A log file (vault path) with damaged lines skipped (`unreadable`), lines of a newer Memory Agent kept for it (`newer`), or that could not be read at all (`error`, else null). */
+export interface ReplayProblem { path: string; unreadable: number; newer: boolean; error: string | null }
+/** How far the replay running (or the last one) is: bytes taken of the bytes to read. */
+export interface ReplayProgress { doneBytes: number; totalBytes: number; running: boolean }
+/** A vault folder's files (names, not paths, with their sizes in bytes) and subfolders (names); both empty when it does not exist. */
+export interface VaultListing { files: [string, number][]; folders: string[] }
 /** What a question is limited to: notes and folders by vault path (a tag as its notes), days (YYYY-MM-DD, inclusive), the labels the panel shows, a selected passage. */
 export interface QuestionScope { notes?: string[]; folders?: string[]; from?: string; to?: string; labels?: string[]; passage?: string; passagePath?: string }
 /** A piece of an answer, in reading order: Markdown text, or a citation by its number (adjacent ones were cited together). */
@@ -191,6 +208,17 @@ export interface CoreHost {
   progress(progress: Progress): void;
   /** The PDF's text per page by pdf.js (and its pages without text rendered, when asked); a PDF it cannot read is an answer with `problem`; a rejection means pdf.js could not run (tried again later). */
   extractPdf(bytes: Uint8Array, options: PdfExtractOptions): Promise<PdfContentData>;
+  // The device log's file operations (vault paths; a rejection is the operation's error).
+  /** What a folder holds; empty lists when it does not exist. */
+  listFolder(path: string): Promise<VaultListing>;
+  /** The file's bytes from `offset` to its end; null when it does not exist. */
+  readFrom(path: string, offset: number): Promise<Uint8Array | null>;
+  /** Adds `text` at the end of the file (made, with its folders, when missing); its size in bytes after. */
+  appendText(path: string, text: string): Promise<number>;
+  /** Writes a new file whole (folders made when missing); rejects when the file exists: a log file is never overwritten in place. */
+  createFile(path: string, text: string): Promise<void>;
+  /** Removes the file; one already gone is no error. */
+  removeFile(path: string): Promise<void>;
 }
 export interface PdfExtractOptions { maxPages: number; renderScans: boolean; scanPixels: number; scanBelowChars: number }
 export interface PdfProblem { kind: "encrypted" | "broken" | "tooManyPages" | "unavailable"; message: string }

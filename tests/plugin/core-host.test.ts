@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createHostHandlers } from "../../plugin/host/core-host";
+import { MemoryPort } from "../support/memory-port";
 
 interface FakeFile {
 	path: string;
@@ -15,6 +16,7 @@ function vaultOf(files: FakeFile[]): { reads: string[]; handlers: ReturnType<typ
 	const reads: string[] = [];
 	const handlers = createHostHandlers({
 		requestUrl: () => Promise.reject(new Error("no HTTP in this test")),
+		files: new MemoryPort(),
 		pdf: { loadPdfJs: () => Promise.reject(new Error("no pdf.js in this test")) },
 		vault: {
 			getFileByPath: (path) => files.find((file) => file.path === path) ?? null,

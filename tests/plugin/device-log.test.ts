@@ -1,50 +1,41 @@
-// The device log's adapter over an in-memory vault: the core's own rules (which file is next,
-// which names are log files, which folders are devices) through a real core, and the store's
-// answers (what to append, what a replay found) scripted, to reach the cases a short session
-// cannot: a migrated memory larger than a log file, a file shorter than its cursor, unreadable lines.
+// The device log's scheduler, and the core's log runtime through the main thread's file
+// operations. The scheduler holds no rule of the log: it calls `syncLog` within 2 s of a change,
+// `replayLogs` at the start and for another device's files (which the core names), one call at a
+// time, and tells the user about files a replay could not read whole — tested over a scripted
+// client. Then the real core in this process writes and replays log files in an in-memory vault
+// through `vaultFileHandlers`, as it does in Obsidian.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CoreClient } from "../../plugin/core/core-client";
-import type { LogCompaction, LogCursor, ReplayReport } from "../../plugin/core/memory-core-api";
-import { DeviceLog, splitLines } from "../../plugin/storage/device-log";
+import type { LogReplay, LogSync, ReplayProblem } from "../../plugin/core/memory-core-api";
+import { vaultFileHandlers } from "../../plugin/host/vault-files";
+import { DeviceLog } from "../../plugin/storage/device-log";
 import { FakeTimers, drain } from "../support/fake-timers";
 import { MemoryPort } from "../support/memory-port";
 import { inProcessCore } from "../support/node-core";
+import { upgradedWithTypedMemories } from "../support/plugin-fixtures";
 
 const FOLDER = "Memory Agent";
-/** The core's limit of a log file (`LOG_FILE_LIMIT`). */
-const LOG_FILE_LIMIT = 1_000_000;
+/** The core's seal of a log file (`device::layout::SEAL_AT`). */
+const SEAL_AT = 64 * 1024;
 
-interface Scripted {
-	outgoing?: { text: string; entries: number; upto: number };
-	cursors?: LogCursor[];
-	replay?: (device: string, file: string, offset: number, bytes: Uint8Array) => ReplayReport;
-	compaction?: LogCompaction;
-}
+const NO_SYNC: LogSync = { appended: 0, appendedBytes: 0, purgedFiles: 0, compactedFiles: 0, compactedBytesBefore: 0, compactedBytesAfter: 0, filesWritten: 0, largestWritten: 0 };
+const NO_REPLAY: LogReplay = { files: 0, entries: 0, merged: 0, fromOthers: 0, problems: [] };
 
-const merged = { notesAdopted: 0, memoriesAdded: 0, memoriesRemoved: 0, insightsAdded: 0, insightsRemoved: 0, theirsBehind: false };
-
-/** A client whose store calls answer from `script` and whose rule calls go to a real core. */
-async function scriptedClient(script: Scripted) {
+/** A client whose log calls are recorded and answered from `replies`; the rest (the core's `isOtherDeviceLogFile`) go to a real core. */
+async function scriptedClient(replies: { replay?: (paths: string[] | null) => LogReplay | Promise<LogReplay>; sync?: () => LogSync | Promise<LogSync> } = {}) {
 	const core = await inProcessCore();
 	const calls: Array<[string, unknown[]]> = [];
 	const client = {
 		call: async (method: string, ...args: unknown[]) => {
-			calls.push([method, args]);
 			switch (method) {
-				case "outgoingLog":
-					return script.outgoing ?? { text: "", entries: 0, upto: 0 };
-				case "logAppended":
-					return undefined;
-				case "logCursors":
-					return script.cursors ?? [];
-				case "logCompaction":
-					return script.compaction ?? null;
-				case "replayLog": {
-					const [device, file, offset, bytes] = args as [string, string, number, Uint8Array];
-					return script.replay?.(device, file, offset, bytes) ?? { offset: offset + bytes.length, entries: 1, unreadable: 0, newer: false, merged };
-				}
+				case "syncLog":
+					calls.push([method, args]);
+					return (await replies.sync?.()) ?? NO_SYNC;
+				case "replayLogs":
+					calls.push([method, args]);
+					return (await replies.replay?.(args[1] as string[] | null)) ?? NO_REPLAY;
 				default:
 					return (core.call as (method: string, ...args: unknown[]) => Promise<unknown>)(method, ...args);
 			}
@@ -53,153 +44,252 @@ async function scriptedClient(script: Scripted) {
 	return { client, calls, close: () => core.terminate() };
 }
 
-function deviceLog(port: MemoryPort, client: Pick<CoreClient, "call">, notices: string[] = [], timers = new FakeTimers()) {
-	return new DeviceLog({ client, adapter: port, memoryFolder: () => FOLDER, device: "device-a", timers, notify: (message) => notices.push(message) });
+function deviceLog(client: Pick<CoreClient, "call">, { notices = [] as string[], timers = new FakeTimers(), replayed = [] as LogReplay[] } = {}) {
+	return new DeviceLog({
+		client,
+		memoryFolder: () => FOLDER,
+		device: "device-a",
+		timers,
+		notify: (message) => notices.push(message),
+		onReplayed: (replay) => replayed.push(replay),
+	});
 }
 
-test("splitLines keeps lines whole, each piece within the limit unless one line alone is longer", () => {
-	const text = "aaaa\nbb\ncccccccc\nd\n";
-	assert.deepEqual(splitLines(text, 8), ["aaaa\nbb\n", "cccccccc\n", "d\n"]);
-	assert.deepEqual(splitLines(text, 100), [text]);
-	assert.deepEqual(splitLines("", 8), []);
-	assert.equal(splitLines(text, 3).join(""), text, "nothing lost or added");
-});
-
-test("a memory larger than a log file (an upgraded one) is appended across files, none over the core's limit, and acknowledged once", async () => {
-	const line = `${JSON.stringify({ v: 1, at: 1, op: "note", text: "x".repeat(900) })}\n`;
-	const text = line.repeat(3_000); // about 2.8 MB
-	const script = await scriptedClient({ outgoing: { text, entries: 3_000, upto: 42 } });
-	const port = new MemoryPort();
-	await deviceLog(port, script.client).write();
-	const files = [...port.files.keys()].filter((path) => path.startsWith(`${FOLDER}/device-a/`)).sort();
-	assert.ok(files.length >= 3, files.join(", "));
-	assert.deepEqual(files, files.map((_, n) => `${FOLDER}/device-a/${String(n + 1).padStart(6, "0")}.jsonl`), "numbered one after another");
-	for (const path of files) assert.ok(port.files.get(path)!.bytes.length <= LOG_FILE_LIMIT, `${path} stays within the limit`);
-	assert.equal(files.map((path) => port.text(path)).join(""), text, "every line, in order, once");
-	const acks = script.calls.filter(([method]) => method === "logAppended");
-	const last = files.at(-1)!;
-	assert.deepEqual(acks, [["logAppended", [42, last.slice(last.lastIndexOf("/") + 1), port.files.get(last)!.bytes.length]]]);
-	script.close();
-});
-
-test("nothing to append writes nothing", async () => {
-	const script = await scriptedClient({});
-	const port = new MemoryPort();
-	await deviceLog(port, script.client).write();
-	assert.equal(port.files.size, 0);
-	assert.equal(port.folders.size, 0);
-	script.close();
-});
-
-test("a conflict copy in the device's own folder is never appended to", async () => {
-	const script = await scriptedClient({ outgoing: { text: "{\"v\":1}\n", entries: 1, upto: 1 } });
-	const port = new MemoryPort();
-	await port.mkdir(`${FOLDER}/device-a`);
-	port.replaceExternally(`${FOLDER}/device-a/000001 2.jsonl`, new TextEncoder().encode("{\"v\":1}\n".repeat(3)));
-	await deviceLog(port, script.client).write();
-	assert.equal(port.text(`${FOLDER}/device-a/000001 2.jsonl`), "{\"v\":1}\n".repeat(3));
-	assert.equal(port.text(`${FOLDER}/device-a/000001.jsonl`), "{\"v\":1}\n");
-	script.close();
-});
-
-test("at the start every device's files are replayed from their cursors; one shorter than its cursor from its start; other folders are left", async () => {
-	const replays: Array<[string, string, number, number]> = [];
-	const script = await scriptedClient({
-		cursors: [
-			{ device: "device-b", file: "000001.jsonl", offset: 4 },
-			{ device: "device-b", file: "000002.jsonl", offset: 500 },
-			{ device: "device-a", file: "000001.jsonl", offset: 8 },
-		],
-		replay: (device, file, offset, bytes) => {
-			replays.push([device, file, offset, bytes.length]);
-			return { offset: offset + bytes.length, entries: 1, unreadable: 0, newer: false, merged };
-		},
-	});
-	const port = new MemoryPort();
-	const put = async (path: string, text: string) => {
-		await port.mkdir(path.slice(0, path.lastIndexOf("/")));
-		port.replaceExternally(path, new TextEncoder().encode(text));
-	};
-	await put(`${FOLDER}/device-b/000001.jsonl`, "{}\n{}\n{}\n");
-	await put(`${FOLDER}/device-b/000002.jsonl`, "{}\n");
-	await put(`${FOLDER}/device-b/000001 2.jsonl`, "{}\n");
-	await put(`${FOLDER}/device-b/notes.md`, "not a log");
-	await put(`${FOLDER}/device-a/000001.jsonl`, "{}\n{}\n{}\n{}\n");
-	await put(`${FOLDER}/not a device!/000001.jsonl`, "{}\n");
-	await deviceLog(port, script.client).replayAll();
-	assert.deepEqual(replays, [
-		["device-a", "000001.jsonl", 8, 4],
-		["device-b", "000001 2.jsonl", 0, 3],
-		["device-b", "000001.jsonl", 4, 5],
-		["device-b", "000002.jsonl", 0, 3],
-	]);
-	script.close();
-});
-
-test("another device's changed file is read after its quiet time, once for many events; own and other files are not; unreadable lines are told once per file", async () => {
-	let calls = 0;
-	const script = await scriptedClient({
-		replay: (_device, _file, offset, bytes) => {
-			calls++;
-			return { offset: offset + bytes.length, entries: 1, unreadable: 1, newer: false, merged };
-		},
-	});
-	const port = new MemoryPort();
-	await port.mkdir(`${FOLDER}/device-b`);
-	port.replaceExternally(`${FOLDER}/device-b/000001.jsonl`, new TextEncoder().encode("{}\nbroken\n"));
+test("changes are written 2 s after the first one, in one sync; write() syncs at once, also after stop (the last save)", async () => {
+	const script = await scriptedClient();
 	const timers = new FakeTimers();
-	const notices: string[] = [];
-	const log = deviceLog(port, script.client, notices, timers);
-	for (const path of [`${FOLDER}/device-b/000001.jsonl`, `${FOLDER}/device-b/000001.jsonl`, `${FOLDER}/device-a/000001.jsonl`, "Notes/a.jsonl", `${FOLDER}/device-b/deeper/000001.jsonl`, `${FOLDER}/device-b/indexing.json`]) {
-		log.fileChanged(path);
-	}
+	const log = deviceLog(script.client, { timers });
+	log.changed();
+	timers.advance(1_000);
+	log.changed();
+	log.changed();
 	timers.advance(999);
 	await drain();
-	assert.equal(calls, 0, "not before its quiet time");
+	assert.deepEqual(script.calls, [], "not before 2 s");
 	timers.advance(1);
 	await drain();
 	await log.idle();
-	assert.equal(calls, 1, "one replay for the events of one file");
-	port.replaceExternally(`${FOLDER}/device-b/000001.jsonl`, new TextEncoder().encode("{}\nbroken\n{}\n"));
-	log.fileChanged(`${FOLDER}/device-b/000001.jsonl`);
-	await log.replayChanged();
-	assert.equal(calls, 2, "read at once before paid work");
-	assert.equal(notices.filter((notice) => /could not read a line of Memory Agent\/device-b\/000001\.jsonl/.test(notice)).length, 1, JSON.stringify(notices));
+	assert.deepEqual(script.calls, [["syncLog", [FOLDER]]], "one sync for the three changes");
+	log.changed();
+	await log.write();
+	assert.equal(script.calls.length, 2, "written at once");
+	assert.equal(timers.pending, 0, "the waiting write was taken by it");
 	log.stop();
+	log.changed();
+	assert.equal(timers.pending, 0, "no timer after stop");
+	await log.write();
+	assert.equal(script.calls.length, 3, "the last write before the last save still runs");
 	script.close();
 });
 
-test("an append a crash cut short is closed before the next one, which starts on a line of its own", async () => {
-	const script = await scriptedClient({ outgoing: { text: '{"v":1,"at":2,"op":"removed","tombstone":"m-2"}\n', entries: 1, upto: 7 } });
-	const port = new MemoryPort();
-	const path = `${FOLDER}/device-a/000001.jsonl`;
-	await port.mkdir(`${FOLDER}/device-a`);
-	await port.write(path, '{"v":1,"at":1,"op":"removed","tombstone":"m-1"}\n{"v":1,"at":1,"op":"rem');
-	await deviceLog(port, script.client).write();
-	const lines = (port.text(path) ?? "").split("\n");
-	assert.equal(lines[1], '{"v":1,"at":1,"op":"rem', "the cut line stays as it was (the core skips it as unreadable)");
-	assert.equal(lines[2], '{"v":1,"at":2,"op":"removed","tombstone":"m-2"}', "the new entry is a whole line of its own");
+test("only another device's log files (as the core tells them) are replayed, after their quiet time, once for many events", async () => {
+	const script = await scriptedClient();
+	const timers = new FakeTimers();
+	const log = deviceLog(script.client, { timers });
+	const theirs = `${FOLDER}/device-b/000001.jsonl`;
+	const conflictCopy = `${FOLDER}/device-b/000001 2.jsonl`;
+	for (const path of [theirs, theirs, `${FOLDER}/device-a/000001.jsonl`, "Notes/a.jsonl", `${FOLDER}/device-b/deeper/000001.jsonl`, `${FOLDER}/device-b/indexing.json`, conflictCopy]) {
+		log.fileChanged(path);
+	}
+	await drain();
+	timers.advance(999);
+	await drain();
+	assert.deepEqual(script.calls, [], "not before its quiet time");
+	timers.advance(1);
+	await drain();
+	await log.idle();
+	assert.deepEqual(script.calls, [["replayLogs", [FOLDER, [conflictCopy, theirs]]]], "its files, in one replay");
+
+	// Before paid work the changed files are read at once, even while the core is still asked about one.
+	log.fileChanged(theirs);
+	await log.replayChanged();
+	assert.deepEqual(script.calls.at(-1), ["replayLogs", [FOLDER, [theirs]]]);
+	assert.equal(timers.pending, 0);
+	await log.replayAll();
+	assert.deepEqual(script.calls.at(-1), ["replayLogs", [FOLDER, null]], "at the start: every device's files");
+	log.stop();
+	log.fileChanged(theirs);
+	await drain();
+	assert.equal(timers.pending, 0, "nothing is scheduled after stop");
 	script.close();
 });
 
-test("a compaction the core asks for writes the snapshot's files, acknowledges the last, and only then removes this device's older files", async () => {
-	const snapshot = '{"v":1,"at":9,"op":"removed","tombstone":"m-1"}\n';
+test("a sync and a replay never overlap: each waits for the one before", async () => {
+	let releaseReplay: () => void = () => undefined;
+	const events: string[] = [];
 	const script = await scriptedClient({
-		outgoing: { text: '{"v":1,"at":8,"op":"removed","tombstone":"m-1"}\n', entries: 1, upto: 3 },
-		compaction: { files: [["000003.jsonl", snapshot]], retire: ["000001.jsonl", "000002.jsonl"], upto: 3, bytesBefore: 5_000_000, bytesAfter: snapshot.length },
+		replay: () =>
+			new Promise((resolve) => {
+				events.push("replay started");
+				releaseReplay = () => {
+					events.push("replay ended");
+					resolve(NO_REPLAY);
+				};
+			}),
+		sync: () => {
+			events.push("sync");
+			return NO_SYNC;
+		},
 	});
-	const port = new MemoryPort();
-	await port.mkdir(`${FOLDER}/device-a`);
-	await port.mkdir(`${FOLDER}/device-b`);
-	await port.write(`${FOLDER}/device-a/000001.jsonl`, "old\n");
-	await port.write(`${FOLDER}/device-a/000002.jsonl`, "old\n");
-	await port.write(`${FOLDER}/device-b/000001.jsonl`, "theirs\n");
-	await deviceLog(port, script.client).write();
-	assert.equal(port.text(`${FOLDER}/device-a/000003.jsonl`), snapshot);
-	assert.ok(!port.files.has(`${FOLDER}/device-a/000001.jsonl`) && !port.files.has(`${FOLDER}/device-a/000002.jsonl`), "its older files are retired");
-	assert.equal(port.text(`${FOLDER}/device-b/000001.jsonl`), "theirs\n", "another device's files are never touched");
-	const order = script.calls.map(([method]) => method).filter((method) => method === "logAppended" || method === "logCompaction");
-	assert.deepEqual(order, ["logAppended", "logCompaction", "logAppended"]);
-	assert.deepEqual(script.calls.filter(([method]) => method === "logAppended").at(-1), ["logAppended", [3, "000003.jsonl", snapshot.length]]);
+	const log = deviceLog(script.client);
+	const replayed = log.replayAll();
+	const written = log.write();
+	await drain();
+	assert.deepEqual(events, ["replay started"]);
+	releaseReplay();
+	await Promise.all([replayed, written]);
+	assert.deepEqual(events, ["replay started", "replay ended", "sync"]);
 	script.close();
+});
+
+test("what a replay could not read is told once per file and kind, naming the file; onReplayed only when another device changed something", async () => {
+	const problems: ReplayProblem[] = [
+		{ path: `${FOLDER}/device-b/000001.jsonl`, unreadable: 2, newer: false, error: null },
+		{ path: `${FOLDER}/device-c/000003.jsonl`, unreadable: 0, newer: true, error: null },
+		{ path: `${FOLDER}/device-d/000001.jsonl`, unreadable: 0, newer: false, error: "the vault refused to read it" },
+	];
+	let fromOthers = 0;
+	const script = await scriptedClient({ replay: () => ({ ...NO_REPLAY, files: 3, entries: 5, merged: 5, fromOthers, problems }) });
+	const notices: string[] = [];
+	const replayed: LogReplay[] = [];
+	const log = deviceLog(script.client, { notices, replayed });
+	await log.replayAll();
+	await log.replayAll();
+	assert.equal(notices.length, 3, JSON.stringify(notices));
+	assert.match(notices[0]!, /could not read 2 lines of Memory Agent\/device-b\/000001\.jsonl/);
+	assert.match(notices[1]!, /Memory Agent\/device-c\/000003\.jsonl written by a newer version of Memory Agent; they are kept for it/);
+	assert.match(notices[2]!, /could not read Memory Agent\/device-d\/000001\.jsonl.*the vault refused to read it/);
+	assert.deepEqual(replayed, [], "only this device's own entries (or nothing new) changed something");
+	fromOthers = 2;
+	await log.replayAll();
+	assert.equal(replayed.length, 1);
+	assert.equal(notices.length, 3, "still told once");
+	script.close();
+});
+
+test("a failed sync is told, and the next one runs", async () => {
+	let fail = true;
+	const script = await scriptedClient({
+		sync: () => {
+			if (fail) throw new Error("the disk is full");
+			return NO_SYNC;
+		},
+	});
+	const notices: string[] = [];
+	const log = deviceLog(script.client, { notices });
+	await log.write();
+	assert.deepEqual(notices, ["Memory Agent could not write its log: the disk is full"]);
+	fail = false;
+	await log.write();
+	assert.equal(script.calls.length, 2);
+	script.close();
+});
+
+/** A real core in this process over `port`, as `device`, with `bytes` (or a new database) open. */
+async function coreOver(port: MemoryPort, device: string, bytes: Uint8Array | null = null) {
+	const client = await inProcessCore(vaultFileHandlers(port));
+	await client.call("open", bytes, Date.now());
+	await client.call("configure", { device });
+	return client;
+}
+
+/** Files of `folder` in the in-memory vault, by name, with their text. */
+function filesOf(port: MemoryPort, folder: string): Map<string, string> {
+	return new Map(
+		[...port.files.keys()]
+			.filter((path) => path.startsWith(`${folder}/`) && !path.slice(folder.length + 1).includes("/"))
+			.sort()
+			.map((path) => [path.slice(folder.length + 1), port.text(path) ?? ""]),
+	);
+}
+
+test("the core writes an upgraded memory through the host's file operations in sealed files of at most 64 KB, and another device replays them", async () => {
+	const port = new MemoryPort();
+	const a = await coreOver(port, "device-a", await upgradedWithTypedMemories(150));
+	const sync = await a.call("syncLog", FOLDER);
+	assert.equal(sync.appended, 150, JSON.stringify(sync));
+	const own = filesOf(port, `${FOLDER}/device-a`);
+	assert.ok(own.size >= 2, [...own.keys()].join(", "));
+	assert.deepEqual([...own.keys()], [...own.keys()].map((_, n) => `${String(n + 1).padStart(6, "0")}.jsonl`), "numbered one after another");
+	for (const [name, text] of own) assert.ok(new TextEncoder().encode(text).length <= SEAL_AT, `${name} is within 64 KB`);
+	assert.equal([...own.values()].join("").split("\n").length - 1, 150, "every entry once, a line each");
+	assert.deepEqual(await a.call("syncLog", FOLDER), NO_SYNC, "nothing more to write");
+
+	// Another device over the same vault takes every entry, counted as from another device.
+	const b = await coreOver(port, "device-b");
+	const replay = await b.call("replayLogs", FOLDER, null);
+	assert.equal(replay.entries, 150);
+	assert.equal(replay.fromOthers, 150);
+	assert.deepEqual(replay.problems, []);
+	assert.equal((await b.call("status")).memories, 150);
+	const progress = await b.call("replayProgress");
+	assert.ok(progress.totalBytes > SEAL_AT && progress.doneBytes === progress.totalBytes && !progress.running, JSON.stringify(progress));
+	assert.equal((await b.call("replayLogs", FOLDER, null)).entries, 0, "read from their cursors: nothing new");
+	a.terminate();
+	b.terminate();
+});
+
+test("through the host's operations: an own conflict copy is never appended to; a line cut by a crash is closed before the next append; a damaged line is reported with its file", async () => {
+	const port = new MemoryPort();
+	const a = await coreOver(port, "device-a", await upgradedWithTypedMemories(3));
+	await a.call("syncLog", FOLDER);
+	const path = `${FOLDER}/device-a/000001.jsonl`;
+	const written = port.text(path)!;
+	port.replaceExternally(`${FOLDER}/device-a/000001 2.jsonl`, new TextEncoder().encode(written));
+	// A crash cut the last append: half a line at the end.
+	port.replaceExternally(path, new TextEncoder().encode(`${written}{"v":1,"at":1,"op":"rem`));
+	a.terminate();
+
+	const again = await coreOver(port, "device-a", await upgradedWithTypedMemories(4));
+	await again.call("syncLog", FOLDER);
+	// Its lines are this device's own: the core may remove it once replayed, never append to it.
+	const copy = port.text(`${FOLDER}/device-a/000001 2.jsonl`);
+	assert.ok(copy === undefined || copy === written, "the conflict copy is not appended to");
+	const lines = port.text(path)!.split("\n");
+	assert.equal(lines[3], '{"v":1,"at":1,"op":"rem', "the cut line stays as it was");
+	assert.ok(lines.slice(4, -1).every((line) => line.startsWith("{") && line.endsWith("}")), "the new entries start on lines of their own");
+	again.terminate();
+
+	const b = await coreOver(port, "device-b");
+	const replay = await b.call("replayLogs", FOLDER, null);
+	assert.deepEqual(
+		replay.problems.map((problem) => [problem.path, problem.unreadable, problem.newer, problem.error]),
+		[[path, 1, false, null]],
+		"the cut line is the one damaged line",
+	);
+	assert.equal((await b.call("status")).memories, 4);
+	b.terminate();
+});
+
+test("the worker reports a sync as a change only when it wrote something: a sync with nothing to write schedules no other", async () => {
+	const port = new MemoryPort();
+	const a = await coreOver(port, "device-a", await upgradedWithTypedMemories(3));
+	let changes = 0;
+	a.on("changed", () => changes++);
+	assert.equal((await a.call("syncLog", FOLDER)).appended, 3);
+	assert.equal(changes, 1, "what it wrote is a change to save");
+	// The database is still unsaved: a sync with nothing to write is no change all the same.
+	assert.deepEqual(await a.call("syncLog", FOLDER), NO_SYNC);
+	assert.equal(changes, 1);
+
+	// Through the scheduler, the store session's "changed" → log.changed() loop ends after one look.
+	const timers = new FakeTimers();
+	const log = new DeviceLog({ client: a, memoryFolder: () => FOLDER, device: "device-a", timers, notify: (message) => assert.fail(message) });
+	a.on("changed", () => log.changed());
+	await a.call("forgetMemory", "typed-1");
+	await drain();
+	let syncs = 0;
+	for (let round = 0; round < 5 && timers.pending > 0; round++) {
+		timers.advance(2_000);
+		await drain();
+		await log.idle();
+		await drain();
+		syncs++;
+	}
+	assert.equal(timers.pending, 0, "no sync left scheduled");
+	assert.equal(syncs, 2, "the forget's sync, then one look that finds nothing");
+	const own = [...filesOf(port, `${FOLDER}/device-a`).values()];
+	assert.ok(own.some((text) => text.includes("Typed note 2:")), "the log holds the other memories");
+	assert.ok(!own.some((text) => text.includes("Typed note 1:")), "and the forgotten one's text is purged from it");
+	a.terminate();
 });

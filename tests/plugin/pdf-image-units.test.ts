@@ -8,6 +8,7 @@ import { after, test } from "node:test";
 import type { Citation, IngestEstimate, Memory } from "../../plugin/core/memory-core-api";
 import { SETTINGS_SCHEMA } from "../../plugin/generated/settings-schema";
 import { createHostHandlers } from "../../plugin/host/core-host";
+import { MemoryPort } from "../support/memory-port";
 import { filesSummary, kindLines } from "../../plugin/vault/bulk-estimate";
 import { fileKindOfPath, isMediaFile, isRememberable } from "../../plugin/vault/file-kinds";
 import { answerWithWikiLinks, linkText, placeLabel } from "../../plugin/views/citations";
@@ -78,6 +79,7 @@ test("the bulk dialog counts notes, PDFs and images, each with what it sends", (
 test("the main thread's extractPdf handler reads a PDF with pdf.js", async () => {
 	const handlers = createHostHandlers({
 		requestUrl: () => Promise.reject(new Error("no HTTP in this test")),
+		files: new MemoryPort(),
 		vault: { getFileByPath: () => null, readBinary: () => Promise.reject(new Error("no reads")) },
 		pdf: { loadPdfJs: loadNodePdfJs, yieldNow: () => new Promise((resolve) => setTimeout(resolve, 0)) },
 	});

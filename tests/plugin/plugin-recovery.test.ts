@@ -30,7 +30,7 @@ test("a corrupt database is moved aside with its bytes intact, and a new store s
 
 	const notice = host.notices.find((n) => n.includes(aside[0] ?? "?"));
 	assert.ok(notice, `a notice names the moved-aside file (notices: ${JSON.stringify(host.notices)})`);
-	assert.match(notice, /started a new, empty one/);
+	assert.match(notice, /rebuilding it from the logs in the memory folder \(no model call\)/);
 
 	await host.unloadPlugin();
 	const { facade } = await loadFacade();

@@ -27,7 +27,8 @@ async function setup(port = new MemoryPort()) {
 		client: await inProcessCore(),
 		file: new DatabaseFile(port, DB),
 		timers,
-		now: () => NOW,
+		// The session's clock runs with its timers (the save policy measures quiet on it).
+		now: () => new Date(NOW.getTime() + timers.now),
 		notify: (message) => notices.push(message),
 		onStatus: (status) => statuses.push(status),
 		onUnavailable: (reason) => unavailable.push(reason),
@@ -42,14 +43,16 @@ async function portWith(bytes: Uint8Array, path = DB): Promise<MemoryPort> {
 	return port;
 }
 
-test("a new store is written to a new file after the save delay", async () => {
+test("a new store is written to a new file once 10 s pass without a change", async () => {
 	const { port, timers, statuses, deps } = await setup();
 	const session = await StoreSession.open(deps);
 	assert.equal(statuses.at(-1)?.memories, 0);
-	assert.equal(port.files.has(DB), false, "nothing written before the delay");
-	timers.advance(2000);
+	timers.advance(9_999);
 	await drain();
-	assert.ok(port.files.has(DB), "written after the delay");
+	assert.equal(port.files.has(DB), false, "nothing written before the quiet");
+	timers.advance(1);
+	await drain();
+	assert.ok(port.files.has(DB), "written after the quiet");
 	const { facade, SQL } = await loadFacade();
 	const reopened = facade.MemoryCore.open(SQL, port.files.get(DB)?.bytes.slice(), Date.now());
 	assert.equal(reopened.status().schemaVersion, facade.supportedSchemaVersion());
@@ -73,7 +76,7 @@ test("a corrupt file is moved aside untouched and a new store takes its place", 
 	const aside = `${DB}.corrupt-20261130T071400Z`;
 	assert.deepEqual(port.files.get(aside)?.bytes, garbage, "the original bytes are kept");
 	assert.equal(notices.length, 1);
-	assert.match(notices[0] ?? "", /new, empty one/);
+	assert.match(notices[0] ?? "", /rebuilding it from the logs/);
 	assert.ok(notices[0]?.includes(aside), "the notice names the moved-aside file");
 	assert.equal(statuses.at(-1)?.memories, 0);
 	await session.flush();
@@ -161,7 +164,8 @@ test("damage the open did not see is found by the full check later, and handled 
 	await drain();
 	await deps.client.call("status");
 	await drain();
-	const aside = `${DB}.corrupt-20261130T071400Z`;
+	// Moved aside 5 s after the start (the session's clock runs with its timers).
+	const aside = `${DB}.corrupt-20261130T071405Z`;
 	assert.deepEqual(port.files.get(aside)?.bytes, damaged, "the damaged file is kept as it was");
 	assert.match(notices.at(-1) ?? "", /found damage in its database/);
 	assert.equal(statuses.at(-1)?.memories, 0, "a new, empty store took its place");
@@ -224,4 +228,42 @@ test("a full check that could not finish, or could not run, is told and the stor
 		assert.equal([...port.files.keys()].some((name) => name.includes(".corrupt-")), false, "nothing was moved aside");
 		await session.close();
 	}
+});
+
+/** The session's client, with the core's events also sent by the test (`emit`). */
+function withEvents(deps: StoreSessionDeps) {
+	const client = deps.client;
+	const listeners = new Map<string, Array<(data: unknown) => void>>();
+	const on = ((event: string, listener: (data: unknown) => void) => {
+		listeners.set(event, [...(listeners.get(event) ?? []), listener]);
+		return (client.on as (e: string, l: (data: unknown) => void) => () => void)(event, listener);
+	}) as typeof client.on;
+	const emit = (event: string, data: unknown) => {
+		for (const listener of listeners.get(event) ?? []) listener(data);
+	};
+	return { deps: { ...deps, client: Object.assign(Object.create(client) as typeof client, { on }) }, emit };
+}
+
+test("a change while a job is left waits (the database is a cache of the log); the core's word that the work is over writes it once quiet", async () => {
+	const { SQL } = await loadFacade();
+	const original = withMemories(SQL, await emptyDatabase(), 3);
+	const { port, timers, deps: plain } = await setup(await portWith(original));
+	const { deps, emit } = withEvents(plain);
+	const session = await StoreSession.open(deps);
+	await deps.client.call("enqueueNote", "a.md");
+	// The worker's status (queued: 1) follows the change a quarter of a second later, on its own clock.
+	await new Promise((resolve) => setTimeout(resolve, 400));
+	timers.advance(30_000);
+	await drain();
+	assert.deepEqual(port.files.get(DB)?.bytes, original, "30 s of quiet with a job queued: not written");
+	// The job finished and nothing is left: 10 s of quiet, then the write.
+	emit("progress", { finished: 1, queued: 0, running: 0, failed: 0, current: null, paused: null });
+	timers.advance(9_999);
+	await drain();
+	assert.deepEqual(port.files.get(DB)?.bytes, original, "inside the quiet");
+	timers.advance(1);
+	await drain();
+	await drain();
+	assert.notDeepEqual(port.files.get(DB)?.bytes, original, "written once the work was over and quiet");
+	await session.close();
 });

@@ -260,8 +260,12 @@ test("two devices share the memory through their logs: each writes only its own,
 		const inScope = /\/([\d,]+) notes?/.exec(hostOf(device).statusBarText())?.[1];
 		assert.equal(inScope, String(hostOf(device).vault.getMarkdownFiles().length), hostOf(device).statusBarText());
 	}
-	assert.deepEqual(await logFilesOf(a, a), ["000001.jsonl"]);
-	assert.deepEqual(await logFilesOf(b, b), ["000001.jsonl"]);
+	// A small memory stays in one log file each (a purge of what was forgotten or removed writes it anew, under a new number).
+	for (const device of [a, b]) {
+		const files = await logFilesOf(device, device);
+		assert.equal(files.length, 1, `${device.name}'s log files: ${files.join(", ")}`);
+		assert.ok((await fs.stat(hostOf(device).diskPath(`${MEMORY_FOLDER}/${device.id}/${files[0]}`))).size <= 64 * 1024);
+	}
 });
 
 /** Runs the command on `vault` as the device `terminal`, with the test's keys and `endpoint` as its Bedrock. */
@@ -371,12 +375,14 @@ test("a sync tool's conflict copy of a log file is read, and never appended to",
 	assert.ok((await memoriesOf(hostOf(b), "Notes/Copy.md")).length > 0, "B read the conflict copy");
 	assert.equal(paidCalls(b), 0, "B paid nothing");
 
-	// A conflict copy in A's own folder: A goes on appending to its real log file.
+	// A conflict copy in A's own folder: A goes on appending to its real log file (the copy's
+	// lines are A's own: A may remove it once replayed, never append to it).
 	await deliver(a, `${folder}/000001 2.jsonl`, whole);
 	await hostOf(a).vault.create("Notes/After.md", "# After\n\nThe tram line 28 was closed for repairs, device A heard.\n");
 	await quiet(a);
 	await runtimeOf(a).flush();
-	assert.deepEqual(await fs.readFile(hostOf(a).diskPath(`${folder}/000001 2.jsonl`)), whole, "the conflict copy is not appended to");
+	const copy = await fs.readFile(hostOf(a).diskPath(`${folder}/000001 2.jsonl`)).catch(() => undefined);
+	assert.ok(copy === undefined || copy.equals(whole), "the conflict copy is not appended to");
 	assert.ok((await fs.readFile(hostOf(a).diskPath(`${folder}/000001.jsonl`))).length > whole.length, "the real log file is");
 	await sync.start();
 	await deliver(b, `${folder}/000001.jsonl`, await fs.readFile(hostOf(a).diskPath(`${folder}/000001.jsonl`)));
@@ -413,6 +419,9 @@ test("a device upgrading from an older version's shared memory.db gets its memor
 	);
 	assert.deepEqual(await fs.readFile(path.join(dir, legacyDatabasePath(hostOf(c)))), legacy, "the older file is left as it was");
 	assert.ok((await fs.readdir(plugin)).includes("memory-device-c.db"), "C saved its own database");
-	const log = await fs.readFile(path.join(dir, `${MEMORY_FOLDER}/device-c/000001.jsonl`), "utf8");
+	// Its log file's name is the core's (numbers are never used twice by a database).
+	const logFiles = (await fs.readdir(path.join(dir, `${MEMORY_FOLDER}/device-c`))).filter((name) => name.endsWith(".jsonl"));
+	assert.ok(logFiles.length > 0, "C wrote its log");
+	const log = (await Promise.all(logFiles.map((name) => fs.readFile(path.join(dir, `${MEMORY_FOLDER}/device-c/${name}`), "utf8")))).join("");
 	for (const notePath of Object.keys(NOTES)) assert.ok(log.includes(JSON.stringify(notePath).slice(1, -1)), `C's log holds ${notePath}`);
 });

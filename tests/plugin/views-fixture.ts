@@ -67,7 +67,16 @@ export async function startUiHost({
 	mobile = false,
 	vaultDir,
 	deviceId,
-}: { notes?: Record<string, string>; settings?: Record<string, unknown>; mobile?: boolean; vaultDir?: string; deviceId?: string } = {}): Promise<UiHost> {
+	waitForCore = true,
+}: {
+	notes?: Record<string, string>;
+	settings?: Record<string, unknown>;
+	mobile?: boolean;
+	vaultDir?: string;
+	deviceId?: string;
+	/** Whether to wait for the core to start (false: return as soon as the plugin loaded, to watch its start). */
+	waitForCore?: boolean;
+} = {}): Promise<UiHost> {
 	const fake = await startFakeBedrock();
 	fake.respond = memoryModel({
 		memories: PLANNED,
@@ -89,7 +98,7 @@ export async function startUiHost({
 		JSON.stringify({ endpoint: fake.url, region: "us-east-1", accessKeyIdSecret: "test-access-key-id", secretAccessKeySecret: "test-secret-access-key", ...settings }),
 	);
 	await host.loadPlugin();
-	await host.waitForCore();
+	if (waitForCore) await host.waitForCore();
 	return {
 		host,
 		fake,

@@ -9,6 +9,16 @@ import { REPO_ROOT } from "../host/host";
 
 export type Facade = typeof facade;
 
+const noLog = () => Promise.reject(new Error("this test's host has no log files"));
+/** The device log's file operations of a `CoreHost` for a test that never syncs or replays a log: each rejects. */
+export const NO_LOG_FILES: Pick<facade.CoreHost, "listFolder" | "readFrom" | "appendText" | "createFile" | "removeFile"> = {
+	listFolder: noLog,
+	readFrom: noLog,
+	appendText: noLog,
+	createFile: noLog,
+	removeFile: noLog,
+};
+
 let loading: Promise<{ facade: Facade; SQL: SqlJsStatic }> | undefined;
 
 /** The facade (initialised from the .wasm bytes, as the plugin does) and a real sql.js. */

@@ -53,7 +53,16 @@ export async function inProcessCore(host: Partial<HostHandlers> = {}): Promise<C
 	const unsupported = async () => {
 		throw new Error("this test's core has no host for that");
 	};
-	const client = new CoreClient(worker, { send: host.send ?? unsupported, readFile: host.readFile ?? unsupported, extractPdf: host.extractPdf ?? unsupported });
+	const client = new CoreClient(worker, {
+		send: host.send ?? unsupported,
+		readFile: host.readFile ?? unsupported,
+		extractPdf: host.extractPdf ?? unsupported,
+		listFolder: host.listFolder ?? unsupported,
+		readFrom: host.readFrom ?? unsupported,
+		appendText: host.appendText ?? unsupported,
+		createFile: host.createFile ?? unsupported,
+		removeFile: host.removeFile ?? unsupported,
+	});
 	toMain = (message, transfer) => {
 		const data = structuredClone(message, { transfer });
 		queueMicrotask(() => worker.onmessage?.({ data }));

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Host } from "../host/host";
 import { loadFacade } from "./facade";
 import { emptyDatabase } from "./node-core";
-import { userVersion, withMemories } from "./sqlite-fixtures";
+import { userVersion, withMemories, withTypedMemories } from "./sqlite-fixtures";
 
 /** This device's own database (`memory-<device>.db`). */
 export function databasePath(host: Host): string {
@@ -44,6 +44,16 @@ export async function beforeDeviceLog(bytes: Uint8Array): Promise<Uint8Array> {
 export async function databaseWithMemories(count: number): Promise<Uint8Array> {
 	const { SQL } = await loadFacade();
 	return withMemories(SQL, await emptyDatabase(), count);
+}
+
+/**
+ * A database holding `count` typed memories of about `textBytes` each, as an older version
+ * (schema 10, before the per-device log) left it: the device that opens it writes them all to
+ * its log, as an upgrade does.
+ */
+export async function upgradedWithTypedMemories(count: number, textBytes?: number): Promise<Uint8Array> {
+	const { SQL } = await loadFacade();
+	return beforeDeviceLog(withTypedMemories(SQL, await emptyDatabase(), count, textBytes));
 }
 
 export async function readDatabase(host: Host): Promise<Uint8Array | undefined> {

@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { CoreHost, HostRequest, HostResponse } from "../../build/pkg/memory_agent.js";
 import { batchedMemories, userTextOf } from "./batched-ingest";
-import { loadFacade } from "./facade";
+import { NO_LOG_FILES, loadFacade } from "./facade";
 
 /** Writes `count` small notes into 100 folders; returns their vault paths. */
 export async function generateNotes(vaultDir: string, count: number): Promise<string[]> {
@@ -58,6 +58,7 @@ export async function rememberAll(vaultDir: string, paths: readonly string[]): P
 		utcOffsetMinutes: () => 0,
 		progress: () => undefined,
 		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
+		...NO_LOG_FILES,
 	};
 	try {
 		core.attachHost(host);

@@ -99,6 +99,33 @@ export function withMemories(SQL: SqlJsStatic, bytes: Uint8Array, count: number,
 	}
 }
 
+/**
+ * `bytes` (a Memory Agent database of the current schema) with `count` more typed memories
+ * (`typed-<n>`, no note: their text is kept in the memory), each text about `textBytes` long and
+ * saying its number; the full-text index is rebuilt over them (the facade must be loaded).
+ */
+export function withTypedMemories(SQL: SqlJsStatic, bytes: Uint8Array, count: number, textBytes = 700, offset = 0): Uint8Array {
+	const db = new SQL.Database(bytes);
+	try {
+		db.run("INSERT OR IGNORE INTO paths (path) VALUES ('')");
+		const pathId = Number(db.exec("SELECT id FROM paths WHERE path = ''")[0]?.values[0]?.[0]);
+		for (let i = 0; i < count; i++) {
+			const n = offset + i;
+			const text = `Typed note ${n}: ${"the harbour survey moved to Thursday; ".repeat(Math.ceil(textBytes / 38))}`.slice(0, textBytes);
+			db.run(
+				`INSERT INTO memories (id, path_id, kind, summary, topics, text, importance, day, dated, created_at, updated_at)
+				 VALUES (?, ?, 2, ?, '[]', ?, 500, 19675, 0, ?, ?)`,
+				[`typed-${n}`, pathId, `Typed memory ${n} about the harbour survey.`, text, 1_700_000_000_000 + n, 1_700_000_000_000 + n],
+			);
+		}
+		withMemoryTerms(db);
+		db.run("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')");
+		return db.export();
+	} finally {
+		db.close();
+	}
+}
+
 export function userVersion(db: Database): number {
 	return Number(db.exec("PRAGMA user_version")[0]?.values[0]?.[0]);
 }

@@ -58,6 +58,7 @@ test("the views' store is the contract's store calls, each sent to the worker un
 	assert.deepEqual(Object.keys(store).sort(), Object.keys(CORE_CONTRACT).filter((method) => contractEntry(method)?.store).sort());
 	const storeMethods = new Set<string>(STORE_METHODS);
 	assert.ok(storeMethods.has("ask") && !storeMethods.has("open") && !storeMethods.has("exportDatabase"), "lifecycle calls stay with the session");
+	assert.ok(!storeMethods.has("syncLog") && !storeMethods.has("replayLogs") && storeMethods.has("replayProgress"), "the log is the runtime's; its progress anyone's");
 	await store.enqueueNote("a.md", 5);
 	await store.status();
 	assert.deepEqual(sent, [

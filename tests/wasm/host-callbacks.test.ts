@@ -8,7 +8,7 @@ import type { CoreHost, MemoryCore } from "../../build/pkg/memory_agent.js";
 import { requestUrlSend } from "../../plugin/host/request-url-transport";
 import { type FakeBedrock, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { hostRequestUrl } from "../host/request-url";
-import { loadFacade } from "../support/facade";
+import { NO_LOG_FILES, loadFacade } from "../support/facade";
 
 let fake: FakeBedrock | undefined;
 let core: MemoryCore | undefined;
@@ -40,6 +40,7 @@ test("a run whose progress report, clock and sleep throw ends, and the next run 
 		utcOffsetMinutes: () => (broken ? fail("utcOffsetMinutes") : 0),
 		progress: () => (broken ? fail("progress") : undefined),
 		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
+		...NO_LOG_FILES,
 	};
 	core.attachHost(host);
 	core.configure({

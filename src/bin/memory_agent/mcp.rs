@@ -760,9 +760,7 @@ mod tests {
             image,
         ]
         .into_iter()
-        .map(|memory| {
-            log_line(1, &LogEntry::Memory { memory }).unwrap()
-        })
+        .map(|memory| log_line(1, &LogEntry::Memory { memory }).unwrap())
         .collect();
         let log = root.join("Memory Agent/other-device");
         std::fs::create_dir_all(&log).unwrap();
