@@ -1229,6 +1229,43 @@ impl Sim {
             self.check_device(at);
         }
         self.check_forgets();
+        self.check_memories_logged();
+    }
+
+    /// After every step: every memory a running device's database holds is in some device's
+    /// log (in some vault: the sync tool may not have brought it here yet), unless the user
+    /// forgot it (its owner purged it from the log; the others drop it when they read that).
+    /// The database is only a cache of the logs.
+    fn check_memories_logged(&self) {
+        let logs: Vec<Vec<u8>> = self
+            .devices
+            .iter()
+            .flat_map(|device| {
+                device
+                    .host
+                    .vault
+                    .borrow()
+                    .iter()
+                    .filter(|(path, _)| log_path(path).is_some())
+                    .map(|(_, file)| file.bytes.clone())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let forgotten: BTreeSet<&str> = self.forgets.iter().map(|forget| forget.memory.as_str()).collect();
+        for (at, device) in self.devices.iter().enumerate() {
+            let Some(engine) = device.engine() else { continue };
+            // A memory made since the last append is in the outbox, written at the next one.
+            let unwritten = engine.outgoing_log(self.now()).unwrap().text;
+            for memory in engine.list_memories(&MemoryFilter::default()).unwrap() {
+                let id = format!("\"id\":\"{}\"", memory.id.0);
+                if forgotten.contains(memory.id.0.as_str()) || unwritten.contains(&id) {
+                    continue;
+                }
+                if !logs.iter().any(|bytes| contains(bytes, id.as_bytes())) {
+                    self.fail(&format!("{}'s memory {} ({}) is in no device's log", DEVICES[at], memory.id.0, memory.source_path));
+                }
+            }
+        }
     }
 
     /// One device's records against its vault; what is on its way to it may disagree. The

@@ -6,21 +6,27 @@ import type { DataAdapter } from "obsidian";
 export type DatabaseFilePort = Pick<DataAdapter, "exists" | "readBinary" | "writeBinary" | "remove" | "rename" | "mkdir">;
 
 /**
- * The save protocol: write `<db>.tmp`, remove `<db>`, rename the temporary file to `<db>`.
- * Obsidian's adapters do not promise an atomic replace on every platform (rename onto an
- * existing file fails on some), so the old file is removed first and the loader repairs the
- * two half-finished states: both files present means the write of the temporary file may be
- * incomplete (keep `<db>`), and only the temporary file present means the crash came after
- * the removal, when the temporary file was already complete (promote it).
+ * The save protocol: write `<db>.tmp`, move `<db>` aside to `<db>.old`, rename the temporary
+ * file to `<db>`, remove `<db>.old`. Obsidian's adapters do not promise an atomic replace on
+ * every platform (rename onto an existing file fails on some), so the loader repairs the
+ * half-finished states by what is there:
+ * - `<db>` present: it is whole (the temporary file may not be): keep it, drop the others.
+ * - `<db>` gone, `<db>.old` present: the crash came after the old file was moved aside, which
+ *   happens only once the temporary file is written whole: promote the temporary file (or, if
+ *   it is gone too, take the old file back).
+ * - only `<db>.tmp`: a first save cut short, perhaps half-written: it is dropped, never opened
+ *   (the database is a cache: the logs in the vault rebuild it).
  */
 export class DatabaseFile {
 	readonly tmpPath: string;
+	readonly oldPath: string;
 
 	constructor(
 		private readonly port: DatabaseFilePort,
 		readonly path: string,
 	) {
 		this.tmpPath = `${path}.tmp`;
+		this.oldPath = `${path}.old`;
 	}
 
 	/** Repairs an interrupted save, then returns the file's bytes, or undefined when there is none. */
@@ -34,8 +40,12 @@ export class DatabaseFile {
 	async save(bytes: Uint8Array): Promise<void> {
 		await this.ensureParentFolder();
 		await this.port.writeBinary(this.tmpPath, toArrayBuffer(bytes));
-		if (await this.port.exists(this.path)) await this.port.remove(this.path);
+		if (await this.port.exists(this.path)) {
+			if (await this.port.exists(this.oldPath)) await this.port.remove(this.oldPath);
+			await this.port.rename(this.path, this.oldPath);
+		}
 		await this.port.rename(this.tmpPath, this.path);
+		if (await this.port.exists(this.oldPath)) await this.port.remove(this.oldPath);
 	}
 
 	/**
@@ -51,9 +61,16 @@ export class DatabaseFile {
 	}
 
 	private async recover(): Promise<void> {
-		if (!(await this.port.exists(this.tmpPath))) return;
-		if (await this.port.exists(this.path)) await this.port.remove(this.tmpPath);
-		else await this.port.rename(this.tmpPath, this.path);
+		const [main, tmp, old] = await Promise.all([this.port.exists(this.path), this.port.exists(this.tmpPath), this.port.exists(this.oldPath)]);
+		if (main) {
+			if (tmp) await this.port.remove(this.tmpPath);
+			if (old) await this.port.remove(this.oldPath);
+		} else if (old) {
+			await this.port.rename(tmp ? this.tmpPath : this.oldPath, this.path);
+			if (tmp) await this.port.remove(this.oldPath);
+		} else if (tmp) {
+			await this.port.remove(this.tmpPath);
+		}
 	}
 
 	private async ensureParentFolder(): Promise<void> {

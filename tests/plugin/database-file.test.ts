@@ -7,6 +7,7 @@ import { InjectedFault, MemoryPort } from "../support/memory-port";
 
 const DB = ".obsidian/plugins/memory-agent/memory.db";
 const TMP = `${DB}.tmp`;
+const OLD = `${DB}.old`;
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (data: Uint8Array | undefined) => (data === undefined ? undefined : new TextDecoder().decode(data));
 
@@ -18,11 +19,12 @@ async function withOldDatabase() {
 	return port;
 }
 
-test("save writes the temporary file, removes the old file, then renames", async () => {
+test("save writes the temporary file, moves the old file aside, renames, then removes the old one", async () => {
 	const port = await withOldDatabase();
 	await new DatabaseFile(port, DB).save(bytes("new database"));
 	const steps = port.log.filter((line) => /^(writeBinary|remove|rename)/.test(line));
-	assert.deepEqual(steps, [`writeBinary ${TMP}`, `remove ${DB}`, `rename ${TMP}`]);
+	assert.deepEqual(steps, [`writeBinary ${TMP}`, `rename ${DB}`, `rename ${TMP}`, `remove ${OLD}`]);
+	assert.equal(port.files.has(OLD), false);
 	assert.equal(port.text(DB), "new database");
 	assert.equal(port.files.has(TMP), false);
 });
@@ -69,15 +71,35 @@ test("a crash after writing the temporary file (before removing the old one) kee
 	assert.equal(port.files.has(TMP), false);
 });
 
-test("a crash after removing the old file recovers the complete new database", async () => {
+test("a crash after moving the old file aside recovers the complete new database", async () => {
 	const port = await withOldDatabase();
-	port.failOn("remove", { path: DB, after: true });
+	port.failOn("rename", { path: DB, after: true });
 	await assert.rejects(new DatabaseFile(port, DB).save(bytes("new database")), InjectedFault);
-	assert.equal(port.files.has(DB), false, "only the temporary file is left");
+	assert.equal(port.files.has(DB), false, "the temporary file and the old one are left");
 
 	port.restart();
 	assert.equal(text(await new DatabaseFile(port, DB).load()), "new database");
 	assert.equal(port.files.has(TMP), false, "the temporary file became the database");
+	assert.equal(port.files.has(OLD), false, "the old one is gone");
+});
+
+test("a first save cut short is never opened as a database", async () => {
+	// Issue 35: with no database yet, a half-written temporary file was promoted and opened.
+	const port = new MemoryPort();
+	port.failOn("writeBinary", { path: TMP, partial: true });
+	await assert.rejects(new DatabaseFile(port, DB).save(bytes("the very first database, cut")), InjectedFault);
+	port.restart();
+	assert.equal(await new DatabaseFile(port, DB).load(), undefined, "no database: the logs rebuild it");
+	assert.equal(port.files.has(TMP), false);
+});
+
+test("a crash after the new file took its place but before the old one went leaves the new one", async () => {
+	const port = await withOldDatabase();
+	port.failOn("remove", { path: OLD });
+	await assert.rejects(new DatabaseFile(port, DB).save(bytes("new database")), InjectedFault);
+	port.restart();
+	assert.equal(text(await new DatabaseFile(port, DB).load()), "new database");
+	assert.equal(port.files.has(OLD), false);
 });
 
 test("a crash right after the rename leaves the new database", async () => {
@@ -102,7 +124,8 @@ test("after any interrupted save, a later save and load work normally", async ()
 		{ op: "writeBinary", partial: true },
 		{ op: "writeBinary", after: true },
 		{ op: "exists", path: DB },
-		{ op: "remove", after: true },
+		{ op: "rename", path: DB, after: true },
+		{ op: "remove", path: OLD },
 		{ op: "rename" },
 	] as const) {
 		const port = await withOldDatabase();

@@ -136,3 +136,57 @@ test("bulk estimate wording: dollars and folders", () => {
 	assert.equal(topFolder("a/b/c.md"), "a");
 	assert.equal(topFolder("c.md"), "");
 });
+
+test("a vault whose records came from the logs (another time, the same size) is not asked to pay for them again", async () => {
+	// Issue 35: a rebuilt database, or a device joining a vault, asked "Remember 6,195 notes?"
+	// although the logs held every one of them. A record of the same size is hashed by the core
+	// at no cost; only new notes and notes of another size can cost model calls.
+	// The slices give Obsidian's window a turn; here the realm's own timers stand in for it.
+	const realm = globalThis as { window?: unknown };
+	realm.window ??= globalThis;
+	const files = new Map<string, SyncFile>();
+	const sources: Array<{ path: string; mtime: number; size: number; skipped: null }> = [];
+	for (let note = 0; note < 30; note++) {
+		const path = `Notes/${note}.md`;
+		files.set(path, { path, mtime: 5_000, size: 100 + note });
+		sources.push({ path, mtime: 1_000, size: 100 + note, skipped: null });
+	}
+	files.set("Notes/changed.md", { path: "Notes/changed.md", mtime: 5_000, size: 999 });
+	sources.push({ path: "Notes/changed.md", mtime: 1_000, size: 998, skipped: null });
+	files.set("Notes/new.md", { path: "Notes/new.md", mtime: 5_000, size: 50 });
+	const enqueued: string[] = [];
+	const asked: string[][] = [];
+	const store = {
+		listSources: (after: string | null) => Promise.resolve(after === null ? sources : []),
+		exclusions: (items: Array<{ path: string }>) => Promise.resolve(items.map(() => null)),
+		estimateIngest: (items: Array<{ path: string }>) => {
+			asked.push(items.map((item) => item.path).sort());
+			return Promise.resolve({ notes: items.length });
+		},
+		enqueueNotes: (paths: string[]) => {
+			enqueued.push(...paths);
+			return Promise.resolve(paths.length);
+		},
+		removeNotes: () => Promise.resolve(null),
+		rememberedNotes: () => Promise.resolve(30),
+	} as unknown as MemoryStore;
+	const confirm = (threshold: number) =>
+		new VaultSync({
+			vault: { files: () => files.values(), file: (path) => files.get(path) ?? null, metadata: () => null },
+			runtime: { store: () => store, kick: () => undefined, changed: () => undefined },
+			timers: new FakeTimers(),
+			quietDelayMs: () => 1_000,
+			payAfter: () => null,
+			bulkThreshold: () => threshold,
+			confirmBulk: () => Promise.resolve({ kind: "start" }),
+			notify: () => undefined,
+		});
+	await confirm(1).reconcile("start");
+	assert.deepEqual(asked, [["Notes/changed.md", "Notes/new.md"]], "only the two that may cost are in the question");
+	assert.equal(enqueued.length, 32, "every note is checked (the 30 by their hash, at no cost)");
+	asked.length = 0;
+	enqueued.length = 0;
+	await confirm(2).reconcile("start");
+	assert.deepEqual(asked, [], "two costly notes are within a threshold of two: no question");
+	assert.equal(enqueued.length, 32);
+});
