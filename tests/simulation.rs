@@ -365,20 +365,8 @@ impl SimFiles {
 
 impl VaultFiles for SimFiles {
     async fn list(&self, folder: &str) -> Result<Listing, String> {
-        let prefix = format!("{folder}/");
-        let mut listing = Listing::default();
-        let mut folders = BTreeSet::new();
-        for (path, file) in self.vault.borrow().iter() {
-            let Some(rest) = path.strip_prefix(&prefix) else { continue };
-            match rest.split_once('/') {
-                Some((folder, _)) => {
-                    folders.insert(folder.to_owned());
-                }
-                None => listing.files.push((rest.to_owned(), file.bytes.len() as u64)),
-            }
-        }
-        listing.folders = folders.into_iter().collect();
-        Ok(listing)
+        let vault = self.vault.borrow();
+        Ok(Listing::of_folder(folder, vault.iter().map(|(path, file)| (path.as_str(), file.bytes.len() as u64))))
     }
     async fn read(&self, path: &str, offset: u64) -> Result<Option<Vec<u8>>, String> {
         Ok(self.vault.borrow().get(path).map(|file| file.bytes[(offset as usize).min(file.bytes.len())..].to_vec()))
@@ -1262,7 +1250,10 @@ impl Sim {
                     continue;
                 }
                 if !logs.iter().any(|bytes| contains(bytes, id.as_bytes())) {
-                    self.fail(&format!("{}'s memory {} ({}) is in no device's log", DEVICES[at], memory.id.0, memory.source_path));
+                    self.fail(&format!(
+                        "{}'s memory {} ({}) is in no device's log",
+                        DEVICES[at], memory.id.0, memory.source_path
+                    ));
                 }
             }
         }

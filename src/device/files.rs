@@ -11,6 +11,27 @@ pub struct Listing {
     pub folders: Vec<String>,
 }
 
+impl Listing {
+    /// What `folder` holds, out of every file of a vault (path, size): a file directly in it,
+    /// or a folder on the way to a deeper one.
+    pub fn of_folder<'a>(folder: &str, files: impl IntoIterator<Item = (&'a str, u64)>) -> Listing {
+        let prefix = format!("{}/", folder.trim_end_matches('/'));
+        let mut listing = Listing::default();
+        let mut folders = std::collections::BTreeSet::new();
+        for (path, size) in files {
+            let Some(rest) = path.strip_prefix(&prefix) else { continue };
+            match rest.split_once('/') {
+                Some((folder, _)) => {
+                    folders.insert(folder.to_owned());
+                }
+                None => listing.files.push((rest.to_owned(), size)),
+            }
+        }
+        listing.folders = folders.into_iter().collect();
+        listing
+    }
+}
+
 /// The vault's files, as the device runtime uses them.
 pub trait VaultFiles {
     /// What `folder` holds; empty when it does not exist.

@@ -49,20 +49,8 @@ impl MemoryFiles {
     }
 
     fn list_now(&self, folder: &str) -> Listing {
-        let prefix = format!("{}/", folder.trim_end_matches('/'));
-        let mut listing = Listing::default();
-        let mut folders = BTreeSet::new();
-        for (path, bytes) in self.files.borrow().iter() {
-            let Some(rest) = path.strip_prefix(&prefix) else { continue };
-            match rest.split_once('/') {
-                Some((folder, _)) => {
-                    folders.insert(folder.to_owned());
-                }
-                None => listing.files.push((rest.to_owned(), bytes.len() as u64)),
-            }
-        }
-        listing.folders = folders.into_iter().collect();
-        listing
+        let files = self.files.borrow();
+        Listing::of_folder(folder, files.iter().map(|(path, bytes)| (path.as_str(), bytes.len() as u64)))
     }
 
     fn append_now(&self, path: &str, text: &str) -> u64 {
