@@ -731,7 +731,11 @@ impl Sim {
             .unwrap_or_else(|error| self.fail(&format!("{} could not write its log: {error}", DEVICES[at])));
         let changed: Vec<String> = files.changed.take().into_iter().collect();
         if std::env::var("SIM_TRACE").is_ok() && !changed.is_empty() {
-            eprintln!("[{}] {} flush: {changed:?}", self.now() - NOW, DEVICES[at]);
+            let sizes: Vec<(String, Option<usize>)> = changed
+                .iter()
+                .map(|path| (path.clone(), self.devices[at].host.vault.borrow().get(path).map(|file| file.bytes.len())))
+                .collect();
+            eprintln!("[{}] {} flush: {sizes:?}", self.now() - NOW, DEVICES[at]);
             for path in &changed {
                 if let Some(file) = self.devices[at].host.vault.borrow().get(path) {
                     for line in String::from_utf8_lossy(&file.bytes).lines() {
@@ -1240,13 +1244,33 @@ impl Sim {
             })
             .collect();
         let forgotten: BTreeSet<&str> = self.forgets.iter().map(|forget| forget.memory.as_str()).collect();
+        // What some device removed (its purge took it out of its log; the others drop it once
+        // they read the removal): a memory's id, or its note's path.
+        let mut removed: BTreeSet<String> = BTreeSet::new();
+        for device in &self.devices {
+            let tombstones = match device.engine() {
+                Some(engine) => engine.store().tombstones().unwrap(),
+                None if device.disk.is_empty() => continue,
+                None => open_from_bytes(&device.disk, RusqliteDriver::from_bytes).unwrap().tombstones().unwrap(),
+            };
+            for tombstone in tombstones {
+                match tombstone {
+                    memory_agent::store::Tombstone::SourceRecord { path, .. } => removed.insert(path),
+                    other => removed.insert(other.removed_id().unwrap_or_default().to_owned()),
+                };
+            }
+        }
         for (at, device) in self.devices.iter().enumerate() {
             let Some(engine) = device.engine() else { continue };
             // A memory made since the last append is in the outbox, written at the next one.
             let unwritten = engine.outgoing_log(self.now()).unwrap().text;
             for memory in engine.list_memories(&MemoryFilter::default()).unwrap() {
                 let id = format!("\"id\":\"{}\"", memory.id.0);
-                if forgotten.contains(memory.id.0.as_str()) || unwritten.contains(&id) {
+                if forgotten.contains(memory.id.0.as_str())
+                    || removed.contains(&memory.id.0)
+                    || removed.contains(&memory.source_path)
+                    || unwritten.contains(&id)
+                {
                     continue;
                 }
                 if !logs.iter().any(|bytes| contains(bytes, id.as_bytes())) {

@@ -270,10 +270,8 @@ impl DeviceLog {
         let mut last: Option<(String, u64)> = None;
         for piece in line_pieces(&outgoing.text, self.limits.seal_at) {
             let name = match log_file_for(&own, piece.len() as u64, self.limits.seal_at) {
-                // No file of its own left (all compacted or purged away): past every number used.
-                name if own.is_empty() => {
-                    log_file_name(self.next_number(engine, &own)?.max(log_file_number(&name).unwrap_or(1)))
-                }
+                // A new file: past every number used, also one a purge or compaction removed.
+                name if !own.iter().any(|(known, _)| *known == name) => log_file_name(self.next_number(engine, &own)?),
                 name => name,
             };
             self.number_used(engine, &name)?;
