@@ -397,3 +397,80 @@ fn a_newer_memory_arriving_before_its_text_is_not_overwritten_with_the_older_tex
     assert_eq!(phone.outgoing_log(NOW).unwrap().entries, 0);
     assert_eq!(host.bedrock.requests().len(), 1, "the phone paid once, for its own text");
 }
+
+/// The keys of what `store` has to append to its log, sorted, and the outbox emptied.
+fn noted(store: &Db) -> Vec<String> {
+    let outgoing = store.outgoing_log(1_000).unwrap();
+    let mut keys: Vec<String> = outgoing
+        .text
+        .lines()
+        .map(|line| match memory_agent::store::read_line(line.as_bytes()) {
+            memory_agent::store::ReadLine::Entry { entry, .. } => entry.key().replace('\t', " "),
+            _ => panic!("an unreadable outgoing line: {line}"),
+        })
+        .collect();
+    keys.sort();
+    store.log_appended(&store.device(), outgoing.upto, "000001.jsonl", 1).unwrap();
+    keys
+}
+
+#[test]
+fn every_change_that_travels_is_noted_by_the_store_itself_and_nothing_else() {
+    let laptop = device("laptop");
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A), ("m-2", HASH_B)]);
+    assert_eq!(noted(&laptop), ["note a.md"]);
+    // This device's mtime of the same version is no news; a new version is.
+    let record = laptop.get_source("a.md").unwrap().unwrap();
+    laptop.upsert_source(&Source { mtime: 7, size: 3, ..record.clone() }).unwrap();
+    assert!(noted(&laptop).is_empty(), "the same version read again");
+    laptop.upsert_source(&Source { updated_at: 200, sha256: format!("{:032x}", 200), ..record }).unwrap();
+    assert_eq!(noted(&laptop), ["note a.md"]);
+    // A move inside the note, quiet chunks, a rename: each is the note's new state.
+    let moved = Position { heading: Some("Plans".into()), line_start: Some(4), line_end: Some(6) };
+    laptop.update_memory_position(&MemoryId("m-1".into()), &moved, 300).unwrap();
+    assert_eq!(noted(&laptop), ["note a.md"]);
+    laptop.update_memory_position(&MemoryId("m-1".into()), &moved, 301).unwrap();
+    assert!(noted(&laptop).is_empty(), "a memory already there did not move");
+    laptop.set_quiet_chunks("a.md", &["0123456789abcdef0123456789abcdef".into()]).unwrap();
+    assert_eq!(noted(&laptop), ["note a.md"]);
+    laptop.rename_source("a.md", "b.md", 400).unwrap();
+    let renamed = noted(&laptop);
+    assert_eq!(renamed.len(), 2, "{renamed:?}");
+    assert_eq!(renamed[0], "note b.md");
+    assert!(renamed[1].starts_with("removed ") && renamed[1].ends_with("a.md"), "{renamed:?}");
+    // A typed text, an insight (which marks its memories consolidated: the note's state),
+    // usage counted.
+    laptop.insert_memory(&memory("t-1", "", HASH_A)).unwrap();
+    assert_eq!(noted(&laptop), ["memory t-1"]);
+    let pair = [MemoryId("m-1".into()), MemoryId("t-1".into())];
+    assert_eq!(laptop.save_consolidation_batch(&pair, &[insight("c-1", &["m-1", "t-1"])]).unwrap(), 1);
+    assert_eq!(noted(&laptop), ["insight c-1", "memory t-1", "note b.md"]);
+    let tokens = memory_agent::domain::TokenUsage { input_tokens: 10, output_tokens: 2, ..Default::default() };
+    laptop.record_usage(CalendarDate::at(NOW, 0), "ingest", &tokens).unwrap();
+    laptop.record_usage(CalendarDate::at(NOW, 0), "ingest", &tokens).unwrap();
+    let counted = noted(&laptop);
+    assert_eq!(counted.len(), 1, "one row, counted twice: {counted:?}");
+    assert!(counted[0].starts_with("usage laptop "), "{counted:?}");
+    // A forget: its removal, the note without it, and the typed text the insight cited
+    // (consolidated no more); the insight's own removal.
+    laptop.forget_memory(&MemoryId("m-1".into())).unwrap();
+    let forgotten = noted(&laptop);
+    assert!(forgotten.contains(&"note b.md".to_owned()), "{forgotten:?}");
+    assert!(forgotten.contains(&"memory t-1".to_owned()), "{forgotten:?}");
+    assert!(forgotten.iter().any(|key| key.starts_with("removed ") && key.contains("m-1")), "{forgotten:?}");
+    // What a replay of another device's log changes is that device's to write.
+    let phone = device("phone");
+    let mut log = Vec::new();
+    append(laptop_copy(&laptop), &mut log);
+    replay(&phone, "laptop", &log);
+    assert!(!ids(&phone).is_empty());
+    assert!(noted(&phone).is_empty(), "a replay writes nothing to the phone's own log");
+    phone.insert_memory(&memory("t-2", "", HASH_B)).unwrap();
+    assert_eq!(noted(&phone), ["memory t-2"], "and the phone's own changes are noted again after it");
+}
+
+/// A copy of `store`'s log as a device rebuilding its log would write it: everything it holds.
+fn laptop_copy(store: &Db) -> &Db {
+    store.log_everything().unwrap();
+    store
+}

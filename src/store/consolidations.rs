@@ -50,14 +50,11 @@ impl<D: SqlDriver> Store<D> {
                         &[key.into(), insight_key.into()],
                     )?;
                 }
-                store.record_outgoing(super::log::Outgoing::Insight, &insight.id.0)?;
                 stored += 1;
             }
             // A missing memory matches no row here.
             for id in batch.iter().filter(|id| !reopened.contains(id)) {
-                if store.change("UPDATE memories SET consolidated = 1 WHERE id = ?", &[id.0.as_str().into()])? > 0 {
-                    store.log_memory_state(id)?;
-                }
+                store.change("UPDATE memories SET consolidated = 1 WHERE id = ?", &[id.0.as_str().into()])?;
             }
             Ok(stored)
         })

@@ -11,17 +11,17 @@
 //! delivers the files in, and however often the same entry is read.
 //!
 //! Writing: every change this device makes notes its key in `log_outbox`, in the change's
-//! own transaction; `outgoing_log` builds the entries from the rows as they are when asked,
-//! the host appends them, and `log_appended` forgets those keys. A crash between the two
-//! only writes an entry twice. Changes made while replaying another device's entries are
-//! that device's, never written here again.
+//! own transaction, by the triggers of `LOG_TRIGGERS` (one write path: no store function can
+//! change a row that travels and forget to say so); `outgoing_log` builds the entries from the
+//! rows as they are when asked, the host appends them, and `log_appended` forgets those keys.
+//! A crash between the two only writes an entry twice. Changes made while replaying another
+//! device's entries are that device's, never written here again (`without_logging`).
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::log_v1::DecodedLine;
-use super::memories::MemoryFilter;
 use super::merge::{MergeOutcome, TheirCopy};
 use super::rows::RowReader;
 use super::tombstones::Tombstone;
@@ -48,33 +48,6 @@ pub enum LogEntry {
     Insight { insight: Consolidation },
     /// A device's usage of one day and agent, as counted so far.
     Usage { device: String, usage: UsageRecord },
-}
-
-/// What changed here, by kind, for `log_outbox`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Outgoing {
-    /// A note's record or memories (key: the path).
-    Note,
-    /// A selection or typed text (key: the memory id).
-    Memory,
-    /// A tombstone (key: its text).
-    Removed,
-    /// An insight (key: its id).
-    Insight,
-    /// A usage row (key: device, day, agent, tab-separated).
-    Usage,
-}
-
-impl Outgoing {
-    fn as_str(self) -> &'static str {
-        match self {
-            Outgoing::Note => "note",
-            Outgoing::Memory => "memory",
-            Outgoing::Removed => "removed",
-            Outgoing::Insight => "insight",
-            Outgoing::Usage => "usage",
-        }
-    }
 }
 
 /// Entries this device has to append to its log.
@@ -114,40 +87,34 @@ pub struct Replayed {
 }
 
 impl<D: SqlDriver> Store<D> {
-    /// Notes that `key` of `kind` changed here, for this device's log (not while replaying).
-    pub(super) fn record_outgoing(&self, kind: Outgoing, key: &str) -> Result<(), StoreError> {
-        if !self.logging.get() {
-            return Ok(());
-        }
-        self.change(
-            "INSERT OR REPLACE INTO log_outbox (kind, key) VALUES (?, ?)",
-            &[kind.as_str().into(), key.into()],
-        )?;
+    /// Sets up, for this connection, the triggers that fill `log_outbox` (`LOG_TRIGGERS`).
+    pub(super) fn install_log_triggers(&self) -> Result<(), StoreError> {
+        self.driver.execute_batch(LOG_TRIGGERS)?;
         Ok(())
     }
 
-    /// Notes that a memory's own state changed (whether it was consolidated): its note's entry,
-    /// or a typed memory's, is written again, so that a device rebuilt from the logs knows
-    /// what was consolidated and never pays to consolidate it again.
-    pub(super) fn log_memory_state(&self, id: &MemoryId) -> Result<(), StoreError> {
-        match self.memory_path(id)? {
-            Some(path) if !path.is_empty() && self.get_source(&path)?.is_some() => {
-                self.record_outgoing(Outgoing::Note, &path)
-            }
-            Some(_) => self.record_outgoing(Outgoing::Memory, &id.0),
-            None => Ok(()),
-        }
+    /// Whether changes are noted for this device's log now (not while another device's
+    /// entries are replayed).
+    pub(super) fn is_logging(&self) -> bool {
+        self.logging.get()
     }
 
     /// Runs `work` with nothing noted for this device's log: what it changes is another
-    /// device's (a replay, a merge).
+    /// device's (a replay, a merge). The triggers read `log_off`, a table of this connection
+    /// only, never saved with the database.
     pub(super) fn without_logging<T>(
         &self,
         work: impl FnOnce(&Self) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let was = self.logging.replace(false);
+        if was {
+            self.driver.execute("INSERT INTO log_off (off) VALUES (1)", &[])?;
+        }
         let result = work(self);
-        self.logging.set(was);
+        if was {
+            self.logging.set(true);
+            self.driver.execute("DELETE FROM log_off", &[])?;
+        }
         result
     }
 
@@ -253,10 +220,8 @@ impl<D: SqlDriver> Store<D> {
         if self.get_source(path)?.is_none() {
             return Ok(false);
         }
-        let was = self.logging.replace(true);
-        let recorded = self.record_outgoing(Outgoing::Note, path);
-        self.logging.set(was);
-        recorded.map(|()| true)
+        self.change("INSERT OR REPLACE INTO log_outbox (kind, key) VALUES ('note', ?)", &[path.into()])?;
+        Ok(true)
     }
 
     /// Whether a removal (here, or replayed from another device) may have left its text in
@@ -370,27 +335,94 @@ impl<D: SqlDriver> Store<D> {
     /// that was lost): every device's memory travels again from here, with no model call.
     pub fn log_everything(&self) -> Result<(), StoreError> {
         self.transaction(|store| {
-            for tombstone in store.tombstones()? {
-                store.record_outgoing(Outgoing::Removed, &tombstone.to_string())?;
-            }
-            for source in store.list_sources()? {
-                store.record_outgoing(Outgoing::Note, &source.path)?;
-            }
-            for memory in store.list_memories(&MemoryFilter::default())? {
-                if memory.source_kind != SourceKind::Note {
-                    store.record_outgoing(Outgoing::Memory, &memory.id.0)?;
-                }
-            }
-            for insight in store.list_consolidations(0, 0)? {
-                store.record_outgoing(Outgoing::Insight, &insight.id.0)?;
-            }
-            for (device, record) in store.usage_rows()? {
-                store.record_outgoing(Outgoing::Usage, &usage_key(&device, &record.day, &record.agent))?;
-            }
+            store.driver.execute_batch(LOG_EVERYTHING)?;
+            store.dirty.set(true);
             Ok(())
         })
     }
 }
+
+/// Every row that travels, into `log_outbox` (`log_everything`).
+const LOG_EVERYTHING: &str = "
+INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'removed', id FROM tombstones;
+INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'note', p.path FROM sources AS s JOIN paths AS p ON p.id = s.path_id;
+INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'memory', id FROM memories WHERE kind <> 0;
+INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'insight', id FROM consolidations;
+INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'usage', device || char(9) || day || char(9) || agent FROM usage;
+";
+
+/// The one write path of `log_outbox`: a trigger for each change of a row that travels, so
+/// that no change is missed. TEMP (this connection's, created at each open, never in the saved
+/// file, which `schema_guard` keeps free of triggers). What travels:
+/// - a note (key: its path) when its record gets a new version (time, digest, reason for
+///   skipping, quiet chunks, path) — not this device's mtime and size of the same text — or
+///   when one of its memories is added, changed (position, consolidated) or removed, or when
+///   it is renamed;
+/// - a typed text or selection (key: its id) when added or changed;
+/// - an insight when made, a removal when kept, a usage row when counted.
+///
+/// Each goes through `log_change`, which moves a key noted again to the end of the outbox
+/// (a key noted again after `outgoing_log` read it must outlive that read's `log_appended`),
+/// whatever conflict rule the statement that fired it has. None fires while `log_off` holds a
+/// row (`without_logging`).
+const LOG_TRIGGERS: &str = "
+CREATE TEMP TABLE IF NOT EXISTS log_off (off INTEGER NOT NULL);
+CREATE TEMP VIEW IF NOT EXISTS log_change (kind, key) AS SELECT kind, key FROM log_outbox WHERE 0;
+CREATE TEMP TRIGGER IF NOT EXISTS log_change_noted INSTEAD OF INSERT ON log_change BEGIN
+    DELETE FROM log_outbox WHERE kind = NEW.kind AND key = NEW.key;
+    INSERT INTO log_outbox (kind, key) VALUES (NEW.kind, NEW.key);
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_source_added AFTER INSERT ON main.sources
+WHEN NOT EXISTS (SELECT 1 FROM log_off) BEGIN
+    INSERT INTO log_change (kind, key) SELECT 'note', path FROM paths WHERE id = NEW.path_id;
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_source_changed AFTER UPDATE ON main.sources
+WHEN NOT EXISTS (SELECT 1 FROM log_off)
+    AND (OLD.updated_at IS NOT NEW.updated_at OR OLD.sha256 IS NOT NEW.sha256 OR OLD.skipped IS NOT NEW.skipped
+         OR OLD.quiet IS NOT NEW.quiet OR OLD.path_id IS NOT NEW.path_id) BEGIN
+    INSERT INTO log_change (kind, key) SELECT 'note', path FROM paths WHERE id = NEW.path_id;
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_note_renamed AFTER UPDATE OF path ON main.paths
+WHEN NOT EXISTS (SELECT 1 FROM log_off) AND OLD.path IS NOT NEW.path
+    AND EXISTS (SELECT 1 FROM sources WHERE path_id = NEW.id) BEGIN
+    INSERT INTO log_change (kind, key) VALUES ('note', NEW.path);
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_memory_added AFTER INSERT ON main.memories
+WHEN NOT EXISTS (SELECT 1 FROM log_off) BEGIN
+    INSERT INTO log_change (kind, key)
+        SELECT 'note', path FROM paths WHERE id = NEW.path_id AND NEW.kind = 0
+        UNION ALL SELECT 'memory', NEW.id WHERE NEW.kind <> 0;
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_memory_changed AFTER UPDATE ON main.memories
+WHEN NOT EXISTS (SELECT 1 FROM log_off)
+    AND (OLD.updated_at IS NOT NEW.updated_at OR OLD.consolidated IS NOT NEW.consolidated
+         OR OLD.path_id IS NOT NEW.path_id OR OLD.heading IS NOT NEW.heading
+         OR OLD.line_start IS NOT NEW.line_start OR OLD.line_end IS NOT NEW.line_end) BEGIN
+    INSERT INTO log_change (kind, key)
+        SELECT 'note', path FROM paths WHERE id = NEW.path_id AND NEW.kind = 0
+        UNION ALL SELECT 'memory', NEW.id WHERE NEW.kind <> 0;
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_memory_removed AFTER DELETE ON main.memories
+WHEN NOT EXISTS (SELECT 1 FROM log_off) AND OLD.kind = 0 BEGIN
+    INSERT INTO log_change (kind, key) SELECT 'note', path FROM paths WHERE id = OLD.path_id;
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_insight_added AFTER INSERT ON main.consolidations
+WHEN NOT EXISTS (SELECT 1 FROM log_off) BEGIN
+    INSERT INTO log_change (kind, key) VALUES ('insight', NEW.id);
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_removal_kept AFTER INSERT ON main.tombstones
+WHEN NOT EXISTS (SELECT 1 FROM log_off) BEGIN
+    INSERT INTO log_change (kind, key) VALUES ('removed', NEW.id);
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_usage_added AFTER INSERT ON main.usage
+WHEN NOT EXISTS (SELECT 1 FROM log_off) BEGIN
+    INSERT INTO log_change (kind, key) VALUES ('usage', NEW.device || char(9) || NEW.day || char(9) || NEW.agent);
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS log_usage_counted AFTER UPDATE ON main.usage
+WHEN NOT EXISTS (SELECT 1 FROM log_off) BEGIN
+    INSERT INTO log_change (kind, key) VALUES ('usage', NEW.device || char(9) || NEW.day || char(9) || NEW.agent);
+END;
+";
 
 /// One line of a log as this version writes it (no newline): `entry`, written at `at`.
 pub fn log_line(at: Millis, entry: &LogEntry) -> Result<String, StoreError> {

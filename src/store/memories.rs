@@ -134,12 +134,6 @@ impl<D: SqlDriver> Store<D> {
             if let Some(entity_ids) = store.link_entities(key, &memory.entities)? {
                 store.change("UPDATE memories SET entity_ids = ? WHERE key = ?", &[entity_ids.into(), key.into()])?;
             }
-            match memory.source_kind {
-                SourceKind::Note => store.record_outgoing(super::log::Outgoing::Note, &memory.source_path)?,
-                SourceKind::Selection | SourceKind::Text => {
-                    store.record_outgoing(super::log::Outgoing::Memory, &memory.id.0)?;
-                }
-            }
             store.index_memory(key)
         })
     }
@@ -215,11 +209,8 @@ impl<D: SqlDriver> Store<D> {
             // Forgotten wherever it is, also under another name on another device.
             store.add_tombstone(&Tombstone::Forgotten { id: id.0.clone() })?;
             // The note's entry is written again as it is now (its other memories, the chunk
-            // quiet): the purge takes every older entry holding the forgotten text out of the
-            // log, and the note must not leave the log with them.
-            if let Some(path) = store.memory_path(id)?.filter(|path| !path.is_empty()) {
-                store.record_outgoing(super::log::Outgoing::Note, &path)?;
-            }
+            // quiet; the triggers note it): the purge takes every older entry holding the
+            // forgotten text out of the log, and the note must not leave the log with them.
             store.remove_memories(std::slice::from_ref(id))
         })?;
         self.merge_search_index()?;
@@ -278,9 +269,6 @@ impl<D: SqlDriver> Store<D> {
             let old_ids: BTreeSet<&MemoryId> = old.iter().collect();
             let gone: Vec<MemoryId> = old_ids.difference(&new_ids).map(|id| (*id).clone()).collect();
             let removal = store.remove_memories(&gone)?;
-            if !gone.is_empty() {
-                store.record_outgoing(super::log::Outgoing::Note, path)?;
-            }
             for memory in memories.iter().filter(|memory| !old_ids.contains(&memory.id)) {
                 if memory.source_path != path || memory.source_kind != SourceKind::Note {
                     return Err(StoreError::InvalidInput(format!(
@@ -307,7 +295,7 @@ impl<D: SqlDriver> Store<D> {
             if heading_changed {
                 store.unindex_memory(key)?;
             }
-            let moved = store.change(
+            store.change(
                 "UPDATE memories SET heading = ?, line_start = ?, line_end = ?, updated_at = ?
                  WHERE key = ? AND (heading IS NOT ? OR line_start IS NOT ? OR line_end IS NOT ?)",
                 &[
@@ -323,14 +311,6 @@ impl<D: SqlDriver> Store<D> {
             )?;
             if heading_changed {
                 store.index_memory(key)?;
-            }
-            if moved > 0 {
-                let path = super::rows::single(store.query(
-                    "SELECT p.path FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE m.key = ?",
-                    &[key.into()],
-                )?)?
-                .text()?;
-                store.record_outgoing(super::log::Outgoing::Note, &path)?;
             }
             Ok(())
         })
@@ -388,7 +368,7 @@ impl<D: SqlDriver> Store<D> {
         }
         for consolidation in &consolidations {
             // A removal replayed from another device: that device decides the insight's fate.
-            if self.logging.get() {
+            if self.is_logging() {
                 self.delete_consolidation(consolidation)?;
             } else {
                 self.set_insight_aside(consolidation)?;
@@ -430,7 +410,6 @@ impl<D: SqlDriver> Store<D> {
                 &[id.0.as_str().into()],
             )? > 0
             {
-                self.log_memory_state(id)?;
                 reopened.push(id.clone());
             }
         }

@@ -205,6 +205,9 @@ impl<D: SqlDriver> Store<D> {
         if migrations.len() >= schema::STEMS_SINCE {
             store.finish_stems().map_err(as_corrupt)?;
         }
+        if migrations.len() >= schema::LOG_SINCE {
+            store.install_log_triggers()?;
+        }
         // `secure_delete`: a forgotten memory's bytes are overwritten, not left in free pages.
         store.driver.execute_batch(&format!(
             "PRAGMA cache_size = -{}; PRAGMA secure_delete = ON;",

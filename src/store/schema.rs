@@ -450,6 +450,9 @@ INSERT INTO log_outbox (kind, key) SELECT 'usage', device || char(9) || day || c
 /// The first version with `memories.stems`.
 pub const STEMS_SINCE: usize = 7;
 
+/// The first version with `log_outbox` (whose triggers `Store::open` sets up).
+pub const LOG_SINCE: usize = 11;
+
 /// The full-text index of memories (version 4 on); derived from `memories`, rebuilt at will.
 pub const FULL_TEXT_INDEX: &str = "memories_fts";
 

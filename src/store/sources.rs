@@ -35,22 +35,6 @@ impl<D: SqlDriver> Store<D> {
         sha256.truncate(FILE_DIGEST_BYTES);
         self.transaction(|store| {
             let path_id = store.path_id(&source.path)?;
-            // Only what another device needs travels: a new version of the note (its time, digest
-            // or reason for skipping), not this device's mtime and size of the same text.
-            let same_version = !store
-                .query(
-                    "SELECT 1 FROM sources WHERE path_id = ? AND updated_at = ? AND sha256 = ? AND skipped IS ?",
-                    &[
-                        path_id.into(),
-                        source.updated_at.into(),
-                        SqlValue::Blob(sha256.clone()),
-                        source.skipped.clone().into(),
-                    ],
-                )?
-                .is_empty();
-            if !same_version {
-                store.record_outgoing(super::log::Outgoing::Note, &source.path)?;
-            }
             store.change(
                 "INSERT INTO sources (path_id, mtime, size, sha256, updated_at, skipped, here) VALUES (?,?,?,?,?,?,1)
                  ON CONFLICT (path_id) DO UPDATE SET mtime = excluded.mtime, size = excluded.size,
@@ -76,13 +60,10 @@ impl<D: SqlDriver> Store<D> {
             blob.extend(super::memories::stored_hash(hash)?);
         }
         let value = if blob.is_empty() { SqlValue::Null } else { SqlValue::Blob(blob) };
-        let changed = self.change(
+        self.change(
             "UPDATE sources SET quiet = ? WHERE path_id = (SELECT id FROM paths WHERE path = ?) AND quiet IS NOT ?",
             &[value.clone(), path.into(), value],
         )?;
-        if changed > 0 {
-            self.record_outgoing(super::log::Outgoing::Note, path)?;
-        }
         Ok(())
     }
 
@@ -252,7 +233,7 @@ impl<D: SqlDriver> Store<D> {
             for key in &keys {
                 store.index_memory(*key)?;
             }
-            store.record_outgoing(super::log::Outgoing::Note, new_path)
+            Ok(())
         })
     }
 }

@@ -88,7 +88,6 @@ impl<D: SqlDriver> Store<D> {
             return Ok(false);
         }
         self.change("INSERT INTO tombstones (id) VALUES (?)", &[text.into()])?;
-        self.record_outgoing(super::log::Outgoing::Removed, &tombstone.to_string())?;
         // Here or replayed: what it removed may be in this device's own log files.
         self.mark_log_purge_due()?;
         Ok(true)

@@ -37,7 +37,6 @@ impl<D: SqlDriver> Store<D> {
     pub fn record_usage(&self, day: CalendarDate, agent: &str, usage: &TokenUsage) -> Result<(), StoreError> {
         let count = |tokens: u64| i64::try_from(tokens).unwrap_or(i64::MAX);
         let device = self.device.borrow().clone();
-        self.record_outgoing(super::log::Outgoing::Usage, &super::log::usage_key(&device, &day.to_string(), agent))?;
         self.change(
             "INSERT INTO usage (day, agent, device, calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
              VALUES (?, ?, ?, 1, ?, ?, ?, ?)
