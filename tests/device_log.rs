@@ -474,3 +474,29 @@ fn laptop_copy(store: &Db) -> &Db {
     store.log_everything().unwrap();
     store
 }
+
+#[test]
+fn remembering_and_replaying_compile_each_statement_once_not_once_per_entry() {
+    let laptop = device("laptop");
+    for note in 0..100 {
+        let ids = [
+            (format!("m-{note}-a"), format!("{:032x}", note * 2)),
+            (format!("m-{note}-b"), format!("{:032x}", note * 2 + 1)),
+        ];
+        remember_note(
+            &laptop,
+            &format!("Notes/{note}.md"),
+            100 + note as i64,
+            &[(&ids[0].0, &ids[0].1), (&ids[1].0, &ids[1].1)],
+        );
+    }
+    let mut log = Vec::new();
+    assert_eq!(append(&laptop, &mut log), 100);
+    let phone = device("phone");
+    replay(&phone, "laptop", &log);
+    assert_eq!(ids(&phone).len(), 200);
+    // SQLite compiles a statement again when a bound value may change its plan (a join on
+    // `m.key = ?`): as costly as running it, once per memory it doubled a replay's time.
+    assert!(laptop.driver().recompiled() < 20, "{} statements compiled again", laptop.driver().recompiled());
+    assert!(phone.driver().recompiled() < 20, "{} statements compiled again", phone.driver().recompiled());
+}

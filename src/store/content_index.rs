@@ -49,7 +49,7 @@ impl<D: SqlDriver> Store<D> {
                 break;
             }
             let rows = self.query(
-                &format!("{SELECT_FULL} WHERE m.key = ? AND m.kind = ? AND m.content_hash = ?"),
+                &format!("{SELECT_FULL} WHERE m.key = +? AND m.kind = +? AND m.content_hash = +?"),
                 &[key.into(), kind_code(SourceKind::Note).into(), SqlValue::Blob(hash.clone())],
             )?;
             for row in rows {

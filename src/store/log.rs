@@ -154,7 +154,7 @@ impl<D: SqlDriver> Store<D> {
         memories.sort_by(|a, b| a.id.cmp(&b.id));
         let quiet = self
             .query(
-                "SELECT s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = ? AND s.quiet IS NOT NULL",
+                "SELECT s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = +? AND s.quiet IS NOT NULL",
                 &[path.into()],
             )?
             .into_iter()

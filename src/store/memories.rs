@@ -164,7 +164,7 @@ impl<D: SqlDriver> Store<D> {
         let limit = if filter.limit == 0 { -1 } else { i64::from(filter.limit) };
         let rows = match &filter.source_path {
             Some(path) => self.query(
-                &format!("{SELECT_CARD} WHERE p.path = ?1 ORDER BY m.key DESC LIMIT ?2 OFFSET ?3"),
+                &format!("{SELECT_CARD} WHERE p.path = +?1 ORDER BY m.key DESC LIMIT ?2 OFFSET ?3"),
                 &[path.as_str().into(), limit.into(), filter.offset.into()],
             )?,
             None => self.query(
@@ -179,7 +179,7 @@ impl<D: SqlDriver> Store<D> {
     pub fn memories_of_source(&self, path: &str, kind: SourceKind) -> Result<Vec<Memory>, StoreError> {
         let Some(path_id) = self.find_path_id(path)? else { return Ok(Vec::new()) };
         let rows = self.query(
-            &format!("{SELECT_FULL} WHERE m.path_id = ? AND m.kind = ? ORDER BY m.line_start, m.key"),
+            &format!("{SELECT_FULL} WHERE m.path_id = +? AND m.kind = +? ORDER BY m.line_start, m.key"),
             &[path_id.into(), kind_code(kind).into()],
         )?;
         rows.into_iter().map(read_memory).collect()
@@ -223,7 +223,7 @@ impl<D: SqlDriver> Store<D> {
         let rows = match path {
             Some(path) => self.query(
                 "SELECT m.id, m.keywords FROM memories AS m JOIN paths AS p ON p.id = m.path_id
-                 WHERE p.path = ? AND m.keywords IS NOT NULL",
+                 WHERE p.path = +? AND m.keywords IS NOT NULL",
                 &[path.into()],
             )?,
             None => self.query("SELECT id, keywords FROM memories WHERE keywords IS NOT NULL", &[])?,
@@ -326,7 +326,7 @@ impl<D: SqlDriver> Store<D> {
         let Some(path_id) = self.find_path_id(path)? else { return Ok(None) };
         let hash = stored_hash(content_hash)?;
         let rows = self.query(
-            &format!("{SELECT_FULL} WHERE m.path_id = ? AND m.kind = ? AND m.content_hash = ? LIMIT 1"),
+            &format!("{SELECT_FULL} WHERE m.path_id = +? AND m.kind = +? AND m.content_hash = ? LIMIT 1"),
             &[path_id.into(), kind_code(kind).into(), SqlValue::Blob(hash)],
         )?;
         rows.into_iter().next().map(read_memory).transpose()

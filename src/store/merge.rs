@@ -146,7 +146,7 @@ impl<D: SqlDriver> Store<D> {
     /// This note's memory ids, sorted.
     fn note_memory_ids_of(&self, path: &str) -> Result<Vec<String>, StoreError> {
         let rows = self.query(
-            "SELECT m.id FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE p.path = ? AND m.kind = ? ORDER BY m.id",
+            "SELECT m.id FROM memories AS m JOIN paths AS p ON p.id = m.path_id WHERE p.path = +? AND m.kind = +? ORDER BY m.id",
             &[path.into(), super::memories::kind_code(SourceKind::Note).into()],
         )?;
         Ok(rows

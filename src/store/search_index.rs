@@ -45,7 +45,7 @@ impl<D: SqlDriver> Store<D> {
             &format!(
                 "INSERT INTO {FULL_TEXT_INDEX} (docid, summary, words, entities, topics, place, stems, pairs, facts)
                  SELECT rowid, summary, words, entities, topics, place, stems, pairs, facts FROM memory_search
-                 WHERE rowid = ?"
+                 WHERE rowid = +?"
             ),
             &[key.into()],
         )?;

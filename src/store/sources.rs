@@ -71,7 +71,7 @@ impl<D: SqlDriver> Store<D> {
     /// only from another device's log is not `here` until the sync tool brings the file.
     pub fn source_here(&self, path: &str) -> Result<bool, StoreError> {
         let rows = self.query(
-            "SELECT s.here FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = ?",
+            "SELECT s.here FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = +?",
             &[path.into()],
         )?;
         Ok(rows.into_iter().next().is_none_or(|row| row.first().and_then(SqlValue::as_i64) != Some(0)))
@@ -114,7 +114,7 @@ impl<D: SqlDriver> Store<D> {
     /// The chunks of `path` known to hold nothing to remember.
     pub fn quiet_chunks(&self, path: &str) -> Result<QuietChunks, StoreError> {
         let rows = self.query(
-            "SELECT s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = ?",
+            "SELECT s.quiet FROM sources AS s JOIN paths AS p ON p.id = s.path_id WHERE p.path = +?",
             &[path.into()],
         )?;
         let blob = match rows.into_iter().next().and_then(|row| row.into_iter().next()) {
@@ -125,7 +125,7 @@ impl<D: SqlDriver> Store<D> {
     }
 
     pub fn get_source(&self, path: &str) -> Result<Option<Source>, StoreError> {
-        let rows = self.query(&format!("{SELECT} WHERE p.path = ?"), &[path.into()])?;
+        let rows = self.query(&format!("{SELECT} WHERE p.path = +?"), &[path.into()])?;
         rows.into_iter().next().map(read_source).transpose()
     }
 
