@@ -500,3 +500,57 @@ fn remembering_and_replaying_compile_each_statement_once_not_once_per_entry() {
     assert!(laptop.driver().recompiled() < 20, "{} statements compiled again", laptop.driver().recompiled());
     assert!(phone.driver().recompiled() < 20, "{} statements compiled again", phone.driver().recompiled());
 }
+
+#[test]
+fn each_device_consolidates_only_the_memories_it_made() {
+    let laptop = device("laptop");
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A)]);
+    remember_note(&laptop, "b.md", 100, &[("m-2", HASH_B)]);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    let phone = device("phone");
+    replay(&phone, "laptop", &log);
+    phone.insert_memory(&memory("t-1", "", HASH_A)).unwrap();
+    // Two devices consolidating the same memories before either saw the other's insight
+    // would pay twice: the laptop's memories wait for the laptop.
+    assert_eq!(laptop.count_unconsolidated().unwrap(), 2);
+    assert_eq!(phone.count_unconsolidated().unwrap(), 1);
+    let waiting: Vec<String> =
+        phone.unconsolidated_memories(10).unwrap().into_iter().map(|memory| memory.id.0).collect();
+    assert_eq!(waiting, ["t-1"]);
+    // A database rebuilt from its own log consolidates its own memories still.
+    let rebuilt = device("laptop");
+    replay(&rebuilt, "laptop", &log);
+    assert_eq!(rebuilt.count_unconsolidated().unwrap(), 2);
+}
+
+#[test]
+fn an_insight_set_aside_until_its_memory_arrives_keeps_its_lines_and_its_other_memories_consolidated() {
+    let laptop = device("laptop");
+    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A)]);
+    remember_note(&laptop, "b.md", 100, &[("m-2", HASH_B)]);
+    let pair = [MemoryId("m-1".into()), MemoryId("m-2".into())];
+    let made = insight("c-1", &["m-1", "m-2"]);
+    assert_eq!(laptop.save_consolidation_batch(&pair, std::slice::from_ref(&made)).unwrap(), 1);
+    let mut log = Vec::new();
+    append(&laptop, &mut log);
+    laptop.rename_source("a.md", "c.md", 150).unwrap();
+    let before = log.len();
+    append(&laptop, &mut log);
+    let first_line = before + log[before..].iter().position(|byte| *byte == b'\n').unwrap() + 1;
+    // The phone reads the rename's removal, and the note at its new path only later (the sync
+    // tool delivered the file in two pieces).
+    let phone = device("phone");
+    replay(&phone, "laptop", &log[..before]);
+    phone.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line]).unwrap();
+    assert!(insights(&phone).is_empty(), "set aside while m-1 is on its way");
+    assert!(
+        !phone.erasures().unwrap().erases(&memory_agent::store::LogEntry::Insight { insight: made.clone() }),
+        "a purge meanwhile keeps the insight's lines"
+    );
+    assert_eq!(phone.count_unconsolidated().unwrap(), 0);
+    let m2 = phone.get_memory(&MemoryId("m-2".into())).unwrap().unwrap();
+    assert!(m2.consolidated, "m-2 is not paid for again while its insight may come back");
+    phone.replay_log("laptop", "000001.jsonl", first_line as u64, &log[first_line..]).unwrap();
+    assert_eq!(insights(&phone), ["c-1"]);
+}

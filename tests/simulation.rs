@@ -1475,6 +1475,7 @@ impl Sim {
                 Some((other, theirs)) => self.compare(at, &remembered, *other, theirs),
             }
             self.check_notes(at);
+            self.check_insights_once(at);
             self.check_logs(at);
         }
         let answered: u64 = self.devices.iter().map(|device| device.answered.get()).sum();
@@ -1523,6 +1524,42 @@ impl Sim {
                 "{here} and {there} hold different insights: only on {here}: {only_here:?}; only on {there}: {only_there:?}"
             ));
         }
+    }
+
+    /// No insight was paid for twice: a memory is cited by one insight at most (the fake model
+    /// makes one insight of each batch, citing all of it), whichever device made it, and a
+    /// database rebuilt from the logs takes the insights and the consolidated marks the logs
+    /// hold instead of consolidating again.
+    fn check_insights_once(&self, at: usize) {
+        let engine = self.devices[at].engine().unwrap();
+        let mut cited: BTreeMap<String, String> = BTreeMap::new();
+        for insight in engine.store().list_consolidations(0, 0).unwrap() {
+            for memory in &insight.memory_ids {
+                if let Some(other) = cited.insert(memory.0.clone(), insight.id.0.clone()) {
+                    self.fail(&format!(
+                        "{} holds two insights citing {}: {other} (in {:?}) and {} (in {:?}) (consolidated twice)",
+                        DEVICES[at],
+                        memory.0,
+                        self.logs_holding(&other),
+                        insight.id.0,
+                        self.logs_holding(&insight.id.0)
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The log files (of any vault) that hold `text`.
+    fn logs_holding(&self, text: &str) -> BTreeSet<String> {
+        let mut holding = BTreeSet::new();
+        for device in &self.devices {
+            for (path, file) in device.host.vault.borrow().iter() {
+                if log_path(path).is_some() && contains(&file.bytes, text.as_bytes()) {
+                    holding.insert(path.clone());
+                }
+            }
+        }
+        holding
     }
 
     /// Every note in the vault and in scope is remembered once in its current version.

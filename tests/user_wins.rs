@@ -617,3 +617,48 @@ fn notes_of(count: u64, bytes: u64) -> Vec<memory_agent::engine::IngestFile> {
         })
         .collect()
 }
+
+#[test]
+fn a_batch_the_model_always_answers_wrongly_is_set_aside_and_the_memories_after_it_are_consolidated() {
+    let host = TestHost::new(NOW);
+    let wrong_for_note_0 = Rc::new(std::cell::Cell::new(true));
+    let wrong = wrong_for_note_0.clone();
+    host.bedrock.respond_with(move |request| {
+        if wrong.get() && request.body.contains("record_insights") && request.body.contains("Note 0") {
+            Scripted::tool("record_insights", json!({ "insights": [{ "insight": "x", "memory_ids": ["m-0000000000", "m-1111111111"], "connections": [] }] }))
+        } else {
+            fake_model::answer(request)
+        }
+    });
+    let settings = EngineSettings { consolidation_batch_size: 2, ingest_batch_chunks: 1, ..EngineSettings::default() };
+    let engine = engine_over(RusqliteDriver::from_bytes(&[]).unwrap(), &host, settings);
+    for n in 0..6 {
+        host.write(&format!("n{n}.md"), &format!("Note {n} about Alice."));
+        engine.enqueue_note(&format!("n{n}.md"), NOW + n).unwrap();
+        work(&host, &engine);
+    }
+    for _ in 0..12 {
+        engine.enqueue_due_consolidation(host.clock.now()).unwrap();
+        work(&host, &engine);
+        host.clock.advance_by(7 * 3_600_000);
+    }
+    let consolidated = |engine: &Engine<RusqliteDriver>| -> Vec<String> {
+        let mut paths: Vec<String> = engine
+            .list_memories(&MemoryFilter::default())
+            .unwrap()
+            .into_iter()
+            .filter(|memory| memory.consolidated)
+            .map(|memory| memory.source_path)
+            .collect();
+        paths.sort();
+        paths
+    };
+    assert_eq!(consolidated(&engine), ["n2.md", "n3.md", "n4.md", "n5.md"], "one bad batch stops nothing after it");
+    let failed = engine.store().list_jobs(Some(JobState::Failed)).unwrap();
+    assert!(failed.iter().any(|job| job.key == "consolidate"), "the failure stays visible: {failed:?}");
+    // "Retry failed" gives the batch set aside its turn again.
+    wrong_for_note_0.set(false);
+    engine.retry_failed(host.clock.now()).unwrap();
+    work(&host, &engine);
+    assert_eq!(consolidated(&engine), ["n0.md", "n1.md", "n2.md", "n3.md", "n4.md", "n5.md"]);
+}

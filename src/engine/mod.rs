@@ -130,6 +130,8 @@ pub struct Engine<D: SqlDriver> {
     transient_streaks: RefCell<std::collections::HashMap<String, u32>>,
     /// Memories of notes removed lately, in case their text returns under another name.
     removed_notes: reuse::RemovedNotes,
+    /// The batch the consolidation running now was given (set aside if it fails for good).
+    consolidating: RefCell<Vec<crate::domain::MemoryId>>,
 }
 
 /// What replaying part of another device's log did (`Engine::replay_log`).
@@ -179,6 +181,7 @@ impl<D: SqlDriver> Engine<D> {
             transient_streaks: RefCell::default(),
             removed_notes: reuse::RemovedNotes::default(),
             host_rule: RefCell::new(None),
+            consolidating: RefCell::default(),
         })
     }
 
@@ -554,6 +557,7 @@ impl<D: SqlDriver> Engine<D> {
 
     /// Failed jobs get a fresh set of attempts.
     pub fn retry_failed(&self, now: Millis) -> Result<usize, StoreError> {
+        self.store.retry_failed_consolidations()?;
         self.store.retry_failed_jobs(now)
     }
 

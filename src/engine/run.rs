@@ -324,12 +324,32 @@ impl<D: SqlDriver> Engine<D> {
             }
             Next::Counted | Next::Fails => {
                 let words = failure::failed(&error, job.attempts, next == Next::Counted);
+                let go_on = matches!(job.work, JobWork::Consolidate(_)) && next == Next::Counted && {
+                    self.set_failed_batch_aside(now)?
+                };
                 self.store.fail_job(job.id, &words, None, now)?;
+                if go_on {
+                    // After the failure is kept: a job waiting under its key would supersede it.
+                    self.enqueue_consolidation("after a batch that failed", now)?;
+                }
                 self.finished.set(self.finished.get() + 1);
                 report.failed += 1;
             }
         }
         Ok(())
+    }
+
+    /// A consolidation the model answered wrongly every time: its batch is set aside and, the
+    /// first time in a day, the memories after it get their turn at once (a second batch
+    /// failing so means the model fails them all: the automatic triggers then wait a day,
+    /// `consolidation_due`). "Retry failed" puts the batches back.
+    /// Whether the memories after it go on at once.
+    fn set_failed_batch_aside(&self, now: Millis) -> Result<bool, StoreError> {
+        let batch = std::mem::take(&mut *self.consolidating.borrow_mut());
+        self.store.set_consolidation_failed(&batch)?;
+        let first_today =
+            !self.store.failed_since(super::triggers::CONSOLIDATION_KEY, now - super::triggers::DAY_MS)?;
+        Ok(first_today && self.store.count_unconsolidated()? >= 2)
     }
 
     /// The world's failure, not the job's: it waits (longer each time in a row, at most an
@@ -875,6 +895,7 @@ impl<D: SqlDriver> Engine<D> {
         let client = self.client()?;
         let stopped = || !self.may_send_for_jobs();
         let model = MeteredModel::new(&client, host, &self.store, "consolidate", &stopped);
+        *self.consolidating.borrow_mut() = batch.iter().map(|memory| memory.id.clone()).collect();
         let found = find_insights(&model, &batch).await?;
         self.still_owned()?;
         let now = host.now();
@@ -893,6 +914,7 @@ impl<D: SqlDriver> Engine<D> {
             store.save_consolidation_batch(&batch_ids, &insights)?;
             store.set_meta(LAST_CONSOLIDATION_KEY, &now.to_string())
         })?;
+        self.consolidating.borrow_mut().clear();
         Ok(Finished::Done)
     }
 

@@ -8,8 +8,8 @@ use crate::domain::{ConsolidateJob, JobWork, Millis};
 use crate::store::{NewJob, SqlDriver, StoreError};
 
 pub const LAST_CONSOLIDATION_KEY: &str = "last_consolidation_at";
-const DAY_MS: Millis = 86_400_000;
-const CONSOLIDATION_KEY: &str = "consolidate";
+pub(super) const DAY_MS: Millis = 86_400_000;
+pub(super) const CONSOLIDATION_KEY: &str = "consolidate";
 
 impl<D: SqlDriver> Engine<D> {
     /// Which trigger, if any, says a consolidation is due now.

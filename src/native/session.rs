@@ -96,13 +96,11 @@ impl Session {
         let engine = Engine::new(store, id_seed(device, now), now).map_err(|error| error.to_string())?;
         let ignore_filters = vault.ignore_filters();
         engine.set_host_rule(regex_filter_rule(&ignore_filters));
-        // The command makes no insights: each run is a start of its own and would pay for a
-        // consolidation every time, and Obsidian (which runs long enough to need them) would make
-        // the same ones again from the same memories. Insights reach it through Obsidian's log.
-        let mut settings = data.engine_settings(vault.config_dir(), ignore_filters);
-        settings.consolidation_threshold = u64::MAX;
-        settings.daily_consolidation = false;
-        engine.set_settings(settings);
+        // Each device consolidates the memories it made (no other device does: two would pay for
+        // the same insight), the command too: when enough of its memories wait, or a day after
+        // its last consolidation. Not at the start of every run: each run is a start of its own
+        // and would pay for a consolidation every time.
+        engine.set_settings(data.engine_settings(vault.config_dir(), ignore_filters));
         engine.consolidation_due(now).map_err(|error| error.to_string())?;
         let session = Session {
             engine,

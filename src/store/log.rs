@@ -254,6 +254,9 @@ impl<D: SqlDriver> Store<D> {
     pub fn erasures(&self) -> Result<Erasures, StoreError> {
         let tombstones = self.tombstones()?;
         let mut erasures = Erasures { tombstone_count: tombstones.len() as u64, ..Erasures::default() };
+        for row in self.query("SELECT id FROM log_waiting_insights", &[])? {
+            erasures.waiting.insert(RowReader::new(row).text()?);
+        }
         let present: std::collections::HashSet<String> =
             self.list_sources()?.into_iter().map(|source| source.path).collect();
         for tombstone in tombstones {
@@ -317,10 +320,14 @@ impl<D: SqlDriver> Store<D> {
         let theirs = read.into_their_copy();
         self.transaction(|store| {
             if replayed.entries > 0 {
-                if !store.is_own_device(device) {
+                let theirs_device = !store.is_own_device(device);
+                if theirs_device {
                     store.set_meta("merged_another_copy", "1")?;
                 }
-                replayed.outcome = store.merge_their_state(&theirs)?;
+                store.merging_theirs.set(theirs_device);
+                let merged = store.merge_their_state(&theirs);
+                store.merging_theirs.set(false);
+                replayed.outcome = merged?;
             }
             store.set_log_cursor(device, file, replayed.offset)
         })?;
@@ -454,6 +461,9 @@ pub struct Erasures {
     notes: HashMap<String, Millis>,
     /// How many tombstones they were read from (see `log_purged`).
     tombstone_count: u64,
+    /// Insights set aside here until a memory they cite arrives under its new path (a rename
+    /// elsewhere, delivered in pieces): not removed, so their lines stay.
+    waiting: std::collections::HashSet<String>,
 }
 
 impl Erasures {
@@ -466,7 +476,9 @@ impl Erasures {
             }
             LogEntry::Memory { memory } => self.ids.contains(&memory.id.0),
             LogEntry::Insight { insight } => {
-                self.ids.contains(&insight.id.0) || insight.memory_ids.iter().any(|id| self.ids.contains(&id.0))
+                self.ids.contains(&insight.id.0)
+                    || (!self.waiting.contains(&insight.id.0)
+                        && insight.memory_ids.iter().any(|id| self.ids.contains(&id.0)))
             }
             // Removals carry ids and a note's path, never its text; usage has none.
             LogEntry::Removed { .. } | LogEntry::Usage { .. } => false,

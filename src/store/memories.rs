@@ -188,13 +188,36 @@ impl<D: SqlDriver> Store<D> {
     /// The oldest memories no consolidation has looked at yet (without their text).
     pub fn unconsolidated_memories(&self, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let rows =
-            self.query(&format!("{SELECT_CARD} WHERE m.consolidated = 0 ORDER BY m.key LIMIT ?"), &[limit.into()])?;
+            self.query(&format!("{SELECT_CARD} WHERE m.consolidated = 0 AND m.theirs = 0 AND m.consolidation_failed = 0 ORDER BY m.key LIMIT ?"), &[limit.into()])?;
         rows.into_iter().map(read_memory).collect()
     }
 
     pub fn count_unconsolidated(&self) -> Result<u64, StoreError> {
-        let rows = self.query("SELECT count(*) FROM memories WHERE consolidated = 0", &[])?;
+        let rows = self.query(
+            "SELECT count(*) FROM memories WHERE consolidated = 0 AND theirs = 0 AND consolidation_failed = 0",
+            &[],
+        )?;
         super::rows::single(rows)?.u64()
+    }
+
+    /// The model answered wrongly every time it was asked to consolidate `batch`: those
+    /// memories are set aside (not consolidated), so the ones after them still are.
+    pub fn set_consolidation_failed(&self, batch: &[MemoryId]) -> Result<(), StoreError> {
+        self.transaction(|store| {
+            for id in batch {
+                store.change(
+                    "UPDATE memories SET consolidation_failed = 1 WHERE id = ? AND consolidated = 0",
+                    &[id.0.as_str().into()],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The memories set aside by `set_consolidation_failed` wait for a consolidation again
+    /// ("Retry failed"); how many.
+    pub fn retry_failed_consolidations(&self) -> Result<usize, StoreError> {
+        self.change("UPDATE memories SET consolidation_failed = 0 WHERE consolidation_failed = 1", &[])
     }
 
     /// Forgets one memory (the user asked to), with the orphan fix — everywhere: the row and
@@ -352,6 +375,22 @@ impl<D: SqlDriver> Store<D> {
         rows.into_iter().map(|row| Ok(MemoryId(RowReader::new(row).text()?))).collect()
     }
 
+    /// The memories of `ids` marked consolidated wait for a consolidation again (the orphan
+    /// fix): an insight of theirs is gone. Which of them were marked.
+    pub(super) fn reopen<'a>(&self, ids: impl Iterator<Item = &'a MemoryId>) -> Result<Vec<MemoryId>, StoreError> {
+        let mut reopened = Vec::new();
+        for id in ids {
+            if self.change(
+                "UPDATE memories SET consolidated = 0 WHERE id = ? AND consolidated = 1",
+                &[id.0.as_str().into()],
+            )? > 0
+            {
+                reopened.push(id.clone());
+            }
+        }
+        Ok(reopened)
+    }
+
     /// Removes memories and applies the orphan fix; must run inside a transaction.
     pub(super) fn remove_memories(&self, ids: &[MemoryId]) -> Result<Removal, StoreError> {
         let removed: BTreeSet<&MemoryId> = ids.iter().collect();
@@ -362,7 +401,12 @@ impl<D: SqlDriver> Store<D> {
             let Some(key) = self.memory_key(id)? else { continue };
             keys.push(key);
             for (consolidation, memory_ids) in self.insights_of_key(key)? {
-                cited.extend(memory_ids);
+                // Set aside (a replay), the insight may come back whole with its memory under
+                // a new path: its other memories stay consolidated until it is dropped for good
+                // (`merge::retry_waiting_insights`), or they would be paid for again.
+                if self.is_logging() {
+                    cited.extend(memory_ids);
+                }
                 consolidations.insert(consolidation);
             }
         }
@@ -403,16 +447,7 @@ impl<D: SqlDriver> Store<D> {
         for path_id in paths {
             self.drop_path_if_unused(path_id)?;
         }
-        let mut reopened = Vec::new();
-        for id in cited.iter().filter(|id| !removed.contains(id)) {
-            if self.change(
-                "UPDATE memories SET consolidated = 0 WHERE id = ? AND consolidated = 1",
-                &[id.0.as_str().into()],
-            )? > 0
-            {
-                reopened.push(id.clone());
-            }
-        }
+        let reopened = self.reopen(cited.iter().filter(|id| !removed.contains(id)))?;
         Ok(Removal { memories: ids.to_vec(), consolidations: consolidations.into_iter().collect(), reopened })
     }
 }

@@ -355,6 +355,10 @@ impl<D: SqlDriver> Store<D> {
             return Ok(false);
         }
         self.insert_memory(memory)?;
+        if self.merging_theirs.get() {
+            // Another device's to consolidate (`schema::V12`).
+            self.change("UPDATE memories SET theirs = 1 WHERE id = ?", &[memory.id.0.as_str().into()])?;
+        }
         Ok(true)
     }
 
@@ -502,14 +506,23 @@ impl<D: SqlDriver> Store<D> {
             let settled = self.has_tombstone(&Tombstone::Forgotten { id: insight.id.0.clone() })?
                 || self.get_consolidation(&insight.id)?.is_some();
             match self.insight_memories(&insight)? {
-                _ if settled => {}
+                _ if settled && self.get_consolidation(&insight.id)?.is_some() => {}
+                // Dropped for good: what it connected waits for a consolidation again (by the
+                // device that made each memory), and its lines may leave this device's log (a
+                // purge keeps a waiting insight's lines).
+                _ if settled => self.drop_waiting_insight(&insight)?,
                 InsightMemories::SomeOnTheirWay => continue,
-                InsightMemories::OneRemoved => {}
+                InsightMemories::OneRemoved => self.drop_waiting_insight(&insight)?,
                 InsightMemories::AllHere => ready.push(insight.clone()),
             }
             self.change("DELETE FROM log_waiting_insights WHERE id = ?", &[insight.id.0.as_str().into()])?;
         }
         self.save_consolidation_batch(&[], &ready)
+    }
+
+    fn drop_waiting_insight(&self, insight: &Consolidation) -> Result<(), StoreError> {
+        self.reopen(insight.memory_ids.iter())?;
+        self.mark_log_purge_due()
     }
 
     /// Whether this store counted calls (of any device) that the other copy's usage lacks.

@@ -138,6 +138,8 @@ pub struct Store<D: SqlDriver> {
     /// Whether changes are noted for this device's log (off while another device's entries
     /// are replayed: those are theirs).
     logging: Cell<bool>,
+    /// Whether the entries being merged are another device's (`memories.theirs`).
+    merging_theirs: Cell<bool>,
 }
 
 /// Opens the store held in the bytes of a database file (empty = a new store): checks the
@@ -191,6 +193,7 @@ impl<D: SqlDriver> Store<D> {
             device: RefCell::new(String::new()),
             foreign_removed,
             logging: Cell::new(true),
+            merging_theirs: Cell::new(false),
         };
         if !store.foreign_removed.is_empty() {
             store.dirty.set(true);

@@ -10,7 +10,7 @@ use super::driver::SqlDriver;
 use super::StoreError;
 
 /// The schema, one step per version.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12];
 
 /// Version 1: the two tables of the design plus the engine's bookkeeping.
 ///
@@ -445,6 +445,19 @@ INSERT INTO log_outbox (kind, key) SELECT 'note', p.path FROM sources AS s JOIN 
 INSERT INTO log_outbox (kind, key) SELECT 'memory', id FROM memories WHERE kind <> 0;
 INSERT INTO log_outbox (kind, key) SELECT 'insight', id FROM consolidations;
 INSERT INTO log_outbox (kind, key) SELECT 'usage', device || char(9) || day || char(9) || agent FROM usage;
+"#;
+
+/// Version 12:
+/// - `memories.theirs`, 1 for a memory another device made (replayed from its log): each
+///   device consolidates only the memories it made, so two devices never pay for the same
+///   insight (each would make its own of the same memories before it saw the other's). What an
+///   older version held counts as this device's.
+/// - `memories.consolidation_failed`, 1 for a memory of a batch the model answered wrongly
+///   every time: set aside, so the memories after it are still consolidated; "Retry failed"
+///   puts it back.
+const V12: &str = r#"
+ALTER TABLE memories ADD COLUMN theirs INTEGER NOT NULL DEFAULT 0 CHECK (theirs IN (0, 1));
+ALTER TABLE memories ADD COLUMN consolidation_failed INTEGER NOT NULL DEFAULT 0 CHECK (consolidation_failed IN (0, 1));
 "#;
 
 /// The first version with `memories.stems`.
