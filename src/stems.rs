@@ -19,7 +19,9 @@
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use crate::words::{fold, is_thai_mark, words};
+use std::collections::HashSet;
+
+use crate::words::{fold, is_thai_mark, words, Word};
 
 /// Bumped when `index_terms` would give other terms for the same text.
 pub const STEMS_VERSION: u32 = 1;
@@ -71,16 +73,32 @@ const COMMON_WORDS: &[(Language, &[&str])] = &[
 /// The language `text` is most likely in: the one whose common words it uses most, English on
 /// a tie or when none is found.
 pub fn language_of(text: &str) -> Language {
-    let lowered: Vec<String> = words(text).into_iter().take(400).map(|word| word.lower).collect();
+    language_of_words(&words(text))
+}
+
+/// `language_of` for a text already split into words.
+fn language_of_words<'a>(words: impl IntoIterator<Item = &'a Word>) -> Language {
+    // Sets, not the lists: a memory's words are checked on every insert into the index.
+    static COMMON: std::sync::LazyLock<Vec<(Language, HashSet<&'static str>)>> = std::sync::LazyLock::new(|| {
+        COMMON_WORDS.iter().map(|(language, common)| (*language, common.iter().copied().collect())).collect()
+    });
+    let mut hits = vec![0usize; COMMON.len()];
+    for word in words.into_iter().take(LANGUAGE_WORDS) {
+        for (index, (_, common)) in COMMON.iter().enumerate() {
+            hits[index] += usize::from(common.contains(word.lower.as_str()));
+        }
+    }
     let mut best = (Language::English, 0usize);
-    for (language, common) in COMMON_WORDS {
-        let hits = lowered.iter().filter(|word| common.contains(&word.as_str())).count();
+    for ((language, _), hits) in COMMON.iter().zip(hits) {
         if hits > best.1 {
             best = (*language, hits);
         }
     }
     best.0
 }
+
+/// How many of a text's first words `language_of` reads.
+const LANGUAGE_WORDS: usize = 400;
 
 /// Whether `word` (lower case) is one of the common words of `language` other than English
 /// (English ones are the selection's stop words): "wie", "ich", "eine" say nothing about
@@ -159,35 +177,73 @@ pub struct IndexTerms {
 /// The `IndexTerms` of a memory's fields, at most `limit` of each kind; `stem` says whether
 /// to stem a text (names are not).
 pub fn index_terms(texts: &[(&str, bool)], limit: usize) -> IndexTerms {
-    let joined: String = texts.iter().map(|(text, _)| *text).collect::<Vec<_>>().join(" ");
-    let stemmer = stemmer(language_of(&joined));
-    let (mut stems, mut pairs): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
-    let push = |terms: &mut Vec<String>, term: String| {
-        if !term.is_empty() && terms.len() < limit && !terms.contains(&term) {
-            terms.push(term);
-        }
-    };
-    for (text, stem) in texts {
-        for word in words(text) {
+    IndexTerms { stems: index_stems(texts, limit), pairs: index_pairs(texts, limit) }
+}
+
+/// `IndexTerms::stems` alone (the index's view asks for each kind in its own column).
+pub fn index_stems(texts: &[(&str, bool)], limit: usize) -> Option<String> {
+    let split: Vec<Vec<Word>> = texts.iter().map(|(text, _)| words(text)).collect();
+    // The words of the texts one after another are those of the texts joined by spaces.
+    let stemmer = stemmer(language_of_words(split.iter().flatten()));
+    let mut stems = TermList::new(limit);
+    for ((_, stem), words) in texts.iter().zip(&split) {
+        for word in words {
             let pieces = runs(&word.lower);
             let whole = pieces.len() == 1;
             for (kind, piece) in pieces {
-                match kind {
-                    Kind::Spaced => {
-                        let stemmed = if *stem { fold(&stemmer.stem(&piece)) } else { fold(&piece) };
-                        if !(whole && stemmed == word.folded) {
-                            push(&mut stems, stemmed);
-                        }
-                    }
-                    Kind::Ideographic | Kind::Thai => {
-                        char_pairs(&piece).into_iter().for_each(|pair| push(&mut pairs, pair))
+                if kind == Kind::Spaced {
+                    let stemmed = if *stem { fold(&stemmer.stem(&piece)) } else { fold(&piece) };
+                    if !(whole && stemmed == word.folded) {
+                        stems.push(stemmed);
                     }
                 }
             }
         }
     }
-    let joined = |terms: Vec<String>| (!terms.is_empty()).then(|| terms.join(" "));
-    IndexTerms { stems: joined(stems), pairs: joined(pairs) }
+    stems.joined()
+}
+
+/// `IndexTerms::pairs` alone.
+pub fn index_pairs(texts: &[(&str, bool)], limit: usize) -> Option<String> {
+    // Only Chinese, Japanese and Thai make pairs: most texts have none to split into words for.
+    if !texts.iter().any(|(text, _)| text.chars().any(|c| kind_of(c) != Kind::Spaced)) {
+        return None;
+    }
+    let mut pairs = TermList::new(limit);
+    for (text, _) in texts {
+        for word in words(text) {
+            for (kind, piece) in runs(&word.lower) {
+                if kind != Kind::Spaced {
+                    char_pairs(&piece).into_iter().for_each(|pair| pairs.push(pair));
+                }
+            }
+        }
+    }
+    pairs.joined()
+}
+
+/// Terms, each once, in the order first met, at most `limit`.
+struct TermList {
+    terms: Vec<String>,
+    seen: HashSet<String>,
+    limit: usize,
+}
+
+impl TermList {
+    fn new(limit: usize) -> Self {
+        TermList { terms: Vec::new(), seen: HashSet::new(), limit }
+    }
+
+    fn push(&mut self, term: String) {
+        if !term.is_empty() && self.terms.len() < self.limit && !self.seen.contains(&term) {
+            self.seen.insert(term.clone());
+            self.terms.push(term);
+        }
+    }
+
+    fn joined(self) -> Option<String> {
+        (!self.terms.is_empty()).then(|| self.terms.join(" "))
+    }
 }
 
 /// One term to search for, as `store::SearchTerm` takes it: text, and whether longer words

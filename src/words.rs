@@ -99,12 +99,16 @@ fn split_words(text: &str, mut each: impl FnMut(String)) {
 
 fn word(text: String) -> Word {
     let lower = text.to_lowercase();
-    let folded = fold(&lower);
+    let folded = if lower.is_ascii() { lower.clone() } else { fold(&lower) };
     Word { text, lower, folded }
 }
 
 /// Lower case without diacritics: "Hôm Qua" → "hom qua", "Đức" → "duc".
 pub fn fold(text: &str) -> String {
+    // Most words are ASCII: lower case is all their folding (every index insert folds each word).
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.chars().flat_map(char::to_lowercase) {
         // Combining marks (text in decomposed form) carry only the diacritics.

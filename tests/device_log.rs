@@ -499,6 +499,10 @@ fn remembering_and_replaying_compile_each_statement_once_not_once_per_entry() {
     // `m.key = ?`): as costly as running it, once per memory it doubled a replay's time.
     assert!(laptop.driver().recompiled() < 20, "{} statements compiled again", laptop.driver().recompiled());
     assert!(phone.driver().recompiled() < 20, "{} statements compiled again", phone.driver().recompiled());
+    // Entered in the full-text index at the end of the replay's merge, all of them.
+    assert!(!phone.check_integrity().unwrap().repaired_index, "the index agrees with the memories");
+    let found = phone.search_memories(&[memory_agent::store::SearchTerm::word("approved", false)], 500).unwrap();
+    assert_eq!(found.len(), 200, "every replayed memory is found by its words");
 }
 
 #[test]

@@ -1476,6 +1476,11 @@ impl Sim {
             }
             self.check_notes(at);
             self.check_insights_once(at);
+            // The full-text index agrees with the memories (a merge enters them at its end).
+            let integrity = self.devices[at].engine().unwrap().store().check_integrity().unwrap();
+            if integrity.repaired_index || integrity.unfinished.is_some() {
+                self.fail(&format!("{name}'s full-text index disagreed with its memories: {integrity:?}"));
+            }
             self.check_logs(at);
         }
         let answered: u64 = self.devices.iter().map(|device| device.answered.get()).sum();

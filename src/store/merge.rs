@@ -198,17 +198,19 @@ impl<D: SqlDriver> Store<D> {
     pub(super) fn merge_their_state(&self, theirs: &TheirCopy) -> Result<MergeOutcome, StoreError> {
         self.debug_assert_merging();
         self.drop_content_index();
-        self.without_logging(|store| {
-            let mut outcome = MergeOutcome::default();
-            store.apply_their_removals(theirs, &mut outcome)?;
-            store.take_newer_notes(theirs, &mut outcome)?;
-            store.add_unrecorded_memories(theirs, &mut outcome.merged)?;
-            store.add_their_insights(theirs, &mut outcome.merged)?;
-            for (device, record) in &theirs.usage {
-                store.merge_usage_row(device, record)?;
-            }
-            Ok(outcome)
-        })
+        self.without_logging(|store| store.with_index_deferred(|store| store.merge_steps(theirs)))
+    }
+
+    fn merge_steps(&self, theirs: &TheirCopy) -> Result<MergeOutcome, StoreError> {
+        let mut outcome = MergeOutcome::default();
+        self.apply_their_removals(theirs, &mut outcome)?;
+        self.take_newer_notes(theirs, &mut outcome)?;
+        self.add_unrecorded_memories(theirs, &mut outcome.merged)?;
+        self.add_their_insights(theirs, &mut outcome.merged)?;
+        for (device, record) in &theirs.usage {
+            self.merge_usage_row(device, record)?;
+        }
+        Ok(outcome)
     }
 
     /// The merge's steps change the store only inside the merge's one transaction.

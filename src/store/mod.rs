@@ -140,6 +140,8 @@ pub struct Store<D: SqlDriver> {
     logging: Cell<bool>,
     /// Whether the entries being merged are another device's (`memories.theirs`).
     merging_theirs: Cell<bool>,
+    /// Memories to enter in the full-text index at the end of a merge (`with_index_deferred`).
+    deferred_index: RefCell<Option<std::collections::BTreeSet<i64>>>,
 }
 
 /// Opens the store held in the bytes of a database file (empty = a new store): checks the
@@ -194,6 +196,7 @@ impl<D: SqlDriver> Store<D> {
             foreign_removed,
             logging: Cell::new(true),
             merging_theirs: Cell::new(false),
+            deferred_index: RefCell::new(None),
         };
         if !store.foreign_removed.is_empty() {
             store.dirty.set(true);
