@@ -22,7 +22,8 @@
 //
 //  4. The per-device log (src/bin/log_bench.rs): at 1k, 10k and 50k memories, the log written,
 //     its largest file, the bytes a remembered chunk and an edited note add to the synced files,
-//     another device's 10k entries replayed, and the index rebuilt from the logs.
+//     another device's 10k entries replayed, and the index rebuilt from the logs — natively, then
+//     in the plugin's core as WebAssembly over sql.js (scripts/bench/replay-wasm.ts).
 //
 //  6. The database writes of a first ingest (scripts/bench/saves.ts): the save policy's
 //     database bytes written per final byte, simulated for 1,500 and 6,249 notes. A second.
@@ -67,8 +68,13 @@ if (only === undefined || only === "log") {
 	// The per-device log (src/bin/log_bench.rs): bytes a sync tool carries, replay, rebuild.
 	const { spawnSync } = await import("node:child_process");
 	const sizesArg = process.argv.slice(2).find((arg) => arg.startsWith("--sizes="))?.slice("--sizes=".length);
-	const run = spawnSync("cargo", ["run", "--quiet", "--release", "--features", "bench", "--bin", "log-bench", "--", ...(sizesArg ? [sizesArg] : [])], { stdio: "inherit" });
+	// Each size's memory folder is kept for the rebuild in the plugin's core (WebAssembly) below.
+	const dumps = await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-log-bench-"));
+	const run = spawnSync("cargo", ["run", "--quiet", "--release", "--features", "bench", "--bin", "log-bench", "--", sizesArg ?? "1000,10000,50000", dumps], { stdio: "inherit" });
 	if (run.status !== 0) process.exit(run.status ?? 1);
+	const { runReplayWasmBench } = await import("./bench/replay-wasm.ts");
+	await runReplayWasmBench(dumps);
+	await fs.rm(dumps, { recursive: true, force: true });
 }
 if (only === "log") process.exit(0);
 

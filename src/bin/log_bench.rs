@@ -11,7 +11,9 @@
 //! behind it. Memories are made directly (no model), each like the ingest benchmark's: a
 //! summary, three facts, two names, two topics, a day.
 //!
-//! Usage: `cargo run --release --features bench --bin log-bench [-- 1000,10000,50000]`
+//! Usage: `cargo run --release --features bench --bin log-bench [-- 1000,10000,50000 [DIR]]`;
+//! with DIR, each size's memory folder is written to `DIR/<size>/` (for the WebAssembly
+//! rebuild that `scripts/bench/replay-wasm.ts` measures).
 
 use std::cell::Cell;
 use std::future::Future;
@@ -44,8 +46,9 @@ fn main() {
         "| memories | log | largest file | files | uploaded for the first ingest | per edited note | per forget | rebuild from logs | longest wait behind replay |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let dump = std::env::args().nth(2).map(std::path::PathBuf::from);
     for size in sizes {
-        let row = measure(size);
+        let row = measure(size, dump.as_ref().map(|dir| dir.join(size.to_string())).as_deref());
         println!(
             "| {size} | {} | {} | {} | {} | {} | {} | {} | {} |",
             bytes(row.log_bytes),
@@ -81,7 +84,7 @@ fn at_once<T>(step: impl Future<Output = T>) -> T {
 }
 
 #[allow(clippy::disallowed_methods)] // wall time of a native benchmark, not core logic
-fn measure(size: usize) -> Row {
+fn measure(size: usize, dump: Option<&std::path::Path>) -> Row {
     let vault = MemoryFiles::new();
     let laptop = device("laptop");
     let log = DeviceLog::new(FOLDER, "laptop").unwrap();
@@ -112,6 +115,13 @@ fn measure(size: usize) -> Row {
         "the forgotten summary left every file"
     );
 
+    if let Some(dir) = dump {
+        for (path, bytes) in vault.all() {
+            let file = dir.join(&path);
+            std::fs::create_dir_all(file.parent().expect("a log file is in a folder")).unwrap();
+            std::fs::write(file, bytes).unwrap();
+        }
+    }
     // A new device (or a lost index) rebuilds everything from the logs.
     let tablet = device("tablet");
     let timed = TimedFiles { vault: &vault, last: Cell::new(Instant::now()), longest: Cell::new(0.0) };

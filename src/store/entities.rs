@@ -10,7 +10,7 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::rows::{single, RowReader};
+use super::rows::RowReader;
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::Entity;
 use crate::words::fold;
@@ -45,24 +45,33 @@ impl NamesCounter {
 impl<D: SqlDriver> Store<D> {
     /// Links `entities` to the memory `memory_key`; returns the ids to list in the memory's row,
     /// in order (`None` when there are none). Must run in a transaction.
-    pub(super) fn link_entities(&self, memory_key: i64, entities: &[Entity]) -> Result<Option<String>, StoreError> {
+    /// The ids of a memory's entities, each name found or added (as its `entity_ids` lists
+    /// them; `None` for none); `link_entities` then links them to the memory's row.
+    pub(super) fn entity_ids(&self, entities: &[Entity]) -> Result<Option<(Vec<i64>, String)>, StoreError> {
         if entities.is_empty() {
             return Ok(None);
         }
-        let mut ids = Vec::with_capacity(entities.len());
-        for entity in entities {
-            let id = self.entity_id(entity)?;
-            if !ids.contains(&id) {
-                self.change(
-                    "INSERT INTO memory_entities (entity_id, memory_key) VALUES (?, ?)",
-                    &[id.into(), memory_key.into()],
-                )?;
-                self.change("UPDATE entities SET uses = uses + 1 WHERE id = ?", &[id.into()])?;
+        let ids = entities.iter().map(|entity| self.entity_id(entity)).collect::<Result<Vec<i64>, _>>()?;
+        let listed = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
+        Ok(Some((ids, listed)))
+    }
+
+    /// Links the memory `memory_key` to the entities of `ids` (`entity_ids`), each once.
+    pub(super) fn link_entities(&self, memory_key: i64, ids: &[i64]) -> Result<(), StoreError> {
+        let mut linked: Vec<i64> = Vec::with_capacity(ids.len());
+        for id in ids {
+            if linked.contains(id) {
+                continue;
             }
-            ids.push(id);
+            self.change(
+                "INSERT INTO memory_entities (entity_id, memory_key) VALUES (?, ?)",
+                &[(*id).into(), memory_key.into()],
+            )?;
+            self.change("UPDATE entities SET uses = uses + 1 WHERE id = ?", &[(*id).into()])?;
+            linked.push(*id);
         }
         self.names.bump();
-        Ok(Some(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into())))
+        Ok(())
     }
 
     /// Unlinks the memory's entities (`entity_ids` as its row lists them); a name no memory
@@ -109,10 +118,9 @@ impl<D: SqlDriver> Store<D> {
         if let Some(row) = rows.into_iter().next() {
             return RowReader::new(row).i64();
         }
-        self.change(
-            "INSERT INTO entities (name, kind, folded, uses) VALUES (?, ?, ?, 0)",
+        self.insert_returning_key(
+            "INSERT INTO entities (name, kind, folded, uses) VALUES (?, ?, ?, 0) RETURNING id",
             &[entity.name.as_str().into(), entity.kind.as_str().into(), folded.into()],
-        )?;
-        single(self.query("SELECT last_insert_rowid()", &[])?)?.i64()
+        )
     }
 }

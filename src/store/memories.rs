@@ -96,11 +96,12 @@ impl<D: SqlDriver> Store<D> {
         };
         self.transaction(|store| {
             let path_id = store.path_id(&memory.source_path)?;
-            store.change(
+            let entities = store.entity_ids(&memory.entities)?;
+            let key = store.insert_returning_key(
                 "INSERT INTO memories (id, path_id, kind, heading, line_start, line_end, summary, topics, text,
                     keywords, importance, day, dated, created_at, updated_at, consolidated, content_hash,
-                    facts, also_on, date_source)
-                 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    facts, also_on, date_source, entity_ids, theirs)
+                 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key",
                 &[
                     memory.id.0.as_str().into(),
                     path_id.into(),
@@ -122,17 +123,19 @@ impl<D: SqlDriver> Store<D> {
                     json_list_or_null(&memory.facts),
                     json_list_or_null(&also_on),
                     date_source_code(memory.date_source).into(),
+                    entities.as_ref().map(|(_, listed)| listed.as_str()).into(),
+                    // Another device's (a replay of its log): its to consolidate (`schema::V12`).
+                    store.merging_theirs.get().into(),
                 ],
             )?;
-            let key = super::rows::single(store.query("SELECT last_insert_rowid()", &[])?)?.i64()?;
             for later in days.iter().skip(1) {
                 store.change(
                     "INSERT INTO memory_days (day, memory_key) VALUES (?, ?)",
                     &[later.to_days().into(), key.into()],
                 )?;
             }
-            if let Some(entity_ids) = store.link_entities(key, &memory.entities)? {
-                store.change("UPDATE memories SET entity_ids = ? WHERE key = ?", &[entity_ids.into(), key.into()])?;
+            if let Some((ids, _)) = &entities {
+                store.link_entities(key, ids)?;
             }
             store.index_memory(key)
         })

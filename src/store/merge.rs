@@ -136,11 +136,10 @@ impl<D: SqlDriver> Store<D> {
     /// Whether `memory` was removed here: forgotten, or removed with its note at the path it has
     /// in the other copy.
     fn removed(&self, memory: &Memory) -> Result<bool, StoreError> {
-        Ok(self.has_tombstone(&Tombstone::Forgotten { id: memory.id.0.clone() })?
-            || self.has_tombstone(&Tombstone::RemovedWithNote {
-                id: memory.id.0.clone(),
-                path: memory.source_path.clone(),
-            })?)
+        let forgotten = Tombstone::Forgotten { id: memory.id.0.clone() }.to_string();
+        let removed_with_note =
+            Tombstone::RemovedWithNote { id: memory.id.0.clone(), path: memory.source_path.clone() }.to_string();
+        Ok(!self.query("SELECT 1 FROM tombstones WHERE id IN (?, ?)", &[forgotten.into(), removed_with_note.into()])?.is_empty())
     }
 
     /// This note's memory ids, sorted.
@@ -357,10 +356,6 @@ impl<D: SqlDriver> Store<D> {
             return Ok(false);
         }
         self.insert_memory(memory)?;
-        if self.merging_theirs.get() {
-            // Another device's to consolidate (`schema::V12`).
-            self.change("UPDATE memories SET theirs = 1 WHERE id = ?", &[memory.id.0.as_str().into()])?;
-        }
         Ok(true)
     }
 

@@ -327,6 +327,16 @@ impl<D: SqlDriver> Store<D> {
     fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Row>, StoreError> {
         Ok(self.driver.query(sql, params)?)
     }
+
+    /// Runs one `INSERT … RETURNING <integer key>` and notes the change: the new row's key in
+    /// the same statement (a replay inserts tens of thousands of rows; in the plugin each
+    /// statement crosses from the core to sql.js and back).
+    fn insert_returning_key(&self, sql: &str, params: &[SqlValue]) -> Result<i64, StoreError> {
+        debug_assert!(sql.contains("RETURNING"), "not an INSERT … RETURNING: {sql}");
+        let key = rows::single(self.driver.query(sql, params)?)?.i64()?;
+        self.dirty.set(true);
+        Ok(key)
+    }
 }
 
 /// At open time any engine error means the bytes are not a database we can use.

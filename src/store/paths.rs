@@ -1,7 +1,7 @@
 //! Paths: every source path is stored once and referred to by its id, so a note's
 //! memories, its source record and a rename each touch one row.
 
-use super::rows::{single, RowReader};
+use super::rows::RowReader;
 use super::{SqlDriver, Store, StoreError};
 
 impl<D: SqlDriver> Store<D> {
@@ -10,8 +10,7 @@ impl<D: SqlDriver> Store<D> {
         if let Some(id) = self.find_path_id(path)? {
             return Ok(id);
         }
-        self.change("INSERT INTO paths (path) VALUES (?)", &[path.into()])?;
-        single(self.query("SELECT last_insert_rowid()", &[])?)?.i64()
+        self.insert_returning_key("INSERT INTO paths (path) VALUES (?) RETURNING id", &[path.into()])
     }
 
     /// The id of `path`, if anything refers to it.

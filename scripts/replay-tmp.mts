@@ -1,0 +1,2 @@
+import { runReplayWasmBench } from "./bench/replay-wasm.ts";
+await runReplayWasmBench(process.argv[2]!);
