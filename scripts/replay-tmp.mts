@@ -1,2 +1,0 @@
-import { runReplayWasmBench } from "./bench/replay-wasm.ts";
-await runReplayWasmBench(process.argv[2]!);
