@@ -272,8 +272,17 @@ fn a_note_with_a_forgotten_chunk_still_writes_its_entry() {
     assert!(phone.outgoing_log(2_000).unwrap().entries > 0);
 }
 
-#[test]
-fn an_insight_keeps_a_memory_that_moved_with_a_rename_whatever_the_reads() {
+/// The laptop's log: two notes and an insight over their memories, then the first note
+/// renamed: the log up to the rename (`before`), the rename's first line (its removal of the
+/// old record) ending at `first_line`, then the note at its new path.
+struct RenamedAfterInsight {
+    laptop: Db,
+    log: Vec<u8>,
+    before: usize,
+    first_line: usize,
+}
+
+fn renamed_after_insight() -> RenamedAfterInsight {
     let laptop = device("laptop");
     remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A)]);
     remember_note(&laptop, "b.md", 100, &[("m-2", HASH_B)]);
@@ -287,6 +296,12 @@ fn an_insight_keeps_a_memory_that_moved_with_a_rename_whatever_the_reads() {
     // A rename travels as the old record's removal, then the note at its new path.
     let first_line = before + log[before..].iter().position(|byte| *byte == b'\n').unwrap() + 1;
     assert!(String::from_utf8_lossy(&log[before..first_line]).contains("\"op\":\"removed\""));
+    RenamedAfterInsight { laptop, log, before, first_line }
+}
+
+#[test]
+fn an_insight_keeps_a_memory_that_moved_with_a_rename_whatever_the_reads() {
+    let RenamedAfterInsight { laptop, mut log, before, first_line } = renamed_after_insight();
     let (in_two_reads, in_one_read) = (device("phone"), device("tablet"));
     replay(&in_two_reads, "laptop", &log[..before]);
     in_two_reads.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line]).unwrap();
@@ -530,18 +545,8 @@ fn each_device_consolidates_only_the_memories_it_made() {
 
 #[test]
 fn an_insight_set_aside_until_its_memory_arrives_keeps_its_lines_and_its_other_memories_consolidated() {
-    let laptop = device("laptop");
-    remember_note(&laptop, "a.md", 100, &[("m-1", HASH_A)]);
-    remember_note(&laptop, "b.md", 100, &[("m-2", HASH_B)]);
-    let pair = [MemoryId("m-1".into()), MemoryId("m-2".into())];
+    let RenamedAfterInsight { log, before, first_line, .. } = renamed_after_insight();
     let made = insight("c-1", &["m-1", "m-2"]);
-    assert_eq!(laptop.save_consolidation_batch(&pair, std::slice::from_ref(&made)).unwrap(), 1);
-    let mut log = Vec::new();
-    append(&laptop, &mut log);
-    laptop.rename_source("a.md", "c.md", 150).unwrap();
-    let before = log.len();
-    append(&laptop, &mut log);
-    let first_line = before + log[before..].iter().position(|byte| *byte == b'\n').unwrap() + 1;
     // The phone reads the rename's removal, and the note at its new path only later (the sync
     // tool delivered the file in two pieces).
     let phone = device("phone");

@@ -139,7 +139,9 @@ impl<D: SqlDriver> Store<D> {
         let forgotten = Tombstone::Forgotten { id: memory.id.0.clone() }.to_string();
         let removed_with_note =
             Tombstone::RemovedWithNote { id: memory.id.0.clone(), path: memory.source_path.clone() }.to_string();
-        Ok(!self.query("SELECT 1 FROM tombstones WHERE id IN (?, ?)", &[forgotten.into(), removed_with_note.into()])?.is_empty())
+        Ok(!self
+            .query("SELECT 1 FROM tombstones WHERE id IN (?, ?)", &[forgotten.into(), removed_with_note.into()])?
+            .is_empty())
     }
 
     /// This note's memory ids, sorted.

@@ -310,14 +310,18 @@ test(
 		const before = calls();
 		const remembered = await runTerminal(["remember", "Ines moved the harbour survey to Thursday.", "--json"], terminal, home, endpoint);
 		assert.equal(remembered.code, 0, remembered.stderr);
-		assert.equal(calls(), before + 1, "remember: one model call (the command makes no insights)");
+		assert.equal(calls(), before + 1, "remember: one model call (one memory of its own: nothing to consolidate yet)");
 		const typedId = (JSON.parse(remembered.stdout) as { memories: Array<{ id: string }> }).memories[0]!.id;
 		const recalled = await runTerminal(["recall", "When is the harbour survey?", "--json"], terminal, home, endpoint);
 		assert.equal(recalled.code, 0, recalled.stderr);
 		assert.ok((JSON.parse(recalled.stdout) as { memories: Array<{ id: string }> }).memories.some((memory) => memory.id === typedId), recalled.stdout);
 		const indexed = await runTerminal(["index", "--yes"], terminal, home, endpoint);
 		assert.equal(indexed.code, 0, indexed.stderr);
-		assert.equal(calls(), before + 2, "index paid only for the note A had not remembered (A's notes came from A's log)");
+		// The command consolidates its own memories (never A's: A does), once two of them wait.
+		const byIndex = a.ui.fake.requests.slice(before + 1);
+		const consolidations = byIndex.filter((request) => request.body.includes("record_insights"));
+		assert.equal(byIndex.length - consolidations.length, 1, "index paid only for the note A had not remembered (A's notes came from A's log)");
+		assert.equal(consolidations.length, 1, "and one consolidation of the command's own two memories");
 		const logs = await fs.readdir(path.join(terminal, MEMORY_FOLDER));
 		assert.deepEqual(logs.sort(), ["device-a", "terminal"], "the command wrote only its own log folder");
 

@@ -26,14 +26,14 @@ export async function writeDatabase(host: Host, bytes: Uint8Array): Promise<void
 
 /**
  * `bytes` (a database of this version) as schema version 10 left it, before the per-device log:
- * without the log's tables. Opening it runs the schema-11 migration, which queues everything it
+ * without the log's tables (schema 11) and the memories' consolidation columns (schema 12). Opening it runs the schema-11 migration, which queues everything it
  * holds for the device's log — the upgrade from an older version's shared `memory.db`.
  */
 export async function beforeDeviceLog(bytes: Uint8Array): Promise<Uint8Array> {
 	const { SQL } = await loadFacade();
 	const db = new SQL.Database(bytes);
 	try {
-		db.run("DROP TABLE log_outbox; DROP TABLE log_cursors; DROP TABLE log_written; DROP TABLE log_waiting_insights; ALTER TABLE sources DROP COLUMN here; PRAGMA user_version = 10;");
+		db.run("DROP TABLE log_outbox; DROP TABLE log_cursors; DROP TABLE log_written; DROP TABLE log_waiting_insights; ALTER TABLE sources DROP COLUMN here; ALTER TABLE memories DROP COLUMN theirs; ALTER TABLE memories DROP COLUMN consolidation_failed; PRAGMA user_version = 10;");
 		return db.export();
 	} finally {
 		db.close();
