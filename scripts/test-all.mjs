@@ -8,12 +8,12 @@ import { ROOT } from "./lib/run.mjs";
 const steps = [
 	// With the `cli` feature: the native command's modules are tested too, and its binary is
 	// built for the TypeScript suites that run it against the plugin's database.
-	["Rust core (cargo test)", "cargo", ["test", "--quiet", "--features", "cli,bench"]],
+	["Rust core (cargo test)", "cargo", ["test", "--quiet", "--workspace", "--features", "cli,bench"]],
 	// Clippy holds what review alone would not: `clippy.toml` forbids the clock calls that panic in
 	// WebAssembly, and every warning fails the run.
-	["Rust lint (cargo clippy --all-targets --all-features -D warnings)", "cargo", ["clippy", "--quiet", "--all-targets", "--all-features", "--", "-D", "warnings"]],
+	["Rust lint (cargo clippy --all-targets --all-features -D warnings)", "cargo", ["clippy", "--quiet", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"]],
 	// The facade (`src/wasm/`) exists only for WebAssembly: lint it there too.
-	["Rust lint of the WebAssembly build (cargo clippy --target wasm32-unknown-unknown)", "cargo", ["clippy", "--quiet", "--target", "wasm32-unknown-unknown", "--lib", "--", "-D", "warnings"]],
+	["Rust lint of the WebAssembly build (cargo clippy --target wasm32-unknown-unknown)", "cargo", ["clippy", "--quiet", "--workspace", "--target", "wasm32-unknown-unknown", "--lib", "--", "-D", "warnings"]],
 	["The memory-agent command (cargo build)", "cargo", ["build", "--quiet", "--features", "cli", "--bin", "memory-agent"]],
 	["Build (WebAssembly + main.js)", process.execPath, ["scripts/build.mjs"]],
 	// What Obsidian's review does with a release: build it again elsewhere and compare.

@@ -19,10 +19,12 @@ pub mod native;
 pub mod notes;
 pub mod select;
 pub mod settings_schema;
-pub mod stems;
 pub mod store;
 pub mod tokens;
-pub mod words;
+
+// Words and stems run for every memory entered in the full-text index: their own crate, built for
+// speed while the rest is built for size (Cargo.toml, `[profile.release.package]`).
+pub use memory_agent_text::{stems, words};
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -53,10 +53,21 @@ fn module_table() -> Vec<Row> {
 /// The top-level modules `lib.rs` declares.
 fn declared_modules() -> BTreeSet<String> {
     let lib = fs::read_to_string(root().join("src/lib.rs")).expect("src/lib.rs");
-    lib.lines()
+    let mut declared: BTreeSet<String> = lib
+        .lines()
         .filter_map(|line| line.trim().strip_prefix("pub mod ").or_else(|| line.trim().strip_prefix("mod ")))
         .map(|rest| rest.trim_end_matches(';').to_string())
-        .collect()
+        .collect();
+    // The modules of the text crate (`crates/text`), re-exported as the crate's own.
+    for line in lib.lines().filter_map(|line| line.trim().strip_prefix("pub use memory_agent_text::")) {
+        declared.extend(
+            line.trim_end_matches(';')
+                .trim_matches(|c| c == '{' || c == '}')
+                .split(',')
+                .map(|name| name.trim().to_string()),
+        );
+    }
+    declared
 }
 
 fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
@@ -72,10 +83,11 @@ fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
 /// The modules a module's files name through `crate::…` (comments included: a doc link to a
 /// module is an arrow too).
 fn modules_used_by(module: &str) -> BTreeSet<String> {
-    let src = root().join("src");
     let mut files = Vec::new();
-    rust_files(&src.join(module), &mut files);
-    rust_files(&src.join(format!("{module}.rs")), &mut files);
+    for src in [root().join("src"), root().join("crates/text/src")] {
+        rust_files(&src.join(module), &mut files);
+        rust_files(&src.join(format!("{module}.rs")), &mut files);
+    }
     assert!(!files.is_empty(), "no source for module {module}");
     let mut used = BTreeSet::new();
     for file in files {

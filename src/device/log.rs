@@ -27,8 +27,11 @@ use crate::engine::Engine;
 use crate::store::{read_line, Erasures, LogEntry, ReadLine, SqlDriver, StoreError};
 
 /// A replay merges at most this many bytes of lines in one transaction: the longest other
-/// work waits behind it (≈ 60 entries, tens of milliseconds).
-pub const REPLAY_SLICE_BYTES: u64 = 64 * 1024;
+/// work waits behind it (≈ 250 memories, about 50 ms in the plugin's core on a 2-core
+/// desktop, a few times that on a phone: under the 0.5 s a question may wait). Each slice
+/// costs a commit and a segment of the full-text index, so smaller ones make a rebuild slower
+/// (`npm run bench -- --only=log`: 64 KB took 10.1 s for 50,000 memories, 256 KB 9.0 s).
+pub const REPLAY_SLICE_BYTES: u64 = 256 * 1024;
 
 /// Compaction is due when a device's folder holds this many small sealed files (then they are
 /// merged into large ones)…

@@ -405,13 +405,17 @@ impl<D: SqlDriver> Engine<D> {
     }
 
     fn recheck_adopted_notes(&self, adopted: &[String], now: Millis) -> Result<(), StoreError> {
-        for path in adopted {
-            if self.store.queued_work(&note_key(path))?.is_none() {
-                let wait = Millis::try_from(self.settings().other_device_wait_ms).unwrap_or(Millis::MAX / 2);
-                self.enqueue_note_paying_after(path, now, Some(now.saturating_add(wait)))?;
-            }
-        }
-        Ok(())
+        let wait = Millis::try_from(self.settings().other_device_wait_ms).unwrap_or(Millis::MAX / 2);
+        let pay_after = Some(now.saturating_add(wait));
+        let checks: Vec<NewJob> = adopted
+            .iter()
+            .map(|path| NewJob {
+                key: note_key(path),
+                work: JobWork::IngestSource(NoteJob { path: path.clone(), pay_after }),
+            })
+            .collect();
+        // In one statement: a rebuild adopts thousands of notes.
+        self.store.enqueue_missing_jobs(&checks, now).map(|_| ())
     }
 
     /// The user forgets one memory; its insights go and their other memories re-open.

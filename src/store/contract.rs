@@ -450,6 +450,18 @@ fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(store.get_job(first).map_err(text)?, None);
     ensure!(store.complete_job(first, 301).is_err(), "a done job completed twice");
     ensure_eq!(store.claim_next_job(302).map_err(text)?.map(|job| job.id), Some(waiting));
+    // Many at once: a key already queued keeps its work, a key listed twice is queued once.
+    store.enqueue_job(&ingest("c.md"), 400).map_err(text)?;
+    let later = |path: &str| NewJob {
+        work: JobWork::IngestSource(NoteJob { path: path.into(), pay_after: Some(900) }),
+        ..ingest(path)
+    };
+    let queued = store.enqueue_missing_jobs(&[later("c.md"), later("d.md"), later("d.md")], 401).map_err(text)?;
+    ensure_eq!(queued, 1);
+    let works: Vec<(String, JobWork)> =
+        store.list_jobs(Some(JobState::Queued)).map_err(text)?.into_iter().map(|job| (job.key, job.work)).collect();
+    ensure_eq!(works, vec![("c.md".to_owned(), ingest("c.md").work), ("d.md".to_owned(), later("d.md").work)]);
+    ensure_eq!(store.enqueue_missing_jobs(&[], 402).map_err(text)?, 0);
     Ok(())
 }
 

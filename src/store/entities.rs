@@ -43,33 +43,28 @@ impl NamesCounter {
 }
 
 impl<D: SqlDriver> Store<D> {
-    /// Links `entities` to the memory `memory_key`; returns the ids to list in the memory's row,
-    /// in order (`None` when there are none). Must run in a transaction.
-    /// The ids of a memory's entities, each name found or added (as its `entity_ids` lists
-    /// them; `None` for none); `link_entities` then links them to the memory's row.
-    pub(super) fn entity_ids(&self, entities: &[Entity]) -> Result<Option<(Vec<i64>, String)>, StoreError> {
+    /// The ids of a memory's entities, each name found or added, as the JSON list its row's
+    /// `entity_ids` holds (`None` for none); `link_entities` then links them to the memory's
+    /// row. Must run in a transaction.
+    pub(super) fn entity_ids(&self, entities: &[Entity]) -> Result<Option<String>, StoreError> {
         if entities.is_empty() {
             return Ok(None);
         }
         let ids = entities.iter().map(|entity| self.entity_id(entity)).collect::<Result<Vec<i64>, _>>()?;
-        let listed = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
-        Ok(Some((ids, listed)))
+        Ok(Some(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into())))
     }
 
-    /// Links the memory `memory_key` to the entities of `ids` (`entity_ids`), each once.
-    pub(super) fn link_entities(&self, memory_key: i64, ids: &[i64]) -> Result<(), StoreError> {
-        let mut linked: Vec<i64> = Vec::with_capacity(ids.len());
-        for id in ids {
-            if linked.contains(id) {
-                continue;
-            }
-            self.change(
-                "INSERT INTO memory_entities (entity_id, memory_key) VALUES (?, ?)",
-                &[(*id).into(), memory_key.into()],
-            )?;
-            self.change("UPDATE entities SET uses = uses + 1 WHERE id = ?", &[(*id).into()])?;
-            linked.push(*id);
-        }
+    /// Links the memory `memory_key` to the entities `listed` (`entity_ids`'s JSON list), each
+    /// once, in two statements whatever their number (a rebuild links every memory's names).
+    pub(super) fn link_entities(&self, memory_key: i64, listed: &str) -> Result<(), StoreError> {
+        self.change(
+            "INSERT INTO memory_entities (entity_id, memory_key) SELECT DISTINCT value, ?2 FROM json_each(?1)",
+            &[listed.into(), memory_key.into()],
+        )?;
+        self.change(
+            "UPDATE entities SET uses = uses + 1 WHERE id IN (SELECT value FROM json_each(?))",
+            &[listed.into()],
+        )?;
         self.names.bump();
         Ok(())
     }
@@ -89,7 +84,11 @@ impl<D: SqlDriver> Store<D> {
             )?;
             if unlinked > 0 {
                 self.change("UPDATE entities SET uses = uses - 1 WHERE id = ?", &[id.into()])?;
-                self.change("DELETE FROM entities WHERE id = ? AND uses <= 0", &[id.into()])?;
+                if self.change("DELETE FROM entities WHERE id = ? AND uses <= 0", &[id.into()])? > 0 {
+                    if let Some(kept) = self.ids_kept.borrow_mut().as_mut() {
+                        kept.entities.retain(|_, kept_id| *kept_id != id);
+                    }
+                }
             }
         }
         self.names.bump();
@@ -110,17 +109,24 @@ impl<D: SqlDriver> Store<D> {
 
     /// The id of the entity (any spelling that folds the same), recorded now if it is new.
     fn entity_id(&self, entity: &Entity) -> Result<i64, StoreError> {
-        let folded = fold(entity.name.trim());
+        let named = (fold(entity.name.trim()), entity.kind.clone());
+        if let Some(id) = self.ids_kept.borrow().as_ref().and_then(|kept| kept.entities.get(&named)) {
+            return Ok(*id);
+        }
         let rows = self.query(
             "SELECT id FROM entities WHERE folded = ? AND kind = ?",
-            &[folded.as_str().into(), entity.kind.as_str().into()],
+            &[named.0.as_str().into(), named.1.as_str().into()],
         )?;
-        if let Some(row) = rows.into_iter().next() {
-            return RowReader::new(row).i64();
+        let id = match rows.into_iter().next() {
+            Some(row) => RowReader::new(row).i64()?,
+            None => self.insert_returning_key(
+                "INSERT INTO entities (name, kind, folded, uses) VALUES (?, ?, ?, 0) RETURNING id",
+                &[entity.name.as_str().into(), entity.kind.as_str().into(), named.0.as_str().into()],
+            )?,
+        };
+        if let Some(kept) = self.ids_kept.borrow_mut().as_mut() {
+            kept.entities.insert(named, id);
         }
-        self.insert_returning_key(
-            "INSERT INTO entities (name, kind, folded, uses) VALUES (?, ?, ?, 0) RETURNING id",
-            &[entity.name.as_str().into(), entity.kind.as_str().into(), folded.into()],
-        )
+        Ok(id)
     }
 }

@@ -9,7 +9,7 @@
 //! and `read_work` are the one place that writes and reads them.
 
 use super::driver::SqlValue;
-use super::rows::{single, RowReader};
+use super::rows::RowReader;
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::{Job, JobKind, JobState, JobWork, Millis};
 
@@ -44,13 +44,37 @@ impl<D: SqlDriver> Store<D> {
                 )?;
                 return Ok(id);
             }
-            store.change(
+            store.insert_returning_key(
                 "INSERT INTO jobs (kind, key, payload, state, attempts, next_run_at, created_at, updated_at)
-                 VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)",
+                 VALUES (?, ?, ?, 'queued', 0, ?, ?, ?) RETURNING id",
                 &[kind.into(), job.key.as_str().into(), payload.as_str().into(), now.into(), now.into(), now.into()],
-            )?;
-            single(store.query("SELECT last_insert_rowid()", &[])?)?.i64()
+            )
         })
+    }
+
+    /// Queues each of `jobs` whose key has no job queued yet, in one statement (a rebuild from
+    /// the logs queues a check of every note it adopts); a queued key keeps its work. Returns
+    /// how many were queued.
+    pub fn enqueue_missing_jobs(&self, jobs: &[NewJob], now: Millis) -> Result<usize, StoreError> {
+        let mut listed = Vec::with_capacity(jobs.len());
+        let mut keys = std::collections::HashSet::new();
+        for job in jobs.iter().filter(|job| keys.insert(job.key.as_str())) {
+            let (kind, payload) = work_row(&job.work)?;
+            listed.push(serde_json::json!([kind, job.key, payload]));
+        }
+        if listed.is_empty() {
+            return Ok(0);
+        }
+        // Keys are unique in `listed`: SQLite reads the whole SELECT before inserting (it reads
+        // the table written), so a key listed twice would break `jobs_one_queued_per_key`.
+        self.change(
+            "INSERT INTO jobs (kind, key, payload, state, attempts, next_run_at, created_at, updated_at)
+             SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
+                    'queued', 0, ?2, ?2, ?2
+             FROM json_each(?1)
+             WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE key = json_extract(value, '$[1]') AND state = 'queued')",
+            &[serde_json::Value::Array(listed).to_string().into(), now.into()],
+        )
     }
 
     /// Takes the next due job whose key is not already running, and marks it running. A job

@@ -123,7 +123,7 @@ impl<D: SqlDriver> Store<D> {
                     json_list_or_null(&memory.facts),
                     json_list_or_null(&also_on),
                     date_source_code(memory.date_source).into(),
-                    entities.as_ref().map(|(_, listed)| listed.as_str()).into(),
+                    entities.as_deref().into(),
                     // Another device's (a replay of its log): its to consolidate (`schema::V12`).
                     store.merging_theirs.get().into(),
                 ],
@@ -134,8 +134,8 @@ impl<D: SqlDriver> Store<D> {
                     &[later.to_days().into(), key.into()],
                 )?;
             }
-            if let Some((ids, _)) = &entities {
-                store.link_entities(key, ids)?;
+            if let Some(listed) = &entities {
+                store.link_entities(key, listed)?;
             }
             store.index_memory(key)
         })

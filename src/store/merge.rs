@@ -132,16 +132,53 @@ fn later(theirs: (&Source, &[String]), ours: (&Source, &[String])) -> bool {
     (theirs.0.updated_at, &theirs.0.sha256, theirs.1) > (ours.0.updated_at, &ours.0.sha256, ours.1)
 }
 
+/// Their quiet chunks, and the chunks of their memories forgotten here (`forgotten_here`): a
+/// note they renamed before they replayed a forget made here still holds the forgotten memory,
+/// and without its chunk marked quiet this device would read the note again and pay to
+/// remember it.
+fn with_forgotten_chunks(quiet: Option<&Vec<u8>>, forgotten_here: &[&Memory]) -> Option<Vec<u8>> {
+    let mut quiet = quiet.cloned();
+    for memory in forgotten_here {
+        let Some(hash) = memory.content_hash.as_deref().and_then(crate::hash::unhex) else { continue };
+        let chunks = quiet.get_or_insert_with(Vec::new);
+        if !chunks.chunks(hash.len().max(1)).any(|chunk| chunk == hash.as_slice()) {
+            chunks.extend_from_slice(&hash);
+        }
+    }
+    quiet
+}
+
+/// How a memory of another copy was removed here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RemovedHere {
+    Forgotten,
+    /// With its note, at the path it has in the other copy.
+    WithItsNote,
+}
+
 impl<D: SqlDriver> Store<D> {
     /// Whether `memory` was removed here: forgotten, or removed with its note at the path it has
     /// in the other copy.
     fn removed(&self, memory: &Memory) -> Result<bool, StoreError> {
+        Ok(self.removal_here(memory)?.is_some())
+    }
+
+    /// How `memory` was removed here, if it was (one statement for both kinds).
+    fn removal_here(&self, memory: &Memory) -> Result<Option<RemovedHere>, StoreError> {
         let forgotten = Tombstone::Forgotten { id: memory.id.0.clone() }.to_string();
         let removed_with_note =
             Tombstone::RemovedWithNote { id: memory.id.0.clone(), path: memory.source_path.clone() }.to_string();
-        Ok(!self
-            .query("SELECT 1 FROM tombstones WHERE id IN (?, ?)", &[forgotten.into(), removed_with_note.into()])?
-            .is_empty())
+        let rows = self.query(
+            "SELECT id FROM tombstones WHERE id IN (?1, ?2) ORDER BY id = ?1 DESC LIMIT 1",
+            &[forgotten.as_str().into(), removed_with_note.into()],
+        )?;
+        Ok(rows.into_iter().next().map(|row| {
+            if row.first().and_then(SqlValue::as_str) == Some(forgotten.as_str()) {
+                RemovedHere::Forgotten
+            } else {
+                RemovedHere::WithItsNote
+            }
+        }))
     }
 
     /// This note's memory ids, sorted.
@@ -199,7 +236,9 @@ impl<D: SqlDriver> Store<D> {
     pub(super) fn merge_their_state(&self, theirs: &TheirCopy) -> Result<MergeOutcome, StoreError> {
         self.debug_assert_merging();
         self.drop_content_index();
-        self.without_logging(|store| store.with_index_deferred(|store| store.merge_steps(theirs)))
+        self.without_logging(|store| {
+            store.with_index_deferred(|store| store.with_ids_kept(|store| store.merge_steps(theirs)))
+        })
     }
 
     fn merge_steps(&self, theirs: &TheirCopy) -> Result<MergeOutcome, StoreError> {
@@ -328,17 +367,25 @@ impl<D: SqlDriver> Store<D> {
             outcome.displaced.extend(self.get_memory(id)?);
         }
         outcome.merged.count_removal(&self.remove_memories(&stale)?);
+        let mut forgotten_here: Vec<&Memory> = Vec::new();
         for memory in theirs_here {
-            if self.insert_unless_known(memory)? {
-                outcome.merged.memories_added += 1;
-            } else if !self.removed(memory)? {
-                self.move_to_their_note(memory)?;
+            match self.removal_here(memory)? {
+                Some(RemovedHere::Forgotten) => forgotten_here.push(memory),
+                Some(RemovedHere::WithItsNote) => {}
+                None if self.memory_exists(&memory.id)? => {
+                    self.take_consolidated(memory)?;
+                    self.move_to_their_note(memory)?;
+                }
+                None => {
+                    self.insert_memory(memory)?;
+                    outcome.merged.memories_added += 1;
+                }
             }
         }
         let was_here = self.get_source(&source.path)?.is_some() && self.source_here(&source.path)?;
         self.upsert_source(source)?;
         self.mark_source_from_elsewhere(&source.path, was_here)?;
-        let quiet = self.with_forgotten_chunks(quiet, theirs_here)?;
+        let quiet = with_forgotten_chunks(quiet, &forgotten_here);
         self.change(
             "UPDATE sources SET quiet = ? WHERE path_id = (SELECT id FROM paths WHERE path = ?)",
             &[quiet.map_or(SqlValue::Null, SqlValue::Blob), source.path.as_str().into()],
@@ -359,28 +406,6 @@ impl<D: SqlDriver> Store<D> {
         }
         self.insert_memory(memory)?;
         Ok(true)
-    }
-
-    /// Their quiet chunks, and the chunks of their memories forgotten here: a note they renamed
-    /// before they replayed a forget made here still holds the forgotten memory, and without
-    /// its chunk marked quiet this device would read the note again and pay to remember it.
-    fn with_forgotten_chunks(
-        &self,
-        quiet: Option<&Vec<u8>>,
-        theirs_here: &[&Memory],
-    ) -> Result<Option<Vec<u8>>, StoreError> {
-        let mut quiet = quiet.cloned();
-        for memory in theirs_here {
-            let Some(hash) = memory.content_hash.as_deref().and_then(crate::hash::unhex) else { continue };
-            if !self.has_tombstone(&Tombstone::Forgotten { id: memory.id.0.clone() })? {
-                continue;
-            }
-            let chunks = quiet.get_or_insert_with(Vec::new);
-            if !chunks.chunks(hash.len().max(1)).any(|chunk| chunk == hash.as_slice()) {
-                chunks.extend_from_slice(&hash);
-            }
-        }
-        Ok(quiet)
     }
 
     /// A memory consolidated there is consolidated here too: its insights are theirs to bring
@@ -577,7 +602,8 @@ mod tests {
     use super::super::test_driver::Failing;
     use super::super::SqlErrorKind;
     use super::*;
-    use crate::domain::{Consolidation, Position};
+    use super::super::rows::RowReader;
+    use crate::domain::{Consolidation, Entity, Position};
 
     fn memory(id: &str, path: &str, kind: SourceKind) -> Memory {
         Memory {
@@ -633,5 +659,54 @@ mod tests {
 
         let merged = ours.merge_from(&theirs).unwrap();
         assert_eq!((merged.memories_added, merged.insights_added), (2, 1));
+    }
+
+    #[test]
+    fn a_newer_note_whose_names_went_and_came_back_in_one_merge_links_live_entities() {
+        let note = |id: &str, names: &[&str], at: i64| Memory {
+            entities: names.iter().map(|name| Entity { name: (*name).into(), kind: "person".into() }).collect(),
+            content_hash: Some("ab".repeat(16)),
+            created_at: at,
+            updated_at: at,
+            ..memory(id, "n.md", SourceKind::Note)
+        };
+        let source = |at: i64, sha: &str| Source {
+            path: "n.md".into(),
+            mtime: at,
+            size: 1,
+            sha256: sha.repeat(32),
+            updated_at: at,
+            skipped: None,
+        };
+        let ours = Store::open(RusqliteDriver::new()).unwrap();
+        ours.insert_memory(&note("old", &["Alice"], 1)).unwrap();
+        ours.upsert_source(&source(1, "a")).unwrap();
+        let theirs = Store::open(RusqliteDriver::new()).unwrap();
+        theirs.insert_memory(&note("new-1", &["Bob", "Alice"], 2)).unwrap();
+        theirs.insert_memory(&note("new-2", &["Alice", "Bob"], 2)).unwrap();
+        theirs.upsert_source(&source(2, "b")).unwrap();
+
+        ours.merge_from(&theirs).unwrap();
+        // "Alice" went with `old` (her last memory) and came back with `new-1`: every link and
+        // every count names a row that exists.
+        let links = ours
+            .query(
+                "SELECT e.name, e.uses, count(*) FROM memory_entities AS l JOIN entities AS e ON e.id = l.entity_id
+                 GROUP BY e.id ORDER BY e.name",
+                &[],
+            )
+            .unwrap();
+        let links: Vec<(String, i64, i64)> = links
+            .into_iter()
+            .map(|row| {
+                let mut row = RowReader::new(row);
+                (row.text().unwrap(), row.i64().unwrap(), row.i64().unwrap())
+            })
+            .collect();
+        assert_eq!(links, vec![("Alice".into(), 2, 2), ("Bob".into(), 2, 2)]);
+        let dangling = ours
+            .query("SELECT count(*) FROM memory_entities WHERE entity_id NOT IN (SELECT id FROM entities)", &[])
+            .unwrap();
+        assert_eq!(RowReader::new(dangling.into_iter().next().unwrap()).i64().unwrap(), 0);
     }
 }

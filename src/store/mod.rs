@@ -142,6 +142,18 @@ pub struct Store<D: SqlDriver> {
     merging_theirs: Cell<bool>,
     /// Memories to enter in the full-text index at the end of a merge (`with_index_deferred`).
     deferred_index: RefCell<Option<std::collections::BTreeSet<i64>>>,
+    /// Ids found while a merge runs (`with_ids_kept`).
+    ids_kept: RefCell<Option<KeptIds>>,
+}
+
+/// Ids a merge looks up again and again, kept for its length (`Store::with_ids_kept`): a rebuild
+/// names the same people thousands of times, and a note's memories share its path.
+#[derive(Debug, Default)]
+struct KeptIds {
+    /// Entity ids by folded name and kind.
+    entities: std::collections::HashMap<(String, String), i64>,
+    /// The last path looked up, with its id.
+    path: Option<(String, i64)>,
 }
 
 /// Opens the store held in the bytes of a database file (empty = a new store): checks the
@@ -197,6 +209,7 @@ impl<D: SqlDriver> Store<D> {
             logging: Cell::new(true),
             merging_theirs: Cell::new(false),
             deferred_index: RefCell::new(None),
+            ids_kept: RefCell::new(None),
         };
         if !store.foreign_removed.is_empty() {
             store.dirty.set(true);

@@ -7,10 +7,37 @@ use super::{SqlDriver, Store, StoreError};
 impl<D: SqlDriver> Store<D> {
     /// The id of `path`, recorded now if it is new.
     pub(super) fn path_id(&self, path: &str) -> Result<i64, StoreError> {
-        if let Some(id) = self.find_path_id(path)? {
-            return Ok(id);
+        if let Some((_, id)) =
+            self.ids_kept.borrow().as_ref().and_then(|kept| kept.path.as_ref()).filter(|(kept, _)| kept == path)
+        {
+            return Ok(*id);
         }
-        self.insert_returning_key("INSERT INTO paths (path) VALUES (?) RETURNING id", &[path.into()])
+        let id = match self.find_path_id(path)? {
+            Some(id) => id,
+            None => self.insert_returning_key("INSERT INTO paths (path) VALUES (?) RETURNING id", &[path.into()])?,
+        };
+        if let Some(kept) = self.ids_kept.borrow_mut().as_mut() {
+            kept.path = Some((path.to_owned(), id));
+        }
+        Ok(id)
+    }
+
+    /// Runs `work` (a merge, inside its transaction) keeping the ids it finds (`KeptIds`), so
+    /// each is looked up once; a row removed or renamed meanwhile is dropped from them, and
+    /// they are all forgotten at the end, whatever `work` returns (a failed merge rolls back).
+    pub(super) fn with_ids_kept<T>(&self, work: impl FnOnce(&Self) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        debug_assert!(self.in_transaction(), "ids kept outside a transaction could outlive a rollback");
+        *self.ids_kept.borrow_mut() = Some(super::KeptIds::default());
+        let result = work(self);
+        *self.ids_kept.borrow_mut() = None;
+        result
+    }
+
+    /// A path's row was removed or renamed: its kept id no longer stands for the path.
+    pub(super) fn forget_kept_path(&self) {
+        if let Some(kept) = self.ids_kept.borrow_mut().as_mut() {
+            kept.path = None;
+        }
     }
 
     /// The id of `path`, if anything refers to it.
@@ -21,6 +48,7 @@ impl<D: SqlDriver> Store<D> {
 
     /// Forgets a path nothing refers to any more (no memory, no source record).
     pub(super) fn drop_path_if_unused(&self, id: i64) -> Result<(), StoreError> {
+        self.forget_kept_path();
         self.change(
             "DELETE FROM paths WHERE id = ?1
                AND NOT EXISTS (SELECT 1 FROM memories WHERE path_id = ?1)

@@ -12,13 +12,11 @@
 //! question might use that the summary, entities, topics and headings do not already
 //! carry: `keywords` keeps the chunk's most frequent such words, a few dozen bytes.
 
-use std::collections::{HashMap, HashSet};
-
 use super::schema::FULL_TEXT_INDEX;
 use super::{SqlDriver, Store, StoreError};
 use crate::domain::Memory;
 use crate::stems::{index_pairs, index_stems, STEMS_VERSION};
-use crate::words::{fold, is_stop_word, words, Script};
+use crate::words::content_keywords;
 
 /// Where the store notes which rules (`STEMS_VERSION`) its `stems` were made with.
 const STEMS_VERSION_KEY: &str = "stems_version";
@@ -131,29 +129,13 @@ pub fn sql_memory_terms(kind: &str, text: &str, names: &str) -> String {
 /// topics and place already say: content words (no stop words, numbers or one-letter
 /// words), most frequent first, then in order of appearance; `None` when there are none.
 pub fn keywords(memory: &Memory) -> Option<String> {
-    let mut known: HashSet<String> = HashSet::new();
-    let mut add_known = |text: &str| known.extend(words(text).into_iter().map(|word| word.folded));
-    add_known(&memory.summary);
-    add_known(&memory.source_path);
-    memory.position.heading.as_deref().map(&mut add_known);
-    memory.entities.iter().for_each(|entity| add_known(&entity.name));
-    memory.topics.iter().for_each(|topic| add_known(topic));
-    memory.facts.iter().for_each(|fact| add_known(fact));
-    let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
-    for (position, word) in words(&memory.raw_text).into_iter().enumerate() {
-        let content = word.folded.chars().count() >= 2
-            && word.number().is_none()
-            && !word.folded.chars().all(|c| c.is_ascii_digit())
-            && !is_stop_word(&word, Script::Other, 0)
-            && !known.contains(&word.folded);
-        if content {
-            counts.entry(fold(&word.lower)).or_insert((0, position)).0 += 1;
-        }
-    }
-    let mut ranked: Vec<(String, (usize, usize))> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.1 .1.cmp(&b.1 .1)));
-    ranked.truncate(MAX_KEYWORDS);
-    (!ranked.is_empty()).then(|| ranked.into_iter().map(|(word, _)| word).collect::<Vec<_>>().join(" "))
+    let known = [memory.summary.as_str(), memory.source_path.as_str()]
+        .into_iter()
+        .chain(memory.position.heading.as_deref())
+        .chain(memory.entities.iter().map(|entity| entity.name.as_str()))
+        .chain(memory.topics.iter().map(String::as_str))
+        .chain(memory.facts.iter().map(String::as_str));
+    content_keywords(&memory.raw_text, known, MAX_KEYWORDS)
 }
 
 #[cfg(test)]

@@ -223,6 +223,7 @@ impl<D: SqlDriver> Store<D> {
                     store.drop_path_if_unused(old_id)?;
                 }
                 None => {
+                    store.forget_kept_path();
                     store.change("UPDATE paths SET path = ? WHERE id = ?", &[new_path.into(), old_id.into()])?;
                     store
                         .change("UPDATE sources SET updated_at = ? WHERE path_id = ?", &[now.into(), old_id.into()])?;

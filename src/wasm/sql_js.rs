@@ -87,6 +87,11 @@ impl SqlJsDriver {
         let database: JsDatabase = Reflect::construct(class.unchecked_ref::<js_sys::Function>(), &arguments)
             .map_err(sql_error)?
             .unchecked_into();
+        // The file lives in sql.js's memory file system, never on disk (what lasts is the
+        // exported copy the plugin writes): a rollback journal there only costs every
+        // transaction a second copy of its pages through JavaScript. SQLite keeps it in memory
+        // instead, and ROLLBACK works the same.
+        database.exec("PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY").map_err(sql_error)?;
         let memory_terms = register_memory_terms(&database)?;
         Ok(SqlJsDriver { database, statements: Default::default(), _memory_terms: memory_terms })
     }

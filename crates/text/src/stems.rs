@@ -19,7 +19,7 @@
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::words::{fold, is_thai_mark, words, Word};
 
@@ -79,7 +79,7 @@ pub fn language_of(text: &str) -> Language {
 /// `language_of` for a text already split into words.
 fn language_of_words<'a>(words: impl IntoIterator<Item = &'a Word>) -> Language {
     // Sets, not the lists: a memory's words are checked on every insert into the index.
-    static COMMON: std::sync::LazyLock<Vec<(Language, HashSet<&'static str>)>> = std::sync::LazyLock::new(|| {
+    static COMMON: std::sync::LazyLock<Vec<(Language, FxHashSet<&'static str>)>> = std::sync::LazyLock::new(|| {
         COMMON_WORDS.iter().map(|(language, common)| (*language, common.iter().copied().collect())).collect()
     });
     let mut hits = vec![0usize; COMMON.len()];
@@ -184,23 +184,74 @@ pub fn index_terms(texts: &[(&str, bool)], limit: usize) -> IndexTerms {
 pub fn index_stems(texts: &[(&str, bool)], limit: usize) -> Option<String> {
     let split: Vec<Vec<Word>> = texts.iter().map(|(text, _)| words(text)).collect();
     // The words of the texts one after another are those of the texts joined by spaces.
-    let stemmer = stemmer(language_of_words(split.iter().flatten()));
+    let language = language_of_words(split.iter().flatten());
     let mut stems = TermList::new(limit);
-    for ((_, stem), words) in texts.iter().zip(&split) {
-        for word in words {
-            let pieces = runs(&word.lower);
-            let whole = pieces.len() == 1;
-            for (kind, piece) in pieces {
-                if kind == Kind::Spaced {
-                    let stemmed = if *stem { fold(&stemmer.stem(&piece)) } else { fold(&piece) };
-                    if !(whole && stemmed == word.folded) {
+    STEMS.with_borrow_mut(|cache| {
+        for ((_, stem), words) in texts.iter().zip(&split) {
+            for word in words {
+                // Most words are one run of a spaced script: no need to split them.
+                if word.lower.is_ascii() {
+                    let stemmed = if *stem { cache.stem(language, &word.lower) } else { fold(&word.lower) };
+                    if stemmed != word.folded {
                         stems.push(stemmed);
+                    }
+                    continue;
+                }
+                let pieces = runs(&word.lower);
+                let whole = pieces.len() == 1;
+                for (kind, piece) in pieces {
+                    if kind == Kind::Spaced {
+                        let stemmed = if *stem { cache.stem(language, &piece) } else { fold(&piece) };
+                        if !(whole && stemmed == word.folded) {
+                            stems.push(stemmed);
+                        }
                     }
                 }
             }
         }
-    }
+    });
     stems.joined()
+}
+
+thread_local! {
+    static STEMS: std::cell::RefCell<StemCache> = std::cell::RefCell::new(StemCache::default());
+}
+
+/// The folded stems of words already stemmed, per language: a vault's memories share most of
+/// their words, and stemming is most of what entering a memory in the index costs (a rebuild
+/// from the logs enters tens of thousands).
+#[derive(Default)]
+struct StemCache {
+    languages: Vec<(Language, Stemmer, StemsOfWords)>,
+}
+
+/// Word → its folded stem.
+type StemsOfWords = FxHashMap<Box<str>, Box<str>>;
+
+impl StemCache {
+    /// Beyond this many words a language's cache starts again (a few MB at most).
+    const WORDS: usize = 50_000;
+
+    /// The folded Snowball stem of `word` (lower case) in `language`.
+    fn stem(&mut self, language: Language, word: &str) -> String {
+        let index = match self.languages.iter().position(|(made, ..)| *made == language) {
+            Some(index) => index,
+            None => {
+                self.languages.push((language, stemmer(language), FxHashMap::default()));
+                self.languages.len() - 1
+            }
+        };
+        let (_, stemmer, stems) = &mut self.languages[index];
+        if let Some(stem) = stems.get(word) {
+            return stem.to_string();
+        }
+        if stems.len() >= Self::WORDS {
+            stems.clear();
+        }
+        let stem = fold(&stemmer.stem(word));
+        stems.insert(Box::from(word), Box::from(stem.as_str()));
+        stem
+    }
 }
 
 /// `IndexTerms::pairs` alone.
@@ -225,13 +276,13 @@ pub fn index_pairs(texts: &[(&str, bool)], limit: usize) -> Option<String> {
 /// Terms, each once, in the order first met, at most `limit`.
 struct TermList {
     terms: Vec<String>,
-    seen: HashSet<String>,
+    seen: FxHashSet<String>,
     limit: usize,
 }
 
 impl TermList {
     fn new(limit: usize) -> Self {
-        TermList { terms: Vec::new(), seen: HashSet::new(), limit }
+        TermList { terms: Vec::new(), seen: FxHashSet::default(), limit }
     }
 
     fn push(&mut self, term: String) {

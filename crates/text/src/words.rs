@@ -6,6 +6,10 @@
 //! core carries no Unicode data crate, and the letters of English, Vietnamese and the
 //! common Latin-script languages are all that the query plan needs to recognise.
 
+use std::sync::LazyLock;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
 /// One word of a question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
@@ -61,38 +65,38 @@ pub fn folded_words(text: &str) -> Vec<FoldedWord> {
     out
 }
 
-/// The splitting of `words`: calls `each` with every word's text, in order.
+/// The splitting of `words`: calls `each` with every word's text, in order. Reads the text in
+/// place (no copy of its characters): every memory entered in the index is split several times.
 fn split_words(text: &str, mut each: impl FnMut(String)) {
-    let chars: Vec<char> = text.chars().collect();
+    let char_at = |at: usize| text[at..].chars().next();
     let mut index = 0;
-    while index < chars.len() {
-        if !chars[index].is_alphanumeric() {
-            index += 1;
+    while let Some(first) = char_at(index) {
+        if !first.is_alphanumeric() {
+            index += first.len_utf8();
             continue;
         }
         let start = index;
-        while index < chars.len() {
-            let here = chars[index];
+        let mut previous: Option<char> = None;
+        while let Some(here) = char_at(index) {
             let joins_digits = matches!(here, '/' | '-' | '.')
-                && index > start
-                && chars[index - 1].is_ascii_digit()
-                && chars.get(index + 1).is_some_and(char::is_ascii_digit);
+                && previous.is_some_and(|before| before.is_ascii_digit())
+                && char_at(index + here.len_utf8()).is_some_and(|after| after.is_ascii_digit());
             // Combining marks (decomposed Vietnamese, Thai tone marks) belong to their letter.
             let mark = ('\u{300}'..='\u{36f}').contains(&here) || is_thai_mark(here);
             if here.is_alphanumeric() || joins_digits || mark {
-                index += 1;
+                previous = Some(here);
+                index += here.len_utf8();
             } else {
                 break;
             }
         }
-        let text: String = chars[start..index].iter().collect();
-        each(text);
+        each(text[start..index].to_owned());
         // "Alice's", "Alice’s": the possessive is not a word of its own.
-        if matches!(chars.get(index), Some('\'' | '’'))
-            && matches!(chars.get(index + 1), Some('s' | 'S'))
-            && !chars.get(index + 2).is_some_and(|c| c.is_alphanumeric())
-        {
-            index += 2;
+        let mut after = text[index..].chars();
+        if let (Some(quote @ ('\'' | '’')), Some('s' | 'S')) = (after.next(), after.next()) {
+            if !after.next().is_some_and(char::is_alphanumeric) {
+                index += quote.len_utf8() + 1;
+            }
         }
     }
 }
@@ -377,10 +381,37 @@ pub fn is_stop_word(word: &Word, script: Script, position: usize) -> bool {
     if position > 0 && word.capitalised() && word.lower.chars().count() >= 3 {
         return false;
     }
-    if ENGLISH.contains(&word.lower.as_str()) || VIETNAMESE.contains(&word.lower.as_str()) {
-        return true;
+    // Sets, not the lists: every word of every memory entered in the index is checked.
+    static STOP_WORDS: LazyLock<FxHashSet<&str>> =
+        LazyLock::new(|| ENGLISH.iter().chain(VIETNAMESE).copied().collect());
+    static FOLDED_STOP_WORDS: LazyLock<FxHashSet<&str>> = LazyLock::new(|| VIETNAMESE_FOLDED.iter().copied().collect());
+    let lower = word.lower.as_str();
+    STOP_WORDS.contains(lower) || (script == Script::VietnameseFolded && FOLDED_STOP_WORDS.contains(lower))
+}
+
+/// The content words of `text` that none of `known` carries (no stop words, numbers or
+/// one-letter words), folded, most frequent first, then in order of appearance, at most
+/// `limit`; `None` when there are none.
+pub fn content_keywords<'a>(text: &str, known: impl IntoIterator<Item = &'a str>, limit: usize) -> Option<String> {
+    let mut known_words: FxHashSet<String> = FxHashSet::default();
+    for text in known {
+        known_words.extend(folded_words(text).into_iter().map(|word| word.folded));
     }
-    script == Script::VietnameseFolded && VIETNAMESE_FOLDED.contains(&word.lower.as_str())
+    let mut counts: FxHashMap<String, (usize, usize)> = FxHashMap::default();
+    for (position, word) in words(text).into_iter().enumerate() {
+        let content = word.folded.chars().count() >= 2
+            && word.number().is_none()
+            && !word.folded.chars().all(|c| c.is_ascii_digit())
+            && !is_stop_word(&word, Script::Other, 0)
+            && !known_words.contains(&word.folded);
+        if content {
+            counts.entry(fold(&word.lower)).or_insert((0, position)).0 += 1;
+        }
+    }
+    let mut ranked: Vec<(String, (usize, usize))> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.1 .1.cmp(&b.1 .1)));
+    ranked.truncate(limit);
+    (!ranked.is_empty()).then(|| ranked.into_iter().map(|(word, _)| word).collect::<Vec<_>>().join(" "))
 }
 
 /// Thai and Lao vowel and tone marks: the tokenizer splits words at them (and `stems` leaves
