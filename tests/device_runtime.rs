@@ -427,7 +427,8 @@ fn replay_pauses_between_slices_of_a_large_log() {
     assert!(!log.replay_progress().running, "no replay before the first");
     at_once(log.replay_all(&phone, &counting, NOW)).unwrap();
     assert_eq!(ids(&phone).len(), 400);
-    assert!(counting.1.get() as u64 >= bytes / (64 * 1024), "{} pauses for {bytes} bytes", counting.1.get());
+    let slices = bytes / memory_agent::device::log::REPLAY_SLICE_BYTES;
+    assert!(counting.1.get() as u64 >= slices, "{} pauses for {bytes} bytes", counting.1.get());
     let progress = log.replay_progress();
     assert_eq!((progress.done_bytes, progress.total_bytes, progress.running), (bytes, bytes, false));
 }
@@ -442,4 +443,71 @@ fn names_outside_the_format_are_read_as_copies_and_never_numbered_past() {
     let names: Vec<String> = vault.all().into_keys().collect();
     assert!(names.contains(&"Memory Agent/laptop/000001.jsonl".to_owned()), "{names:?}");
     assert_eq!(log_file_number("4294967295.jsonl"), None);
+}
+
+#[test]
+fn a_forged_line_is_skipped_counted_and_named_and_everything_else_replays() {
+    use memory_agent::store::{log_line, LogEntry, UsageRecord};
+    let line = |entry: LogEntry| log_line(NOW, &entry).unwrap() + "\n";
+    let usage = |device: &str, tokens: u64| LogEntry::Usage {
+        device: device.into(),
+        usage: UsageRecord {
+            day: "2026-12-04".into(),
+            agent: "ingest".into(),
+            calls: 1,
+            input_tokens: tokens,
+            output_tokens: 1,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+        },
+    };
+    let mut out_of_range = memory("m-bad", "", "Bad", 2);
+    out_of_range.importance = 1.5;
+    let mut no_summary = memory("m-empty", "", " ", 3);
+    no_summary.raw_text = "text".into();
+    let mut bad_hash = memory("m-hash", "", "Hash", 4);
+    bad_hash.content_hash = Some("not hex".into());
+    let everyone = Consolidation {
+        id: ConsolidationId("c-huge".into()),
+        memory_ids: (0..1_000).map(|n| MemoryId(format!("missing-{n}"))).collect(),
+        insight: "Everything.".into(),
+        connections: Vec::new(),
+        created_at: NOW,
+    };
+    let forged = [
+        line(LogEntry::Memory { memory: memory("m-1", "", "Kept before", 1) }),
+        line(LogEntry::Memory { memory: out_of_range }),
+        line(LogEntry::Memory { memory: no_summary }),
+        line(LogEntry::Memory { memory: bad_hash }),
+        line(LogEntry::Insight { insight: everyone }),
+        // Another device's usage in this folder, and a day no one spends.
+        line(usage("victim", 10)),
+        line(usage("aaa", u64::MAX / 2)),
+        line(usage("aaa", 500)),
+        line(LogEntry::Memory { memory: memory("m-2", "", "Kept after", 5) }),
+    ]
+    .concat();
+    let vault = MemoryFiles::new();
+    vault.put("Memory Agent/aaa/000001.jsonl", forged.into_bytes());
+    let laptop = device("zzz");
+    laptop.store().insert_memory(&memory("m-3", "", "From the last folder", 6)).unwrap();
+    sync(&laptop, &DeviceLog::new(FOLDER, "zzz").unwrap(), &vault);
+
+    let phone = device("phone");
+    let replayed = at_once(DeviceLog::new(FOLDER, "phone").unwrap().replay_all(&phone, &vault, NOW)).unwrap();
+    assert_eq!(ids(&phone), ["m-1", "m-2", "m-3"], "every other line and folder replays: {replayed:?}");
+    assert!(insights(&phone).is_empty());
+    let [problem] = replayed.problems.as_slice() else { panic!("{replayed:?}") };
+    assert_eq!((problem.path.as_str(), problem.unreadable), ("Memory Agent/aaa/000001.jsonl", 6));
+    let first = problem.first_skipped.as_ref().expect("the first skipped line is named");
+    assert_eq!(first.line, Some(2));
+    assert!(first.reason.contains("importance 1.5 is outside 0..1"), "{first:?}");
+    // Only the plausible usage of the folder's own device counts.
+    let day = memory_agent::calendar::CalendarDate::parse("2026-12-04").unwrap();
+    let counted: Vec<(String, u64)> =
+        phone.store().usage_between(day, day).unwrap().into_iter().map(|row| (row.agent, row.input_tokens)).collect();
+    assert_eq!(counted, [("ingest".to_owned(), 500)]);
+    // Read again, nothing is merged twice and the skipped lines stay skipped.
+    let again = at_once(DeviceLog::new(FOLDER, "phone").unwrap().replay_all(&phone, &vault, NOW)).unwrap();
+    assert_eq!((again.entries, again.problems.len()), (0, 0), "{again:?}");
 }

@@ -216,10 +216,16 @@ fn what_the_device_log_sends_has_the_keys_types_rs_declares() {
     let problem = ReplayProblem {
         path: "Memory Agent/device-b/000001.jsonl".into(),
         unreadable: 1,
+        first_skipped: Some(memory_agent::store::SkippedLine {
+            byte: 120,
+            line: Some(2),
+            reason: "importance 1.5 is outside 0..1".into(),
+        }),
         newer: false,
         error: Some("unreadable".into()),
     };
     assert_shape("ReplayProblem", &problem);
+    assert_shape("SkippedLine", problem.first_skipped.as_ref().unwrap());
     assert_shape("LogReplay", &LogReplay { problems: vec![problem], ..LogReplay::default() });
     assert_shape("ReplayProgress", &ReplayProgress::default());
 }

@@ -148,7 +148,9 @@ export class DeviceLog {
 		if (problem.error !== null) once("error", `Memory Agent could not read ${problem.path}, a device's log: ${problem.error}. The other files were read.`);
 		if (problem.unreadable > 0) {
 			const lines = problem.unreadable === 1 ? "a line" : `${problem.unreadable.toLocaleString()} lines`;
-			once("unreadable", `Memory Agent could not read ${lines} of ${problem.path}, a device's log, and skipped ${problem.unreadable === 1 ? "it" : "them"}; the rest was read.`);
+			const skipped = problem.firstSkipped;
+			const first = skipped === null ? "" : ` (${problem.unreadable === 1 ? "" : "the first "}at ${skipped.line === null ? `byte ${skipped.byte.toLocaleString()}` : `line ${skipped.line.toLocaleString()}`}: ${skipped.reason})`;
+			once("unreadable", `Memory Agent could not read or did not accept ${lines} of ${problem.path}, a device's log, and skipped ${problem.unreadable === 1 ? "it" : "them"}${first}; the rest was read.`);
 		}
 		if (problem.newer) once("newer", `Memory Agent found entries in ${problem.path} written by a newer version of Memory Agent; they are kept for it. Update the plugin to read them.`);
 	}

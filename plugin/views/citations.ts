@@ -3,7 +3,7 @@
 // imports: unit-testable). The core reads the model's citation markers; nothing here does.
 
 import type { AnswerPiece, Citation, FileKind, QueryAnswer } from "../core/memory-core-api";
-import { inertMarkdown } from "./inert-markdown";
+import { escapeText, inertMarkdown, isVaultTarget } from "./inert-markdown";
 
 export type CitationKind = Citation["kind"];
 
@@ -104,10 +104,19 @@ export function answerWithWikiLinks(
 	const links = (citation: Citation): string[] =>
 		citation.kind === "memory" ? linkOf(citation) : citation.memoryIds.flatMap((memoryId) => linkOf(sourcesOf(memoryId)));
 	const { markdown, groups } = markdownWithMarks(answerParts(answer.pieces, answer.citations));
-	// Our own links: the link text of a place holds no `[`, `]` or `|` that could end them early.
-	const writeMarks = (text: string) =>
-		text.replace(MARK, (_, index: string) => [...new Set((groups[Number(index)] ?? []).flatMap(links))].map((link) => `[[${link.replace(/[[\]|]/g, " ")}]]`).join(" "));
+	const writeMarks = (text: string) => text.replace(MARK, (_, index: string) => [...new Set((groups[Number(index)] ?? []).flatMap(links))].map(citationLink).join(" "));
 	return inertMarkdown(markdown, doc, { citedNotes: citedNotes(answer.citations, sourcesOf) }, writeMarks).trim();
+}
+
+/**
+ * A place's link as the saved note writes it. A path or heading comes from a log any device can
+ * write: on one line, without `[`, `]` or `|` that could end the link early; one that is no vault
+ * note (a scheme, decoded or not; `<`, `>`) is written as escaped text, so Obsidian opening the
+ * note loads and runs nothing.
+ */
+export function citationLink(link: string): string {
+	const oneLine = link.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").replace(/[[\]|]/g, " ").trim();
+	return isVaultTarget(oneLine) && !/[<>]/.test(oneLine) ? `[[${oneLine}]]` : escapeText(oneLine);
 }
 
 /** Private-use characters around a mark's index: no model text or Markdown syntax uses them. */

@@ -85,15 +85,30 @@ export function externalUrl(href: string): string | null {
 	}
 }
 
+/** `text` percent-decoded (itself when it is not valid percent-encoding). */
+function percentDecoded(text: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return text;
+	}
+}
+
+/**
+ * Whether `target` can only be a note of the vault: no scheme (`javascript:`, `obsidian:`…), no
+ * `//host`, no backslash, no character reference, checked as written and once decoded —
+ * `javascript%3Aalert(1)` has a scheme to whoever decodes it (Obsidian does).
+ */
+export function isVaultTarget(target: string): boolean {
+	return [target, percentDecoded(target)].every((form) => {
+		const trimmed = form.trim();
+		return trimmed !== "" && !trimmed.startsWith("#") && !SCHEME.test(trimmed) && !trimmed.includes("\\") && !CHARACTER_REFERENCE.test(trimmed);
+	});
+}
+
 /** A vault path for a link without a scheme (`Notes/Plan.md`, `Plan%20B.md#Dates`), or null. */
 function vaultPath(href: string): string | null {
-	const trimmed = href.trim();
-	if (trimmed === "" || trimmed.startsWith("#") || SCHEME.test(trimmed) || trimmed.includes("\\")) return null;
-	try {
-		return decodeURIComponent(trimmed);
-	} catch {
-		return trimmed;
-	}
+	return isVaultTarget(href) ? percentDecoded(href.trim()) : null;
 }
 
 function internalLink(parent: Element, target: string, text: string): HTMLAnchorElement {
@@ -201,10 +216,10 @@ function linkWikiText(root: Element, cited: ReadonlySet<string>): void {
 			const [whole, bang, target, alias] = match;
 			const embed = bang === "!";
 			const note = target!.trim();
-			// A link with a scheme (`[[https://…]]`) is not a note, nor one holding a character
-			// reference (read as a scheme by another reader: `obsidian&#58;//`); an embed of an
-			// uncited note is text.
-			if (SCHEME.test(note) || CHARACTER_REFERENCE.test(note) || (embed && !cited.has(noteKey(note)))) continue;
+			// A link with a scheme (`[[https://…]]`, `[[javascript%3A…]]` once decoded) is not a
+			// note, nor one holding a character reference (read as a scheme by another reader:
+			// `obsidian&#58;//`); an embed of an uncited note is text.
+			if (!isVaultTarget(note) || (embed && !cited.has(noteKey(note)))) continue;
 			if (match.index > last) node.before(data.slice(last, match.index));
 			// createEl appends to the parent; before() then moves the link to where the text was.
 			node.before(internalLink(parent, note, alias === undefined || alias.trim() === "" ? note : alias));

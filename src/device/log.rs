@@ -24,7 +24,7 @@ use super::layout::{
 };
 use crate::domain::Millis;
 use crate::engine::Engine;
-use crate::store::{read_line, Erasures, LogEntry, ReadLine, SqlDriver, StoreError};
+use crate::store::{read_line, Erasures, LogEntry, ReadLine, SkippedLine, SqlDriver, StoreError};
 
 /// A replay merges at most this many bytes of lines in one transaction: the longest other
 /// work waits behind it (≈ 250 memories, about 50 ms in the plugin's core on a 2-core
@@ -109,8 +109,10 @@ pub struct LogSync {
 pub struct ReplayProblem {
     /// The file's vault path.
     pub path: String,
-    /// Damaged lines skipped.
+    /// Damaged or refused lines skipped.
     pub unreadable: usize,
+    /// The first of them: where, and why.
+    pub first_skipped: Option<SkippedLine>,
     /// Lines of a newer Memory Agent, kept in the file and left for it.
     pub newer: bool,
     /// Why the file (or its rest) could not be replayed, if it could not.
@@ -581,6 +583,7 @@ impl DeviceLog {
                 report.problems.push(ReplayProblem {
                     path,
                     unreadable: 0,
+                    first_skipped: None,
                     newer: false,
                     error: Some(error.to_string()),
                 });
@@ -605,7 +608,8 @@ impl DeviceLog {
     ) -> Result<(), DeviceLogError> {
         let Some(bytes) = files.read(path, from).await.map_err(DeviceLogError::File)? else { return Ok(()) };
         report.files += 1;
-        let mut problem = ReplayProblem { path: path.to_owned(), unreadable: 0, newer: false, error: None };
+        let mut problem =
+            ReplayProblem { path: path.to_owned(), unreadable: 0, first_skipped: None, newer: false, error: None };
         let mut offset = from;
         let mut rest: &[u8] = &bytes;
         while !rest.is_empty() {
@@ -621,6 +625,9 @@ impl DeviceLog {
                 report.from_others += replayed.entries;
             }
             problem.unreadable += replayed.unreadable;
+            if problem.first_skipped.is_none() {
+                problem.first_skipped = replayed.first_skipped.map(|skipped| numbered(skipped, from, &bytes));
+            }
             let taken = (replayed.offset - offset) as usize;
             let mut progress = self.progress.get();
             progress.done_bytes += taken as u64;
@@ -638,6 +645,13 @@ impl DeviceLog {
         }
         Ok(())
     }
+}
+
+/// `skipped` with its line number, when the file was read from its start (`from` 0).
+fn numbered(skipped: SkippedLine, from: u64, bytes: &[u8]) -> SkippedLine {
+    let before = usize::try_from(skipped.byte.saturating_sub(from)).unwrap_or(usize::MAX).min(bytes.len());
+    let line = (from == 0).then(|| 1 + bytes[..before].iter().filter(|byte| **byte == b'\n').count() as u64);
+    SkippedLine { line, ..skipped }
 }
 
 /// The first whole lines of `bytes` within `limit` (at least one whole line when the first

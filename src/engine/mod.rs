@@ -141,8 +141,9 @@ pub struct ReplayReport {
     /// Where the next read of the file starts.
     pub offset: u64,
     pub entries: usize,
-    /// Damaged lines skipped.
+    /// Damaged or refused lines skipped, and the first of them.
     pub unreadable: usize,
+    pub first_skipped: Option<crate::store::SkippedLine>,
     /// Lines from a newer Memory Agent were met (kept in the file, skipped here).
     pub newer: bool,
     pub merged: crate::store::MergeReport,
@@ -399,6 +400,7 @@ impl<D: SqlDriver> Engine<D> {
             offset: replayed.offset,
             entries: replayed.entries,
             unreadable: replayed.unreadable,
+            first_skipped: replayed.first_skipped,
             newer: replayed.newer,
             merged: replayed.outcome.merged,
         })

@@ -9,6 +9,7 @@ use super::reports::NotePassage;
 use super::session::Session;
 use crate::agents::passages::cut_lines;
 use crate::domain::MemoryId;
+use crate::notes::vault_path::normalize_vault_path;
 use crate::notes::{FileKind, FilePlace};
 
 /// What `read_note` is asked for.
@@ -27,7 +28,9 @@ impl Session {
         match request {
             PassageRequest::Memory(id) => self.memory_passage(id.trim()).await,
             PassageRequest::Lines { path, line_start, line_end } => {
-                self.note_lines(path.trim(), *line_start, *line_end).await
+                // Every rule below compares the vault's own spelling of the path.
+                let path = self.vault.as_on_disk(&normalize_vault_path(path)?)?;
+                self.note_lines(&path, *line_start, *line_end).await
             }
         }
     }

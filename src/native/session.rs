@@ -123,7 +123,16 @@ impl Session {
                 eprintln!("memory-agent: {} could not be replayed: {error}", problem.path);
             }
             if problem.unreadable > 0 {
-                eprintln!("memory-agent: {} damaged line(s) of {} were skipped", problem.unreadable, problem.path);
+                let first = problem.first_skipped.as_ref().map(|skipped| {
+                    let at = skipped.line.map_or(format!("byte {}", skipped.byte), |line| format!("line {line}"));
+                    format!(" (the first at {at}: {})", skipped.reason)
+                });
+                eprintln!(
+                    "memory-agent: {} damaged or refused line(s) of {} were skipped{}",
+                    problem.unreadable,
+                    problem.path,
+                    first.unwrap_or_default()
+                );
             }
             if problem.newer {
                 eprintln!(

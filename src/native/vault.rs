@@ -48,6 +48,37 @@ impl VaultDir {
         Ok(self.root.join(relative))
     }
 
+    /// `vault_path` (normalised, `notes::vault_path`) as the vault's folder spells it on disk:
+    /// each part that is not there exactly is the one entry of its folder that is the same name
+    /// in another case or Unicode form (a case-insensitive disk opens `private/Diary.md` as
+    /// `Private/diary.md`, and every rule must see the name the vault has). Two such entries
+    /// are refused as ambiguous; a part with none is kept (the file is then not found).
+    pub fn as_on_disk(&self, vault_path: &str) -> Result<String, String> {
+        let mut folder = self.root.clone();
+        let mut parts: Vec<String> = Vec::new();
+        for part in vault_path.split('/') {
+            let names: Vec<String> = std::fs::read_dir(&folder)
+                .map(|entries| entries.filter_map(|entry| entry.ok()?.file_name().into_string().ok()).collect())
+                .unwrap_or_default();
+            let on_disk = if names.iter().any(|name| name == part) {
+                part.to_owned()
+            } else {
+                let same = |name: &&String| crate::words::fold(name) == crate::words::fold(part);
+                let mut alike = names.iter().filter(same);
+                match (alike.next(), alike.next()) {
+                    (Some(name), None) => name.clone(),
+                    (Some(_), Some(_)) => {
+                        return Err(format!("{vault_path} could name several files of the vault: give its exact name."))
+                    }
+                    (None, _) => part.to_owned(),
+                }
+            };
+            folder.push(&on_disk);
+            parts.push(on_disk);
+        }
+        Ok(parts.join("/"))
+    }
+
     /// The file at a vault path, for reading it for someone outside (an MCP client): refused
     /// when the path leaves the vault, or when the file (through a symbolic link anywhere on
     /// its way) resolves outside it. A file that does not exist is an error too.

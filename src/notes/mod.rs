@@ -19,6 +19,7 @@ pub mod pdf;
 pub mod place;
 mod scope;
 mod tags;
+pub mod vault_path;
 
 pub use chunks::{content_hash, Chunk};
 pub use date::{note_date, own_date, path_date};

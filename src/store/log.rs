@@ -71,6 +71,17 @@ pub struct LogCursor {
     pub offset: u64,
 }
 
+/// A line a replay skipped: where it starts in its file, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedLine {
+    /// Its first byte's offset in the file.
+    pub byte: u64,
+    /// Its number (from 1), when the file was read from its start.
+    pub line: Option<u64>,
+    pub reason: String,
+}
+
 /// What replaying part of a log file did.
 #[derive(Debug, Default)]
 pub struct Replayed {
@@ -78,8 +89,10 @@ pub struct Replayed {
     pub offset: u64,
     /// Lines taken.
     pub entries: usize,
-    /// Lines that could not be read (damaged): skipped, counted.
+    /// Lines that could not be read (damaged) or were refused (`log_checks`): skipped, counted.
     pub unreadable: usize,
+    /// The first of them, for the user.
+    pub first_skipped: Option<SkippedLine>,
     /// Lines of a newer format were met: kept in the file for a newer Memory Agent, skipped here.
     pub newer: bool,
     /// What the entries changed here.
@@ -303,13 +316,21 @@ impl<D: SqlDriver> Store<D> {
             if line.last() != Some(&b'\n') {
                 break;
             }
+            let at = offset + taken as u64;
+            let mut skip = |reason: String| {
+                replayed.unreadable += 1;
+                replayed.first_skipped.get_or_insert(SkippedLine { byte: at, line: None, reason });
+            };
             match read_line(line) {
-                ReadLine::Entry { entry, .. } => {
-                    read.add(*entry)?;
-                    replayed.entries += 1;
-                }
+                ReadLine::Entry { entry, .. } => match super::log_checks::refusal(&entry, device) {
+                    Some(reason) => skip(reason),
+                    None => {
+                        read.add(*entry)?;
+                        replayed.entries += 1;
+                    }
+                },
                 ReadLine::Blank => {}
-                ReadLine::Unreadable => replayed.unreadable += 1,
+                ReadLine::Unreadable => skip("not an entry of the log's format (damaged or cut)".into()),
                 // Kept in the file for a newer Memory Agent, skipped here: the lines after it
                 // are still this version's to read.
                 ReadLine::Newer => replayed.newer = true,
@@ -343,6 +364,13 @@ impl<D: SqlDriver> Store<D> {
     pub fn log_everything(&self) -> Result<(), StoreError> {
         self.transaction(|store| {
             store.driver.execute_batch(LOG_EVERYTHING)?;
+            // Only this device's usage: each device's own log carries its own, and a replay
+            // refuses usage found in another device's folder (`log_checks`).
+            store.change(
+                "INSERT OR REPLACE INTO log_outbox (kind, key)
+                 SELECT 'usage', device || char(9) || day || char(9) || agent FROM usage WHERE device = ?",
+                &[store.device().as_str().into()],
+            )?;
             store.dirty.set(true);
             Ok(())
         })
@@ -355,7 +383,6 @@ INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'removed', id FROM tombston
 INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'note', p.path FROM sources AS s JOIN paths AS p ON p.id = s.path_id;
 INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'memory', id FROM memories WHERE kind <> 0;
 INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'insight', id FROM consolidations;
-INSERT OR REPLACE INTO log_outbox (kind, key) SELECT 'usage', device || char(9) || day || char(9) || agent FROM usage;
 ";
 
 /// The one write path of `log_outbox`: a trigger for each change of a row that travels, so

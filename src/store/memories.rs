@@ -483,6 +483,15 @@ pub(super) fn stored_hash(hash: &str) -> Result<Vec<u8>, StoreError> {
     Ok(bytes[..CONTENT_HASH_BYTES].to_vec())
 }
 
+/// Everything `insert_memory` refuses, checked without the database: a replay skips a line of
+/// another device's log that holds such a memory, before anything of it is kept.
+pub(super) fn check_insertable(memory: &Memory) -> Result<(), StoreError> {
+    validate(memory)?;
+    event_days(memory)?;
+    memory.content_hash.as_deref().map(stored_hash).transpose()?;
+    Ok(())
+}
+
 fn validate(memory: &Memory) -> Result<(), StoreError> {
     if memory.id.0.trim().is_empty() {
         return Err(StoreError::InvalidInput("a memory needs an id".into()));

@@ -598,11 +598,11 @@ impl<D: SqlDriver> Store<D> {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
+    use super::super::rows::RowReader;
     use super::super::rusqlite_driver::RusqliteDriver;
     use super::super::test_driver::Failing;
     use super::super::SqlErrorKind;
     use super::*;
-    use super::super::rows::RowReader;
     use crate::domain::{Consolidation, Entity, Position};
 
     fn memory(id: &str, path: &str, kind: SourceKind) -> Memory {

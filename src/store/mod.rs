@@ -17,6 +17,7 @@ mod entities;
 mod file_check;
 mod jobs;
 mod log;
+mod log_checks;
 mod log_v1;
 mod maintenance;
 mod memories;
@@ -51,7 +52,9 @@ pub use driver::{DriverError, Row, SqlDriver, SqlErrorKind, SqlValue};
 pub use entities::NamesVersion;
 pub use file_check::{check_database_bytes, check_database_header, DATABASE_HEADER_LEN};
 pub use jobs::NewJob;
-pub use log::{log_line, read_line, Erasures, LogCursor, LogEntry, OutgoingLog, ReadLine, Replayed, LOG_FORMAT};
+pub use log::{
+    log_line, read_line, Erasures, LogCursor, LogEntry, OutgoingLog, ReadLine, Replayed, SkippedLine, LOG_FORMAT,
+};
 #[doc(hidden)]
 pub use log_v1::round_trip as log_v1_round_trip;
 pub use maintenance::{Compaction, Integrity, SizeReport};

@@ -67,8 +67,10 @@ export interface LogSync {
  * not all be replayed (the others still were).
  */
 export interface LogReplay { files: number; entries: number; merged: number; fromOthers: number; problems: ReplayProblem[] }
-/** A log file (vault path) with damaged lines skipped (`unreadable`), lines of a newer Memory Agent kept for it (`newer`), or that could not be read at all (`error`, else null). */
-export interface ReplayProblem { path: string; unreadable: number; newer: boolean; error: string | null }
+/** A log file (vault path) with damaged or refused lines skipped (`unreadable`, the first one in `firstSkipped`), lines of a newer Memory Agent kept for it (`newer`), or that could not be read at all (`error`, else null). */
+export interface ReplayProblem { path: string; unreadable: number; firstSkipped: SkippedLine | null; newer: boolean; error: string | null }
+/** A line a replay skipped: its first byte's offset in the file, its number when the file was read from its start (else null), and why. */
+export interface SkippedLine { byte: number; line: number | null; reason: string }
 /** How far the replay running (or the last one) is: bytes taken of the bytes to read. */
 export interface ReplayProgress { doneBytes: number; totalBytes: number; running: boolean }
 /** A vault folder's files (names, not paths, with their sizes in bytes) and subfolders (names); both empty when it does not exist. */

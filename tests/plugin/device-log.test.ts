@@ -144,9 +144,9 @@ test("a sync and a replay never overlap: each waits for the one before", async (
 
 test("what a replay could not read is told once per file and kind, naming the file; onReplayed only when another device changed something", async () => {
 	const problems: ReplayProblem[] = [
-		{ path: `${FOLDER}/device-b/000001.jsonl`, unreadable: 2, newer: false, error: null },
-		{ path: `${FOLDER}/device-c/000003.jsonl`, unreadable: 0, newer: true, error: null },
-		{ path: `${FOLDER}/device-d/000001.jsonl`, unreadable: 0, newer: false, error: "the vault refused to read it" },
+		{ path: `${FOLDER}/device-b/000001.jsonl`, unreadable: 2, firstSkipped: { byte: 812, line: 4, reason: "memory m-1: importance 1.5 is outside 0..1" }, newer: false, error: null },
+		{ path: `${FOLDER}/device-c/000003.jsonl`, unreadable: 0, firstSkipped: null, newer: true, error: null },
+		{ path: `${FOLDER}/device-d/000001.jsonl`, unreadable: 0, firstSkipped: null, newer: false, error: "the vault refused to read it" },
 	];
 	let fromOthers = 0;
 	const script = await scriptedClient({ replay: () => ({ ...NO_REPLAY, files: 3, entries: 5, merged: 5, fromOthers, problems }) });
@@ -156,7 +156,7 @@ test("what a replay could not read is told once per file and kind, naming the fi
 	await log.replayAll();
 	await log.replayAll();
 	assert.equal(notices.length, 3, JSON.stringify(notices));
-	assert.match(notices[0]!, /could not read 2 lines of Memory Agent\/device-b\/000001\.jsonl/);
+	assert.match(notices[0]!, /could not read or did not accept 2 lines of Memory Agent\/device-b\/000001\.jsonl, a device's log, and skipped them \(the first at line 4: memory m-1: importance 1\.5 is outside 0\.\.1\)/);
 	assert.match(notices[1]!, /Memory Agent\/device-c\/000003\.jsonl written by a newer version of Memory Agent; they are kept for it/);
 	assert.match(notices[2]!, /could not read Memory Agent\/device-d\/000001\.jsonl.*the vault refused to read it/);
 	assert.deepEqual(replayed, [], "only this device's own entries (or nothing new) changed something");
@@ -253,8 +253,8 @@ test("through the host's operations: an own conflict copy is never appended to; 
 	const b = await coreOver(port, "device-b");
 	const replay = await b.call("replayLogs", FOLDER, null);
 	assert.deepEqual(
-		replay.problems.map((problem) => [problem.path, problem.unreadable, problem.newer, problem.error]),
-		[[path, 1, false, null]],
+		replay.problems.map((problem) => [problem.path, problem.unreadable, problem.firstSkipped?.line, problem.newer, problem.error]),
+		[[path, 1, 4, false, null]],
 		"the cut line is the one damaged line",
 	);
 	assert.equal((await b.call("status")).memories, 4);

@@ -47,3 +47,25 @@ test("a question and scope names are written inert and read back as typed", () =
 	assert.doesNotMatch(text, /[^\\]<img|[^\\]!\[\[/);
 	assert.deepEqual(parseConversation(text), turns);
 });
+
+test("a cited place whose path or heading holds a newline, HTML or a scheme is written as inert text, never a link or a line of HTML", () => {
+	const citation = (number: number, sourcePath: string, heading: string | null): Citation => ({ number, kind: "memory", id: `m${number}`, summary: "s", sourcePath, heading, lineStart: 0, lineEnd: 0, memoryIds: [], fileKind: "note", page: null });
+	const forged = [
+		citation(1, 'Notes/x\n<img src="https://t.example/p.gif">.md', null),
+		citation(2, "Notes/y.md", 'Day\n<img src="https://t.example/q.gif">'),
+		citation(3, "javascript%3Aalert(1).md", null),
+		citation(4, "obsidian%3A%2F%2Fnew%3Fvault%3Dv.md", null),
+		citation(5, "Trips/Lisbon.md", "Lisbon trip"),
+	];
+	const answer = {
+		pieces: [{ kind: "text", text: "Facts " }, ...forged.map((cited) => ({ kind: "citation", number: cited.number }) as AnswerPiece), { kind: "text", text: "." }] satisfies AnswerPiece[],
+		citations: forged,
+	};
+	const written = answerWithWikiLinks(answer, () => undefined, dom.document);
+	const text = conversationToMarkdown([{ question: "Q?", answer: written, cited: [], askedAt: AT }], AT);
+	assert.doesNotMatch(text, /(^|[^\\])<img/m, text);
+	assert.doesNotMatch(text, /\[\[(?:javascript|obsidian|data)/i, text);
+	assert.doesNotMatch(text, /\[\[[^\]]*%3A/i, text);
+	assert.match(text, /\[\[Trips\/Lisbon#Lisbon trip\]\]/, "a real place is still a link");
+	assert.equal(written.split("\n").length, 1, `one line: ${written}`);
+});

@@ -43,17 +43,28 @@ function violations(root: ParentNode, linkRule: (link: Element) => boolean): str
 	return found;
 }
 
-/** In the live view: a link is a plain http(s) link, or a vault link whose target has no scheme. */
+/** `href` and its percent-decoded form (`javascript%3A…` is `javascript:…` to whoever decodes it). */
+function spellings(href: string): string[] {
+	try {
+		return [href, decodeURIComponent(href)];
+	} catch {
+		return [href];
+	}
+}
+
+const HAS_SCHEME = /^\s*(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
+
+/** In the live view: a link is a plain http(s) link, or a vault link whose target has no scheme, decoded or not. */
 function liveLinkIsSafe(link: Element): boolean {
 	const href = link.getAttribute("href") ?? "";
 	if (link.classList.contains(EXTERNAL_LINK)) return /^https?:\/\/[^\s]+$/i.test(href) && new URL(href).protocol.startsWith("http");
-	return link.classList.contains(INTERNAL_LINK) && !/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i.test(href) && link.getAttribute("data-href") === href;
+	return link.classList.contains(INTERNAL_LINK) && spellings(href).every((form) => !HAS_SCHEME.test(form)) && link.getAttribute("data-href") === href;
 }
 
-/** In a written note read back: a link is to an http(s) URL or a relative vault path. */
+/** In a written note read back: a link is to an http(s) URL or a relative vault path, decoded or not. */
 function writtenLinkIsSafe(link: Element): boolean {
 	const href = link.getAttribute("href") ?? "";
-	return /^https?:\/\//i.test(href) || (href !== "" && !/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i.test(href.trim()));
+	return /^https?:\/\//i.test(href) || (href !== "" && spellings(href).every((form) => !HAS_SCHEME.test(form)));
 }
 
 /** `markdown` read by a permissive reader: raw HTML kept, every protocol allowed. */
@@ -109,6 +120,11 @@ const TARGETS = [
 	"data:image/png;base64,AAAA",
 	"vbscript:msgbox",
 	"file:///etc/hosts",
+	// Percent-encoded schemes: no scheme until decoded (issue 36).
+	"javascript%3Aalert(1)",
+	"obsidian%3A%2F%2Fnew%3Fvault%3Dv%26file%3DX",
+	"data%3Atext%2Fhtml%2C%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+	"%2F%2Ft.example%2Fp.png",
 	"https://t.example/a%20b.png",
 	"Secret.md",
 ];

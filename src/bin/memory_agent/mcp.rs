@@ -821,6 +821,14 @@ mod tests {
         };
         refused(json!({ "id": "m-private" }), "excluded from memory (in the excluded folder Private)");
         refused(json!({ "path": "Private/diary.md" }), "excluded from memory");
+        // Every spelling of the same file meets the same rule (issue 36: these were read).
+        for spelling in
+            ["./Private/diary.md", "Private//diary.md", "Private\\diary.md", "private/DIARY.md", "Private/./diary.md"]
+        {
+            refused(json!({ "path": spelling }), "excluded from memory");
+        }
+        refused(json!({ "path": "./.obsidian/plugins/memory-agent/data.json" }), "excluded from memory");
+        refused(json!({ "path": "Trips/../Private/diary.md" }), "is not a path inside the vault");
         refused(json!({ "path": "../outside.md" }), "is not a path inside the vault");
         // Another device's log is synced data: a memory claiming a path out of the vault is not followed.
         refused(json!({ "id": "m-escape" }), "is not a path inside the vault");
