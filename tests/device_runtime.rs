@@ -511,3 +511,52 @@ fn a_forged_line_is_skipped_counted_and_named_and_everything_else_replays() {
     let again = at_once(DeviceLog::new(FOLDER, "phone").unwrap().replay_all(&phone, &vault, NOW)).unwrap();
     assert_eq!((again.entries, again.problems.len()), (0, 0), "{again:?}");
 }
+
+#[test]
+fn a_file_larger_than_any_log_is_never_read_and_a_line_longer_than_the_format_is_skipped_undecoded() {
+    use memory_agent::device::log::{MAX_LINE_BYTES, MAX_LOG_FILE_BYTES};
+    use memory_agent::store::{log_line, LogEntry};
+    struct Reads<'a>(&'a MemoryFiles, std::cell::RefCell<Vec<String>>);
+    impl VaultFiles for Reads<'_> {
+        fn list(&self, folder: &str) -> impl Future<Output = Result<Listing, String>> {
+            self.0.list(folder)
+        }
+        fn read(&self, path: &str, offset: u64) -> impl Future<Output = Result<Option<Vec<u8>>, String>> {
+            self.1.borrow_mut().push(path.to_owned());
+            self.0.read(path, offset)
+        }
+        fn append(&self, path: &str, text: &str) -> impl Future<Output = Result<u64, String>> {
+            self.0.append(path, text)
+        }
+        fn create(&self, path: &str, text: &str) -> impl Future<Output = Result<(), String>> {
+            self.0.create(path, text)
+        }
+        fn remove(&self, path: &str) -> impl Future<Output = Result<(), String>> {
+            self.0.remove(path)
+        }
+        fn pause(&self) -> impl Future<Output = ()> {
+            std::future::ready(())
+        }
+    }
+    let line = |id: &str| log_line(NOW, &LogEntry::Memory { memory: memory(id, "", id, 1) }).unwrap() + "\n";
+    let vault = MemoryFiles::new();
+    // A file of nothing but one endless line, one byte over what any log file can be.
+    vault.put("Memory Agent/big/000001.jsonl", vec![b'x'; MAX_LOG_FILE_BYTES as usize + 1]);
+    let long = format!("{{\"v\":1,\"summary\":\"{}\"}}\n", "y".repeat(MAX_LINE_BYTES as usize));
+    vault.put("Memory Agent/long/000001.jsonl", [line("m-1"), long, line("m-2")].concat().into_bytes());
+    let phone = device("phone");
+    let reads = Reads(&vault, Default::default());
+    let replayed = at_once(DeviceLog::new(FOLDER, "phone").unwrap().replay_all(&phone, &reads, NOW)).unwrap();
+    assert_eq!(ids(&phone), ["m-1", "m-2"]);
+    assert!(!reads.1.borrow().iter().any(|path| path.contains("/big/")), "read: {:?}", reads.1.borrow());
+    let [big, long] = replayed.problems.as_slice() else { panic!("{replayed:?}") };
+    assert_eq!(big.path, "Memory Agent/big/000001.jsonl");
+    assert!(big.error.as_deref().is_some_and(|error| error.contains("it was not read")), "{big:?}");
+    assert_eq!((long.path.as_str(), long.unreadable), ("Memory Agent/long/000001.jsonl", 1));
+    let skipped = long.first_skipped.as_ref().unwrap();
+    assert_eq!(skipped.line, Some(2));
+    assert!(skipped.reason.contains("longer than the log's"), "{skipped:?}");
+    // The cursor went past it: nothing is read again but what is new.
+    let again = at_once(DeviceLog::new(FOLDER, "phone").unwrap().replay_all(&phone, &vault, NOW)).unwrap();
+    assert_eq!((again.entries, again.problems.len()), (0, 1), "only the unread file is named again: {again:?}");
+}

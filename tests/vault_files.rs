@@ -204,13 +204,19 @@ fn pdfs_pdfjs_cannot_read_are_skipped_with_their_reason_and_nothing_sent() {
     host.write_pdf("locked.pdf", b"%PDF locked".to_vec(), problem(PdfProblemKind::Encrypted, "No password given", 0));
     host.write_pdf("broken.pdf", b"%PDF broken".to_vec(), problem(PdfProblemKind::Broken, "Invalid PDF structure.", 0));
     host.write_pdf("long.pdf", b"%PDF long".to_vec(), problem(PdfProblemKind::TooManyPages, "", 300));
+    // A small file whose pages draw 20 MB of text (issue 36): no call, whatever its size on disk.
+    host.write_pdf("wordy.pdf", b"%PDF wordy".to_vec(), problem(PdfProblemKind::TooMuchText, "more than 2097152", 200));
     host.write_bytes("empty.pdf", Vec::new());
     let engine = start(&host);
-    for path in ["locked.pdf", "broken.pdf", "long.pdf", "empty.pdf"] {
+    for path in ["locked.pdf", "broken.pdf", "long.pdf", "wordy.pdf", "empty.pdf"] {
         engine.enqueue_note(path, NOW).unwrap();
     }
     let report = work(&host, &engine);
-    assert_eq!((report.skipped, report.failed, report.retrying), (4, 0, 0));
+    assert_eq!((report.skipped, report.failed, report.retrying), (5, 0, 0));
+    assert_eq!(
+        skipped_reason(&engine, "wordy.pdf").as_deref(),
+        Some("its text is longer than the size limit (2048 KB; a PDF's text is read up to it, like a note)")
+    );
     assert_eq!(skipped_reason(&engine, "locked.pdf").as_deref(), Some("the PDF is password-protected"));
     assert_eq!(
         skipped_reason(&engine, "broken.pdf").as_deref(),
@@ -221,14 +227,18 @@ fn pdfs_pdfjs_cannot_read_are_skipped_with_their_reason_and_nothing_sent() {
         Some("it has 300 pages; PDFs of up to 200 pages are remembered")
     );
     assert_eq!(skipped_reason(&engine, "empty.pdf").as_deref(), Some("the PDF is empty"));
-    assert_eq!(host.pdf_extraction_count(), 3, "an empty file is not handed to pdf.js");
+    assert_eq!(host.pdf_extraction_count(), 4, "an empty file is not handed to pdf.js");
+    assert!(
+        host.pdf_extraction_options().iter().all(|options| options.max_chars == 2_048 * 1_024),
+        "a PDF's text is capped at the note size limit"
+    );
     assert_eq!(requests(&host), 0);
     // Unchanged, they are not extracted again.
-    for path in ["locked.pdf", "broken.pdf", "long.pdf", "empty.pdf"] {
+    for path in ["locked.pdf", "broken.pdf", "long.pdf", "wordy.pdf", "empty.pdf"] {
         engine.enqueue_note(path, NOW).unwrap();
     }
     work(&host, &engine);
-    assert_eq!(host.pdf_extraction_count(), 3);
+    assert_eq!(host.pdf_extraction_count(), 4);
 }
 
 #[test]

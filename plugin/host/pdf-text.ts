@@ -24,6 +24,8 @@ export interface PdfDocument {
 }
 export interface PdfPage {
 	getTextContent(): Promise<{ items: unknown[] }>;
+	/** pdf.js's text in pieces as it is parsed (since pdf.js 2.0): read until the cap, then cancelled. */
+	streamTextContent?(): ReadableStream<{ items: unknown[] }>;
 	getViewport(params: { scale: number }): { width: number; height: number };
 	render(params: { canvasContext: unknown; viewport: unknown; background?: string }): { promise: Promise<void> };
 	cleanup(): void;
@@ -76,9 +78,13 @@ export async function extractPdf(deps: PdfTextDeps, bytes: Uint8Array, options: 
 		}
 		const info = await readInfo(document);
 		const pages: PdfPageData[] = [];
+		let room = options.maxChars;
 		for (let number = 1; number <= document.numPages; number++) {
 			await budget.yieldIfDue();
-			pages.push(await readPage(deps, document, number, options, budget));
+			const page = await readPage(deps, document, number, options, budget, room);
+			if (page === null) return withProblem("tooMuchText", `more than ${options.maxChars} characters of text`, document.numPages);
+			room -= textChars(page.lines);
+			pages.push(page);
 		}
 		return { problem: null, pageCount: document.numPages, info, pages };
 	} catch (error) {
@@ -89,7 +95,7 @@ export async function extractPdf(deps: PdfTextDeps, bytes: Uint8Array, options: 
 	}
 }
 
-function withProblem(kind: "encrypted" | "broken" | "tooManyPages", message: string, pageCount: number): PdfContentData {
+function withProblem(kind: "encrypted" | "broken" | "tooManyPages" | "tooMuchText", message: string, pageCount: number): PdfContentData {
 	return { problem: { kind, message }, pageCount, info: emptyInfo(), pages: [] };
 }
 
@@ -124,17 +130,53 @@ async function readInfo(document: PdfDocument): Promise<PdfInfo> {
 	return { title: text("Title"), author: text("Author"), creationDate: text("CreationDate"), modDate: text("ModDate") };
 }
 
-async function readPage(deps: PdfTextDeps, document: PdfDocument, number: number, options: PdfExtractOptions, budget: SliceBudget): Promise<PdfPageData> {
+/** The page's text and scan; null when its text passes `room` characters (reading stops there). */
+async function readPage(deps: PdfTextDeps, document: PdfDocument, number: number, options: PdfExtractOptions, budget: SliceBudget, room: number): Promise<PdfPageData | null> {
 	const page = await document.getPage(number);
 	try {
-		const content = await page.getTextContent();
-		const lines = await joinLines(content.items, budget);
+		const items = await textItemsWithin(page, room);
+		if (items === null) return null;
+		const lines = await joinLines(items, budget);
 		const wantsScan = options.renderScans && nonSpaceChars(lines) < options.scanBelowChars;
 		const scan = wantsScan ? await renderScan(deps, page, options.scanPixels) : null;
 		return { number, lines, scan };
 	} finally {
 		page.cleanup();
 	}
+}
+
+/**
+ * The page's text items while their text fits in `room` characters, else null. Read piece by
+ * piece where pdf.js streams them, and cancelled once past the room: a page that draws the same
+ * text 20,000 times is never held whole (one such page held 35.9M characters).
+ */
+async function textItemsWithin(page: PdfPage, room: number): Promise<unknown[] | null> {
+	const items: unknown[] = [];
+	let chars = 0;
+	const take = (piece: readonly unknown[]): boolean => {
+		for (const item of piece) {
+			if (isTextItem(item)) chars += item.str.length;
+			if (chars > room) return false;
+			items.push(item);
+		}
+		return true;
+	};
+	if (page.streamTextContent === undefined) return take((await page.getTextContent()).items) ? items : null;
+	const reader = page.streamTextContent().getReader();
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) return items;
+		if (!take(value.items)) {
+			// pdf.js asks for an Error as the reason (its stream's cancel asserts it).
+			await reader.cancel(new Error("the PDF's text is past the cap"));
+			return null;
+		}
+	}
+}
+
+/** Characters of text in `lines`, as `textItemsWithin` counts them. */
+function textChars(lines: readonly PdfLine[]): number {
+	return lines.reduce((sum, line) => sum + line.text.length, 0);
 }
 
 /** A text item of pdf.js's `getTextContent` (marked-content items have no `str` and are skipped). */

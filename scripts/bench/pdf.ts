@@ -46,7 +46,7 @@ async function withLateness<T>(work: () => Promise<T>): Promise<{ result: T; int
 export async function runPdfBench(): Promise<void> {
 	const pdf = reportPdf();
 	const deps = { loadPdfJs: loadNodePdfJs, scanSurface: napiScanSurface, yieldNow: () => new Promise<void>((resolve) => setTimeout(resolve, 0)) };
-	const options = { maxPages: 200, renderScans: false, scanPixels: 1_150_000, scanBelowChars: 20 };
+	const options = { maxPages: 200, renderScans: false, scanPixels: 1_150_000, scanBelowChars: 20, maxChars: 2_097_152 };
 	// pdf.js's module and its fake worker load once, as in Obsidian after the first PDF.
 	await extractPdf(deps, pdf, options);
 	console.log(`\nPDF text extraction (plugin/host/pdf-text.ts, pdfjs-dist in Node): ${PAGES} pages, ${(pdf.byteLength / 1024).toFixed(0)} KB`);

@@ -33,6 +33,16 @@ use crate::store::{read_line, Erasures, LogEntry, ReadLine, SkippedLine, SqlDriv
 /// (`npm run bench -- --only=log`: 64 KB took 10.1 s for 50,000 memories, 256 KB 9.0 s).
 pub const REPLAY_SLICE_BYTES: u64 = 256 * 1024;
 
+/// The largest line a replay reads: a note's entry with the most memories a line may hold
+/// (`store::log_checks`) stays far under it. A longer line is skipped without being decoded.
+pub const MAX_LINE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The largest file a replay reads: a device seals its open file at `SEAL_AT` and compacts into
+/// files of `COMPACTED_FILE_LIMIT` (a line is never split, so one may hold one long line more).
+/// A larger file in a device folder is none of Memory Agent's: it is named and left unread, so
+/// no size of file can hold the worker or its memory.
+pub const MAX_LOG_FILE_BYTES: u64 = 4 * COMPACTED_FILE_LIMIT + MAX_LINE_BYTES;
+
 /// Compaction is due when a device's folder holds this many small sealed files (then they are
 /// merged into large ones)…
 pub const COMPACT_SMALL_FILES: usize = 16;
@@ -560,6 +570,22 @@ impl DeviceLog {
         self.progress.set(ReplayProgress { running: true, ..ReplayProgress::default() });
         let cursors: HashMap<(String, String), u64> =
             engine.log_cursors()?.into_iter().map(|cursor| ((cursor.device, cursor.file), cursor.offset)).collect();
+        let mut report = LogReplay::default();
+        let (found, oversized): (Vec<_>, Vec<_>) =
+            found.into_iter().partition(|(_, _, size)| *size <= MAX_LOG_FILE_BYTES);
+        for (device, name, size) in oversized {
+            report.problems.push(ReplayProblem {
+                path: format!("{}/{name}", device_log_folder(&self.memory_folder, &device)),
+                unreadable: 0,
+                first_skipped: None,
+                newer: false,
+                error: Some(format!(
+                    "{:.1} MB is more than a log file of Memory Agent can hold ({} MB): it was not read",
+                    size as f64 / 1_048_576.0,
+                    MAX_LOG_FILE_BYTES / 1_048_576
+                )),
+            });
+        }
         // Only files that grew, or were replaced by a shorter one, are read at all.
         let due: Vec<(String, String, u64)> = found
             .into_iter()
@@ -575,7 +601,6 @@ impl DeviceLog {
                 (device, name, from)
             })
             .collect();
-        let mut report = LogReplay::default();
         for (device, name, from) in due {
             let path = format!("{}/{name}", device_log_folder(&self.memory_folder, &device));
             if let Err(error) = self.replay_file(engine, files, &device, &name, &path, from, now, &mut report).await {
@@ -616,6 +641,20 @@ impl DeviceLog {
             let slice = whole_lines_within(rest, self.limits.replay_slice_bytes);
             if slice.is_empty() {
                 break; // a last line still being written or copied: read next time
+            }
+            if slice.len() as u64 > MAX_LINE_BYTES {
+                // One line longer than any the format writes: skipped, not decoded.
+                problem.unreadable += 1;
+                let skipped = SkippedLine {
+                    byte: offset,
+                    line: None,
+                    reason: format!("a line of {} bytes, longer than the log's {MAX_LINE_BYTES}", slice.len()),
+                };
+                problem.first_skipped.get_or_insert_with(|| numbered(skipped, from, &bytes));
+                engine.skip_log_line(device, name, offset + slice.len() as u64)?;
+                offset += slice.len() as u64;
+                rest = &rest[slice.len()..];
+                continue;
             }
             let replayed = engine.replay_log(device, name, offset, slice, now)?;
             debug_assert!(replayed.offset >= offset, "a replay moved its cursor back");

@@ -406,6 +406,11 @@ impl<D: SqlDriver> Engine<D> {
         })
     }
 
+    /// A line of a device's file skipped unread: replay goes on after it (`offset`).
+    pub fn skip_log_line(&self, device: &str, file: &str, offset: u64) -> Result<(), StoreError> {
+        self.store.skip_log_bytes(device, file, offset)
+    }
+
     fn recheck_adopted_notes(&self, adopted: &[String], now: Millis) -> Result<(), StoreError> {
         let wait = Millis::try_from(self.settings().other_device_wait_ms).unwrap_or(Millis::MAX / 2);
         let pay_after = Some(now.saturating_add(wait));

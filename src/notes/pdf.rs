@@ -35,6 +35,9 @@ pub struct PdfExtractOptions {
     pub scan_pixels: u64,
     /// A page whose text has fewer non-space characters than this counts as a scan.
     pub scan_below_chars: u32,
+    /// A PDF with more characters of text is not read on (`tooMuchText`): the host stops at
+    /// the page that passes it, without holding that page's text whole.
+    pub max_chars: u64,
 }
 
 /// What the host read.
@@ -65,6 +68,8 @@ pub enum PdfProblemKind {
     Broken,
     /// More pages than `max_pages`.
     TooManyPages,
+    /// More text than `max_chars`.
+    TooMuchText,
     /// This host cannot read PDFs (the command line).
     Unavailable,
 }
@@ -109,14 +114,16 @@ pub struct PdfScan {
 }
 
 impl PdfExtractOptions {
-    /// What the engine asks for a PDF in scope: pages up to `MAX_PDF_PAGES`, scans rendered
-    /// within `MAX_SENT_PIXELS` only when images are remembered.
-    pub fn for_ingest(render_scans: bool) -> Self {
+    /// What the engine asks for a PDF in scope: pages up to `MAX_PDF_PAGES`, text up to
+    /// `max_chars` (a note's size limit: a PDF costs no more to remember than the largest note),
+    /// scans rendered within `MAX_SENT_PIXELS` only when images are remembered.
+    pub fn for_ingest(render_scans: bool, max_chars: u64) -> Self {
         PdfExtractOptions {
             max_pages: super::kind::MAX_PDF_PAGES,
             render_scans,
             scan_pixels: crate::images::MAX_SENT_PIXELS,
             scan_below_chars: SCAN_BELOW_CHARS,
+            max_chars,
         }
     }
 }

@@ -355,6 +355,12 @@ impl<D: SqlDriver> Store<D> {
         Ok(replayed)
     }
 
+    /// Moves the cursor of a device's file past bytes skipped unread (a line longer than the
+    /// format allows).
+    pub fn skip_log_bytes(&self, device: &str, file: &str, offset: u64) -> Result<(), StoreError> {
+        self.transaction(|store| store.set_log_cursor(device, file, offset))
+    }
+
     fn is_own_device(&self, device: &str) -> bool {
         *self.device.borrow() == device
     }

@@ -222,8 +222,8 @@ export interface CoreHost {
   /** Removes the file; one already gone is no error. */
   removeFile(path: string): Promise<void>;
 }
-export interface PdfExtractOptions { maxPages: number; renderScans: boolean; scanPixels: number; scanBelowChars: number }
-export interface PdfProblem { kind: "encrypted" | "broken" | "tooManyPages" | "unavailable"; message: string }
+export interface PdfExtractOptions { maxPages: number; renderScans: boolean; scanPixels: number; scanBelowChars: number; maxChars: number }
+export interface PdfProblem { kind: "encrypted" | "broken" | "tooManyPages" | "tooMuchText" | "unavailable"; message: string }
 /** Dates raw, as the PDF holds them: "D:20260102093000+01'00'". */
 export interface PdfInfo { title: string | null; author: string | null; creationDate: string | null; modDate: string | null }
 export interface PdfContentData {

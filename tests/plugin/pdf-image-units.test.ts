@@ -84,7 +84,7 @@ test("the main thread's extractPdf handler reads a PDF with pdf.js", async () =>
 		pdf: { loadPdfJs: loadNodePdfJs, yieldNow: () => new Promise((resolve) => setTimeout(resolve, 0)) },
 	});
 	const content = await handlers.extractPdf(writePdf({ pages: [{ lines: [{ text: "One" }] }, { lines: [{ text: "Two" }] }] }), {
-		maxPages: 200, renderScans: false, scanPixels: 1_150_000, scanBelowChars: 20,
+		maxPages: 200, renderScans: false, scanPixels: 1_150_000, scanBelowChars: 20, maxChars: 2_097_152,
 	});
 	assert.deepEqual(content.pages.map((page) => page.lines.map((line) => line.text)), [["One"], ["Two"]]);
 });

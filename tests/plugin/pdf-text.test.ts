@@ -11,7 +11,7 @@ import { type PdfTextDeps, SliceBudget, extractPdf, joinLines, scanSize } from "
 import { loadNodePdfJs, napiScanSurface } from "../host/pdfjs-node";
 import { manyPagesPdf, writePdf } from "../support/pdf-writer";
 
-const OPTIONS: PdfExtractOptions = { maxPages: 200, renderScans: false, scanPixels: 1_150_000, scanBelowChars: 20 };
+const OPTIONS: PdfExtractOptions = { maxPages: 200, renderScans: false, scanPixels: 1_150_000, scanBelowChars: 20, maxChars: 2_097_152 };
 
 function deps(overrides: Partial<PdfTextDeps> = {}): PdfTextDeps {
 	return { loadPdfJs: loadNodePdfJs, scanSurface: napiScanSurface, yieldNow: () => new Promise((resolve) => setTimeout(resolve, 0)), ...overrides };
@@ -80,6 +80,41 @@ test("a PDF over the page limit is `tooManyPages` with its count, and no page is
 	assert.equal(within.problem, null);
 	assert.equal(within.pages.length, 300);
 	assert.deepEqual(within.pages[299]?.lines, [{ text: "Page 300 of a long report.", height: 11 }]);
+});
+
+test("a PDF whose text passes maxChars is `tooMuchText`, and its pages are read no further than the page that passes it", async () => {
+	// 24 characters a page ("Page 1 of a long report."): a cap of 100 falls inside page 5.
+	const pdf = manyPagesPdf(10);
+	const fits = await extractPdf(deps(), pdf, { ...OPTIONS, maxChars: 10 * 30 });
+	assert.equal(fits.problem, null);
+	assert.equal(fits.pages.length, 10);
+	const pagesRead: number[] = [];
+	const counting = deps({
+		loadPdfJs: async () => {
+			const pdfjs = (await loadNodePdfJs()) as { getDocument: (source: unknown) => { promise: Promise<{ getPage: (n: number) => Promise<unknown> }> } };
+			return {
+				...pdfjs,
+				getDocument: (source: unknown) => {
+					const task = pdfjs.getDocument(source);
+					const promise = task.promise.then((document) => {
+						const getPage = document.getPage.bind(document);
+						document.getPage = (number: number) => {
+							pagesRead.push(number);
+							return getPage(number);
+						};
+						return document;
+					});
+					return { ...task, promise, destroy: () => (task as unknown as { destroy: () => Promise<void> }).destroy() };
+				},
+			};
+		},
+	});
+	const capped = await extractPdf(counting, pdf, { ...OPTIONS, maxChars: 100 });
+	assert.equal(capped.problem?.kind, "tooMuchText");
+	assert.match(capped.problem?.message ?? "", /more than 100 characters/);
+	assert.equal(capped.pageCount, 10);
+	assert.deepEqual(capped.pages, []);
+	assert.deepEqual(pagesRead, [1, 2, 3, 4, 5], "no page after the one that passes the cap is read");
 });
 
 test("the caller's bytes are left whole (pdf.js is given a copy to transfer)", async () => {

@@ -74,6 +74,11 @@ impl TestHost {
         self.pdf_extractions.borrow().len()
     }
 
+    /// The options each extraction was asked with.
+    pub fn pdf_extraction_options(&self) -> Vec<PdfExtractOptions> {
+        self.pdf_extractions.borrow().iter().map(|(_, options)| options.clone()).collect()
+    }
+
     pub fn delete(&self, path: &str) {
         self.vault.borrow_mut().remove(path);
     }

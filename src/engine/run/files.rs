@@ -69,7 +69,7 @@ impl<D: SqlDriver> Engine<D> {
         if read.file.bytes.is_empty() {
             return Ok(self.skip(&read.path, &read.file, read.sha256, "the PDF is empty", read.started)?);
         }
-        let options = PdfExtractOptions::for_ingest(include_images);
+        let options = PdfExtractOptions::for_ingest(include_images, self.settings().max_note_bytes);
         let content = host
             .extract_pdf(&read.file.bytes, &options)
             .await
@@ -80,7 +80,9 @@ impl<D: SqlDriver> Engine<D> {
         if let Some(problem) = &content.problem {
             // A host without pdf.js leaves the PDF to one with it: nothing is recorded, so no
             // device is told it was read.
-            let Some(reason) = problem_reason(problem, content.page_count) else { return Ok(Finished::Skipped) };
+            let Some(reason) = problem_reason(problem, content.page_count, options.max_chars) else {
+                return Ok(Finished::Skipped);
+            };
             return Ok(self.skip(&path, &read.file, read.sha256, &reason, read.started)?);
         }
         let read = ReadNote { path, ..read };
@@ -382,7 +384,7 @@ fn too_large(size: u64, limit: u64, kind: &str) -> String {
 
 /// Why a PDF pdf.js could not read is skipped, in words for the status view; `None` when the
 /// host has no pdf.js (nothing is recorded then).
-fn problem_reason(problem: &PdfProblem, page_count: u32) -> Option<String> {
+fn problem_reason(problem: &PdfProblem, page_count: u32, max_chars: u64) -> Option<String> {
     let message: String = problem.message.trim().chars().take(PDF_MESSAGE_CHARS).collect();
     match problem.kind {
         PdfProblemKind::Encrypted => Some("the PDF is password-protected".into()),
@@ -390,6 +392,10 @@ fn problem_reason(problem: &PdfProblem, page_count: u32) -> Option<String> {
         PdfProblemKind::TooManyPages => {
             Some(format!("it has {page_count} pages; PDFs of up to {MAX_PDF_PAGES} pages are remembered"))
         }
+        PdfProblemKind::TooMuchText => Some(format!(
+            "its text is longer than the size limit ({} KB; a PDF's text is read up to it, like a note)",
+            max_chars / 1_024
+        )),
         PdfProblemKind::Unavailable => None,
     }
 }
