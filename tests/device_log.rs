@@ -71,7 +71,7 @@ fn append(from: &Db, log: &mut Vec<u8>) -> usize {
 }
 
 fn replay(into: &Db, device: &str, log: &[u8]) {
-    let replayed = into.replay_log(device, "000001.jsonl", 0, log).unwrap();
+    let replayed = into.replay_log(device, "000001.jsonl", 0, log, NOW).unwrap();
     assert_eq!(replayed.offset, log.len() as u64);
     assert_eq!(replayed.unreadable, 0);
 }
@@ -141,7 +141,7 @@ fn the_note_remembered_last_wins_whatever_arrives_first() {
     let mut second = Vec::new();
     append(&laptop, &mut second);
     replay(&phone, "laptop", &second);
-    let later = phone.replay_log("laptop", "000000.jsonl", 0, &first).unwrap();
+    let later = phone.replay_log("laptop", "000000.jsonl", 0, &first, NOW).unwrap();
     assert_eq!(later.entries, 1);
     assert_eq!(ids(&phone), ["m-new"]);
 }
@@ -153,7 +153,7 @@ fn a_line_still_being_written_waits_for_its_end() {
     let mut log = Vec::new();
     append(&laptop, &mut log);
     let half = &log[..log.len() / 2];
-    let replayed = phone.replay_log("laptop", "000001.jsonl", 0, half).unwrap();
+    let replayed = phone.replay_log("laptop", "000001.jsonl", 0, half, NOW).unwrap();
     assert_eq!((replayed.offset, replayed.entries), (0, 0));
     assert!(ids(&phone).is_empty());
     let cursor = phone.log_cursors().unwrap();
@@ -185,11 +185,11 @@ fn typed_text_usage_and_damaged_lines() {
     let mut log = Vec::new();
     append(&laptop, &mut log);
     log.extend_from_slice(b"{not json\n");
-    let replayed = phone.replay_log("laptop", "000001.jsonl", 0, &log).unwrap();
+    let replayed = phone.replay_log("laptop", "000001.jsonl", 0, &log, NOW).unwrap();
     assert_eq!((replayed.entries, replayed.unreadable), (1, 1));
     assert_eq!(ids(&phone), ["m-t"]);
     let newer = b"{\"v\":99,\"at\":1,\"op\":\"teleport\"}\n";
-    let skipped = phone.replay_log("laptop", "000002.jsonl", 0, newer).unwrap();
+    let skipped = phone.replay_log("laptop", "000002.jsonl", 0, newer, NOW).unwrap();
     assert!(skipped.newer);
     // Kept in the file for a newer Memory Agent (no file is rewritten by a version that cannot
     // read it), skipped here: the lines after it are still read.
@@ -304,17 +304,17 @@ fn an_insight_keeps_a_memory_that_moved_with_a_rename_whatever_the_reads() {
     let RenamedAfterInsight { laptop, mut log, before, first_line } = renamed_after_insight();
     let (in_two_reads, in_one_read) = (device("phone"), device("tablet"));
     replay(&in_two_reads, "laptop", &log[..before]);
-    in_two_reads.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line]).unwrap();
-    in_two_reads.replay_log("laptop", "000001.jsonl", first_line as u64, &log[first_line..]).unwrap();
+    in_two_reads.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line], NOW).unwrap();
+    in_two_reads.replay_log("laptop", "000001.jsonl", first_line as u64, &log[first_line..], NOW).unwrap();
     replay(&in_one_read, "laptop", &log[..before]);
-    in_one_read.replay_log("laptop", "000001.jsonl", before as u64, &log[before..]).unwrap();
+    in_one_read.replay_log("laptop", "000001.jsonl", before as u64, &log[before..], NOW).unwrap();
     assert_eq!(insights(&laptop), ["c-1"]);
     // Or the removal, then the whole file again (a conflict copy): the insight set aside and the
     // insight read again are one.
     let from_a_copy = device("desktop");
     replay(&from_a_copy, "laptop", &log[..before]);
-    from_a_copy.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line]).unwrap();
-    from_a_copy.replay_log("laptop", "000001 2.jsonl", 0, &log).unwrap();
+    from_a_copy.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line], NOW).unwrap();
+    from_a_copy.replay_log("laptop", "000001 2.jsonl", 0, &log, NOW).unwrap();
     for other in [&in_two_reads, &in_one_read, &from_a_copy] {
         assert_eq!(ids(other), ["m-1", "m-2"]);
         assert_eq!(insights(other), ["c-1"], "the insight waited for its memory's new path");
@@ -323,7 +323,7 @@ fn an_insight_keeps_a_memory_that_moved_with_a_rename_whatever_the_reads() {
     laptop.remove_source("c.md").unwrap();
     let before = log.len();
     append(&laptop, &mut log);
-    in_two_reads.replay_log("laptop", "000001.jsonl", before as u64, &log[before..]).unwrap();
+    in_two_reads.replay_log("laptop", "000001.jsonl", before as u64, &log[before..], NOW).unwrap();
     assert_eq!(ids(&in_two_reads), ["m-2"]);
     assert!(insights(&in_two_reads).is_empty());
 }
@@ -551,7 +551,7 @@ fn an_insight_set_aside_until_its_memory_arrives_keeps_its_lines_and_its_other_m
     // tool delivered the file in two pieces).
     let phone = device("phone");
     replay(&phone, "laptop", &log[..before]);
-    phone.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line]).unwrap();
+    phone.replay_log("laptop", "000001.jsonl", before as u64, &log[before..first_line], NOW).unwrap();
     assert!(insights(&phone).is_empty(), "set aside while m-1 is on its way");
     assert!(
         !phone.erasures().unwrap().erases(&memory_agent::store::LogEntry::Insight { insight: made.clone() }),
@@ -560,6 +560,6 @@ fn an_insight_set_aside_until_its_memory_arrives_keeps_its_lines_and_its_other_m
     assert_eq!(phone.count_unconsolidated().unwrap(), 0);
     let m2 = phone.get_memory(&MemoryId("m-2".into())).unwrap().unwrap();
     assert!(m2.consolidated, "m-2 is not paid for again while its insight may come back");
-    phone.replay_log("laptop", "000001.jsonl", first_line as u64, &log[first_line..]).unwrap();
+    phone.replay_log("laptop", "000001.jsonl", first_line as u64, &log[first_line..], NOW).unwrap();
     assert_eq!(insights(&phone), ["c-1"]);
 }

@@ -560,3 +560,42 @@ fn a_file_larger_than_any_log_is_never_read_and_a_line_longer_than_the_format_is
     let again = at_once(DeviceLog::new(FOLDER, "phone").unwrap().replay_all(&phone, &vault, NOW)).unwrap();
     assert_eq!((again.entries, again.problems.len()), (0, 1), "only the unread file is named again: {again:?}");
 }
+
+#[test]
+fn a_note_version_dated_far_in_the_future_is_not_believed_and_the_genuine_one_stays() {
+    use memory_agent::store::{log_line, LogEntry};
+    let vault = MemoryFiles::new();
+    let laptop = device("laptop");
+    remember_note(&laptop, "n.md", NOW - 1_000, &[memory("m-real", "n.md", "The genuine memory", 1)]);
+    sync(&laptop, &DeviceLog::new(FOLDER, "laptop").unwrap(), &vault);
+    let year_2100: i64 = 4_102_444_800_000;
+    let forged = LogEntry::Note {
+        source: Source {
+            path: "n.md".into(),
+            mtime: year_2100,
+            size: 100,
+            sha256: "f".repeat(32),
+            updated_at: year_2100,
+            skipped: None,
+        },
+        memories: vec![memory("m-fake", "n.md", "A forged memory", 2)],
+        quiet: None,
+    };
+    vault.put("Memory Agent/evil/000001.jsonl", (log_line(NOW, &forged).unwrap() + "\n").into_bytes());
+    // A few hours of clock skew is believed.
+    let mut skewed = memory("m-skewed", "", "Written by a clock 3 hours ahead", 3);
+    skewed.created_at = NOW + 3 * 3_600_000;
+    skewed.updated_at = skewed.created_at;
+    vault.put(
+        "Memory Agent/ahead/000001.jsonl",
+        (log_line(skewed.created_at, &LogEntry::Memory { memory: skewed }).unwrap() + "\n").into_bytes(),
+    );
+
+    let phone = device("phone");
+    let replayed = at_once(DeviceLog::new(FOLDER, "phone").unwrap().replay_all(&phone, &vault, NOW)).unwrap();
+    assert_eq!(ids(&phone), ["m-real", "m-skewed"]);
+    let [problem] = replayed.problems.as_slice() else { panic!("{replayed:?}") };
+    assert_eq!((problem.path.as_str(), problem.unreadable), ("Memory Agent/evil/000001.jsonl", 1));
+    let reason = &problem.first_skipped.as_ref().unwrap().reason;
+    assert!(reason.contains("ahead of this device's clock"), "{reason}");
+}

@@ -12,6 +12,8 @@ use memory_agent::store::{log_v1_round_trip, MemoryFilter, Store, Tombstone, Usa
 const FIXTURE: &str = include_str!("fixtures/log-v1/all-entries.jsonl");
 const FILE: &str = "000001.jsonl";
 /// The device whose log the fixture is.
+/// When the fixture is replayed: after every time it holds.
+const NOW: i64 = 1_800_000_000_000;
 const WRITER: &str = "a1b2c3d4e5f60718";
 
 type Db = Store<RusqliteDriver>;
@@ -171,7 +173,7 @@ fn day(text: &str) -> CalendarDate {
 #[test]
 fn the_fixture_replays_to_the_same_memories() {
     let store = fresh();
-    let replayed = store.replay_log(WRITER, FILE, 0, FIXTURE.as_bytes()).unwrap();
+    let replayed = store.replay_log(WRITER, FILE, 0, FIXTURE.as_bytes(), NOW).unwrap();
     assert_eq!(replayed.entries, FIXTURE.lines().count());
     assert_eq!((replayed.unreadable, replayed.newer), (0, false));
     assert_eq!(replayed.offset, FIXTURE.len() as u64);
@@ -235,7 +237,7 @@ fn the_fixture_replays_to_the_same_memories() {
     );
 
     // Read again (a sync tool may deliver the file twice), it changes nothing.
-    let again = store.replay_log(WRITER, FILE, 0, FIXTURE.as_bytes()).unwrap();
+    let again = store.replay_log(WRITER, FILE, 0, FIXTURE.as_bytes(), NOW).unwrap();
     assert_eq!((again.outcome.merged.memories_added, again.outcome.merged.insights_added), (0, 0));
     assert_eq!(all_memories(&store), expected_memories());
 }
@@ -256,7 +258,7 @@ fn a_line_of_format_2_is_left_for_a_newer_version() {
     assert_eq!(log_v1_round_trip(newer), None);
 
     let store = fresh();
-    let replayed = store.replay_log(WRITER, FILE, 0, [first, newer].concat().as_bytes()).unwrap();
+    let replayed = store.replay_log(WRITER, FILE, 0, [first, newer].concat().as_bytes(), NOW).unwrap();
     assert_eq!((replayed.entries, replayed.unreadable, replayed.newer), (1, 0, true));
     let paths: Vec<String> = store.list_sources().unwrap().into_iter().map(|source| source.path).collect();
     assert_eq!(paths, strings(&["Daily/2026-11-30.md"]));

@@ -24,7 +24,11 @@
 //! an excluded tag, remember typed text, forget, pause or resume, unload (a crash, sometimes,
 //! without the last save) or load, a save, the command's `remember` or `index`; the model's
 //! faults are those of the one-device simulation (throttling, 500 and 503, connection resets,
-//! failed vault reads, bad JSON, invalid tool input, wrong batches, slow calls).
+//! failed vault reads, bad JSON, invalid tool input, wrong batches, slow calls). A stranger
+//! with write access to the vault appends forged lines to a log folder of its own (`forge_line`:
+//! a memory out of range or without a summary, a note version dated 2100, usage of another
+//! device or beyond a plausible day, an insight citing 1,000 memories, a damaged line): every
+//! replay skips and names each one, and replays everything else.
 //!
 //! After every step: no job failed for a transient reason, no request after an unload or while
 //! paused, no excluded text sent; only a log folder's device ever wrote in it (a sync copy is
@@ -32,7 +36,7 @@
 //! device that replayed the entry of its forget (its own device included); the records of each
 //! device match its vault, except for what is still on its way there. At the end, once the
 //! sync tool settles (everything delivered whole, every device loaded and run to quiet, every
-//! log replayed): every device holds the same memories (ids, paths, summaries) and insights,
+//! log replayed): no device kept anything of a stranger's lines; every device holds the same memories (ids, paths, summaries) and insights,
 //! each note in scope is remembered once in its current version; no chunk was paid for by two
 //! devices (a chunk counts for a device once a good answer about it reached one of its running
 //! engines and, if that engine stopped since, it kept what the answer said: a failed or wrong
@@ -448,7 +452,12 @@ impl Device {
 enum Writer {
     Device,
     SyncTool,
+    /// Someone else with write access to the vault (`forge_line`).
+    Stranger,
 }
+
+/// The folder a stranger drops forged log lines into, as if it were a device's.
+const STRANGER_LOG: &str = "Memory Agent/stranger/000001.jsonl";
 
 /// A file on its way from one device's vault to another's.
 struct Delivery {
@@ -494,6 +503,8 @@ struct Sim {
     notes: u32,
     version: u32,
     typed: u32,
+    /// Lines a stranger forged (`forge_line`).
+    forged: u32,
     command_runs: u32,
     /// The device the step acted on; `None` at the end (see `check_device`).
     acted: Option<usize>,
@@ -547,6 +558,7 @@ impl Sim {
             notes: 0,
             version: 0,
             typed: 0,
+            forged: 0,
             command_runs: 0,
             acted: None,
             errors: Rc::default(),
@@ -809,7 +821,15 @@ impl Sim {
                 report.entries
             );
         }
-        if let Some(problem) = report.problems.first() {
+        // A stranger's lines are each skipped and named; nothing else may be.
+        let forged = |problem: &&memory_agent::device::ReplayProblem| {
+            // Its file, or a conflict copy the sync tool made of it.
+            problem.path.starts_with("Memory Agent/stranger/")
+                && problem.error.is_none()
+                && !problem.newer
+                && problem.first_skipped.is_some()
+        };
+        if let Some(problem) = report.problems.iter().find(|problem| !forged(problem)) {
             self.fail(&format!("{} could not replay all of {}: {problem:?}", DEVICES[at], problem.path));
         }
         REPLAYED_ENTRIES.with(|count| count.set(count.get() + report.from_others as u64));
@@ -1122,12 +1142,56 @@ impl Sim {
                 self.check_file(at);
                 format!("{}: save", DEVICES[at])
             }
+            75..=77 => self.forge_line(at),
             _ => "time passes".into(),
         };
         self.log.push(format!("{index}: {description}"));
         let wait = self.roll(3_000) as Millis;
         self.pass(wait, 500);
         self.check();
+    }
+
+    /// A stranger with write access to the vault appends a forged line to a log file of its
+    /// own, in `at`'s copy (the sync tool carries it everywhere): every kind the store must
+    /// refuse. No device may keep anything of it, and no other line or file may go unreplayed.
+    fn forge_line(&mut self, at: usize) -> String {
+        self.forged += 1;
+        let id = format!("forged-{}", self.forged);
+        let memory = |summary: &str, importance: f64| {
+            json!({ "id": id, "sourcePath": "", "sourceKind": "text", "position": {}, "rawText": "Forged.",
+                    "summary": summary, "entities": [], "topics": [], "importance": importance,
+                    "createdAt": NOW, "updatedAt": NOW, "consolidated": false })
+        };
+        let year_2100: Millis = 4_102_444_800_000;
+        let note = self.devices[at].notes().into_iter().next().unwrap_or_else(|| "Notes/n1.md".into());
+        let kinds = [
+            json!({ "op": "memory", "memory": memory("Out of range", 1.5) }),
+            json!({ "op": "memory", "memory": memory("  ", 0.5) }),
+            json!({ "op": "note", "source": { "path": note, "mtime": year_2100, "size": 1, "sha256": "f".repeat(32),
+                    "updatedAt": year_2100 }, "memories": [] }),
+            json!({ "op": "usage", "device": DEVICES[0], "usage": { "day": "2026-12-01", "agent": "ingest", "calls": 1,
+                    "inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0, "cacheWriteTokens": 0 } }),
+            json!({ "op": "usage", "device": "stranger", "usage": { "day": "2026-12-01", "agent": "ingest",
+                    "calls": u64::MAX / 4, "inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0, "cacheWriteTokens": 0 } }),
+            json!({ "op": "insight", "insight": { "id": id, "memoryIds": (0..1_000).map(|n| format!("m{n}")).collect::<Vec<_>>(),
+                    "insight": "Everything.", "connections": [], "createdAt": NOW } }),
+        ];
+        let kind = self.roll(kinds.len() as u64 + 1) as usize;
+        let line = match kinds.get(kind) {
+            Some(entry) => {
+                let mut entry = entry.clone();
+                entry["v"] = json!(1);
+                entry["at"] = json!(self.now());
+                format!("{entry}\n")
+            }
+            None => "{\"v\":1,\"at\":1,\"op\":\"memory\",\"memory\":{}}\n".into(),
+        };
+        let mut bytes =
+            self.devices[at].host.vault.borrow().get(STRANGER_LOG).map(|file| file.bytes.clone()).unwrap_or_default();
+        bytes.extend_from_slice(line.as_bytes());
+        self.write_as(at, STRANGER_LOG, Some(bytes), Writer::Stranger);
+        self.note_log(at, STRANGER_LOG);
+        format!("a stranger forges a line ({kind}) in {}'s copy of {STRANGER_LOG}", DEVICES[at])
     }
 
     /// The user changes a note in `at`'s editor: the plugin queues it (its own change).
@@ -1470,6 +1534,10 @@ impl Sim {
                 self.fail(&format!("{name}'s work did not drain: {status:?}"));
             }
             let remembered = self.remembered(at);
+            let forged = |id: &String| id.starts_with("forged-");
+            if remembered.0.iter().any(|(id, ..)| forged(id)) || remembered.1.iter().any(forged) {
+                self.fail(&format!("{name} kept something of a stranger's forged lines"));
+            }
             match &first {
                 None => first = Some((at, remembered)),
                 Some((other, theirs)) => self.compare(at, &remembered, *other, theirs),

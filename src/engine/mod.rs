@@ -391,7 +391,7 @@ impl<D: SqlDriver> Engine<D> {
         bytes: &[u8],
         now: Millis,
     ) -> Result<ReplayReport, StoreError> {
-        let replayed = self.store.replay_log(device, file, offset, bytes)?;
+        let replayed = self.store.replay_log(device, file, offset, bytes, now)?;
         self.keep_removed_memories(replayed.outcome.displaced);
         if device != self.store.device() {
             self.recheck_adopted_notes(&replayed.outcome.adopted, now)?;

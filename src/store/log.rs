@@ -308,7 +308,16 @@ impl<D: SqlDriver> Store<D> {
     /// Replays `bytes`, read from `device`'s log file `file` at `offset`: each whole line is
     /// merged in (a last line without its newline is still being written or copied, and is
     /// read next time), in one transaction, and the file's cursor moves past them.
-    pub fn replay_log(&self, device: &str, file: &str, offset: u64, bytes: &[u8]) -> Result<Replayed, StoreError> {
+    /// Replays `bytes` (whole lines of `device`'s `file` from `offset`) into this store; `now`
+    /// is this device's clock, past which (beyond clock skew) no time of an entry is believed.
+    pub fn replay_log(
+        &self,
+        device: &str,
+        file: &str,
+        offset: u64,
+        bytes: &[u8],
+        now: Millis,
+    ) -> Result<Replayed, StoreError> {
         let mut replayed = Replayed { offset, ..Replayed::default() };
         let mut read = ReadEntries::default();
         let mut taken = 0usize;
@@ -322,7 +331,7 @@ impl<D: SqlDriver> Store<D> {
                 replayed.first_skipped.get_or_insert(SkippedLine { byte: at, line: None, reason });
             };
             match read_line(line) {
-                ReadLine::Entry { entry, .. } => match super::log_checks::refusal(&entry, device) {
+                ReadLine::Entry { at, entry } => match super::log_checks::refusal(&entry, at, device, now) {
                     Some(reason) => skip(reason),
                     None => {
                         read.add(*entry)?;

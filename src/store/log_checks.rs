@@ -7,7 +7,7 @@
 use super::log::LogEntry;
 use super::memories::check_insertable;
 use super::usage::UsageRecord;
-use crate::domain::{Memory, Source};
+use crate::domain::{Memory, Millis, Source};
 
 /// A note's memories: one per chunk, and a note is read up to the size limit (at most a few
 /// hundred chunks).
@@ -26,8 +26,23 @@ pub const MAX_TEXT_BYTES: usize = 4 * 1024 * 1024;
 /// them overflows.
 pub const MAX_DAY_USAGE: u64 = 1_000_000_000;
 
-/// Why the entry, read from the log of `folder_device`, is refused; `None` when it may be kept.
-pub(super) fn refusal(entry: &LogEntry, folder_device: &str) -> Option<String> {
+/// How far ahead of this device's clock another device's may be: beyond it a time is not
+/// believed. The newest version of a note wins a merge, so a line dated in 2100 would otherwise
+/// win over every genuine edit to come.
+pub const MAX_CLOCK_SKEW_MS: Millis = 24 * 60 * 60 * 1000;
+
+/// Why the entry, written at `at` and read from the log of `folder_device` on a device whose
+/// clock says `now`, is refused; `None` when it may be kept.
+pub(super) fn refusal(entry: &LogEntry, at: Millis, folder_device: &str, now: Millis) -> Option<String> {
+    let latest = now.saturating_add(MAX_CLOCK_SKEW_MS);
+    let times = entry_times(entry);
+    if let Some(future) = std::iter::once(at).chain(times).find(|time| *time > latest) {
+        return Some(format!(
+            "dated {} days ahead of this device's clock (is the clock of device {} right?)",
+            (future - now) / (24 * 60 * 60 * 1000),
+            short(folder_device)
+        ));
+    }
     match entry {
         LogEntry::Note { source, memories, quiet } => note_refusal(source, memories, quiet.as_deref()),
         LogEntry::Memory { memory } => memory_refusal(memory),
@@ -46,6 +61,19 @@ pub(super) fn refusal(entry: &LogEntry, folder_device: &str) -> Option<String> {
         LogEntry::Usage { device, usage } => usage_refusal(device, usage, folder_device),
         LogEntry::Removed { tombstone } => (tombstone.is_empty() || tombstone.len() > MAX_FIELD_CHARS)
             .then(|| "a removal names nothing, or too much".into()),
+    }
+}
+
+/// The times an entry states (when its note version, memories or insight were made).
+fn entry_times(entry: &LogEntry) -> Vec<Millis> {
+    let of_memory = |memory: &Memory| [memory.created_at, memory.updated_at];
+    match entry {
+        LogEntry::Note { source, memories, .. } => {
+            std::iter::once(source.updated_at).chain(memories.iter().flat_map(of_memory)).collect()
+        }
+        LogEntry::Memory { memory } => of_memory(memory).to_vec(),
+        LogEntry::Insight { insight } => vec![insight.created_at],
+        LogEntry::Removed { .. } | LogEntry::Usage { .. } => Vec::new(),
     }
 }
 
