@@ -11,9 +11,9 @@ use memory_agent::store::{log_v1_round_trip, MemoryFilter, Store, Tombstone, Usa
 
 const FIXTURE: &str = include_str!("fixtures/log-v1/all-entries.jsonl");
 const FILE: &str = "000001.jsonl";
-/// The device whose log the fixture is.
 /// When the fixture is replayed: after every time it holds.
 const NOW: i64 = 1_800_000_000_000;
+/// The device whose log the fixture is.
 const WRITER: &str = "a1b2c3d4e5f60718";
 
 type Db = Store<RusqliteDriver>;
@@ -262,4 +262,76 @@ fn a_line_of_format_2_is_left_for_a_newer_version() {
     assert_eq!((replayed.entries, replayed.unreadable, replayed.newer), (1, 0, true));
     let paths: Vec<String> = store.list_sources().unwrap().into_iter().map(|source| source.path).collect();
     assert_eq!(paths, strings(&["Daily/2026-11-30.md"]));
+}
+
+/// Mutated copies of the fixture's lines (seeded; `LOG_FUZZ_SEEDS` for more, as the soak does):
+/// a byte changed, a number made huge or negative, a field emptied, a list grown, a line cut or
+/// doubled. A replay never fails or panics on them: each line is merged or skipped and counted,
+/// and the store stays whole.
+#[test]
+fn the_log_reader_keeps_or_skips_every_mutated_line_and_never_fails() {
+    let seeds: u64 = std::env::var("LOG_FUZZ_SEEDS").ok().and_then(|count| count.parse().ok()).unwrap_or(60);
+    let lines: Vec<&str> = FIXTURE.lines().collect();
+    for seed in 1..=seeds {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut roll = |below: usize| {
+            // xorshift64*, as the simulation's.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) % below as u64) as usize
+        };
+        let mut log = String::new();
+        for line in &lines {
+            let mutated = mutate(line, &mut roll);
+            log.push_str(&mutated);
+            log.push('\n');
+        }
+        let store = fresh();
+        let replayed = store
+            .replay_log(WRITER, FILE, 0, log.as_bytes(), NOW)
+            .unwrap_or_else(|error| panic!("seed {seed}: the replay failed: {error}\n{log}"));
+        assert_eq!(replayed.offset, log.len() as u64, "seed {seed}: every line is taken");
+        assert!(replayed.entries + replayed.unreadable <= log.lines().count(), "seed {seed}");
+        assert!(!store.check_integrity().unwrap().repaired_index, "seed {seed}");
+        store.list_memories(&MemoryFilter::default()).unwrap();
+    }
+}
+
+/// One of the mutations, chosen by `roll`, of a line of the fixture.
+fn mutate(line: &str, roll: &mut impl FnMut(usize) -> usize) -> String {
+    let mut bytes = line.as_bytes().to_vec();
+    match roll(8) {
+        0 if !bytes.is_empty() => {
+            let at = roll(bytes.len());
+            bytes[at] = b" {}[]\":,0-9aZ\\"[roll(14)];
+        }
+        1 => {
+            let huge = ["9223372036854775807", "-1", "1e308", "18446744073709551616", "-9223372036854775808", "1.5"];
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let numbers: Vec<usize> = text.match_indices(|c: char| c.is_ascii_digit()).map(|(at, _)| at).collect();
+            if let Some(&at) = numbers.get(roll(numbers.len().max(1))) {
+                let end = text[at..].find(|c: char| !c.is_ascii_digit() && c != '.').map_or(text.len(), |end| at + end);
+                return format!("{}{}{}", &text[..at], huge[roll(huge.len())], &text[end..]);
+            }
+        }
+        2 => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let fields: Vec<usize> = text.match_indices(":\"").map(|(at, _)| at + 2).collect();
+            if let Some(&at) = fields.get(roll(fields.len().max(1))) {
+                let end = text[at..].find('"').map_or(text.len(), |end| at + end);
+                return format!("{}{}", &text[..at], &text[end..]);
+            }
+        }
+        3 => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let big: String = (0..300).map(|n| format!("\"x{n}\",")).collect();
+            return text.replacen("[\"", &format!("[{big}\""), 1);
+        }
+        4 => bytes.truncate(roll(bytes.len().max(1))),
+        5 => return format!("{line}{line}"),
+        6 => return line.replace("\"v\":1", "\"v\":2"),
+        _ => {}
+    }
+    String::from_utf8_lossy(&bytes).replace('\n', " ")
 }

@@ -140,7 +140,7 @@ impl<D: SqlDriver> Store<D> {
     }
 }
 
-fn validate(insight: &Consolidation) -> Result<(), StoreError> {
+pub(super) fn validate(insight: &Consolidation) -> Result<(), StoreError> {
     if insight.insight.trim().is_empty() {
         return Err(StoreError::InvalidInput("an insight needs text".into()));
     }

@@ -53,10 +53,12 @@ pub(super) fn refusal(entry: &LogEntry, at: Millis, folder_device: &str, now: Mi
                     insight.memory_ids.len()
                 ));
             }
-            if insight.insight.chars().count() > MAX_FIELD_CHARS || insight.insight.trim().is_empty() {
-                return Some("an insight's text is empty or too long".into());
+            if insight.insight.chars().count() > MAX_FIELD_CHARS || insight.connections.len() > MAX_LIST_ITEMS {
+                return Some("an insight's text or connections are too long".into());
             }
-            None
+            super::consolidations::validate(insight)
+                .err()
+                .map(|error| format!("insight {}: {error}", short(&insight.id.0)))
         }
         LogEntry::Usage { device, usage } => usage_refusal(device, usage, folder_device),
         LogEntry::Removed { tombstone } => (tombstone.is_empty() || tombstone.len() > MAX_FIELD_CHARS)
@@ -80,6 +82,9 @@ fn entry_times(entry: &LogEntry) -> Vec<Millis> {
 fn note_refusal(source: &Source, memories: &[Memory], quiet: Option<&str>) -> Option<String> {
     if source.path.trim().is_empty() || source.path.len() > MAX_FIELD_CHARS {
         return Some("a note's path is empty or too long".into());
+    }
+    if let Err(error) = super::sources::source_columns(source) {
+        return Some(format!("note {}: {error}", short(&source.path)));
     }
     if memories.len() > MAX_MEMORIES_PER_NOTE {
         return Some(format!("a note has {} memories (at most {MAX_MEMORIES_PER_NOTE})", memories.len()));

@@ -20,6 +20,18 @@ impl QuietChunks {
     }
 }
 
+/// A source's size and digest as stored, or why `upsert_source` refuses it (checked without the
+/// database too: a replay skips a line that holds such a source).
+pub(super) fn source_columns(source: &Source) -> Result<(i64, Vec<u8>), StoreError> {
+    let size = i64::try_from(source.size)
+        .map_err(|_| StoreError::InvalidInput(format!("size {} is too large", source.size)))?;
+    let mut sha256 = unhex(&source.sha256)
+        .ok_or_else(|| StoreError::InvalidInput(format!("sha256 `{}` is not hex", source.sha256)))?;
+    // A whole SHA-256 (a version 4 row) is kept as its digest.
+    sha256.truncate(FILE_DIGEST_BYTES);
+    Ok((size, sha256))
+}
+
 /// A source's columns, in the order `read_source` reads them.
 const SELECT: &str = "SELECT p.path, s.mtime, s.size, s.sha256, s.updated_at, s.skipped
      FROM sources AS s JOIN paths AS p ON p.id = s.path_id";
@@ -27,12 +39,7 @@ const SELECT: &str = "SELECT p.path, s.mtime, s.size, s.sha256, s.updated_at, s.
 impl<D: SqlDriver> Store<D> {
     /// Records (or updates) what was last remembered of a file.
     pub fn upsert_source(&self, source: &Source) -> Result<(), StoreError> {
-        let size = i64::try_from(source.size)
-            .map_err(|_| StoreError::InvalidInput(format!("size {} is too large", source.size)))?;
-        let mut sha256 = unhex(&source.sha256)
-            .ok_or_else(|| StoreError::InvalidInput(format!("sha256 `{}` is not hex", source.sha256)))?;
-        // A whole SHA-256 (a version 4 row) is kept as its digest.
-        sha256.truncate(FILE_DIGEST_BYTES);
+        let (size, sha256) = source_columns(source)?;
         self.transaction(|store| {
             let path_id = store.path_id(&source.path)?;
             store.change(
