@@ -98,6 +98,42 @@ fn anywhere(vault: &MemoryFiles, text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The in-memory vault, counting the replay's pauses and noting the files it reads.
+struct Watched<'a> {
+    vault: &'a MemoryFiles,
+    pauses: Cell<usize>,
+    reads: std::cell::RefCell<Vec<String>>,
+}
+
+impl<'a> Watched<'a> {
+    fn new(vault: &'a MemoryFiles) -> Self {
+        Watched { vault, pauses: Cell::new(0), reads: Default::default() }
+    }
+}
+
+impl VaultFiles for Watched<'_> {
+    fn list(&self, folder: &str) -> impl Future<Output = Result<Listing, String>> {
+        self.vault.list(folder)
+    }
+    fn read(&self, path: &str, offset: u64) -> impl Future<Output = Result<Option<Vec<u8>>, String>> {
+        self.reads.borrow_mut().push(path.to_owned());
+        self.vault.read(path, offset)
+    }
+    fn append(&self, path: &str, text: &str) -> impl Future<Output = Result<u64, String>> {
+        self.vault.append(path, text)
+    }
+    fn create(&self, path: &str, text: &str) -> impl Future<Output = Result<(), String>> {
+        self.vault.create(path, text)
+    }
+    fn remove(&self, path: &str) -> impl Future<Output = Result<(), String>> {
+        self.vault.remove(path)
+    }
+    fn pause(&self) -> impl Future<Output = ()> {
+        self.pauses.set(self.pauses.get() + 1);
+        std::future::ready(())
+    }
+}
+
 /// Small sizes, so that a few entries seal files and make compaction due.
 const SMALL: Limits = Limits {
     seal_at: 600,
@@ -386,28 +422,6 @@ fn a_line_written_twice_replays_once_and_a_bad_file_stops_no_other() {
 
 #[test]
 fn replay_pauses_between_slices_of_a_large_log() {
-    struct Counting<'a>(&'a MemoryFiles, Cell<usize>);
-    impl VaultFiles for Counting<'_> {
-        fn list(&self, folder: &str) -> impl Future<Output = Result<Listing, String>> {
-            self.0.list(folder)
-        }
-        fn read(&self, path: &str, offset: u64) -> impl Future<Output = Result<Option<Vec<u8>>, String>> {
-            self.0.read(path, offset)
-        }
-        fn append(&self, path: &str, text: &str) -> impl Future<Output = Result<u64, String>> {
-            self.0.append(path, text)
-        }
-        fn create(&self, path: &str, text: &str) -> impl Future<Output = Result<(), String>> {
-            self.0.create(path, text)
-        }
-        fn remove(&self, path: &str) -> impl Future<Output = Result<(), String>> {
-            self.0.remove(path)
-        }
-        fn pause(&self) -> impl Future<Output = ()> {
-            self.1.set(self.1.get() + 1);
-            std::future::ready(())
-        }
-    }
     let vault = MemoryFiles::new();
     let laptop = device("laptop");
     for note in 0..400u32 {
@@ -422,13 +436,13 @@ fn replay_pauses_between_slices_of_a_large_log() {
     sync(&laptop, &DeviceLog::new(FOLDER, "laptop").unwrap(), &vault);
     let bytes: u64 = vault.all().values().map(|bytes| bytes.len() as u64).sum();
     let phone = device("phone");
-    let counting = Counting(&vault, Cell::new(0));
+    let counting = Watched::new(&vault);
     let log = DeviceLog::new(FOLDER, "phone").unwrap();
     assert!(!log.replay_progress().running, "no replay before the first");
     at_once(log.replay_all(&phone, &counting, NOW)).unwrap();
     assert_eq!(ids(&phone).len(), 400);
     let slices = bytes / memory_agent::device::log::REPLAY_SLICE_BYTES;
-    assert!(counting.1.get() as u64 >= slices, "{} pauses for {bytes} bytes", counting.1.get());
+    assert!(counting.pauses.get() as u64 >= slices, "{} pauses for {bytes} bytes", counting.pauses.get());
     let progress = log.replay_progress();
     assert_eq!((progress.done_bytes, progress.total_bytes, progress.running), (bytes, bytes, false));
 }
@@ -516,28 +530,6 @@ fn a_forged_line_is_skipped_counted_and_named_and_everything_else_replays() {
 fn a_file_larger_than_any_log_is_never_read_and_a_line_longer_than_the_format_is_skipped_undecoded() {
     use memory_agent::device::log::{MAX_LINE_BYTES, MAX_LOG_FILE_BYTES};
     use memory_agent::store::{log_line, LogEntry};
-    struct Reads<'a>(&'a MemoryFiles, std::cell::RefCell<Vec<String>>);
-    impl VaultFiles for Reads<'_> {
-        fn list(&self, folder: &str) -> impl Future<Output = Result<Listing, String>> {
-            self.0.list(folder)
-        }
-        fn read(&self, path: &str, offset: u64) -> impl Future<Output = Result<Option<Vec<u8>>, String>> {
-            self.1.borrow_mut().push(path.to_owned());
-            self.0.read(path, offset)
-        }
-        fn append(&self, path: &str, text: &str) -> impl Future<Output = Result<u64, String>> {
-            self.0.append(path, text)
-        }
-        fn create(&self, path: &str, text: &str) -> impl Future<Output = Result<(), String>> {
-            self.0.create(path, text)
-        }
-        fn remove(&self, path: &str) -> impl Future<Output = Result<(), String>> {
-            self.0.remove(path)
-        }
-        fn pause(&self) -> impl Future<Output = ()> {
-            std::future::ready(())
-        }
-    }
     let line = |id: &str| log_line(NOW, &LogEntry::Memory { memory: memory(id, "", id, 1) }).unwrap() + "\n";
     let vault = MemoryFiles::new();
     // A file of nothing but one endless line, one byte over what any log file can be.
@@ -545,10 +537,10 @@ fn a_file_larger_than_any_log_is_never_read_and_a_line_longer_than_the_format_is
     let long = format!("{{\"v\":1,\"summary\":\"{}\"}}\n", "y".repeat(MAX_LINE_BYTES as usize));
     vault.put("Memory Agent/long/000001.jsonl", [line("m-1"), long, line("m-2")].concat().into_bytes());
     let phone = device("phone");
-    let reads = Reads(&vault, Default::default());
+    let reads = Watched::new(&vault);
     let replayed = at_once(DeviceLog::new(FOLDER, "phone").unwrap().replay_all(&phone, &reads, NOW)).unwrap();
     assert_eq!(ids(&phone), ["m-1", "m-2"]);
-    assert!(!reads.1.borrow().iter().any(|path| path.contains("/big/")), "read: {:?}", reads.1.borrow());
+    assert!(!reads.reads.borrow().iter().any(|path| path.contains("/big/")), "read: {:?}", reads.reads.borrow());
     let [big, long] = replayed.problems.as_slice() else { panic!("{replayed:?}") };
     assert_eq!(big.path, "Memory Agent/big/000001.jsonl");
     assert!(big.error.as_deref().is_some_and(|error| error.contains("it was not read")), "{big:?}");
