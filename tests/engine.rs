@@ -397,6 +397,30 @@ fn a_note_moved_as_deleted_and_created_costs_no_call_but_another_days_copy_does(
     work(&host, &engine);
     assert_eq!(chunks_sent(&host), 0, "the returning text is copied");
     assert_eq!(memory_count(&engine), 1);
+    let returned = engine.list_memories(&MemoryFilter::default()).unwrap().remove(0);
+    assert_eq!(returned.id, moved[0].id, "a move: under its own id, as a rename keeps it");
+
+    // Copied to two notes, the original then deleted: both copied, one keeps the id.
+    host.write("Copy/lighthouse.md", text);
+    host.write("Copy/lighthouse again.md", text);
+    host.delete("Old/lighthouse.md");
+    engine.remove_note("Old/lighthouse.md").unwrap();
+    engine.enqueue_note("Copy/lighthouse.md", NOW).unwrap();
+    engine.enqueue_note("Copy/lighthouse again.md", NOW).unwrap();
+    work(&host, &engine);
+    let copies = engine.list_memories(&MemoryFilter::default()).unwrap();
+    assert_eq!((chunks_sent(&host), copies.len()), (0, 2));
+    assert_ne!(copies[0].id, copies[1].id);
+    assert!(copies.iter().any(|copy| copy.id == returned.id));
+    for path in ["Copy/lighthouse.md", "Copy/lighthouse again.md"] {
+        host.delete(path);
+        engine.remove_note(path).unwrap();
+    }
+    host.write("Old/lighthouse.md", text);
+    engine.enqueue_note("Old/lighthouse.md", NOW).unwrap();
+    work(&host, &engine);
+    assert_eq!((chunks_sent(&host), memory_count(&engine)), (0, 1));
+
     // A forgotten memory is never copied back.
     let returned = engine.list_memories(&MemoryFilter::default()).unwrap().remove(0);
     engine.forget_memory(&returned.id).unwrap();
@@ -492,6 +516,84 @@ fn a_change_from_another_device_is_paid_for_only_after_its_wait_but_free_work_is
         .unwrap();
     let report = work(&host, &engine);
     assert_eq!((report.done, chunks_sent(&host)), (1, 0), "the replaced memory is copied");
+}
+
+/// Appends `from`'s unsent log entries to `log` (its one log file) and returns where they start.
+fn append_log(from: &TestEngine, log: &mut Vec<u8>) -> u64 {
+    let start = log.len() as u64;
+    let outgoing = from.outgoing_log(NOW).unwrap();
+    log.extend_from_slice(outgoing.text.as_bytes());
+    from.log_appended(outgoing.upto, "000001.jsonl", log.len() as u64).unwrap();
+    start
+}
+
+fn replay_log(into: &TestEngine, device: &str, log: &[u8], from: u64, now: Millis) {
+    let report = into.replay_log(device, "000001.jsonl", from, &log[from as usize..], now).unwrap();
+    assert_eq!(
+        (report.offset, report.unreadable),
+        (log.len() as u64, 0),
+        "{report:?}\n{}",
+        String::from_utf8_lossy(log)
+    );
+}
+
+/// The other device renamed a note and then forgot its memory; here the rename arrives as
+/// "deleted, created" and the forget after (or before) the new note's copy.
+fn renamed_then_forgotten_elsewhere(forget_replayed_first: bool) {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    let text = "# Lighthouse\n\nThe lighthouse plan needs four keepers and a new lamp.\n";
+    host.write("Projects/lighthouse.md", text);
+    let laptop = start(&host, &[]);
+    laptop.store().set_device("laptop");
+    laptop.enqueue_note("Projects/lighthouse.md", NOW).unwrap();
+    work(&host, &laptop);
+    let original = laptop.list_memories(&MemoryFilter::default()).unwrap().remove(0);
+    let (phone_host, phone) = {
+        let phone_host = TestHost::new(NOW);
+        let phone = start(&phone_host, &[]);
+        phone.store().set_device("phone");
+        (phone_host, phone)
+    };
+    let (mut laptop_log, mut phone_log) = (Vec::new(), Vec::new());
+    append_log(&laptop, &mut laptop_log);
+    replay_log(&phone, "laptop", &laptop_log, 0, NOW);
+    phone_host.write("Archive/lighthouse.md", text);
+    phone.rename_note("Projects/lighthouse.md", "Archive/lighthouse.md", NOW).unwrap();
+    phone.forget_memory(&original.id).unwrap();
+    append_log(&phone, &mut phone_log);
+
+    host.bedrock.forget_requests();
+    host.delete("Projects/lighthouse.md");
+    laptop.remove_note("Projects/lighthouse.md").unwrap();
+    host.write("Archive/lighthouse.md", text);
+    if forget_replayed_first {
+        replay_log(&laptop, "phone", &phone_log, 0, NOW);
+    }
+    laptop.enqueue_note_paying_after("Archive/lighthouse.md", NOW, Some(NOW + DAY)).unwrap();
+    work(&host, &laptop);
+    if !forget_replayed_first {
+        assert_eq!(memory_count(&laptop), 1, "the moved note's memory is copied back at once");
+        replay_log(&laptop, "phone", &phone_log, 0, NOW);
+    }
+    assert_eq!(chunks_sent(&host), 0, "forgotten text is not asked about again");
+    assert_eq!(
+        memory_count(&laptop),
+        0,
+        "forgotten on the phone, forgotten here (forget replayed first: {forget_replayed_first})"
+    );
+    let from = append_log(&laptop, &mut laptop_log);
+    replay_log(&phone, "laptop", &laptop_log, from, NOW);
+    assert_eq!(memory_count(&phone), 0, "nothing brings it back to the phone");
+    host.clock.advance_by(DAY);
+    work(&host, &laptop);
+    assert_eq!((chunks_sent(&host), memory_count(&laptop)), (0, 0), "nor once the wait is over");
+}
+
+#[test]
+fn a_memory_forgotten_where_its_note_was_renamed_is_forgotten_where_the_rename_came_as_a_delete() {
+    renamed_then_forgotten_elsewhere(false);
+    renamed_then_forgotten_elsewhere(true);
 }
 
 #[test]

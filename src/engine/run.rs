@@ -594,8 +594,11 @@ impl<D: SqlDriver> Engine<D> {
             }
             if let Some(copied) = self.memory_from_elsewhere(host, path, chunk, &position, note_date, now).await? {
                 self.still_owned()?;
-                seen.insert(copied.id.0.clone());
-                made.memories.push(copied);
+                // The same text twice in the note, come back under its own id: one memory, as
+                // with a memory kept in place.
+                if seen.insert(copied.id.0.clone()) {
+                    made.memories.push(copied);
+                }
                 continue;
             }
             asked.push((chunk, position));

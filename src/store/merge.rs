@@ -20,7 +20,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 
 use super::memories::MemoryFilter;
-use super::tombstones::{removed_with_a_note, Tombstone, Tombstones};
+use super::tombstones::{removed_with_a_note, RemovedHere, Tombstone, Tombstones};
 use super::{SqlDriver, SqlValue, Store, StoreError, UsageRecord};
 use crate::domain::{Consolidation, ConsolidationId, Memory, MemoryId, Source, SourceKind};
 
@@ -148,14 +148,6 @@ fn with_forgotten_chunks(quiet: Option<&Vec<u8>>, forgotten_here: &[&Memory]) ->
     quiet
 }
 
-/// How a memory of another copy was removed here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RemovedHere {
-    Forgotten,
-    /// With its note, at the path it has in the other copy.
-    WithItsNote,
-}
-
 impl<D: SqlDriver> Store<D> {
     /// Whether `memory` was removed here: forgotten, or removed with its note at the path it has
     /// in the other copy.
@@ -163,22 +155,9 @@ impl<D: SqlDriver> Store<D> {
         Ok(self.removal_here(memory)?.is_some())
     }
 
-    /// How `memory` was removed here, if it was (one statement for both kinds).
+    /// How `memory` was removed here, if it was.
     fn removal_here(&self, memory: &Memory) -> Result<Option<RemovedHere>, StoreError> {
-        let forgotten = Tombstone::Forgotten { id: memory.id.0.clone() }.to_string();
-        let removed_with_note =
-            Tombstone::RemovedWithNote { id: memory.id.0.clone(), path: memory.source_path.clone() }.to_string();
-        let rows = self.query(
-            "SELECT id FROM tombstones WHERE id IN (?1, ?2) ORDER BY id = ?1 DESC LIMIT 1",
-            &[forgotten.as_str().into(), removed_with_note.into()],
-        )?;
-        Ok(rows.into_iter().next().map(|row| {
-            if row.first().and_then(SqlValue::as_str) == Some(forgotten.as_str()) {
-                RemovedHere::Forgotten
-            } else {
-                RemovedHere::WithItsNote
-            }
-        }))
+        self.memory_removal(&memory.id, &memory.source_path)
     }
 
     /// This note's memory ids, sorted.

@@ -66,7 +66,7 @@ pub use scope::MemoryScope;
 pub use search_index::sql_memory_terms;
 pub use search_index::{keywords, MAX_KEYWORDS};
 pub use sources::QuietChunks;
-pub use tombstones::{Tombstone, Tombstones};
+pub use tombstones::{RemovedHere, Tombstone, Tombstones};
 pub use usage::UsageRecord;
 
 /// What can go wrong in the store.

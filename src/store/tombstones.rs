@@ -9,7 +9,8 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use super::{SqlDriver, Store, StoreError};
+use super::{SqlDriver, SqlValue, Store, StoreError};
+use crate::domain::MemoryId;
 
 /// One removal. The order (derived) keeps a memory's `RemovedWithNote`s together, by id.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -63,6 +64,14 @@ impl fmt::Display for Tombstone {
     }
 }
 
+/// How a memory was removed here (`Store::memory_removal`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemovedHere {
+    Forgotten,
+    /// With its note, at the path asked about.
+    WithItsNote,
+}
+
 /// Every removal of one copy, in order.
 pub type Tombstones = BTreeSet<Tombstone>;
 
@@ -96,6 +105,24 @@ impl<D: SqlDriver> Store<D> {
     /// Whether this removal is kept here.
     pub(super) fn has_tombstone(&self, tombstone: &Tombstone) -> Result<bool, StoreError> {
         Ok(!self.query("SELECT 1 FROM tombstones WHERE id = ?", &[tombstone.to_string().into()])?.is_empty())
+    }
+
+    /// How the memory `id` was removed here, if it was: forgotten (anywhere), or removed with
+    /// its note at `path` (one statement for both kinds).
+    pub fn memory_removal(&self, id: &MemoryId, path: &str) -> Result<Option<RemovedHere>, StoreError> {
+        let forgotten = Tombstone::Forgotten { id: id.0.clone() }.to_string();
+        let removed_with_note = Tombstone::RemovedWithNote { id: id.0.clone(), path: path.to_owned() }.to_string();
+        let rows = self.query(
+            "SELECT id FROM tombstones WHERE id IN (?1, ?2) ORDER BY id = ?1 DESC LIMIT 1",
+            &[forgotten.as_str().into(), removed_with_note.into()],
+        )?;
+        Ok(rows.into_iter().next().map(|row| {
+            if row.first().and_then(SqlValue::as_str) == Some(forgotten.as_str()) {
+                RemovedHere::Forgotten
+            } else {
+                RemovedHere::WithItsNote
+            }
+        }))
     }
 
     /// Everything removed here.
