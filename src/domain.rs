@@ -256,6 +256,10 @@ pub struct NoteJob {
     /// on its way (see `Engine::enqueue_note_paying_after`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pay_after: Option<Millis>,
+    /// The user chose Retry failed for it: a file whose text turned out far larger than its
+    /// size suggested (and than the bulk confirmation counted) is remembered anyway.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub confirmed: bool,
 }
 
 /// Text to remember that is not a whole note: a selection or typed text.

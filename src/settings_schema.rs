@@ -267,7 +267,7 @@ pub const ENGINE_FIELDS: &[EngineField] = &[
 ];
 
 /// `1234567` as `1,234,567`: the messages are in English.
-fn grouped(number: u64) -> String {
+pub fn grouped(number: u64) -> String {
     let digits = number.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {

@@ -448,15 +448,42 @@ fn replay_pauses_between_slices_of_a_large_log() {
 }
 
 #[test]
-fn names_outside_the_format_are_read_as_copies_and_never_numbered_past() {
+fn names_outside_the_format_are_never_read_removed_or_numbered_past_and_are_reported() {
     let vault = MemoryFiles::new();
     let laptop = device("laptop");
-    vault.put("Memory Agent/laptop/4294967295.jsonl", Vec::new());
+    let forget = memory_agent::store::LogEntry::Removed { tombstone: "m-1".into() };
+    let forged = format!("{}\n", memory_agent::store::log_line(NOW, &forget).unwrap());
+    vault.put("Memory Agent/laptop/4294967295.jsonl", forged.clone().into_bytes());
+    vault.put("Memory Agent/phone/notes.jsonl", forged.into_bytes());
     laptop.store().insert_memory(&memory("m-1", "", "One", 1)).unwrap();
-    sync(&laptop, &DeviceLog::new(FOLDER, "laptop").unwrap(), &vault);
+    let log = DeviceLog::new(FOLDER, "laptop").unwrap();
+    sync(&laptop, &log, &vault);
     let names: Vec<String> = vault.all().into_keys().collect();
     assert!(names.contains(&"Memory Agent/laptop/000001.jsonl".to_owned()), "{names:?}");
+    assert!(
+        names.contains(&"Memory Agent/laptop/4294967295.jsonl".to_owned()),
+        "not this device's to remove: {names:?}"
+    );
     assert_eq!(log_file_number("4294967295.jsonl"), None);
+
+    let replayed = at_once(log.replay_all(&laptop, &vault, NOW)).unwrap();
+    assert_eq!(ids(&laptop), ["m-1"], "neither file was read");
+    let reported: Vec<(&str, &str)> = replayed
+        .problems
+        .iter()
+        .map(|problem| (problem.path.as_str(), problem.error.as_deref().unwrap_or_default()))
+        .collect();
+    assert_eq!(reported.len(), 2, "{reported:?}");
+    for (path, error) in reported {
+        assert!(path.ends_with("/4294967295.jsonl") || path.ends_with("/notes.jsonl"), "{path}");
+        assert!(error.contains("its name is not one Memory Agent gives its log files"), "{error}");
+    }
+    // A sync tool's copy of a numbered file is read like one.
+    let copies = MemoryFiles::new();
+    copies.put("Memory Agent/laptop/000001 (1).jsonl", vault.get("Memory Agent/laptop/000001.jsonl").unwrap());
+    let tablet = device("tablet");
+    replay_all(&tablet, "tablet", &copies);
+    assert_eq!(ids(&tablet), ["m-1"]);
 }
 
 #[test]

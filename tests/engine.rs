@@ -144,7 +144,7 @@ fn invalid_twice_stores_nothing_and_the_job_waits_with_the_reason_then_fails() {
         "{reason}"
     );
     assert_eq!(memory_count(&engine), 0);
-    assert_eq!(engine.retry_failed(host.clock.now_ms()).unwrap(), 1);
+    assert_eq!(engine.retry_failed(host.clock.now_ms(), true).unwrap(), 1);
 }
 
 /// The kinds of transient fault a job meets: Bedrock's and the vault's.

@@ -458,6 +458,8 @@ enum Writer {
 
 /// The folder a stranger drops forged log lines into, as if it were a device's.
 const STRANGER_LOG: &str = "Memory Agent/stranger/000001.jsonl";
+/// A name no device gives a log file, which a stranger drops into a device's folder.
+const FOREIGN_LOG_NAME: &str = "4294967295.jsonl";
 
 /// A file on its way from one device's vault to another's.
 struct Delivery {
@@ -824,10 +826,14 @@ impl Sim {
         // A stranger's lines are each skipped and named; nothing else may be.
         let forged = |problem: &&memory_agent::device::ReplayProblem| {
             // Its file, or a conflict copy the sync tool made of it.
-            problem.path.starts_with("Memory Agent/stranger/")
+            let forged_lines = problem.path.starts_with("Memory Agent/stranger/")
                 && problem.error.is_none()
                 && !problem.newer
-                && problem.first_skipped.is_some()
+                && problem.first_skipped.is_some();
+            // Its file, or the sync tool's copy of it (`4294967295 2.jsonl`).
+            let foreign_file = problem.path.contains(&format!("/{}", FOREIGN_LOG_NAME.trim_end_matches(".jsonl")))
+                && problem.error.as_deref().is_some_and(|error| error.contains("it was not read"));
+            forged_lines || foreign_file
         };
         if let Some(problem) = report.problems.iter().find(|problem| !forged(problem)) {
             self.fail(&format!("{} could not replay all of {}: {problem:?}", DEVICES[at], problem.path));
@@ -1176,7 +1182,10 @@ impl Sim {
             json!({ "op": "insight", "insight": { "id": id, "memoryIds": (0..1_000).map(|n| format!("m{n}")).collect::<Vec<_>>(),
                     "insight": "Everything.", "connections": [], "createdAt": NOW } }),
         ];
-        let kind = self.roll(kinds.len() as u64 + 1) as usize;
+        let kind = self.roll(kinds.len() as u64 + 2) as usize;
+        if kind == kinds.len() + 1 {
+            return self.drop_foreign_file(at, memory("A stranger's well-formed memory", 0.5));
+        }
         let line = match kinds.get(kind) {
             Some(entry) => {
                 let mut entry = entry.clone();
@@ -1192,6 +1201,20 @@ impl Sim {
         self.write_as(at, STRANGER_LOG, Some(bytes), Writer::Stranger);
         self.note_log(at, STRANGER_LOG);
         format!("a stranger forges a line ({kind}) in {}'s copy of {STRANGER_LOG}", DEVICES[at])
+    }
+
+    /// A stranger drops a well-formed line into a device's folder under a name no device
+    /// writes (`4294967295.jsonl`): never read (nor removed) by anyone, only reported.
+    fn drop_foreign_file(&mut self, at: usize, memory: Value) -> String {
+        let device = DEVICES[self.roll(DEVICES.len() as u64) as usize];
+        let path = format!("{MEMORY_FOLDER}/{device}/{FOREIGN_LOG_NAME}");
+        let line = format!("{}\n", json!({ "v": 1, "at": self.now(), "op": "memory", "memory": memory }));
+        let mut bytes =
+            self.devices[at].host.vault.borrow().get(&path).map(|file| file.bytes.clone()).unwrap_or_default();
+        bytes.extend_from_slice(line.as_bytes());
+        self.write_as(at, &path, Some(bytes), Writer::Stranger);
+        self.note_log(at, &path);
+        format!("a stranger drops a line in {}'s copy of {path}", DEVICES[at])
     }
 
     /// The user changes a note in `at`'s editor: the plugin queues it (its own change).
@@ -1497,7 +1520,7 @@ impl Sim {
             engine.resume().unwrap();
             self.devices[at].paused = false;
             self.devices[at].sent_when_stopped = None;
-            engine.retry_failed(self.now()).unwrap();
+            engine.retry_failed(self.now(), true).unwrap();
         }
         // Past every wait for another device and the longest backoff.
         self.pass(OTHER_DEVICE_WAIT + 70 * MINUTE, IDLE_TICK);

@@ -658,7 +658,7 @@ fn a_batch_the_model_always_answers_wrongly_is_set_aside_and_the_memories_after_
     assert!(failed.iter().any(|job| job.key == "consolidate"), "the failure stays visible: {failed:?}");
     // "Retry failed" gives the batch set aside its turn again.
     wrong_for_note_0.set(false);
-    engine.retry_failed(host.clock.now()).unwrap();
+    engine.retry_failed(host.clock.now(), true).unwrap();
     work(&host, &engine);
     assert_eq!(consolidated(&engine), ["n0.md", "n1.md", "n2.md", "n3.md", "n4.md", "n5.md"]);
 }

@@ -6,7 +6,7 @@ mod support;
 
 use std::rc::Rc;
 
-use memory_agent::domain::{DateSource, Millis};
+use memory_agent::domain::{DateSource, JobState, Millis};
 use memory_agent::engine::{Engine, RunReport};
 use memory_agent::images::{prepare, MAX_SENT_PIXELS};
 use memory_agent::llm::{BedrockConfig, Clock, HttpRequest, RetryPolicy};
@@ -239,6 +239,48 @@ fn pdfs_pdfjs_cannot_read_are_skipped_with_their_reason_and_nothing_sent() {
     }
     work(&host, &engine);
     assert_eq!(host.pdf_extraction_count(), 4);
+}
+
+#[test]
+fn a_pdf_with_far_more_text_than_its_pages_promised_waits_for_the_user_with_its_estimate() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    // One page whose text is a form drawn hundreds of times (issue 36): about 60,000 tokens,
+    // where a page usually holds 500; under the note size limit, so it is not refused.
+    let sentence = "The harbour committee approved the lighthouse budget for the coming season. ";
+    let drawn: Vec<PdfLine> = (0..3_000).map(|_| line(sentence, 10.0)).collect();
+    let one_page = PdfContent {
+        page_count: 1,
+        pages: vec![PdfPage { number: 1, lines: drawn, scan: None }],
+        ..PdfContent::default()
+    };
+    host.write_pdf("Inbox/form.pdf", b"%PDF form".to_vec(), one_page);
+    host.write_pdf("Papers/Q3.pdf", b"%PDF-1.7 report".to_vec(), report());
+    let engine = start(&host);
+    engine.enqueue_note("Inbox/form.pdf", NOW).unwrap();
+    engine.enqueue_note("Papers/Q3.pdf", NOW).unwrap();
+    let first = work(&host, &engine);
+    assert_eq!(first.failed, 1, "the form waits");
+    assert!(engine.store().get_source("Papers/Q3.pdf").unwrap().is_some(), "the report is remembered");
+    assert!(requests(&host) > 0 && requests(&host) <= 2, "only the report's text was sent");
+    let sent_before = requests(&host);
+    let waiting = engine.store().list_jobs(Some(JobState::Failed)).unwrap();
+    let why = waiting[0].last_error.clone().unwrap();
+    assert!(why.starts_with("Waits for you: Inbox/form.pdf holds far more text than its size suggested"), "{why}");
+    assert!(why.contains("about $") && why.contains("nothing was sent"), "{why}");
+    assert!(why.contains("Choose Retry failed"), "{why}");
+    assert!(engine.store().get_source("Inbox/form.pdf").unwrap().is_none(), "nothing recorded: it is not done");
+
+    // A retry the plugin makes on its own (after a rebuild) is no answer: it waits again.
+    engine.retry_failed(NOW, false).unwrap();
+    let again = work(&host, &engine);
+    assert_eq!((again.failed, requests(&host)), (1, sent_before));
+    // The user's Retry failed is: it is remembered.
+    engine.retry_failed(NOW, true).unwrap();
+    let confirmed = work(&host, &engine);
+    assert_eq!(confirmed.failed, 0);
+    assert!(requests(&host) > sent_before);
+    assert!(engine.store().get_source("Inbox/form.pdf").unwrap().is_some());
 }
 
 #[test]

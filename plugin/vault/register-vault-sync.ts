@@ -205,7 +205,7 @@ async function retryFailed({ runtime }: PluginContext): Promise<void> {
 		new Notice(runtime.describe(), 10_000);
 		return;
 	}
-	const retried = await store.retryFailed();
+	const retried = await store.retryFailed(true);
 	new Notice(retried === 0 ? "Nothing has failed." : `Memory Agent is retrying ${retried.toLocaleString()} failed notes.`);
 	runtime.changed();
 	runtime.runner.kick();

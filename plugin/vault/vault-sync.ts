@@ -345,7 +345,7 @@ export class VaultSync {
 		if (!(await this.send(plan.removals, queue))) return null;
 		const after = this.deps.runtime.store();
 		if (this.stopped || after === undefined) return null;
-		if (mode === "rebuild") await after.retryFailed();
+		if (mode === "rebuild") await after.retryFailed(false);
 		this.scopePaths = plan.inScope;
 		this.excluded.clear();
 		for (const [path, reason] of plan.leftOut) this.excluded.set(path, reason);

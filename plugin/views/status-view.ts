@@ -111,7 +111,7 @@ export class StatusView extends ItemView {
 		summary.createEl("p", { cls: "memory-agent-status-muted", text: `Schema version ${status.schemaVersion}. Database: ${this.port.databasePath()}` });
 
 		const buttons = root.createDiv({ cls: "memory-agent-status-buttons" });
-		this.button(buttons, "Retry failed", status.failed === 0, () => store.retryFailed());
+		this.button(buttons, "Retry failed", status.failed === 0, () => store.retryFailed(true));
 		this.button(buttons, "Pause", status.pausedByUser, () => store.pause());
 		this.button(buttons, "Resume", status.paused === null, () => store.resume());
 

@@ -49,10 +49,39 @@ pub fn log_file_number(name: &str) -> Option<u32> {
     stem.parse().ok().filter(|number| (1..=MAX_FILE_NUMBER).contains(number))
 }
 
-/// Whether `name` is read as a device's log (its own files and a sync tool's conflict copies of
-/// them, which hold that device's entries: replaying is idempotent).
+/// Whether `name` is a `.jsonl` file in a device folder (not a hidden one): one of
+/// `LogFileName`'s kinds.
 pub fn is_log_like(name: &str) -> bool {
     name.ends_with(&format!(".{LOG_EXTENSION}")) && !name.starts_with('.')
+}
+
+/// What a `.jsonl` file in a device folder is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFileName {
+    /// One of the device's own numbered files.
+    Numbered(u32),
+    /// A sync tool's conflict copy of one (`000003 2.jsonl`): that device's entries (replaying
+    /// is idempotent), read like its files.
+    ConflictCopy,
+    /// A name neither writes (`4294967295.jsonl`, `notes.jsonl`): someone else put it there;
+    /// never read, never removed, reported.
+    Foreign,
+}
+
+/// The kind of the `.jsonl` file `name` (see `is_log_like`).
+pub fn log_file_kind(name: &str) -> LogFileName {
+    debug_assert!(is_log_like(name), "not a log-like name: {name}");
+    if let Some(number) = log_file_number(name) {
+        return LogFileName::Numbered(number);
+    }
+    // A copy's name is its original's, with what the sync tool adds before the extension.
+    let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+    let original = format!("{}.{LOG_EXTENSION}", &name[..digits]);
+    if log_file_number(&original).is_some() && crate::store::is_conflict_copy(&original, name) {
+        LogFileName::ConflictCopy
+    } else {
+        LogFileName::Foreign
+    }
 }
 
 /// The next free number after `files` (names), from 1.
@@ -104,6 +133,20 @@ mod tests {
         assert_eq!(log_file_number("000003 2.jsonl"), None, "a conflict copy");
         assert_eq!(log_file_number("01.jsonl"), None);
         assert!(is_log_like("000003 2.jsonl") && !is_log_like("indexing.json"));
+        assert_eq!(log_file_kind("000003.jsonl"), LogFileName::Numbered(3));
+        for copy in [
+            "000003 2.jsonl",
+            "000003 (1).jsonl",
+            "000003.sync-conflict-20261201-192231-ABCDEF7.jsonl",
+            "000003 (Alice's conflicted copy 2026-12-01).jsonl",
+        ] {
+            assert_eq!(log_file_kind(copy), LogFileName::ConflictCopy, "{copy}");
+        }
+        for foreign in
+            ["4294967295.jsonl", "notes.jsonl", "000000 2.jsonl", "0000003 x.jsonl", "123.jsonl", "000003x.jsonl"]
+        {
+            assert_eq!(log_file_kind(foreign), LogFileName::Foreign, "{foreign}");
+        }
     }
 
     #[test]

@@ -19,8 +19,8 @@ use std::fmt;
 
 use super::files::{Listing, VaultFiles};
 use super::layout::{
-    device_log_folder, is_device_id, is_log_like, line_pieces, log_file_for, log_file_name, log_file_number,
-    next_file_number, COMPACTED_FILE_LIMIT, SEAL_AT,
+    device_log_folder, is_device_id, is_log_like, line_pieces, log_file_for, log_file_kind, log_file_name,
+    log_file_number, next_file_number, LogFileName, COMPACTED_FILE_LIMIT, SEAL_AT,
 };
 use crate::domain::Millis;
 use crate::engine::Engine;
@@ -127,6 +127,13 @@ pub struct ReplayProblem {
     pub newer: bool,
     /// Why the file (or its rest) could not be replayed, if it could not.
     pub error: Option<String>,
+}
+
+impl ReplayProblem {
+    /// The file at `path` (or its rest) was not read, for `why`.
+    fn not_read(path: String, why: String) -> Self {
+        ReplayProblem { path, unreadable: 0, first_skipped: None, newer: false, error: Some(why) }
+    }
 }
 
 /// What replaying the vault's logs did.
@@ -333,7 +340,7 @@ impl DeviceLog {
         let copies: Vec<String> = listing
             .files
             .into_iter()
-            .filter(|(name, _)| is_log_like(name) && log_file_number(name).is_none())
+            .filter(|(name, _)| is_log_like(name) && log_file_kind(name) == LogFileName::ConflictCopy)
             .map(|(name, _)| self.own_path(&name))
             .collect();
         if copies.is_empty() {
@@ -574,17 +581,26 @@ impl DeviceLog {
         let (found, oversized): (Vec<_>, Vec<_>) =
             found.into_iter().partition(|(_, _, size)| *size <= MAX_LOG_FILE_BYTES);
         for (device, name, size) in oversized {
-            report.problems.push(ReplayProblem {
-                path: format!("{}/{name}", device_log_folder(&self.memory_folder, &device)),
-                unreadable: 0,
-                first_skipped: None,
-                newer: false,
-                error: Some(format!(
+            let path = format!("{}/{name}", device_log_folder(&self.memory_folder, &device));
+            report.problems.push(ReplayProblem::not_read(
+                path,
+                format!(
                     "{:.1} MB is more than a log file of Memory Agent can hold ({} MB): it was not read",
                     size as f64 / 1_048_576.0,
                     MAX_LOG_FILE_BYTES / 1_048_576
-                )),
-            });
+                ),
+            ));
+        }
+        let (found, foreign): (Vec<_>, Vec<_>) =
+            found.into_iter().partition(|(_, name, _)| log_file_kind(name) != LogFileName::Foreign);
+        for (device, name, _) in foreign {
+            let path = format!("{}/{name}", device_log_folder(&self.memory_folder, &device));
+            report.problems.push(ReplayProblem::not_read(
+                path,
+                "its name is not one Memory Agent gives its log files (000001.jsonl, …) nor a sync tool's \
+                 copy of one: it was not read"
+                    .to_owned(),
+            ));
         }
         // Only files that grew, or were replaced by a shorter one, are read at all.
         let due: Vec<(String, String, u64)> = found
@@ -605,13 +621,7 @@ impl DeviceLog {
             let path = format!("{}/{name}", device_log_folder(&self.memory_folder, &device));
             if let Err(error) = self.replay_file(engine, files, &device, &name, &path, from, now, &mut report).await {
                 // One file that cannot be read or merged never keeps the others from replaying.
-                report.problems.push(ReplayProblem {
-                    path,
-                    unreadable: 0,
-                    first_skipped: None,
-                    newer: false,
-                    error: Some(error.to_string()),
-                });
+                report.problems.push(ReplayProblem::not_read(path, error.to_string()));
             }
         }
         self.progress.set(ReplayProgress { running: false, ..self.progress.get() });

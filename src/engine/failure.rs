@@ -32,6 +32,9 @@ pub(super) enum JobError {
     /// The vault could not be read just now (the host's file read failed): the note is read
     /// again later.
     VaultRead { path: String, reason: String },
+    /// The work is far beyond what the user agreed to (or was asked about): it waits for
+    /// them, nothing sent (why, with the estimate).
+    AwaitsUser(String),
 }
 
 impl From<AgentError> for JobError {
@@ -57,6 +60,7 @@ impl std::fmt::Display for JobError {
         match self {
             JobError::Agent(error) => error.fmt(formatter),
             JobError::VaultRead { path, reason } => write!(formatter, "Memory Agent could not read {path} ({reason})."),
+            JobError::AwaitsUser(why) => write!(formatter, "{why}"),
         }
     }
 }
@@ -82,6 +86,7 @@ impl JobError {
         let wait = |first_wait: Millis| Next::Wait { first_wait, throttled: false };
         let error = match self {
             JobError::VaultRead { .. } => return wait(retry_base_ms),
+            JobError::AwaitsUser(_) => return Next::Fails,
             JobError::Agent(AgentError::Model(error)) => error,
             JobError::Agent(AgentError::InvalidOutput(_) | AgentError::Refused(_)) => return Next::Counted,
             JobError::Agent(AgentError::Store(_) | AgentError::OverLimit(_)) => return Next::Fails,
@@ -150,8 +155,15 @@ pub(super) fn counted(error: &JobError, attempts: u32, bound: u32, at: Millis, u
     )
 }
 
-/// The stored words for a job that failed for good.
+/// The stored words for a job that failed for good (or waits for the user).
 pub(super) fn failed(error: &JobError, attempts: u32, counted: bool) -> String {
+    if let JobError::AwaitsUser(why) = error {
+        return format!(
+            "Waits for you: {} Choose Retry failed in the Memory status view to remember it anyway, or leave it out \
+             (Settings → Memory Agent → Excluded folders).",
+            sentence(why)
+        );
+    }
     let tries = if counted {
         format!(" after {attempts} {}", if attempts == 1 { "try" } else { "tries" })
     } else {

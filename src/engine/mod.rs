@@ -262,7 +262,7 @@ impl<D: SqlDriver> Engine<D> {
         now: Millis,
         pay_after: Option<Millis>,
     ) -> Result<i64, StoreError> {
-        let work = JobWork::IngestSource(NoteJob { path: path.to_owned(), pay_after });
+        let work = JobWork::IngestSource(NoteJob { path: path.to_owned(), pay_after, confirmed: false });
         self.store.enqueue_job(&NewJob { key: note_key(path), work }, now)
     }
 
@@ -418,7 +418,7 @@ impl<D: SqlDriver> Engine<D> {
             .iter()
             .map(|path| NewJob {
                 key: note_key(path),
-                work: JobWork::IngestSource(NoteJob { path: path.clone(), pay_after }),
+                work: JobWork::IngestSource(NoteJob { path: path.clone(), pay_after, confirmed: false }),
             })
             .collect();
         // In one statement: a rebuild adopts thousands of notes.
@@ -566,10 +566,12 @@ impl<D: SqlDriver> Engine<D> {
         self.pause.borrow().clone()
     }
 
-    /// Failed jobs get a fresh set of attempts.
-    pub fn retry_failed(&self, now: Millis) -> Result<usize, StoreError> {
+    /// Failed jobs get a fresh set of attempts. `by_the_user`: the user chose Retry failed,
+    /// which also answers the files that wait for them (`NoteJob::confirmed`); a retry the
+    /// plugin makes on its own (after a rebuild) leaves those waiting.
+    pub fn retry_failed(&self, now: Millis, by_the_user: bool) -> Result<usize, StoreError> {
         self.store.retry_failed_consolidations()?;
-        self.store.retry_failed_jobs(now)
+        self.store.retry_failed_jobs(now, by_the_user)
     }
 
     pub fn progress(&self) -> Result<Progress, StoreError> {

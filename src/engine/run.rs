@@ -28,6 +28,7 @@ use crate::domain::{
     SourceKind, TextToRemember, TokenUsage,
 };
 use crate::hash::file_digest_hex;
+use crate::tokens::estimate_tokens;
 use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, LlmError, Message};
 use crate::notes::{
     decode_note, note_date, own_date, parse_fragment, parse_note, path_date, Chunk, FileKind, NoteError,
@@ -79,6 +80,8 @@ struct NoteAttempt<'a> {
     queued_path: &'a str,
     generation: u64,
     pay_after: Option<Millis>,
+    /// The user confirmed the file (`NoteJob::confirmed`).
+    confirmed: bool,
 }
 
 /// A note as read for a job: where it is now, its bytes and digest, and when the job read it.
@@ -96,6 +99,9 @@ struct SourceFacts {
     note_date: CalendarDate,
     own_date: Option<(CalendarDate, DateSource)>,
     metadata: serde_json::Value,
+    /// The text tokens the file's size promised, when its text is not its bytes (a PDF's, by
+    /// its pages): more than a few times that waits for the user (`beyond_the_estimate`).
+    expected_tokens: Option<u64>,
 }
 
 /// What a note's chunks came to.
@@ -253,7 +259,12 @@ impl<D: SqlDriver> Engine<D> {
                 let path = note.path.as_str();
                 let generation = self.fences.generation(path);
                 self.started.borrow_mut().insert(job.id, (path.to_owned(), generation));
-                let attempt = NoteAttempt { queued_path: path, generation, pay_after: note.pay_after };
+                let attempt = NoteAttempt {
+                    queued_path: path,
+                    generation,
+                    pay_after: note.pay_after,
+                    confirmed: note.confirmed,
+                };
                 let outcome = self.ingest_note(host, &attempt, seat).await;
                 self.started.borrow_mut().remove(&job.id);
                 match outcome {
@@ -467,6 +478,7 @@ impl<D: SqlDriver> Engine<D> {
             note_date: note_date(&read.path, &note.frontmatter, read.file.mtime, offset),
             own_date: own_date(&read.path, &note.frontmatter),
             metadata: note.frontmatter.to_json(),
+            expected_tokens: None,
         };
         let made = match self.make_memories(host, attempt, &read, &note.chunks, &facts, seat).await? {
             Made::Memories(made) => made,
@@ -605,6 +617,12 @@ impl<D: SqlDriver> Engine<D> {
         }
         if asked.is_empty() {
             return Ok(Made::Memories(made));
+        }
+        if let Some(expected) = facts.expected_tokens.filter(|_| !attempt.confirmed) {
+            let text_tokens = asked.iter().map(|(chunk, _)| estimate_tokens(&chunk.text) as u64).sum();
+            if let Some(why) = self.beyond_the_estimate(path, expected, text_tokens, asked.len() as u64) {
+                return Err(JobError::AwaitsUser(why));
+            }
         }
         if let Some(at) = attempt.pay_after.filter(|at| *at > host.now()) {
             return Ok(Made::Ended(self.defer(attempt.queued_path, attempt.generation, at, now)?));

@@ -13,6 +13,7 @@ use crate::images::MAX_SENT_PIXELS;
 use crate::llm::{estimate_cost_usd_in, PriceTier, DEFAULT_MODEL_ID};
 use crate::notes::kind::{MAX_IMAGE_BYTES, MAX_PDF_BYTES, MAX_PDF_PAGES};
 use crate::notes::FileKind;
+use crate::settings_schema::grouped;
 use crate::store::{SqlDriver, StoreError, UsageRecord};
 
 /// Estimated dollars spent.
@@ -81,6 +82,16 @@ const OUTPUT_TOKENS_PER_IMAGE: u64 = 400;
 /// Output tokens a token of note text adds: one fact of about 25 tokens per 40 words
 /// (about 53 tokens) of text (`agents::ingest::fact_limit`), so roughly one in two.
 const FACT_TOKENS_PER_TEXT_TOKEN: f64 = 25.0 / 53.0;
+
+/// How many times the text its size promised a file may send before it waits for the user.
+const SURPRISE_FACTOR: u64 = 4;
+/// Text that never waits, whatever its file promised: about 50 pages, a few cents on Haiku.
+const UNSURPRISING_TOKENS: u64 = 25_000;
+
+/// The text tokens `estimate_ingest` counts for a PDF of `pages` pages.
+pub(super) fn expected_pdf_text_tokens(pages: u32) -> u64 {
+    u64::from(pages.max(1)) * TEXT_TOKENS_PER_PDF_PAGE
+}
 
 /// The input tokens of the largest image sent: `MAX_SENT_PIXELS`, whatever its shape (a
 /// smaller one costs less, but its size is not known before it is read).
@@ -189,16 +200,19 @@ impl<D: SqlDriver> Engine<D> {
 
     /// The estimate of some files of one kind (see `estimate_ingest`).
     fn estimate_files(&self, model_id: &str, files: &[&IngestFile]) -> KindEstimate {
-        let factor = crate::llm::model_spec(model_id).map_or(1.0, |spec| spec.tokenizer_factor);
-        let model_tokens = |estimated: u64| (estimated as f64 * factor).ceil() as u64;
-        let (batch, chunk_tokens) = {
-            let settings = self.settings.borrow();
-            (settings.ingest_batch_chunks.max(1) as u64, (settings.max_chunk_tokens as u64).max(1))
-        };
+        let chunk_tokens = (self.settings.borrow().max_chunk_tokens as u64).max(1);
         let mut counts = FileCounts::default();
         for file in files {
             counts.add(file, chunk_tokens);
         }
+        self.estimate_counts(model_id, counts)
+    }
+
+    /// The estimate of what `counts` add up to (see `estimate_ingest`).
+    fn estimate_counts(&self, model_id: &str, counts: FileCounts) -> KindEstimate {
+        let factor = crate::llm::model_spec(model_id).map_or(1.0, |spec| spec.tokenizer_factor);
+        let model_tokens = |estimated: u64| (estimated as f64 * factor).ceil() as u64;
+        let batch = (self.settings.borrow().ingest_batch_chunks as u64).max(1);
         // A note is about one chunk here, a PDF as many as its text fills; with batching,
         // chunks share a call's prompt.
         let pieces = counts.pieces;
@@ -221,6 +235,35 @@ impl<D: SqlDriver> Engine<D> {
         // long-prompt threshold: the sum is priced at the usual price.
         let cost_usd = estimate_cost_usd_in(model_id, &usage, PriceTier::Base);
         KindEstimate { counts, image_tokens, input_tokens, output_tokens, cost_usd }
+    }
+
+    /// Why a file whose text to send (`text_tokens` in `pieces` chunks) is far more than its
+    /// size promised (`expected_tokens`, as `estimate_ingest` counted it for the bulk
+    /// confirmation) waits for the user; `None` when it does not. A PDF of a few kilobytes can
+    /// hold megabytes of text (one form drawn on every page): what the user agreed to, or was
+    /// not asked about, was the estimate.
+    pub(super) fn beyond_the_estimate(
+        &self,
+        path: &str,
+        expected_tokens: u64,
+        text_tokens: u64,
+        pieces: u64,
+    ) -> Option<String> {
+        if text_tokens <= expected_tokens.saturating_mul(SURPRISE_FACTOR).max(UNSURPRISING_TOKENS) {
+            return None;
+        }
+        let model_id = self.priced_model();
+        let counts = FileCounts { text_tokens, pieces, ..FileCounts::default() };
+        let estimate = self.estimate_counts(&model_id, counts);
+        let expected = FileCounts { text_tokens: expected_tokens, pieces: 1, ..FileCounts::default() };
+        let expected = self.estimate_counts(&model_id, expected);
+        Some(format!(
+            "{path} holds far more text than its size suggested: remembering it would send about {} tokens \
+             (about ${:.2}), where a file like it usually sends about {} tokens; nothing was sent",
+            grouped(estimate.input_tokens + estimate.output_tokens),
+            estimate.cost_usd,
+            grouped(expected.input_tokens + expected.output_tokens)
+        ))
     }
 
     fn priced_model(&self) -> String {

@@ -488,7 +488,7 @@ mod tests {
         for id in ["m1", "m2", "m3"] {
             store.insert_memory(&typed_memory(id)).unwrap();
         }
-        let work = JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: None });
+        let work = JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: None, confirmed: false });
         store.enqueue_job(&NewJob { key: "a.md".into(), work }, 1).unwrap();
         store.claim_next_job(2).unwrap().unwrap();
         // Opening puts the interrupted job back in the queue: an update of `jobs`.

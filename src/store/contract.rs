@@ -418,7 +418,7 @@ fn sources<F: DriverFactory>(factory: &F) -> Outcome {
 }
 
 fn ingest(key: &str) -> NewJob {
-    NewJob { key: key.into(), work: JobWork::IngestSource(NoteJob { path: key.into(), pay_after: None }) }
+    NewJob { key: key.into(), work: JobWork::IngestSource(NoteJob { path: key.into(), pay_after: None, confirmed: false }) }
 }
 
 fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
@@ -427,7 +427,7 @@ fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     let again = store
         .enqueue_job(
             &NewJob {
-                work: JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7) }),
+                work: JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7), confirmed: false }),
                 ..ingest("a.md")
             },
             101,
@@ -438,7 +438,7 @@ fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(store.status().map_err(text)?.queued, 2);
     let claimed = store.claim_next_job(200).map_err(text)?.ok_or("nothing claimed")?;
     ensure_eq!((claimed.id, claimed.state, claimed.attempts), (first, JobState::Running, 1));
-    ensure_eq!(claimed.work, JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7) }));
+    ensure_eq!(claimed.work, JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7), confirmed: false }));
     // New work for a running key waits; it is not claimed while the key runs.
     let waiting = store.enqueue_job(&ingest("a.md"), 201).map_err(text)?;
     ensure!(waiting != first, "work for a running note merged into the running job");
@@ -453,7 +453,7 @@ fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     // Many at once: a key already queued keeps its work, a key listed twice is queued once.
     store.enqueue_job(&ingest("c.md"), 400).map_err(text)?;
     let later = |path: &str| NewJob {
-        work: JobWork::IngestSource(NoteJob { path: path.into(), pay_after: Some(900) }),
+        work: JobWork::IngestSource(NoteJob { path: path.into(), pay_after: Some(900), confirmed: false }),
         ..ingest(path)
     };
     let queued = store.enqueue_missing_jobs(&[later("c.md"), later("d.md"), later("d.md")], 401).map_err(text)?;
@@ -493,8 +493,8 @@ fn job_rows_of_earlier_versions<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(
         works,
         vec![
-            JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: None }),
-            JobWork::IngestSource(NoteJob { path: "b.md".into(), pay_after: Some(500) }),
+            JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: None, confirmed: false }),
+            JobWork::IngestSource(NoteJob { path: "b.md".into(), pay_after: Some(500), confirmed: false }),
             text_job("Hi.", "", SourceKind::Text, None, None, None),
             text_job("Yo.", "n.md", SourceKind::Selection, Some("H"), Some(4), Some("2026-02-01")),
             JobWork::Consolidate(ConsolidateJob { trigger: Some("daily".into()) }),
@@ -502,7 +502,7 @@ fn job_rows_of_earlier_versions<F: DriverFactory>(factory: &F) -> Outcome {
     );
     ensure_eq!(
         store.queued_work("note:b.md").map_err(text)?,
-        Some(JobWork::IngestSource(NoteJob { path: "b.md".into(), pay_after: Some(500) }))
+        Some(JobWork::IngestSource(NoteJob { path: "b.md".into(), pay_after: Some(500), confirmed: false }))
     );
     // What this version writes reads back the same, in the same columns.
     store.enqueue_job(&NewJob { key: "note:a.md".into(), work: works[1].clone() }, 9).map_err(text)?;
@@ -543,7 +543,7 @@ fn job_failures<F: DriverFactory>(factory: &F) -> Outcome {
     );
     ensure_eq!(store.status().map_err(text)?.failed, 1);
     ensure_eq!(store.claim_next_job(5_000).map_err(text)?, None);
-    ensure_eq!(store.retry_failed_jobs(6_000).map_err(text)?, 1);
+    ensure_eq!(store.retry_failed_jobs(6_000, true).map_err(text)?, 1);
     // A job handed back untried keeps its attempt count.
     let untried = store.claim_next_job(6_000).map_err(text)?.ok_or("retried job not claimed")?;
     ensure_eq!(untried.attempts, 1);

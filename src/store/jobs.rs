@@ -11,7 +11,7 @@
 use super::driver::SqlValue;
 use super::rows::RowReader;
 use super::{SqlDriver, Store, StoreError};
-use crate::domain::{Job, JobKind, JobState, JobWork, Millis};
+use crate::domain::{Job, JobKind, JobState, JobWork, Millis, NoteJob};
 
 const COLUMNS: &str = "id, kind, key, payload, state, attempts, next_run_at, last_error, created_at, updated_at";
 
@@ -224,9 +224,27 @@ impl<D: SqlDriver> Store<D> {
         self.transaction(|store| store.reopen_jobs(JobState::Running, now, false))
     }
 
-    /// The user asked to retry failed work: failed jobs are queued again, attempts reset.
-    pub fn retry_failed_jobs(&self, now: Millis) -> Result<usize, StoreError> {
-        self.transaction(|store| store.reopen_jobs(JobState::Failed, now, true))
+    /// Failed jobs are queued again, attempts reset. `confirmed`: the user asked, which also
+    /// confirms each file that waited for them (`NoteJob::confirmed`).
+    pub fn retry_failed_jobs(&self, now: Millis, confirmed: bool) -> Result<usize, StoreError> {
+        self.transaction(|store| {
+            if confirmed {
+                store.confirm_failed_notes()?;
+            }
+            store.reopen_jobs(JobState::Failed, now, true)
+        })
+    }
+
+    /// Marks each failed note job as confirmed by the user.
+    fn confirm_failed_notes(&self) -> Result<(), StoreError> {
+        for job in self.list_jobs(Some(JobState::Failed))? {
+            if let JobWork::IngestSource(note) = &job.work {
+                let confirmed = JobWork::IngestSource(NoteJob { confirmed: true, ..note.clone() });
+                let (_, payload) = work_row(&confirmed)?;
+                self.change("UPDATE jobs SET payload = ? WHERE id = ?", &[payload.into(), job.id.into()])?;
+            }
+        }
+        Ok(())
     }
 
     pub fn get_job(&self, id: i64) -> Result<Option<Job>, StoreError> {

@@ -294,10 +294,11 @@ impl MemoryCore {
         self.engine.resume().map_err(js)
     }
 
-    /// Failed jobs get fresh attempts; returns how many.
+    /// Failed jobs get fresh attempts; returns how many. `byTheUser`: the user chose Retry
+    /// failed (which also confirms the files that wait for them).
     #[wasm_bindgen(js_name = retryFailed)]
-    pub fn retry_failed(&self) -> Result<f64, JsValue> {
-        self.engine.retry_failed(self.now()?).map(|count| count as f64).map_err(js)
+    pub fn retry_failed(&self, by_the_user: bool) -> Result<f64, JsValue> {
+        self.engine.retry_failed(self.now()?, by_the_user).map(|count| count as f64).map_err(js)
     }
 
     /// A page of the memory browser: `{text?, source?, entity?, topic?, from?, to?, before?, limit?, fileKind?}`;

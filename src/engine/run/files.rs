@@ -105,6 +105,7 @@ impl<D: SqlDriver> Engine<D> {
                 .map_or_else(|| CalendarDate::at(read.file.mtime, host.utc_offset_minutes()), |(date, _)| date),
             own_date,
             metadata: pdf_metadata(content),
+            expected_tokens: Some(super::super::spending::expected_pdf_text_tokens(content.page_count)),
         };
         let (mut chunks, mut scans) = (Vec::new(), Vec::new());
         for chunk in chunk_pdf(content, digest, settings.max_chunk_tokens) {
@@ -171,6 +172,7 @@ impl<D: SqlDriver> Engine<D> {
                 .map_or_else(|| CalendarDate::at(read.file.mtime, host.utc_offset_minutes()), |(date, _)| date),
             own_date,
             metadata: Value::Null,
+            expected_tokens: None,
         };
         let chunk = Chunk {
             heading_path: None,
