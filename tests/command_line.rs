@@ -231,3 +231,34 @@ fn a_closed_pipe_ends_quietly_with_exit_0() {
         assert!(stderr.is_empty(), "{args:?} says nothing: {stderr}");
     }
 }
+
+#[test]
+fn the_mcp_server_answers_a_line_that_is_not_json_with_json_rpc_s_parse_error_and_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let home = TempDir::new("mcp-parse-error");
+    let vault = bare_vault(home.path());
+    let mut server = command(home.path(), &["mcp", "--vault", vault.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+    writeln!(stdin, "{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":").unwrap();
+    writeln!(stdin, "not json at all").unwrap();
+    writeln!(stdin, "{initialize}").unwrap();
+    stdin.flush().unwrap();
+    let mut replies = BufReader::new(server.stdout.take().unwrap()).lines();
+    let mut next = || serde_json::from_str::<serde_json::Value>(&replies.next().unwrap().unwrap()).unwrap();
+    for _ in 0..2 {
+        let reply = next();
+        assert_eq!(reply["error"]["code"], -32700, "{reply}");
+        assert!(reply["id"].is_null() && reply["jsonrpc"] == "2.0", "{reply}");
+    }
+    let initialized = next();
+    assert_eq!(initialized["id"], 1, "the session goes on: {initialized}");
+    assert_eq!(initialized["result"]["serverInfo"]["name"], "memory-agent");
+    drop(stdin);
+    assert!(server.wait().unwrap().success(), "closing stdin ends the session");
+}

@@ -28,12 +28,12 @@ use crate::domain::{
     SourceKind, TextToRemember, TokenUsage,
 };
 use crate::hash::file_digest_hex;
-use crate::tokens::estimate_tokens;
 use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, LlmError, Message};
 use crate::notes::{
     decode_note, note_date, own_date, parse_fragment, parse_note, path_date, Chunk, FileKind, NoteError,
 };
 use crate::store::{SqlDriver, StoreError};
+use crate::tokens::estimate_tokens;
 
 mod files;
 
@@ -259,12 +259,8 @@ impl<D: SqlDriver> Engine<D> {
                 let path = note.path.as_str();
                 let generation = self.fences.generation(path);
                 self.started.borrow_mut().insert(job.id, (path.to_owned(), generation));
-                let attempt = NoteAttempt {
-                    queued_path: path,
-                    generation,
-                    pay_after: note.pay_after,
-                    confirmed: note.confirmed,
-                };
+                let attempt =
+                    NoteAttempt { queued_path: path, generation, pay_after: note.pay_after, confirmed: note.confirmed };
                 let outcome = self.ingest_note(host, &attempt, seat).await;
                 self.started.borrow_mut().remove(&job.id);
                 match outcome {

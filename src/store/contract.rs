@@ -418,7 +418,10 @@ fn sources<F: DriverFactory>(factory: &F) -> Outcome {
 }
 
 fn ingest(key: &str) -> NewJob {
-    NewJob { key: key.into(), work: JobWork::IngestSource(NoteJob { path: key.into(), pay_after: None, confirmed: false }) }
+    NewJob {
+        key: key.into(),
+        work: JobWork::IngestSource(NoteJob { path: key.into(), pay_after: None, confirmed: false }),
+    }
 }
 
 fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
@@ -438,7 +441,10 @@ fn job_lifecycle<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(store.status().map_err(text)?.queued, 2);
     let claimed = store.claim_next_job(200).map_err(text)?.ok_or("nothing claimed")?;
     ensure_eq!((claimed.id, claimed.state, claimed.attempts), (first, JobState::Running, 1));
-    ensure_eq!(claimed.work, JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7), confirmed: false }));
+    ensure_eq!(
+        claimed.work,
+        JobWork::IngestSource(NoteJob { path: "a.md".into(), pay_after: Some(7), confirmed: false })
+    );
     // New work for a running key waits; it is not claimed while the key runs.
     let waiting = store.enqueue_job(&ingest("a.md"), 201).map_err(text)?;
     ensure!(waiting != first, "work for a running note merged into the running job");

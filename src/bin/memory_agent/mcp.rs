@@ -396,12 +396,81 @@ fn reply<T: Serialize>(result: Result<T, String>) -> Result<CallToolResult, Erro
 /// not stop the server: each call says why (the client shows it to the agent and the user).
 pub async fn serve(root: std::path::PathBuf, config_dir: String, credentials: CredentialOptions) -> Result<(), String> {
     let vault = VaultDir::open(&root, &config_dir);
-    let service = MemoryServer::new(vault, credentials)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|error| format!("the MCP session did not start: {error}"))?;
-    service.waiting().await.map_err(|error| format!("the MCP session ended with an error: {error}"))?;
-    Ok(())
+    let (client_side, server_in) = tokio::io::duplex(PIPE_BYTES);
+    let (server_out, from_server) = tokio::io::duplex(PIPE_BYTES);
+    let (lines, written) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let session = async {
+        let service = MemoryServer::new(vault, credentials)
+            .serve((server_in, server_out))
+            .await
+            .map_err(|error| format!("the MCP session did not start: {error}"))?;
+        service.waiting().await.map_err(|error| format!("the MCP session ended with an error: {error}"))?;
+        Ok::<(), String>(())
+    };
+    let (session, _, _, _) = tokio::join!(
+        session,
+        client_lines(tokio::io::stdin(), client_side, lines.clone()),
+        server_lines(from_server, lines),
+        write_lines(written, tokio::io::stdout()),
+    );
+    session
+}
+
+/// The in-process pipes between stdio and rmcp.
+const PIPE_BYTES: usize = 64 * 1024;
+
+/// JSON-RPC 2.0's answer to a line that is no JSON (§5.1, "Parse error"; the id is null, as
+/// no request id could be read). rmcp's stdio transport drops such a line without a word
+/// (the official SDKs do too), which leaves a client waiting for a reply that never comes.
+const PARSE_ERROR: &str =
+    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
+
+/// Each line from the client: JSON goes to rmcp; anything else is answered with `PARSE_ERROR`.
+async fn client_lines(
+    stdin: impl tokio::io::AsyncRead + Unpin,
+    mut to_server: tokio::io::DuplexStream,
+    replies: tokio::sync::mpsc::UnboundedSender<String>,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut lines = tokio::io::BufReader::new(stdin).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
+            let _ = replies.send(PARSE_ERROR.to_owned());
+            continue;
+        }
+        if to_server.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+            break;
+        }
+    }
+    // The client closed stdin (or it broke): rmcp sees its end, and the session ends.
+    let _ = to_server.shutdown().await;
+}
+
+/// Each line rmcp writes, in order.
+async fn server_lines(from_server: tokio::io::DuplexStream, lines: tokio::sync::mpsc::UnboundedSender<String>) {
+    use tokio::io::AsyncBufReadExt;
+    let mut reader = tokio::io::BufReader::new(from_server).lines();
+    while let Ok(Some(line)) = reader.next_line().await {
+        if lines.send(line).is_err() {
+            break;
+        }
+    }
+}
+
+/// Writes whole lines to stdout, one writer for both sources, so none is cut into another.
+async fn write_lines(
+    mut lines: tokio::sync::mpsc::UnboundedReceiver<String>,
+    mut stdout: impl tokio::io::AsyncWrite + Unpin,
+) {
+    use tokio::io::AsyncWriteExt;
+    while let Some(line) = lines.recv().await {
+        if stdout.write_all(format!("{line}\n").as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+            break;
+        }
+    }
 }
 
 #[cfg(test)]
