@@ -5,7 +5,9 @@
 //! Pure and total: any bytes give a `PreparedImage` or an `ImageError`, never a panic.
 //! The format comes from `sniff`, the day from `exif`, the downscaled copy from `shrink`;
 //! pixels are decoded by the `image` crate (PNG, JPEG via zune-jpeg, GIF, WebP) within
-//! `image::Limits`, so a crafted header cannot make it allocate more than `DECODE_ALLOC_LIMIT`.
+//! `image::Limits`, and only once the header shows that the pixels, a progressive JPEG's
+//! coefficients (which zune-jpeg keeps outside those limits) and the downscaling fit in
+//! `MAX_PREPARE_BYTES` (`check_memory`; measured in `tests/image_memory.rs`).
 
 mod exif;
 mod shrink;
@@ -32,6 +34,13 @@ pub const MAX_DECODED_PIXELS: u64 = 50_000_000;
 /// What a decoder may allocate: the largest image allowed at 4 bytes a pixel and some room
 /// for the decoder's own buffers (a 16-bit image that large is refused as too large).
 const DECODE_ALLOC_LIMIT: u64 = MAX_DECODED_PIXELS * 4 + 32 * 1024 * 1024;
+/// What preparing an image may take in all, told from its header before anything is decoded
+/// (WebAssembly's memory never shrinks: a peak stays the worker's size until it restarts).
+pub const MAX_PREPARE_BYTES: u64 = DECODE_ALLOC_LIMIT;
+/// Besides its pixels (and a progressive JPEG's coefficients), what decoding and downscaling
+/// take: the decoders' buffers, the reduced copy and the resampling's floating-point rows
+/// (measured at up to 60 MB for 40–49 MP pictures in `tests/image_memory.rs`, rounded up).
+const PREPARE_WORKING_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The image formats Bedrock's `image` block takes (`ImageFormat` in botocore's
 /// `bedrock-runtime` service definition: png, jpeg, gif, webp).
@@ -86,6 +95,10 @@ pub enum ImageError {
     Unreadable(String),
     #[error("the image is {width} × {height} pixels, too large to downscale on this device (at most 50 megapixels)")]
     TooManyPixels { width: u32, height: u32 },
+    /// Within the pixel limit, but its kind (4 channels, 16 bits, progressive JPEG) would
+    /// take more memory to decode than `MAX_PREPARE_BYTES`.
+    #[error("the image is {width} × {height} pixels{kind}: decoding it would take about {megabytes} MB, more than the {limit} MB an image may take on this device")]
+    TooMuchMemory { width: u32, height: u32, kind: &'static str, megabytes: u64, limit: u64 },
     #[error("it is not a PNG, JPEG, GIF or WebP image, the formats Bedrock takes")]
     UnsupportedFormat,
 }
@@ -112,6 +125,7 @@ pub fn prepare(bytes: &[u8]) -> Result<PreparedImage, ImageError> {
     if u64::from(width) * u64::from(height) > MAX_DECODED_PIXELS {
         return Err(ImageError::TooManyPixels { width, height });
     }
+    check_memory(bytes, format, &decoder, width, height)?;
     // A broken EXIF block is no date and no rotation, not an unreadable picture.
     let exif = decoder.exif_metadata().ok().flatten();
     let taken = exif.as_deref().and_then(exif::taken);
@@ -151,6 +165,33 @@ pub fn prepare(bytes: &[u8]) -> Result<PreparedImage, ImageError> {
 pub fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
     let format = sniff::format_of(bytes)?;
     header(bytes, format).ok().map(|decoder| decoder.dimensions())
+}
+
+/// Refuses, before decoding, a picture whose pixels (at the decoder's bytes per pixel), a
+/// progressive JPEG's coefficients and the working buffers would pass `MAX_PREPARE_BYTES`.
+fn check_memory(
+    bytes: &[u8],
+    format: ImageFormat,
+    decoder: &impl ImageDecoder,
+    width: u32,
+    height: u32,
+) -> Result<(), ImageError> {
+    let pixels = u64::from(width) * u64::from(height) * u64::from(decoder.color_type().bytes_per_pixel());
+    let frame = if format == ImageFormat::Jpeg { sniff::jpeg_frame(bytes) } else { None };
+    let coefficients = frame.as_ref().map_or(0, |frame| frame.coefficient_bytes(width, height));
+    let needed = pixels + coefficients + PREPARE_WORKING_BYTES;
+    if needed <= MAX_PREPARE_BYTES {
+        return Ok(());
+    }
+    let kind = if coefficients > 0 { " (a progressive JPEG)" } else { "" };
+    let megabytes = |bytes: u64| bytes.div_ceil(1_000_000);
+    Err(ImageError::TooMuchMemory {
+        width,
+        height,
+        kind,
+        megabytes: megabytes(needed),
+        limit: megabytes(MAX_PREPARE_BYTES),
+    })
 }
 
 /// Whether an image of this size may be sent as it is.

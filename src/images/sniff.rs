@@ -30,9 +30,90 @@ fn is_webp(bytes: &[u8]) -> bool {
     bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP"
 }
 
+/// What a JPEG's frame header (SOFn) says about decoding it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct JpegFrame {
+    /// Progressive (or lossless) coding: the decoder holds every component's coefficients for
+    /// the whole picture until the last scan, besides the pixels (ITU-T T.81, Annex G).
+    pub(super) progressive: bool,
+    /// Each component's horizontal and vertical sampling factors.
+    pub(super) sampling: Vec<(u8, u8)>,
+}
+
+impl JpegFrame {
+    /// The coefficients a progressive decoder keeps for a `width` × `height` picture, in bytes
+    /// (16 bits each, every component at its sampled size); 0 for a sequential one.
+    pub(super) fn coefficient_bytes(&self, width: u32, height: u32) -> u64 {
+        if !self.progressive {
+            return 0;
+        }
+        let (h_max, v_max) = self
+            .sampling
+            .iter()
+            .fold((1u64, 1u64), |(h, v), (hi, vi)| (h.max(u64::from(*hi).max(1)), v.max(u64::from(*vi).max(1))));
+        let pixels = u64::from(width) * u64::from(height);
+        self.sampling
+            .iter()
+            .map(|(h, v)| (pixels * u64::from((*h).max(1)) * u64::from((*v).max(1))).div_ceil(h_max * v_max) * 2)
+            .sum()
+    }
+}
+
+/// The frame header of the JPEG in `bytes` (markers walked from SOI up to the first SOFn or
+/// SOS), or `None` when there is none to read.
+pub(super) fn jpeg_frame(bytes: &[u8]) -> Option<JpegFrame> {
+    let mut at = 2;
+    loop {
+        // Fill bytes (FF) may precede a marker.
+        while bytes.get(at) == Some(&0xff) && bytes.get(at + 1) == Some(&0xff) {
+            at += 1;
+        }
+        if *bytes.get(at)? != 0xff {
+            return None;
+        }
+        let marker = *bytes.get(at + 1)?;
+        if matches!(marker, 0x01 | 0xd0..=0xd7) {
+            at += 2;
+            continue;
+        }
+        let length = usize::from(u16::from_be_bytes([*bytes.get(at + 2)?, *bytes.get(at + 3)?]));
+        let segment = bytes.get(at + 4..at + 2 + length.max(2))?;
+        match marker {
+            // SOF0–SOF15, except DHT (C4), JPG (C8) and DAC (CC).
+            0xc0..=0xcf if !matches!(marker, 0xc4 | 0xc8 | 0xcc) => {
+                let count = usize::from(*segment.get(5)?);
+                let sampling = (0..count)
+                    .map(|index| segment.get(6 + 3 * index + 1).map(|factors| (factors >> 4, factors & 0x0f)))
+                    .collect::<Option<Vec<_>>>()?;
+                // Progressive: C2, C6, CA, CE; lossless (C3, C7, CB, CF) keeps whole samples too.
+                let progressive = !matches!(marker, 0xc0 | 0xc1 | 0xc5 | 0xc9 | 0xcd);
+                return Some(JpegFrame { progressive, sampling });
+            }
+            0xda | 0xd9 => return None,
+            _ => at += 2 + length,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_jpeg_s_frame_header_says_whether_it_is_progressive_and_how_it_is_sampled() {
+        // SOI, an APP0 segment, a fill byte, then SOF2 (7000 × 7000, three components, 4:2:0).
+        let mut bytes = vec![0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x4a, 0x46, 0xff];
+        bytes.extend([0xff, 0xc2, 0x00, 0x11, 0x08, 0x1b, 0x58, 0x1b, 0x58, 0x03]);
+        bytes.extend([0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]);
+        let frame = jpeg_frame(&bytes).unwrap();
+        assert_eq!(frame, JpegFrame { progressive: true, sampling: vec![(2, 2), (1, 1), (1, 1)] });
+        assert_eq!(frame.coefficient_bytes(7000, 7000), (49_000_000 + 2 * 12_250_000) * 2);
+        bytes[10] = 0xc0;
+        assert_eq!(jpeg_frame(&bytes).unwrap().coefficient_bytes(7000, 7000), 0, "sequential");
+        for cut in 0..bytes.len() {
+            assert!(jpeg_frame(&bytes[..cut]).is_none(), "cut at {cut}");
+        }
+    }
 
     #[test]
     fn each_format_by_its_signature_and_nothing_else() {
