@@ -28,7 +28,7 @@
 //  6. The database writes of a first ingest (scripts/bench/saves.ts): the save policy's
 //     database bytes written per final byte, simulated for 1,500 and 6,249 notes. A second.
 //
-// Usage: npm run bench [-- --only=scale|ingest|log|sync|pdf|saves] [--sizes=1000,10000,50000] [--notes=10000]
+// Usage: npm run bench [-- --only=start|scale|ingest|log|sync|pdf|saves] [--sizes=1000,10000,50000] [--notes=10000]
 //        [--models=haiku-4.5,haiku-5.5] [--ingest-notes=10862] [--gathered]
 
 import { createHash } from "node:crypto";
@@ -44,6 +44,11 @@ const notesArg = process.argv.slice(2).find((arg) => arg.startsWith("--notes="))
 const NOTES = notesArg ? Number(notesArg.slice("--notes=".length)) : 10_000;
 const only = process.argv.slice(2).find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 
+if (only === undefined || only === "start") {
+	const { runStartBench } = await import("./bench/start.ts");
+	await runStartBench();
+}
+if (only === "start") process.exit(0);
 if (only === undefined || only === "saves") {
 	const { runSavesBench } = await import("./bench/saves.ts");
 	await runSavesBench();

@@ -1,9 +1,14 @@
-// `npm run build`: Rust → WebAssembly → the settings schema written for the plugin → type-check
-// → main.js with the core's worker inlined (both .wasm files inside it, gzip-compressed).
+// `npm run build`: Rust → WebAssembly → type-check → main.js with the core's worker inlined (both
+// .wasm files inside it, gzip-compressed). What ships, and nothing else.
 //
 // Flags: --skip-wasm (reuse build/pkg), --dev (no minification, inline source map),
 // --wasm-opt=Os|Oz|O3|none (or env MEMORY_AGENT_WASM_OPT): binaryen's wasm-opt on our .wasm.
 // The default, Oz with Cargo's opt-level "z", was chosen by `npm run measure:wasm` (README).
+//
+// --self-check (`npm run build:self-check`, a layer of `npm test`): only the test build of the
+// core (build/pkg-self-check, the store contract suite inside), and from it the settings schema
+// written for the plugin (plugin/generated/settings-schema.ts, committed; a test fails while it
+// is stale).
 
 import fs from "node:fs";
 import path from "node:path";
@@ -42,7 +47,6 @@ function buildWasm() {
 	runWasmBindgen(wasm, PKG_DIR);
 	const level = option("wasm-opt") ?? process.env.MEMORY_AGENT_WASM_OPT ?? DEFAULT_WASM_OPT;
 	if (level !== "none") runWasmOpt(CORE_WASM, level);
-	buildSelfCheck();
 }
 
 /**
@@ -50,6 +54,8 @@ function buildWasm() {
  * is compiled quickly (no LTO, little optimisation) in a target folder of its own.
  */
 function buildSelfCheck() {
+	ensureWasmTarget();
+	ensureWasmBindgen();
 	const wasm = cargoBuildWasm({
 		features: ["self-check"],
 		targetDir: path.join(ROOT, "target", "self-check"),
@@ -89,13 +95,17 @@ function printSizes(workerBytes) {
 }
 
 async function main() {
+	if (flag("self-check")) {
+		buildSelfCheck();
+		// The plugin imports the core's settings schema; the test build exports it (see src/wasm).
+		if (await writeSettingsSchema(SELF_CHECK_DIR)) console.log("plugin/generated/settings-schema.ts updated from src/settings_schema.rs");
+		return;
+	}
 	if (flag("skip-wasm")) {
-		if (!fs.existsSync(CORE_WASM) || !fs.existsSync(SELF_CHECK_DIR)) throw new Error("build/pkg is missing: run `npm run build` without --skip-wasm");
+		if (!fs.existsSync(CORE_WASM)) throw new Error("build/pkg is missing: run `npm run build` without --skip-wasm");
 	} else {
 		buildWasm();
 	}
-	// The plugin imports the core's settings schema; the test build exports it (see src/wasm).
-	if (await writeSettingsSchema(SELF_CHECK_DIR)) console.log("plugin/generated/settings-schema.ts updated from src/settings_schema.rs");
 	typeCheck();
 	const bundled = await bundlePlugin({ production: !flag("dev") });
 	checkInputs(bundled);

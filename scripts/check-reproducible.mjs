@@ -1,4 +1,5 @@
-// `node scripts/check-reproducible.mjs` (a layer of `npm test`, after `npm run build`): builds the
+// `node scripts/check-reproducible.mjs` (a step of the CI and release workflows, after `npm run
+// build`; a whole second cold build, so not a layer of `npm test`): builds the
 // plugin a second time from a copy of this checkout in another folder, with a target folder of
 // its own, and checks that main.js comes out byte for byte the same — what Obsidian's review
 // does when it rebuilds a release (README, "Reproducible builds").

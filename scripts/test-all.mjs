@@ -16,8 +16,8 @@ const steps = [
 	["Rust lint of the WebAssembly build (cargo clippy --target wasm32-unknown-unknown)", "cargo", ["clippy", "--quiet", "--workspace", "--target", "wasm32-unknown-unknown", "--lib", "--", "-D", "warnings"]],
 	["The memory-agent command (cargo build)", "cargo", ["build", "--quiet", "--features", "cli", "--bin", "memory-agent"]],
 	["Build (WebAssembly + main.js)", process.execPath, ["scripts/build.mjs"]],
-	// What Obsidian's review does with a release: build it again elsewhere and compare.
-	["Reproducible build (a second build from another folder gives a byte-identical main.js)", process.execPath, ["scripts/check-reproducible.mjs"]],
+	// The core's test build (the store contract suite inside) for the suites under tests/wasm.
+	["Test build of the core (self-check)", process.execPath, ["scripts/build.mjs", "--self-check"]],
 	["TypeScript suites (node --test)", process.execPath, ["scripts/run-ts-tests.mjs"]],
 	["Lint (the project's rules: Obsidian's recommended ones and the layering)", process.execPath, ["node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "plugin"]],
 	[
@@ -28,10 +28,18 @@ const steps = [
 ];
 
 const failed = [];
+const times = [];
 for (const [name, command, args] of steps) {
 	console.log(`\n=== ${name} ===`);
+	const started = performance.now();
 	const result = spawnSync(command, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, TZ: "UTC" } });
+	times.push([name, (performance.now() - started) / 1000]);
 	if (result.status !== 0) failed.push(name);
 }
+// Each layer's time, for the README's table and the CI's limit.
+console.log("\nLayer times:");
+for (const [name, seconds] of times) console.log(`  ${`${Math.floor(seconds / 60)} min ${String(Math.round(seconds % 60)).padStart(2, "0")} s`.padStart(12)}  ${name}`);
+const total = times.reduce((sum, [, seconds]) => sum + seconds, 0);
+console.log(`  ${`${Math.floor(total / 60)} min ${String(Math.round(total % 60)).padStart(2, "0")} s`.padStart(12)}  in all`);
 console.log(failed.length === 0 ? "\nAll test layers passed." : `\nFailed: ${failed.join(", ")}`);
 process.exitCode = failed.length === 0 ? 0 : 1;

@@ -55,7 +55,12 @@ export function ensureWasmBindgen() {
 	if (installed === wanted) return wanted;
 	console.log(`wasm-bindgen ${installed ?? "(missing)"} does not match Cargo.lock's ${wanted}; installing`);
 	// Not --locked: the CLI's own lock file pins crates this registry mirror does not serve.
-	run("cargo", ["install", "wasm-bindgen-cli", "--version", wanted]);
+	// Without its default TLS (rustls and ring: only its test runner downloads anything) and
+	// quickly optimised: the CLI's output does not depend on how it was compiled, and its
+	// compile was most of a fresh machine's setup (issue 38).
+	run("cargo", ["install", "wasm-bindgen-cli", "--version", wanted, "--no-default-features"], {
+		env: { ...process.env, CARGO_PROFILE_RELEASE_LTO: "false", CARGO_PROFILE_RELEASE_OPT_LEVEL: "1", CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "16" },
+	});
 	return wanted;
 }
 

@@ -77,6 +77,8 @@ export class HostWorker {
 	private markExited!: () => void;
 	/** Every message the plugin sent, by kind and method, for tests. */
 	readonly sent: Array<{ kind: string; method?: string }> = [];
+	/** When each call was sent and answered (performance.now()), by id: the start benchmark's phases. */
+	readonly calls = new Map<number, { method: string; sentAt: number; answeredAt?: number }>();
 
 	constructor(url: string, timeScale: number, name?: string) {
 		this.name = name;
@@ -90,6 +92,7 @@ export class HostWorker {
 		if (this.ended) return;
 		const { kind, id, method } = message as { kind: string; id: number; method?: string };
 		this.sent.push({ kind, method });
+		if (kind === "call" && method !== undefined) this.calls.set(id, { method, sentAt: performance.now() });
 		if (kind === "call" && method !== undefined && !LONG_CALLS.has(method)) this.shortCalls.add(id);
 		if (kind === "reply") this.fileReads.delete(id);
 		if (this.thread === undefined) this.queue.push({ message, transfer });
@@ -136,7 +139,11 @@ export class HostWorker {
 		this.thread = thread;
 		thread.on("message", (data: unknown) => {
 			const { kind, id, method } = data as { kind: string; id: number; method?: string };
-			if (kind === "result") this.shortCalls.delete(id);
+			if (kind === "result") {
+				this.shortCalls.delete(id);
+				const call = this.calls.get(id);
+				if (call !== undefined) call.answeredAt = performance.now();
+			}
 			if (kind === "host" && method === "readFile") this.fileReads.add(id);
 			if (!this.ended) this.onmessage?.({ data });
 		});

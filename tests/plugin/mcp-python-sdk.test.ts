@@ -1,6 +1,6 @@
 // `memory-agent mcp` through a client the project did not write: the official MCP Python SDK
-// (`mcp` on PyPI, pinned in tests/mcp/requirements.txt) in a virtual environment under
-// target/mcp-venv (made once, made again when the pin changes). The plugin remembers the test
+// (`mcp` on PyPI, pinned in tests/mcp/requirements.txt) in the virtual environment under
+// target/mcp-venv that `npm run prepare:tests` makes (the test installs nothing). The plugin remembers the test
 // notes in the headless host through the fake Bedrock and is unloaded, as in
 // memory-agent-command.test.ts; tests/mcp/test_server.py then checks, over stdio, what an MCP
 // client sees: the protocol version, each tool's title, annotations and output schema (no null
@@ -10,22 +10,19 @@
 // result against its tool's output schema.
 
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { MCP_VENV, MCP_VENV_PYTHON, installedMcpSdk, pinnedMcpSdk } from "../../scripts/lib/mcp-venv.mjs";
 import { TEST_CREDENTIALS } from "../fake-bedrock/index";
 import { COMMAND, commandMissing, isolatedEnv } from "../support/memory-agent-command";
 import { NOTES, type UiHost, rememberNotes, startUiHost, waitForMemories } from "./views-fixture";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const REQUIREMENTS = path.join(ROOT, "tests", "mcp", "requirements.txt");
 const SCRIPT = path.join(ROOT, "tests", "mcp", "test_server.py");
-const VENV = path.join(ROOT, "target", "mcp-venv");
-const PYTHON = path.join(VENV, process.platform === "win32" ? "Scripts/python.exe" : "bin/python");
 /** A note the vault's settings exclude: read_note must refuse it. */
 const EXCLUDED = "Private/Passwords.md";
 
@@ -36,30 +33,15 @@ let emptyVault: string;
 let home: string;
 let ui: UiHost;
 
-/** The SDK version requirements.txt pins. */
-async function pinnedVersion(): Promise<string> {
-	const pin = /^mcp==(\S+)$/m.exec(await fs.readFile(REQUIREMENTS, "utf8"));
-	assert.ok(pin, `${REQUIREMENTS} pins no mcp version`);
-	return pin[1]!;
-}
-
-/** The venv's Python with the pinned SDK: reused when it has it, else made (CI installs Python). */
-async function pythonWithSdk(): Promise<string> {
-	const version = await pinnedVersion();
-	const installed = () =>
-		existsSync(PYTHON) && spawnSync(PYTHON, ["-c", "import importlib.metadata as m; print(m.version('mcp'))"], { encoding: "utf8" }).stdout.trim();
-	if (installed() === version) return PYTHON;
-	await fs.rm(VENV, { recursive: true, force: true });
-	const venv = spawnSync("python3", ["-m", "venv", VENV], { encoding: "utf8" });
-	assert.equal(
-		venv.status,
-		0,
-		`This test needs Python 3 with venv (Debian: apt-get install python3-venv) to run the official MCP SDK: python3 -m venv failed: ${venv.error?.message ?? venv.stderr}`,
-	);
-	const pip = spawnSync(PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", REQUIREMENTS], { encoding: "utf8", timeout: 300_000 });
-	assert.equal(pip.status, 0, `pip could not install ${REQUIREMENTS}: ${pip.stderr}`);
-	assert.equal(installed(), version, "the venv has the pinned SDK");
-	return PYTHON;
+/**
+ * The venv's Python with the pinned SDK, prepared by `npm run prepare:tests` (the README's setup
+ * and `.ci/run` run it): the test command installs nothing.
+ */
+function pythonWithSdk(): string {
+	const pinned = pinnedMcpSdk();
+	const installed = installedMcpSdk();
+	assert.equal(installed, pinned, `The MCP Python SDK ${pinned} is not in ${MCP_VENV} (found: ${installed ?? "none"}): run \`npm run prepare:tests\` (part of the README's setup) once.`);
+	return MCP_VENV_PYTHON;
 }
 
 before(async () => {
@@ -96,7 +78,7 @@ function runPython(python: string, args: string[], env: NodeJS.ProcessEnv): Prom
 }
 
 test("the official MCP Python SDK sees titles, annotations, output schemas, structured results, read_note and tool errors", { skip, timeout: 600_000 }, async () => {
-	const python = await pythonWithSdk();
+	const python = pythonWithSdk();
 	const env = isolatedEnv(home, {
 		AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
 		AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
