@@ -155,6 +155,42 @@ fn the_latest_meeting_comes_first_and_planned_ones_after_past_ones() {
 }
 
 #[test]
+fn the_latest_about_a_person_in_many_memories_is_the_latest_that_matches_the_words() {
+    // A conversation: every other memory is Mel's; two older ones are about painting.
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    let small_talk = [
+        "Mel says hi and asks how the week went.",
+        "Mel is swamped with the kids and work.",
+        "Mel laughs about the traffic today.",
+    ];
+    for index in 0..40 {
+        let on = format!("2026-03-{:02}", 1 + index % 11);
+        store.insert_memory(&memory(&format!("mel-{index}"), Some(&on), small_talk[index % 3], &["Mel"])).unwrap();
+    }
+    store
+        .insert_memory(&memory("mel-paint-1", Some("2026-01-10"), "Mel painted a sunset with her kids.", &["Mel"]))
+        .unwrap();
+    store
+        .insert_memory(&memory(
+            "mel-paint-2",
+            Some("2026-02-14"),
+            "Mel painted a lake inspired by their trip.",
+            &["Mel"],
+        ))
+        .unwrap();
+    let one = line_cost(&store.get_memory(&MemoryId("mel-paint-2".into())).unwrap().unwrap());
+    let selection = select(&store, "What did Mel paint recently?", 2 * one);
+    assert!(selection.plan.wants_latest);
+    assert_eq!(
+        ids(&selection)[..2].iter().filter(|id| id.starts_with("mel-paint")).count(),
+        2,
+        "{:?}",
+        ids(&selection)
+    );
+    assert_eq!(selection.packed.ranked[0].0, "mel-paint-2", "the newest painting first");
+}
+
+#[test]
 fn a_fact_question_finds_the_fact_by_its_words() {
     let store = store();
     let selection = select(&store, "What is the wifi password for the cabin?", 200);

@@ -812,19 +812,21 @@ fn rank(candidates: Vec<Candidate>, plan: &QueryPlan, today: CalendarDate) -> Ve
     let mut keyed: Vec<((usize, usize), Candidate)> = candidates
         .into_iter()
         .map(|candidate| {
+            // "my latest dentist appointment": the good matches of the words, by date, first.
+            let weak_text =
+                !plan.keywords.is_empty() && text_norm(&candidate) < LATEST_TEXT_MATCH && candidate.borrowed == 0.0;
             let tier = if !plan.wants_latest {
                 0
             } else if !plan.entities.is_empty() {
                 if candidate.about.is_empty() {
                     usize::MAX
                 } else {
-                    plan.entities.len() - candidate.about.len()
+                    // "What did Melanie paint recently?": in a conversation every other memory
+                    // is Melanie's; her painting ones come first, then the rest of hers.
+                    2 * (plan.entities.len() - candidate.about.len()) + usize::from(weak_text)
                 }
-            } else if !plan.keywords.is_empty() && text_norm(&candidate) < 0.35 && candidate.borrowed == 0.0 {
-                // "my latest dentist appointment": the good matches, by date, first.
-                1
             } else {
-                0
+                usize::from(weak_text)
             };
             ((dated(&candidate), tier), candidate)
         })
@@ -848,6 +850,10 @@ fn rank(candidates: Vec<Candidate>, plan: &QueryPlan, today: CalendarDate) -> Ve
     }
     take_turns(ranked, plan.entities.len())
 }
+
+/// "The latest …" sorts by day the memories whose text matches at least this share of the
+/// best match (or that borrowed a score from one), before the others.
+const LATEST_TEXT_MATCH: f64 = 0.35;
 
 /// How much each memory already taken from a person's turn lowers the next one's claim.
 const TURN_DECAY: f64 = 0.15;
