@@ -45,8 +45,9 @@ const NOTES = notesArg ? Number(notesArg.slice("--notes=".length)) : 10_000;
 const only = process.argv.slice(2).find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 
 if (only === undefined || only === "start") {
-	const { runStartBench } = await import("./bench/start.ts");
+	const { runStartBench, runQuestionAtScaleBench } = await import("./bench/start.ts");
 	await runStartBench();
+	await runQuestionAtScaleBench();
 }
 if (only === "start") process.exit(0);
 if (only === undefined || only === "saves") {

@@ -3,9 +3,16 @@
 // built main.js as Obsidian does, with the core in a real worker thread and the fake Bedrock.
 // For each of `--runs` loads: layout ready → the store open (what "still starting" waits for),
 // → a question's first request reaching the model (asked as soon as the store is open), and the
-// worker's start-up calls (decompress and compile, open the database) on their own.
+// worker's start-up calls (decompress and compile, open the database) on their own. Then the
+// same on `--notes` (1,500) real notes remembered by a first run: the reload's own work (the
+// vault's check, the replay) runs while the question is asked.
 
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { startHost } from "../../tests/host/host";
 import { startAnsweringFake, startVaultHost, storeOf, waitForIdle, writeNotes, writeSettings } from "../../tests/support/vault-host";
+import { realNotes, writeNotes as writeCorpus } from "./corpus";
 import type { Host } from "../../tests/host/host";
 import type { HostWorker } from "../../tests/host/worker";
 
@@ -85,4 +92,60 @@ export async function runStartBench(): Promise<void> {
 	console.log(line(header));
 	console.log(`|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`);
 	for (const row of rows) console.log(line(row));
+}
+
+/** A reload of a vault of `notes` real notes already remembered: its runs' rows. */
+async function runsAtScale(notes: number): Promise<string[][]> {
+	const work = await fs.mkdtemp(path.join(os.tmpdir(), "memory-agent-start-"));
+	const vaultDir = path.join(work, "vault");
+	await fs.mkdir(vaultDir, { recursive: true });
+	await writeCorpus(vaultDir, await realNotes(work), 0, notes);
+	const fake = await startAnsweringFake();
+	const host = await startHost({ vaultDir });
+	await writeSettings(host, fake, { dailyConsolidation: false, bulkConfirmThreshold: 1_000_000, quietDelaySeconds: 0, parallelJobs: 4 });
+	host.vault.indexFiles();
+	await host.loadPlugin();
+	await host.waitForCore({ timeoutMs: 120_000 });
+	await waitForIdle(host, "the first ingest");
+	await host.unloadPlugin();
+	const rows: string[][] = [];
+	for (let run = 1; run <= runs; run++) {
+		const requestsBefore = fake.requests.length;
+		await host.loadPlugin({ layoutReady: false });
+		const layoutReady = performance.now();
+		host.fireLayoutReady();
+		const ready = await until(() => openStore(host) !== undefined, "the store to open");
+		const asked = openStore(host)!.ask("Which command lists the files of a folder?").catch(() => undefined);
+		const firstCall = await until(() => fake.requests.length > requestsBefore, "the question's request");
+		await asked;
+		await waitForIdle(host, "the reload's work");
+		// The same question once nothing else runs: what the question costs on its own.
+		const idleBefore = fake.requests.length;
+		const idleAsked = performance.now();
+		const again = openStore(host)!.ask("Which command lists the files of a folder?").catch(() => undefined);
+		const idleCall = await until(() => fake.requests.length > idleBefore, "the idle question's request");
+		await again;
+		rows.push([String(run), (ready - layoutReady).toFixed(0), (firstCall - layoutReady).toFixed(0), (firstCall - ready).toFixed(0), (idleCall - idleAsked).toFixed(0)]);
+		await waitForIdle(host, "the run's work");
+		await host.unloadPlugin();
+	}
+	await host.stop();
+	await fake.close();
+	await fs.rm(work, { recursive: true, force: true });
+	return rows;
+}
+
+function printTable(title: string, header: string[], rows: string[][]): void {
+	const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
+	const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padStart(widths[column]!)).join(" | ")} |`;
+	console.log(`\n${title}\n`);
+	console.log(line(header));
+	console.log(`|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`);
+	for (const row of rows) console.log(line(row));
+}
+
+export async function runQuestionAtScaleBench(): Promise<void> {
+	const notes = Number(process.argv.find((arg) => arg.startsWith("--notes="))?.slice("--notes=".length) ?? 1_500);
+	const rows = await runsAtScale(notes);
+	printTable(`A question right after a reload, ${notes.toLocaleString("en-US")} real notes remembered:`, ["run", "layout → store open ms", "layout → question at the model ms", "store open → question at the model ms", "asked when idle → at the model ms"], rows);
 }
