@@ -13,6 +13,7 @@ import path from "node:path";
 import { startHost } from "../../tests/host/host";
 import { startAnsweringFake, startVaultHost, storeOf, waitForIdle, writeNotes, writeSettings } from "../../tests/support/vault-host";
 import { realNotes, writeNotes as writeCorpus } from "./corpus";
+import type { FakeBedrock } from "../../tests/fake-bedrock/index";
 import type { Host } from "../../tests/host/host";
 import type { HostWorker } from "../../tests/host/worker";
 
@@ -41,6 +42,26 @@ async function until(predicate: () => boolean, what: string): Promise<number> {
 	return performance.now();
 }
 
+/** Asks `question` now; when its first request reached the model. */
+async function askUntilSent(host: Host, fake: FakeBedrock, question: string): Promise<number> {
+	const before = fake.requests.length;
+	const asked = openStore(host)!.ask(question).catch(() => undefined);
+	const sent = await until(() => fake.requests.length > before, "the question's request");
+	await asked;
+	return sent;
+}
+
+/** Loads the plugin, fires layout ready, and asks `question` as soon as the store is open. */
+async function reloadAndAsk(host: Host, fake: FakeBedrock, question: string): Promise<{ layoutReady: number; ready: number; firstCall: number }> {
+	await host.loadPlugin({ layoutReady: false });
+	const layoutReady = performance.now();
+	host.fireLayoutReady();
+	const ready = await until(() => openStore(host) !== undefined, "the store to open");
+	return { layoutReady, ready, firstCall: await askUntilSent(host, fake, question) };
+}
+
+const QUESTION_AT_SCALE = "Which command lists the files of a folder?";
+
 /** The worker's call `method` (the first one), as sent → answered in ms, or "–". */
 function callMs(worker: HostWorker | undefined, method: string): string {
 	const call = [...(worker?.calls.values() ?? [])].find((entry) => entry.method === method);
@@ -61,15 +82,8 @@ export async function runStartBench(): Promise<void> {
 	const rows: string[][] = [];
 	for (let run = 1; run <= runs; run++) {
 		const workersBefore = host.workers.started.length;
-		const requestsBefore = fake.requests.length;
 		const loaded = performance.now();
-		await host.loadPlugin({ layoutReady: false });
-		const layoutReady = performance.now();
-		host.fireLayoutReady();
-		const ready = await until(() => openStore(host) !== undefined, "the store to open");
-		const asked = openStore(host)!.ask("What did Alice say about the Q3 budget?").catch(() => undefined);
-		const firstCall = await until(() => fake.requests.length > requestsBefore, "the question's request");
-		await asked;
+		const { layoutReady, ready, firstCall } = await reloadAndAsk(host, fake, "What did Alice say about the Q3 budget?");
 		const worker = host.workers.started[workersBefore];
 		rows.push([
 			String(run),
@@ -85,13 +99,11 @@ export async function runStartBench(): Promise<void> {
 	await host.stop();
 	await fake.close();
 
-	const header = ["run", "onload ms", "layout → store open ms", "layout → question at the model ms", "worker start (decompress + compile) ms", "open the database ms"];
-	const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-	const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padStart(widths[column]!)).join(" | ")} |`;
-	console.log(`\nStart on a ${NOTE_COUNT}-note vault (headless host, real worker thread, fake Bedrock):\n`);
-	console.log(line(header));
-	console.log(`|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`);
-	for (const row of rows) console.log(line(row));
+	printTable(
+		`Start on a ${NOTE_COUNT}-note vault (headless host, real worker thread, fake Bedrock):`,
+		["run", "onload ms", "layout → store open ms", "layout → question at the model ms", "worker start (decompress + compile) ms", "open the database ms"],
+		rows,
+	);
 }
 
 /** A reload of a vault of `notes` real notes already remembered: its runs' rows. */
@@ -110,21 +122,11 @@ async function runsAtScale(notes: number): Promise<string[][]> {
 	await host.unloadPlugin();
 	const rows: string[][] = [];
 	for (let run = 1; run <= runs; run++) {
-		const requestsBefore = fake.requests.length;
-		await host.loadPlugin({ layoutReady: false });
-		const layoutReady = performance.now();
-		host.fireLayoutReady();
-		const ready = await until(() => openStore(host) !== undefined, "the store to open");
-		const asked = openStore(host)!.ask("Which command lists the files of a folder?").catch(() => undefined);
-		const firstCall = await until(() => fake.requests.length > requestsBefore, "the question's request");
-		await asked;
+		const { layoutReady, ready, firstCall } = await reloadAndAsk(host, fake, QUESTION_AT_SCALE);
 		await waitForIdle(host, "the reload's work");
 		// The same question once nothing else runs: what the question costs on its own.
-		const idleBefore = fake.requests.length;
 		const idleAsked = performance.now();
-		const again = openStore(host)!.ask("Which command lists the files of a folder?").catch(() => undefined);
-		const idleCall = await until(() => fake.requests.length > idleBefore, "the idle question's request");
-		await again;
+		const idleCall = await askUntilSent(host, fake, QUESTION_AT_SCALE);
 		rows.push([String(run), (ready - layoutReady).toFixed(0), (firstCall - layoutReady).toFixed(0), (firstCall - ready).toFixed(0), (idleCall - idleAsked).toFixed(0)]);
 		await waitForIdle(host, "the run's work");
 		await host.unloadPlugin();
