@@ -307,9 +307,8 @@ impl<D: SqlDriver> Store<D> {
 
     /// Replays `bytes`, read from `device`'s log file `file` at `offset`: each whole line is
     /// merged in (a last line without its newline is still being written or copied, and is
-    /// read next time), in one transaction, and the file's cursor moves past them.
-    /// Replays `bytes` (whole lines of `device`'s `file` from `offset`) into this store; `now`
-    /// is this device's clock, past which (beyond clock skew) no time of an entry is believed.
+    /// read next time), in one transaction, and the file's cursor moves past them. `now` is
+    /// this device's clock, past which (beyond clock skew) no time of an entry is believed.
     pub fn replay_log(
         &self,
         device: &str,
