@@ -1,16 +1,18 @@
 // `npm run extract-wasm [-- main.js] [--out DIR]`: the WebAssembly modules inside main.js, taken
 // out and named. main.js carries its Web Worker as a string, and the worker carries two modules
-// as long base85 strings of gzip (scripts/lib/inline-wasm-plugin.mjs): the Rust core built from
+// as long base85 strings of LZMA (scripts/lib/inline-wasm-plugin.mjs): the Rust core built from
 // src/ and SQLite from the sql.js package. This prints each one's size and SHA-256 and says which
 // file of this checkout it is byte for byte, so a reviewer can tell the strings are what the
-// README says they are. With --out, writes them as .wasm files.
+// README says they are. With --out, writes them as .wasm files. It decodes with the plugin's own
+// decoder (plugin/worker/lzma.ts, hence `node --import tsx`); `xz --format=lzma -d` decodes the
+// same bytes for a check that does not trust it either.
 
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { gunzipSync } from "node:zlib";
 import { BASE85_ALPHABET, decodeBase85 } from "./lib/base85.mjs";
 import { ROOT } from "./lib/run.mjs";
+import { decodeLzma } from "../plugin/worker/lzma.ts";
 
 /** The files a module in main.js should be: the core as `npm run build` leaves it, and sql.js's. */
 export const KNOWN_MODULES = {
@@ -20,7 +22,6 @@ export const KNOWN_MODULES = {
 
 /** Shorter runs of base85 digits are ordinary code; the modules are hundreds of kilobytes. */
 const MIN_RUN = 4096;
-const GZIP_MAGIC = [0x1f, 0x8b];
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
 
 function escaped(character) {
@@ -33,14 +34,12 @@ export function embeddedModules(source) {
 	const runs = source.match(new RegExp(`[${digits}]{${MIN_RUN},}`, "g")) ?? [];
 	const modules = [];
 	for (const run of runs) {
-		let gzip;
+		let wasm;
 		try {
-			gzip = decodeBase85(run);
+			wasm = Buffer.from(decodeLzma(decodeBase85(run)));
 		} catch {
 			continue;
 		}
-		if (gzip[0] !== GZIP_MAGIC[0] || gzip[1] !== GZIP_MAGIC[1]) continue;
-		const wasm = gunzipSync(gzip);
 		if (WASM_MAGIC.every((byte, i) => wasm[i] === byte)) modules.push(wasm);
 	}
 	return modules;

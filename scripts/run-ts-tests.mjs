@@ -35,7 +35,7 @@ const files = SUITES.flatMap((dir) =>
 );
 
 // Two files at a time (Node's default here is one less than the cores, so one on CI's two): the
-// longest files mostly wait on timers (90 s of throttling, devices waiting for each other), so the
+// longest files mostly wait on timers (devices waiting for each other), so the
 // whole run takes 6 minutes instead of 10 and leaves room for the reproducibility check.
 const CONCURRENCY = "--test-concurrency=2";
 

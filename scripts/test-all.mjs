@@ -14,6 +14,8 @@ const steps = [
 	["Rust lint (cargo clippy --all-targets --all-features -D warnings)", "cargo", ["clippy", "--quiet", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"]],
 	// The facade (`src/wasm/`) exists only for WebAssembly: lint it there too.
 	["Rust lint of the WebAssembly build (cargo clippy --target wasm32-unknown-unknown)", "cargo", ["clippy", "--quiet", "--workspace", "--target", "wasm32-unknown-unknown", "--lib", "--", "-D", "warnings"]],
+	// The build's packer (tools/pack-wasm, its own crate and lock file).
+	["Rust lint of the build's packer (tools/pack-wasm)", "cargo", ["clippy", "--quiet", "--locked", "--manifest-path", "tools/pack-wasm/Cargo.toml", "--target-dir", "target/pack-wasm", "--", "-D", "warnings"]],
 	["The memory-agent command (cargo build)", "cargo", ["build", "--quiet", "--features", "cli", "--bin", "memory-agent"]],
 	["Build (WebAssembly + main.js)", process.execPath, ["scripts/build.mjs"]],
 	// The core's test build (the store contract suite inside) for the suites under tests/wasm.

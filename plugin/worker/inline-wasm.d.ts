@@ -1,8 +1,8 @@
 // Types for `inline-wasm:<path>` imports, which scripts/build.mjs turns into embedded,
-// gzip-compressed base85 text (see base85.ts for the decoding, load-core.ts for the inflating).
+// LZMA-compressed base85 text (see base85.ts and lzma.ts for the decoding).
 
 declare module "inline-wasm:*" {
-	/** Decodes the embedded module's gzip-compressed bytes; each call returns fresh bytes. */
+	/** Decodes the embedded module to its bytes; each call returns a fresh array that owns its whole buffer. */
 	const loadBytes: () => Uint8Array;
 	export default loadBytes;
 }

@@ -15,6 +15,7 @@ import { NodeOffscreenCanvas } from "./pdfjs-node";
 import { createPluginClasses } from "./plugin-base";
 import { HostSecretStorage } from "./secret-storage";
 import { HostTimers } from "./timers";
+import { type VirtualClock, virtualDateSource } from "./clock";
 import { createUiClasses } from "./ui";
 import { createViewClasses } from "./views";
 import { loadMainJs } from "./vm-loader";
@@ -37,6 +38,8 @@ export interface StartHostOptions {
 	mobile?: boolean;
 	/** This device's id in Obsidian's local storage (the plugin's database and log folder are named by it). */
 	deviceId?: string;
+	/** Time runs faster, the same in the plugin's realm and its worker (`Date`, timers and intervals). */
+	clock?: VirtualClock;
 }
 
 /** The device id a host plays unless told another. */
@@ -75,6 +78,8 @@ export class Host {
 	/** The workspace's DOM: the main area and the right sidebar, where leaves are shown. */
 	readonly workspaceEl: HTMLElement;
 	plugin: LoadedPlugin | undefined;
+	/** The virtual clock the realm and its workers run on, when the test set one. */
+	private clock: VirtualClock | undefined;
 
 	constructor(
 		readonly vaultDir: string,
@@ -167,7 +172,8 @@ export class Host {
 		const { apiVersion } = this;
 		const platform = this.mobile ? { isDesktop: false, isMobile: true, isDesktopApp: false, isMobileApp: true, isPhone: true, isAndroidApp: true, isLinux: false } : {};
 		const obsidian = createObsidianModule(pluginClasses, createUiClasses({ dom: this.dom, notices: this.notices, apiVersion }), platform, views, apiVersion);
-		const loaded = loadMainJs(code, this.browserGlobals(), (id) => (id === "obsidian" ? obsidian : undefined));
+		const clockPrelude = this.clock === undefined ? "" : `globalThis.Date = ${virtualDateSource(this.clock)}(globalThis.Date);`;
+		const loaded = loadMainJs(code, this.browserGlobals(), (id) => (id === "obsidian" ? obsidian : undefined), "main.js", clockPrelude);
 		this.adapter.setRealm(loaded.realm);
 
 		const PluginClass = loaded.PluginClass as unknown as new (app: App, manifest: PluginManifest) => LoadedPlugin;
@@ -256,6 +262,14 @@ export class Host {
 	}
 
 	/** The plugin realm's globals: what a browser (desktop or mobile WebView) offers, nothing of Node. */
+	/** From now on the realm (at the next load) and new workers run on `clock`. */
+	runOn(clock: VirtualClock): void {
+		this.clock = clock;
+		this.timers.timeScale = clock.scale;
+		this.timers.intervalScale = clock.scale;
+		this.workers.clock = clock;
+	}
+
 	private browserGlobals(): Record<string, unknown> {
 		const { window, document } = this.dom;
 		return {
@@ -310,5 +324,6 @@ export async function startHost(options: StartHostOptions = {}): Promise<Host> {
 	const mainJsPath = options.mainJsPath ?? path.join(REPO_ROOT, "main.js");
 	const host = new Host(vaultDir, configDir, mainJsPath, manifest, ownsVault, options.apiVersion, options.mobile);
 	host.localStorage.set(DEVICE_ID_KEY, options.deviceId ?? DEFAULT_DEVICE_ID);
+	if (options.clock !== undefined) host.runOn(options.clock);
 	return host;
 }

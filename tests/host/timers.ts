@@ -11,6 +11,8 @@ export class HostTimers {
 	private readonly active = new Map<number, ActiveTimer>();
 	/** One-shot timers set from now on run this many times sooner (tests of the plugin's long waits). */
 	timeScale = 1;
+	/** Intervals set from now on run this many times more often (a virtual clock: everything runs faster). */
+	intervalScale = 1;
 
 	readonly setTimeout = (callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]): number => {
 		const id = this.nextId++;
@@ -32,8 +34,9 @@ export class HostTimers {
 
 	readonly setInterval = (callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]): number => {
 		const id = this.nextId++;
-		const handle = setInterval(() => callback(...args), ms);
-		this.active.set(id, { handle, repeat: true, due: Date.now() + ms });
+		const every = Math.ceil(ms / this.intervalScale);
+		const handle = setInterval(() => callback(...args), every);
+		this.active.set(id, { handle, repeat: true, due: Date.now() + every });
 		return id;
 	};
 

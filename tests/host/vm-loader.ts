@@ -20,9 +20,12 @@ export function loadMainJs(
 	globals: Record<string, unknown>,
 	requireModule: (id: string) => unknown,
 	filename = "main.js",
+	/** Run in the realm before main.js (the host's virtual clock). */
+	prelude = "",
 ): LoadedMain {
 	const context = vm.createContext({ ...globals }, { name: filename, codeGeneration: { strings: false, wasm: false } });
 	vm.runInContext("globalThis.window = globalThis; globalThis.self = globalThis;", context);
+	if (prelude !== "") vm.runInContext(prelude, context);
 	const wrapper = vm.runInContext(`(function (require, module, exports) {${code}\n})`, context, { filename }) as (
 		require: (id: string) => unknown,
 		module: { exports: Record<string, unknown> },

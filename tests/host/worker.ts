@@ -3,6 +3,7 @@
 
 import { resolveObjectURL } from "node:buffer";
 import { Worker as ThreadWorker } from "node:worker_threads";
+import { type VirtualClock, virtualDateSource } from "./clock";
 
 /** Calls that wait on the model or the network: `settle()` does not wait for them. */
 const LONG_CALLS = new Set(["runDueWork", "ask", "testConnection"]);
@@ -12,6 +13,8 @@ export class HostWorkers {
 	readonly started: HostWorker[] = [];
 	/** Timers in the worker run this many times faster (tests of retries and backoff). */
 	timeScale = 1;
+	/** A virtual clock for the worker's `Date` and timers (set by the host, with its own). */
+	clock: VirtualClock | undefined;
 
 	/** The `Worker` constructor of the plugin's realm. */
 	get constructorForRealm(): new (url: string, options?: { name?: string }) => HostWorker {
@@ -19,7 +22,7 @@ export class HostWorkers {
 		const workers = this;
 		return class extends HostWorker {
 			constructor(url: string, options?: { name?: string }) {
-				super(url, workers.timeScale, options?.name);
+				super(url, workers.clock?.scale ?? workers.timeScale, options?.name, workers.clock);
 				workers.started.push(this);
 			}
 		};
@@ -40,7 +43,7 @@ export class HostWorkers {
 const STUCK_AT_NEXT_CALL = "host-test:stuck-at-next-call";
 
 /** The script that turns a Node worker thread into a Web Worker's global scope. */
-function prelude(timeScale: number): string {
+function prelude(timeScale: number, clock: VirtualClock | undefined): string {
 	return `
 const { parentPort } = require("node:worker_threads");
 globalThis.self = globalThis;
@@ -48,6 +51,15 @@ const __timeScale = ${JSON.stringify(timeScale)};
 if (__timeScale !== 1) {
 	const realSetTimeout = globalThis.setTimeout;
 	globalThis.setTimeout = (callback, ms, ...args) => realSetTimeout(callback, Math.ceil((ms ?? 0) / __timeScale), ...args);
+}
+${
+	clock === undefined
+		? ""
+		: `globalThis.Date = ${virtualDateSource(clock)}(globalThis.Date);
+{
+	const realSetInterval = globalThis.setInterval;
+	globalThis.setInterval = (callback, ms, ...args) => realSetInterval(callback, Math.ceil((ms ?? 0) / __timeScale), ...args);
+}`
 }
 globalThis.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);
 let __stuckAtNextCall = false;
@@ -80,12 +92,12 @@ export class HostWorker {
 	/** When each call was sent and answered (performance.now()), by id: the start benchmark's phases. */
 	readonly calls = new Map<number, { method: string; sentAt: number; answeredAt?: number }>();
 
-	constructor(url: string, timeScale: number, name?: string) {
+	constructor(url: string, timeScale: number, name?: string, clock?: VirtualClock) {
 		this.name = name;
 		this.exit = new Promise((resolve) => (this.markExited = resolve));
 		const blob = resolveObjectURL(url);
 		if (blob === undefined) throw new Error(`No Blob behind ${url}: it was revoked before the worker read it`);
-		void blob.text().then((code) => this.begin(prelude(timeScale) + code));
+		void blob.text().then((code) => this.begin(prelude(timeScale, clock) + code));
 	}
 
 	postMessage(message: unknown, transfer: Transferable[] = []): void {

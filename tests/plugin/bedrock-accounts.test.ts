@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { type FakeBedrock, startFakeBedrock } from "../fake-bedrock/index";
+import { virtualClock } from "../host/clock";
 import type { Host } from "../host/host";
 import { ingestRequests, rememberedPaths, replyByTool, sourcesOf, startVaultHost, waitForIdle, writeNotes, writeSettings } from "../support/vault-host";
 
@@ -89,18 +90,22 @@ test("a note the model refuses costs at most two calls and shows its reason", as
 	assert.match(host.workspaceEl.querySelector(".memory-agent-skipped-note")?.textContent ?? "", /1 note is not remembered: trip\.md \(the model declined it \(content_filtered\)\)/);
 });
 
-test("90 s of throttling loses no note and sends at most one request every few seconds while it lasts", { timeout: 240_000 }, async () => {
-	fake = await startFakeBedrock();
-	const throttledUntil = Date.now() + 90_000;
-	fake.respond = (request) => (Date.now() < throttledUntil ? "throttle" : replyByTool(request));
-	host = await startVaultHost();
+test("90 s of throttling loses no note and sends at most one request every few seconds while it lasts", async () => {
+	// On a virtual clock 30 times faster (the realm, the worker and the fake): 90 s in 3 s.
+	const clock = virtualClock(30);
+	fake = await startFakeBedrock({ now: clock.now });
+	const throttledUntil = clock.now() + 90_000;
+	fake.respond = (request) => (request.receivedAt < throttledUntil ? "throttle" : replyByTool(request));
+	host = await startVaultHost({ clock });
 	await writeSettings(host, fake);
 	await writeNotes(host, { "a.md": "# A\n\nAna plans the trip.\n", "b.md": "# B\n\nBruno books the hotel.\n", "c.md": "# C\n\nCarla buys the tickets.\n" });
 	await host.loadPlugin();
 	await host.waitForCore();
 	const current = host;
-	await host.waitFor(async () => (await rememberedPaths(current)).length === 3, { timeoutMs: 200_000, message: "every note remembered after the throttling" });
-	const duringThrottling = fake.requests.filter((request) => request.receivedAt < throttledUntil).length;
-	assert.ok(duringThrottling <= 30, `${duringThrottling} requests in 90 s of throttling`);
+	await host.waitFor(async () => (await rememberedPaths(current)).length === 3, { timeoutMs: 60_000, message: "every note remembered after the throttling" });
+	const duringThrottling = fake.requests.filter((request) => request.receivedAt < throttledUntil);
+	assert.ok(duringThrottling.length >= 3, `${duringThrottling.length} requests while throttled: the throttling was met`);
+	assert.ok(duringThrottling.length <= 30, `${duringThrottling.length} requests in 90 s of throttling`);
+	assert.ok(fake.requests.every((request) => request.auth.ok), "every request was signed within AWS's 5 minutes, on the virtual clock");
 	assert.deepEqual(await rememberedPaths(host), ["a.md", "b.md", "c.md"], "no note lost");
 });

@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Memory, MemoryCursor, MemoryStore, Source, StoreStatus } from "../../plugin/core/memory-core-api";
 import { type FakeBedrock, type RecordedRequest, type Reply, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { asRecord, requestedToolName } from "../fake-bedrock/replies";
+import type { VirtualClock } from "../host/clock";
 import { type Host, startHost } from "../host/host";
 import { batchedMemories, chunksIn, userTextOf } from "./batched-ingest";
 import { confirmEndpointOnThisDevice } from "./trusted-endpoint";
@@ -66,8 +67,8 @@ export async function writeSettings(host: Host, fake: FakeBedrock, settings: Rec
 	await fs.writeFile(host.diskPath(`${host.pluginDir}/data.json`), JSON.stringify(data));
 }
 
-export async function startVaultHost(): Promise<Host> {
-	return startHost();
+export async function startVaultHost(options: { clock?: VirtualClock } = {}): Promise<Host> {
+	return startHost(options);
 }
 
 /** The plugin's open store (the real core in its worker, started by the built main.js). */
