@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage, Rgba, RgbaImage};
-use memory_agent::images::{prepare, ImageError, MAX_PREPARE_BYTES};
+use memory_agent::images::{prepare_natively, ImageError, MAX_PREPARE_BYTES};
 
 /// The bytes allocated now, and the most since the last `peak_of`.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -57,11 +57,11 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// `prepare(bytes)` and the most it held at once beyond what was live before.
+/// `prepare_natively(bytes)` and the most it held at once beyond what was live before.
 fn prepared_with_peak(bytes: &[u8]) -> (Result<usize, ImageError>, u64) {
     let base = LIVE.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
-    let prepared = prepare(bytes).map(|image| image.bytes.len());
+    let prepared = prepare_natively(bytes).map(|image| image.bytes.len());
     (prepared, (PEAK.load(Ordering::Relaxed) - base) as u64)
 }
 
@@ -197,7 +197,7 @@ fn damaged_and_hostile_images_are_refused_or_prepared_never_a_panic_never_past_t
         encoded(picture.clone(), ImageFormat::WebP),
     ];
     for original in &originals {
-        assert!(prepare(original).is_ok(), "the unmutated picture prepares");
+        assert!(prepare_natively(original).is_ok(), "the unmutated picture prepares");
     }
     let _one = MEASURING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     for seed in 0..seeds {

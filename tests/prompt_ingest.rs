@@ -193,7 +193,7 @@ fn tiny_png() -> memory_agent::images::PreparedImage {
     image::codecs::png::PngEncoder::new(&mut bytes)
         .write_image(&[255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255], 2, 2, image::ExtendedColorType::Rgb8)
         .unwrap();
-    let prepared = memory_agent::images::prepare(&bytes).unwrap();
+    let prepared = memory_agent::images::prepare_natively(&bytes).unwrap();
     assert_eq!(prepared.bytes, bytes, "a small PNG goes as it is");
     prepared
 }

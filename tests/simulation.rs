@@ -192,6 +192,16 @@ impl Clock for SimHost {
     }
 }
 
+impl memory_agent::images::ImageRenderer for SimHost {
+    async fn render_image(
+        &self,
+        bytes: &[u8],
+        request: &memory_agent::images::ImageRender,
+    ) -> Result<memory_agent::images::RenderedImage, memory_agent::images::ImageError> {
+        self.inner.render_image(bytes, request).await
+    }
+}
+
 impl Host for SimHost {
     async fn read_file(&self, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, String> {
         let (delay, fails) = {

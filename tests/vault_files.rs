@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use memory_agent::domain::{DateSource, JobState, Millis};
 use memory_agent::engine::{Engine, RunReport};
-use memory_agent::images::{prepare, MAX_SENT_PIXELS};
+use memory_agent::images::{prepare_natively, MAX_SENT_PIXELS};
 use memory_agent::llm::{BedrockConfig, Clock, HttpRequest, RetryPolicy};
 use memory_agent::notes::pdf::{PdfContent, PdfInfo, PdfLine, PdfPage, PdfProblem, PdfProblemKind, PdfScan};
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
@@ -412,7 +412,7 @@ fn pictures_are_sent_downscaled_only_when_images_are_on() {
     let blocks = image_blocks(&bodies[0]);
     assert_eq!(blocks.len(), 1);
     let sent = base64_decode(blocks[0]["image"]["source"]["bytes"].as_str().unwrap());
-    let seen = prepare(&sent).unwrap();
+    let seen = prepare_natively(&sent).unwrap();
     assert!(
         u64::from(seen.width) * u64::from(seen.height) <= MAX_SENT_PIXELS,
         "downscaled: {}×{}",

@@ -1,11 +1,14 @@
 // What the main thread does for the core in its worker: HTTP through Obsidian's requestUrl,
 // reading the vault's files (their bytes are transferred to the worker, not copied), reading
-// PDFs with Obsidian's pdf.js (pdf-text.ts), and the device log's file operations over the
+// PDFs with Obsidian's pdf.js (pdf-text.ts), pictures for a worker that cannot draw
+// (image-canvas.ts), and the device log's file operations over the
 // vault's adapter (vault-files.ts). A file over the core's limit is measured, not read: a
 // 200 MB note costs no memory.
 
 import type { HostHandlers } from "../core/core-client";
 import type { VaultFileData } from "../core/memory-core-api";
+import { renderImage } from "../worker/render-image";
+import { mainThreadImagePlatform } from "./image-canvas";
 import { type PdfTextDeps, extractPdf } from "./pdf-text";
 import { type RequestUrlFn, requestUrlSend } from "./request-url-transport";
 import { type VaultFilesPort, vaultFileHandlers } from "./vault-files";
@@ -40,6 +43,7 @@ export function createHostHandlers(deps: CoreHostDeps): HostHandlers {
 			return { bytes, mtime, size };
 		},
 		extractPdf: (bytes, options) => extractPdf(deps.pdf, bytes, options),
+		renderImage: (bytes, request) => renderImage(mainThreadImagePlatform(), bytes, request),
 		...vaultFileHandlers(deps.files),
 	};
 }

@@ -285,7 +285,7 @@ function defaultScanSurface(width: number, height: number): ScanSurface {
 			},
 		};
 	}
-	const canvas = activeDocument.createEl("canvas");
+	const canvas = createEl("canvas");
 	canvas.width = width;
 	canvas.height = height;
 	return {

@@ -6,6 +6,7 @@
 import type { CoreHost, CoreStatus, LogSync, MemoryCore, SettingCheck } from "../../build/pkg/memory_agent.js";
 import { type CallTarget, type CoreInfo, type CoreMethod, type CoreWorker, contractEntry } from "./contract";
 import type { LoadedCore } from "./load-core";
+import { type ImagePlatform, renderImage } from "./render-image";
 import type { CoreEvent, CoreEvents, HostMethods } from "./protocol";
 
 /** What the service needs from whoever runs it. */
@@ -15,6 +16,8 @@ export interface CoreServiceDeps {
 	/** Asks the main thread to do what only it can. */
 	callHost<M extends keyof HostMethods>(method: M, args: Parameters<HostMethods[M]>): Promise<ReturnType<HostMethods[M]>>;
 	emit<E extends CoreEvent>(event: E, data: CoreEvents[E]): void;
+	/** The worker's own image decoding (`createImageBitmap` and `OffscreenCanvas`), when it has them; else the main thread's. */
+	imagePlatform?: ImagePlatform;
 	/** 53 random bits for the core's ids (the core has no randomness of its own). */
 	randomSeed(): number;
 	/** The worker's own timer (the core's sleeps, and pacing the status reports). */
@@ -121,12 +124,16 @@ export class CoreService implements CoreWorker {
 		return this.store;
 	}
 
-	/** The core's host: timers and the clock here, HTTP, vault reads, pdf.js and the log's file operations on the main thread. */
+	/** The core's host: timers, the clock and pictures (where the worker can draw) here; HTTP, vault reads, pdf.js and the log's file operations on the main thread. */
 	private host(): CoreHost {
 		return {
 			send: (request) => this.deps.callHost("send", [request]),
 			readFile: (path, maxBytes) => this.deps.callHost("readFile", [path, maxBytes]),
 			extractPdf: (bytes, options) => this.deps.callHost("extractPdf", [bytes, options]),
+			renderImage: (bytes, request) => {
+				const platform = this.deps.imagePlatform;
+				return platform === undefined ? this.deps.callHost("renderImage", [bytes, request]) : renderImage(platform, bytes, request);
+			},
 			listFolder: (path) => this.deps.callHost("listFolder", [path]),
 			readFrom: (path, offset) => this.deps.callHost("readFrom", [path, offset]),
 			appendText: (path, text) => this.deps.callHost("appendText", [path, text]),

@@ -6,7 +6,18 @@
 // pushes what happened (`event`). Errors keep the core's stable `code`. Large byte arrays (the
 // database file, a note's bytes, a log file's) are transferred, not copied.
 
-import type { CoreStatus, HostRequest, HostResponse, PdfContentData, PdfExtractOptions, Progress, VaultFileData, VaultListing } from "../../build/pkg/memory_agent.js";
+import type {
+	CoreStatus,
+	HostRequest,
+	HostResponse,
+	ImageRender,
+	PdfContentData,
+	PdfExtractOptions,
+	Progress,
+	RenderedImageData,
+	VaultFileData,
+	VaultListing,
+} from "../../build/pkg/memory_agent.js";
 import type { CoreMethod } from "./contract";
 
 // The calls themselves, their arguments and results are declared once, in the contract.
@@ -19,6 +30,8 @@ export interface HostMethods {
 	readFile(path: string, maxBytes: number): VaultFileData | null;
 	/** A PDF's text per page by Obsidian's pdf.js; the PDF's bytes go over and rendered scans come back, both transferred. */
 	extractPdf(bytes: Uint8Array, options: PdfExtractOptions): PdfContentData;
+	/** A picture decoded and drawn by the main thread's canvas, for a worker without `OffscreenCanvas` or `createImageBitmap` (render-image.ts). */
+	renderImage(bytes: Uint8Array, request: ImageRender): RenderedImageData;
 	// The device log's file operations, carried out over Obsidian's DataAdapter (host/vault-files.ts).
 	/** A folder's files (names, with sizes) and subfolders (names); empty when it does not exist. */
 	listFolder(path: string): VaultListing;

@@ -4,6 +4,7 @@
 
 import { CoreService } from "./core-service";
 import { loadCore } from "./load-core";
+import { workerImagePlatform } from "./render-image";
 import { type FromWorker, type HostMethod, type MessageChannelEnd, type ToWorker, fromWireError, toWireError, transferablesOf } from "./protocol";
 
 const port = self as unknown as MessageChannelEnd;
@@ -23,6 +24,7 @@ const service = new CoreService({
 			post({ kind: "host", id, method, args }, args.flatMap(transferablesOf));
 		}) as never,
 	emit: (event, data) => post({ kind: "event", event, data }),
+	imagePlatform: workerImagePlatform(self),
 	randomSeed,
 	setTimeout: (callback, ms) => self.setTimeout(callback, ms),
 	clearTimeout: (handle) => self.clearTimeout(handle as number),

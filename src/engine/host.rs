@@ -6,6 +6,7 @@ use std::future::Future;
 use serde::Serialize;
 
 use crate::domain::Millis;
+use crate::images::ImageRenderer;
 use crate::llm::{Clock, HttpTransport};
 use crate::notes::pdf::{PdfContent, PdfExtractOptions};
 
@@ -45,8 +46,9 @@ pub struct Progress {
     pub paused: Option<String>,
 }
 
-/// Everything the engine asks of the plugin (or of a test harness).
-pub trait Host: HttpTransport + Clock {
+/// Everything the engine asks of the plugin (or of a test harness): pictures are decoded by
+/// the host too (`ImageRenderer`: the platform's decoders in the plugin).
+pub trait Host: HttpTransport + Clock + ImageRenderer {
     /// The file at `path` in the vault, or `None` when it no longer exists. Its size is looked
     /// at first (`stat`): a file over `max_bytes` is not read (`VaultFile::unread`), so a huge
     /// note costs no memory before it is refused.

@@ -1,5 +1,6 @@
 //! The day a picture was taken, from its EXIF block: `DateTimeOriginal` (tag 0x9003, in the
-//! Exif sub-IFD) else `DateTime` (0x0132, in IFD0), as "YYYY:MM:DD HH:MM:SS" (EXIF 2.32, 4.6.5).
+//! Exif sub-IFD) else `DateTime` (0x0132, in IFD0), as "YYYY:MM:DD HH:MM:SS" (EXIF 2.32, 4.6.5);
+//! and which way up it is (`Orientation`, 0x0112 in IFD0).
 //!
 //! The block is a small TIFF file (TIFF 6.0, section 2: the byte order `II`/`MM`, 42, the
 //! first IFD's offset; an IFD is a count and 12-byte entries of tag, type, count, value or
@@ -8,9 +9,11 @@
 use crate::calendar::CalendarDate;
 
 const DATE_TIME: u16 = 0x0132;
+const ORIENTATION: u16 = 0x0112;
 const EXIF_IFD_POINTER: u16 = 0x8769;
 const DATE_TIME_ORIGINAL: u16 = 0x9003;
 const ASCII: u16 = 2;
+const SHORT: u16 = 3;
 const LONG: u16 = 4;
 /// Some writers (WebP's `EXIF` chunk, older PNG `eXIf`) keep JPEG's APP1 prefix.
 const APP1_PREFIX: &[u8] = b"Exif\0\0";
@@ -27,6 +30,13 @@ pub(super) fn taken(exif: &[u8]) -> Option<CalendarDate> {
         .and_then(|exif_ifd| tiff.entry(exif_ifd, DATE_TIME_ORIGINAL))
         .and_then(|entry| tiff.date(&entry));
     original.or_else(|| tiff.entry(ifd0, DATE_TIME).and_then(|entry| tiff.date(&entry)))
+}
+
+/// EXIF's orientation (tag 0x0112 in IFD0, a SHORT): how the stored pixels are turned.
+pub(super) fn orientation(exif: &[u8]) -> Option<u8> {
+    let tiff = Tiff::new(exif.strip_prefix(APP1_PREFIX).unwrap_or(exif))?;
+    let entry = tiff.entry(tiff.u32_at(4)?, ORIENTATION).filter(|entry| entry.kind == SHORT)?;
+    u8::try_from(tiff.u16_at(entry.value_at)?).ok()
 }
 
 struct Tiff<'a> {

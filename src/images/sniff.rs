@@ -30,7 +30,8 @@ fn is_webp(bytes: &[u8]) -> bool {
     bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP"
 }
 
-/// What a JPEG's frame header (SOFn) says about decoding it.
+/// What a JPEG's frame header (SOFn) says about decoding it (the native decoder's memory).
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct JpegFrame {
     /// Progressive (or lossless) coding: the decoder holds every component's coefficients for
@@ -40,6 +41,7 @@ pub(super) struct JpegFrame {
     pub(super) sampling: Vec<(u8, u8)>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl JpegFrame {
     /// The coefficients a progressive decoder keeps for a `width` × `height` picture, in bytes
     /// (16 bits each, every component at its sampled size); 0 for a sequential one.
@@ -59,6 +61,7 @@ impl JpegFrame {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The frame header of the JPEG in `bytes` (markers walked from SOI up to the first SOFn or
 /// SOS), or `None` when there is none to read.
 pub(super) fn jpeg_frame(bytes: &[u8]) -> Option<JpegFrame> {

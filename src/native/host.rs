@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::domain::Millis;
 use crate::engine::{Host, Progress, VaultFile};
+use crate::images::{ImageError, ImageRender, ImageRenderer, NativeRenderer, RenderedImage};
 use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 use crate::notes::pdf::{PdfContent, PdfExtractOptions};
 
@@ -86,6 +87,13 @@ impl Clock for NativeHost {
 
     async fn sleep(&self, millis: u64) {
         tokio::time::sleep(Duration::from_millis(millis)).await;
+    }
+}
+
+/// The command decodes pictures with the `image` crate (the plugin with its platform's decoders).
+impl ImageRenderer for NativeHost {
+    async fn render_image(&self, bytes: &[u8], request: &ImageRender) -> Result<RenderedImage, ImageError> {
+        NativeRenderer.render_image(bytes, request).await
     }
 }
 

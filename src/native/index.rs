@@ -278,6 +278,16 @@ impl Clock for IndexHost<'_> {
     }
 }
 
+impl crate::images::ImageRenderer for IndexHost<'_> {
+    async fn render_image(
+        &self,
+        bytes: &[u8],
+        request: &crate::images::ImageRender,
+    ) -> Result<crate::images::RenderedImage, crate::images::ImageError> {
+        self.session.host.render_image(bytes, request).await
+    }
+}
+
 impl Host for IndexHost<'_> {
     async fn read_file(&self, path: &str, max_bytes: u64) -> Result<Option<VaultFile>, String> {
         self.session.host.read_file(path, max_bytes).await

@@ -13,12 +13,13 @@ use wasm_bindgen_futures::JsFuture;
 use crate::device::{Listing, VaultFiles};
 use crate::domain::Millis;
 use crate::engine::{Host, Progress, VaultFile};
+use crate::images::{ImageError, ImageRender, ImageRenderer, RenderedImage};
 use crate::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 use crate::notes::pdf::{PdfContent, PdfExtractOptions, PdfScan};
 
 #[wasm_bindgen]
 extern "C" {
-    /// `{ send, sleep, now, readFile, extractPdf, utcOffsetMinutes, progress }` from the plugin.
+    /// `{ send, sleep, now, readFile, extractPdf, renderImage, utcOffsetMinutes, progress }` from the plugin.
     #[wasm_bindgen(typescript_type = "CoreHost")]
     pub type JsHost;
     #[wasm_bindgen(method, catch)]
@@ -31,6 +32,8 @@ extern "C" {
     fn read_file(this: &JsHost, path: &str, max_bytes: f64) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = extractPdf)]
     fn extract_pdf(this: &JsHost, bytes: &Uint8Array, options: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = renderImage)]
+    fn render_image(this: &JsHost, bytes: &Uint8Array, request: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = utcOffsetMinutes)]
     fn utc_offset_minutes(this: &JsHost) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -250,6 +253,37 @@ impl Host for JsHostAdapter {
     fn progress(&self, progress: &Progress) {
         if let Ok(value) = super::to_js(progress) {
             let _ = self.host.progress(&value);
+        }
+    }
+}
+
+/// Pictures decoded by the platform (`renderImage`: `createImageBitmap` and a canvas, in the
+/// worker where it has them, else on the main thread). A rejection whose `code` is
+/// `image.unreadable` is the file's fault; any other is the device's (tried again later).
+impl ImageRenderer for JsHostAdapter {
+    async fn render_image(&self, bytes: &[u8], request: &ImageRender) -> Result<RenderedImage, ImageError> {
+        let failed = |error: &JsValue| {
+            let unreadable = Reflect::get(error, &JsValue::from_str("code")).ok().and_then(|code| code.as_string())
+                == Some("image.unreadable".to_owned());
+            if unreadable {
+                ImageError::Unreadable(message_of(error))
+            } else {
+                ImageError::HostFailed(message_of(error))
+            }
+        };
+        let request = super::to_js(request).map_err(|_| ImageError::HostFailed("could not pass the request".into()))?;
+        let promise = self.host.render_image(&Uint8Array::from(bytes), &request).map_err(|error| failed(&error))?;
+        let value = JsFuture::from(promise).await.map_err(|error| failed(&error))?;
+        let field = |name: &str| Reflect::get(&value, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+        let bytes = field("bytes")
+            .dyn_into::<Uint8Array>()
+            .map_err(|_| ImageError::HostFailed("renderImage gave no bytes".into()))?;
+        let side = |name: &str| field(name).as_f64().filter(|side| *side >= 0.0 && *side <= f64::from(u32::MAX));
+        match (side("width"), side("height")) {
+            (Some(width), Some(height)) => {
+                Ok(RenderedImage { width: width as u32, height: height as u32, bytes: bytes.to_vec() })
+            }
+            _ => Err(ImageError::HostFailed("renderImage gave no size".into())),
         }
     }
 }

@@ -210,6 +210,8 @@ export interface CoreHost {
   progress(progress: Progress): void;
   /** The PDF's text per page by pdf.js (and its pages without text rendered, when asked); a PDF it cannot read is an answer with `problem`; a rejection means pdf.js could not run (tried again later). */
   extractPdf(bytes: Uint8Array, options: PdfExtractOptions): Promise<PdfContentData>;
+  /** Decodes the picture with the platform and does what `request` asks (decode only when `jpegQualities` is empty). A rejection with `code` "image.unreadable" means the file cannot be decoded; any other, that the device could not decode just now (tried again later). */
+  renderImage(bytes: Uint8Array, request: ImageRender): Promise<RenderedImageData>;
   // The device log's file operations (vault paths; a rejection is the operation's error).
   /** What a folder holds; empty lists when it does not exist. */
   listFolder(path: string): Promise<VaultListing>;
@@ -222,6 +224,10 @@ export interface CoreHost {
   /** Removes the file; one already gone is no error. */
   removeFile(path: string): Promise<void>;
 }
+/** Draw the picture upright (its EXIF `orientation`, 1–8) at `width` × `height`, on white, and encode it as JPEG at the first of `jpegQualities` (1–100) whose bytes fit `maxBytes`. */
+export interface ImageRender { width: number; height: number; orientation: number; jpegQualities: number[]; maxBytes: number }
+/** The decoded picture's size as drawn (upright), and the JPEG when one was asked for (else empty). */
+export interface RenderedImageData { width: number; height: number; bytes: Uint8Array }
 export interface PdfExtractOptions { maxPages: number; renderScans: boolean; scanPixels: number; scanBelowChars: number; maxChars: number }
 export interface PdfProblem { kind: "encrypted" | "broken" | "tooManyPages" | "tooMuchText" | "unavailable"; message: string }
 /** Dates raw, as the PDF holds them: "D:20260102093000+01'00'". */

@@ -42,6 +42,39 @@ export class HostWorkers {
 /** The host's own message (never the plugin's): the thread gets stuck at the next call it receives. */
 const STUCK_AT_NEXT_CALL = "host-test:stuck-at-next-call";
 
+/**
+ * A Chromium worker's \`createImageBitmap\` and \`OffscreenCanvas\`, on @napi-rs/canvas's Skia: the
+ * core's pictures are really decoded, drawn and encoded by the plugin's worker code
+ * (plugin/worker/render-image.ts). Skia's decoder does not turn a picture by its EXIF
+ * orientation, which the worker code then does itself (a quarter turn), as on a platform
+ * without \`imageOrientation\`.
+ */
+const IMAGE_PLATFORM = `
+{
+	const canvasModule = require("@napi-rs/canvas");
+	globalThis.createImageBitmap = async (blob) => {
+		const image = await canvasModule.loadImage(Buffer.from(await blob.arrayBuffer()));
+		if (!(image.width > 0 && image.height > 0)) throw new Error("The source image could not be decoded.");
+		image.close = () => undefined;
+		return image;
+	};
+	globalThis.OffscreenCanvas = class {
+		constructor(width, height) {
+			this.canvas = canvasModule.createCanvas(width, height);
+		}
+		get width() { return this.canvas.width; }
+		set width(value) { this.canvas.width = value; }
+		get height() { return this.canvas.height; }
+		set height(value) { this.canvas.height = value; }
+		getContext(kind) { return kind === "2d" ? this.canvas.getContext("2d") : null; }
+		async convertToBlob(options = {}) {
+			const quality = Math.round((options.quality ?? 0.92) * 100);
+			return new Blob([new Uint8Array(await this.canvas.encode("jpeg", quality))], { type: "image/jpeg" });
+		}
+	};
+}
+`;
+
 /** The script that turns a Node worker thread into a Web Worker's global scope. */
 function prelude(timeScale: number, clock: VirtualClock | undefined): string {
 	return `
@@ -61,6 +94,7 @@ ${
 	globalThis.setInterval = (callback, ms, ...args) => realSetInterval(callback, Math.ceil((ms ?? 0) / __timeScale), ...args);
 }`
 }
+${IMAGE_PLATFORM}
 globalThis.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);
 let __stuckAtNextCall = false;
 parentPort.on("message", (data) => {

@@ -19,6 +19,11 @@ export const NO_LOG_FILES: Pick<facade.CoreHost, "listFolder" | "readFrom" | "ap
 	removeFile: noLog,
 };
 
+/** Image decoding of a `CoreHost` for a test with no pictures: it rejects as a device without a canvas would. */
+export const NO_IMAGES: Pick<facade.CoreHost, "renderImage"> = {
+	renderImage: () => Promise.reject(new Error("this test's host decodes no pictures")),
+};
+
 let loading: Promise<{ facade: Facade; SQL: SqlJsStatic }> | undefined;
 
 /** The facade (initialised from the .wasm bytes, as the plugin does) and a real sql.js. */

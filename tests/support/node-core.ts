@@ -57,6 +57,7 @@ export async function inProcessCore(host: Partial<HostHandlers> = {}): Promise<C
 		send: host.send ?? unsupported,
 		readFile: host.readFile ?? unsupported,
 		extractPdf: host.extractPdf ?? unsupported,
+		renderImage: host.renderImage ?? unsupported,
 		listFolder: host.listFolder ?? unsupported,
 		readFrom: host.readFrom ?? unsupported,
 		appendText: host.appendText ?? unsupported,

@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { CoreHost, HostRequest, HostResponse } from "../../build/pkg/memory_agent.js";
 import { batchedMemories, userTextOf } from "./batched-ingest";
-import { NO_LOG_FILES, loadFacade } from "./facade";
+import { NO_IMAGES, NO_LOG_FILES, loadFacade } from "./facade";
 
 /** Writes `count` small notes into 100 folders; returns their vault paths. */
 export async function generateNotes(vaultDir: string, count: number): Promise<string[]> {
@@ -59,6 +59,7 @@ export async function rememberAll(vaultDir: string, paths: readonly string[]): P
 		progress: () => undefined,
 		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
 		...NO_LOG_FILES,
+		...NO_IMAGES,
 	};
 	try {
 		core.attachHost(host);

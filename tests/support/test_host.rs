@@ -7,6 +7,7 @@ use std::future::Future;
 use memory_agent::domain::Millis;
 use memory_agent::engine::{Host, Progress, VaultFile};
 use memory_agent::hash::file_digest_hex;
+use memory_agent::images::{ImageError, ImageRender, ImageRenderer, NativeRenderer, RenderedImage};
 use memory_agent::llm::{Clock, HttpRequest, HttpResponse, HttpTransport, TransportError};
 use memory_agent::notes::pdf::{PdfContent, PdfExtractOptions};
 
@@ -102,6 +103,13 @@ impl Clock for TestHost {
 
     fn sleep(&self, millis: u64) -> impl Future<Output = ()> {
         self.clock.sleep(millis)
+    }
+}
+
+/// Pictures decoded as the command decodes them (the `image` crate).
+impl ImageRenderer for TestHost {
+    async fn render_image(&self, bytes: &[u8], request: &ImageRender) -> Result<RenderedImage, ImageError> {
+        NativeRenderer.render_image(bytes, request).await
     }
 }
 

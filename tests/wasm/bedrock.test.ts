@@ -7,7 +7,7 @@ import type { MemoryCore } from "../../build/pkg/memory_agent.js";
 import { requestUrlSend } from "../../plugin/host/request-url-transport";
 import { type FakeBedrock, type Reply, TEST_API_KEY, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { hostRequestUrl } from "../host/request-url";
-import { NO_LOG_FILES, loadFacade } from "../support/facade";
+import { NO_IMAGES, NO_LOG_FILES, loadFacade } from "../support/facade";
 
 /** Realm timers 100 times faster: backoff and the 60-second timeout take milliseconds here. */
 const TIME_SCALE = 100;
@@ -35,6 +35,7 @@ async function connectedCore(connection: { maxConcurrency?: number; modelId?: st
 		progress: () => undefined,
 		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
 		...NO_LOG_FILES,
+		...NO_IMAGES,
 	});
 	core.configure({
 		engine: { parallelJobs: 6, dailyConsolidation: false, consolidationThreshold: 10_000 },

@@ -8,7 +8,7 @@ import type { CoreHost, MemoryCore } from "../../build/pkg/memory_agent.js";
 import { requestUrlSend } from "../../plugin/host/request-url-transport";
 import { type FakeBedrock, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { hostRequestUrl } from "../host/request-url";
-import { NO_LOG_FILES, loadFacade } from "../support/facade";
+import { NO_IMAGES, NO_LOG_FILES, loadFacade } from "../support/facade";
 
 let fake: FakeBedrock | undefined;
 let core: MemoryCore | undefined;
@@ -41,6 +41,7 @@ test("a run whose progress report, clock and sleep throw ends, and the next run 
 		progress: () => (broken ? fail("progress") : undefined),
 		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
 		...NO_LOG_FILES,
+		...NO_IMAGES,
 	};
 	core.attachHost(host);
 	core.configure({

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NO_LOG_FILES, loadFacade } from "../support/facade";
+import { NO_IMAGES, NO_LOG_FILES, loadFacade } from "../support/facade";
 
 test("a note matched by a /regex/ filter, a folder or a tag is never read or sent", async () => {
 	const { facade, SQL } = await loadFacade();
@@ -27,6 +27,7 @@ test("a note matched by a /regex/ filter, a folder or a tag is never read or sen
 		progress: () => undefined,
 		extractPdf: () => Promise.reject(new Error("no PDFs in this test")),
 		...NO_LOG_FILES,
+		...NO_IMAGES,
 	});
 	core.configure({
 		engine: {

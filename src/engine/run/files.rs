@@ -157,11 +157,12 @@ impl<D: SqlDriver> Engine<D> {
             Opened::Read(read, digest) => (read, digest),
             Opened::Ended(finished) => return Ok(finished),
         };
-        let image = match prepare(&read.file.bytes) {
+        let image = match prepare(host, &read.file.bytes).await {
             Ok(image) => image,
-            Err(reason) => {
+            Err(reason) if reason.is_the_file_s() => {
                 return Ok(self.skip(&read.path, &read.file, read.sha256, &reason.to_string(), read.started)?)
             }
+            Err(reason) => return Err(JobError::VaultRead { path: read.path.clone(), reason: reason.to_string() }),
         };
         let own_date = image
             .taken
@@ -267,7 +268,11 @@ impl<D: SqlDriver> Engine<D> {
         if self.known_picture(host, read, picture.chunk, facts, made).await? {
             return Ok(ScanOutcome::Accounted);
         }
-        let Ok(image) = prepare(picture.bytes) else { return Ok(ScanOutcome::LeftOut) };
+        let image = match prepare(host, picture.bytes).await {
+            Ok(image) => image,
+            Err(reason) if reason.is_the_file_s() => return Ok(ScanOutcome::LeftOut),
+            Err(reason) => return Err(JobError::VaultRead { path: read.path.clone(), reason: reason.to_string() }),
+        };
         let prepared = Prepared { image, dated: Some(facts.note_date) };
         self.remember_prepared(host, model, attempt, read, picture, prepared, facts, made).await
     }
