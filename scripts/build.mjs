@@ -89,7 +89,7 @@ function printSizes(workerBytes) {
 	const sql = fileSizes(SQL_WASM);
 	console.log("\nSizes:");
 	console.log(`  main.js                ${main.raw} bytes (${formatBytes(main.raw)}, gzip ${formatBytes(main.gzip)})`);
-	console.log(`    of which the worker  ${workerBytes} bytes (${formatBytes(workerBytes)}; both .wasm inside, LZMA + base85)`);
+	console.log(`    of which the worker  ${workerBytes} bytes (${formatBytes(workerBytes)}) of script, besides both .wasm (LZMA as text)`);
 	console.log(`  memory_agent_bg.wasm   ${core.raw} bytes (${formatBytes(core.raw)}), gzip ${core.gzip} bytes (${formatBytes(core.gzip)})`);
 	console.log(`  sql-wasm.wasm          ${sql.raw} bytes (${formatBytes(sql.raw)}), gzip ${sql.gzip} bytes (${formatBytes(sql.gzip)})`);
 }

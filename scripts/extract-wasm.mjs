@@ -1,6 +1,6 @@
 // `npm run extract-wasm [-- main.js] [--out DIR]`: the WebAssembly modules inside main.js, taken
 // out and named. main.js carries its Web Worker as a string, and the worker carries two modules
-// as long base85 strings of LZMA (scripts/lib/inline-wasm-plugin.mjs): the Rust core built from
+// as long strings of LZMA (scripts/lib/inline-wasm-plugin.mjs, plugin/worker/bytes-text.ts): the Rust core built from
 // src/ and SQLite from the sql.js package. This prints each one's size and SHA-256 and says which
 // file of this checkout it is byte for byte, so a reviewer can tell the strings are what the
 // README says they are. With --out, writes them as .wasm files. It decodes with the plugin's own
@@ -10,7 +10,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { BASE85_ALPHABET, decodeBase85 } from "./lib/base85.mjs";
+import { decodeBytesTextUnsized } from "./lib/bytes-text.mjs";
 import { ROOT } from "./lib/run.mjs";
 import { decodeLzma } from "../plugin/worker/lzma.ts";
 
@@ -20,23 +20,20 @@ export const KNOWN_MODULES = {
 	"sql-wasm-browser.wasm (SQLite, from the sql.js package in node_modules)": path.join(ROOT, "node_modules", "sql.js", "dist", "sql-wasm-browser.wasm"),
 };
 
-/** Shorter runs of base85 digits are ordinary code; the modules are hundreds of kilobytes. */
+/** Shorter runs of text without quotes are ordinary code; the modules are hundreds of kilobytes. */
 const MIN_RUN = 4096;
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
 
-function escaped(character) {
-	return character.replace(/[\\\]^-]/g, "\\$&");
-}
-
 /** Every WebAssembly module embedded in `source` (main.js's text), in the order they appear. */
 export function embeddedModules(source) {
-	const digits = [...BASE85_ALPHABET].map(escaped).join("");
-	const runs = source.match(new RegExp(`[${digits}]{${MIN_RUN},}`, "g")) ?? [];
+	// The embedded text never holds a quote, a backslash or a line break (bytes-text.ts): its
+	// runs are the longest stretches without one.
+	const runs = source.match(new RegExp(`[^"'\x60\\\\\\n\\r]{${MIN_RUN},}`, "g")) ?? [];
 	const modules = [];
 	for (const run of runs) {
 		let wasm;
 		try {
-			wasm = Buffer.from(decodeLzma(decodeBase85(run)));
+			wasm = Buffer.from(decodeLzma(decodeBytesTextUnsized(run)));
 		} catch {
 			continue;
 		}
@@ -60,7 +57,7 @@ function main() {
 	const outAt = args.indexOf("--out");
 	const out = outAt >= 0 ? args.splice(outAt, 2)[1] : undefined;
 	const mainJs = args[0] ?? path.join(ROOT, "main.js");
-	const modules = embeddedModules(fs.readFileSync(mainJs, "latin1"));
+	const modules = embeddedModules(fs.readFileSync(mainJs, "utf8"));
 	if (modules.length === 0) throw new Error(`${mainJs} holds no embedded WebAssembly`);
 	if (out) fs.mkdirSync(out, { recursive: true });
 	modules.forEach((wasm, index) => {

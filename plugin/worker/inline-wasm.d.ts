@@ -1,5 +1,5 @@
 // Types for `inline-wasm:<path>` imports, which scripts/build.mjs turns into embedded,
-// LZMA-compressed base85 text (see base85.ts and lzma.ts for the decoding).
+// LZMA-compressed text (see bytes-text.ts and lzma.ts for the decoding).
 
 declare module "inline-wasm:*" {
 	/** Decodes the embedded module to its bytes; each call returns a fresh array that owns its whole buffer. */

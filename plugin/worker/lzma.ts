@@ -5,7 +5,7 @@
 // output, which serves as the dictionary because the whole output is kept.
 //
 // Why LZMA and not the platform's gzip (`DecompressionStream`): both modules take 925 KB as
-// LZMA against 1,131 KB as gzip (Zopfli), which is 260 KB less main.js after base85. Decoding
+// LZMA against 1,131 KB as gzip (Zopfli), which is 260 KB less main.js. Decoding
 // costs more than gzip's native inflate (measured in the start-up benchmark, README).
 
 /** A damaged embedded module fails loudly here rather than deep in WebAssembly. */

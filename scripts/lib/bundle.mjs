@@ -5,7 +5,8 @@
 import { builtinModules } from "node:module";
 import path from "node:path";
 import esbuild from "esbuild";
-import { inlineWasmPlugin } from "./inline-wasm-plugin.mjs";
+import fs from "node:fs/promises";
+import { fillEmbedded, inlineWasmPlugin } from "./inline-wasm-plugin.mjs";
 import { ROOT } from "./run.mjs";
 
 /** Modules Obsidian provides at run time (the same list as the official sample plugin). */
@@ -33,6 +34,8 @@ function common(production) {
 		treeShaking: true,
 		minify: production,
 		legalComments: "eof",
+		// The UI's own characters (’, —, …) as UTF-8, not \u escapes: six bytes each otherwise.
+		charset: "utf8",
 		metafile: true,
 	};
 }
@@ -92,5 +95,6 @@ export async function bundlePlugin({ production = true, outfile = path.join(ROOT
 	});
 	if (result.warnings.length > 0) throw new Error(`esbuild reported ${result.warnings.length} warning(s)`);
 	if (workers.length !== 1) throw new Error(`main.js embeds ${workers.length} worker scripts, expected 1`);
+	await fs.writeFile(outfile, fillEmbedded(await fs.readFile(outfile, "utf8")));
 	return { main: result.metafile, worker: workers[0].metafile, workerBytes: Buffer.byteLength(workers[0].code) };
 }

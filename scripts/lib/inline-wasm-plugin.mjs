@@ -1,14 +1,14 @@
 // esbuild plugin: `import load from "inline-wasm:<path>"` embeds a .wasm file, LZMA-compressed,
-// as base85 text in the bundle (the worker decodes it with plugin/worker/lzma.ts).
+// as text in the bundle (plugin/worker/bytes-text.ts, then lzma.ts, decode it in the worker).
 
 import fs from "node:fs/promises";
 import path from "node:path";
-import { encodeBase85 } from "./base85.mjs";
+import { encodeBytesText } from "./bytes-text.mjs";
 import { crc32 } from "./crc32.mjs";
 import { ROOT, run } from "./run.mjs";
 
 const PREFIX = "inline-wasm:";
-const DECODER = path.join(ROOT, "plugin", "worker", "base85.ts");
+const DECODER = path.join(ROOT, "plugin", "worker", "bytes-text.ts");
 const LZMA_DECODER = path.join(ROOT, "plugin", "worker", "lzma.ts");
 const PACKER_MANIFEST = path.join(ROOT, "tools", "pack-wasm", "Cargo.toml");
 const PACKER_TARGET = path.join(ROOT, "target", "pack-wasm");
@@ -25,7 +25,7 @@ function ensurePacker() {
 /**
  * The `.lzma` file the build embeds, written by `tools/pack-wasm` (LZMA in pure Rust, integer
  * arithmetic only: the same bytes on every machine). LZMA, not gzip: 925 KB for both modules
- * against 1,131 KB with Zopfli's gzip (−18%; −260 KB of main.js after base85), for about 90 ms
+ * against 1,131 KB with Zopfli's gzip (−18%; −260 KB of main.js), for about 90 ms
  * more decoding at start-up (README, "What is inside main.js").
  */
 export async function compressWasm(file) {
@@ -33,6 +33,36 @@ export async function compressWasm(file) {
 	const out = path.join(PACKER_TARGET, `${path.basename(file)}.lzma`);
 	run(PACKER, [file, out]);
 	return fs.readFile(out);
+}
+
+/**
+ * The modules' text goes into main.js after esbuild (`fillEmbedded`): esbuild prints control
+ * characters in a string as escapes (`\x01`: four bytes, eight once the worker script is itself
+ * a string in main.js), and the text's whole point is that they stay one byte each. Each module
+ * is a placeholder until then, one that no escaping changes.
+ */
+const embedded = new Map();
+
+function embedLater(text) {
+	const placeholder = `__memory_agent_embedded_${embedded.size}__`;
+	embedded.set(placeholder, text);
+	return placeholder;
+}
+
+/**
+ * Puts each module's text in place of its placeholder in main.js's `code` (each exactly once;
+ * the text holds no quote, backslash, `$`, `<` or line break, so it is the same string
+ * wherever it lands: inside the worker script's literal inside main.js's).
+ */
+export function fillEmbedded(code) {
+	let filled = code;
+	for (const [placeholder, text] of embedded) {
+		const at = filled.indexOf(placeholder);
+		if (at < 0 || filled.indexOf(placeholder, at + 1) >= 0) throw new Error(`main.js does not hold ${placeholder} exactly once`);
+		filled = filled.slice(0, at) + text + filled.slice(at + placeholder.length);
+	}
+	embedded.clear();
+	return filled;
 }
 
 /**
@@ -60,10 +90,10 @@ export function inlineWasmPlugin() {
 				const bytes = await compressWasm(args.path);
 				const checksum = crc32(await fs.readFile(args.path));
 				const contents = [
-					`import { decodeBase85 } from ${JSON.stringify(DECODER)};`,
+					`import { decodeBytesText } from ${JSON.stringify(DECODER)};`,
 					`import { decodeChecked } from ${JSON.stringify(LZMA_DECODER)};`,
-					`const BASE85 = ${JSON.stringify(encodeBase85(bytes))};`,
-					`export default function loadWasmBytes() { return decodeChecked(decodeBase85(BASE85), ${checksum}); }`,
+					`const TEXT = ${JSON.stringify(embedLater(encodeBytesText(bytes)))};`,
+					`export default function loadWasmBytes() { return decodeChecked(decodeBytesText(TEXT, ${bytes.length}), ${checksum}); }`,
 				].join("\n");
 				return { contents, loader: "js", resolveDir: path.dirname(args.path), watchFiles: [args.path] };
 			});
