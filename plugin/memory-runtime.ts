@@ -168,6 +168,27 @@ export class MemoryRuntime {
 	}
 
 	/**
+	 * The open store, waiting while the memory is still starting (up to `timeoutMs`): what a
+	 * button pressed in the first second after Obsidian opened needs, rather than "still
+	 * starting". Undefined when it is unavailable, stopped, or not open in time.
+	 */
+	async readyStore(timeoutMs: number): Promise<MemoryStore | undefined> {
+		const open = this.store();
+		if (open !== undefined || this.state.kind === "unavailable" || this.state.kind === "stopped") return open;
+		return new Promise((resolve) => {
+			const timer = this.deps.timers.setTimeout(() => {
+				stopListening();
+				resolve(this.store());
+			}, timeoutMs);
+			const stopListening = this.onReady((store) => {
+				this.deps.timers.clearTimeout(timer);
+				stopListening();
+				resolve(store);
+			});
+		});
+	}
+
+	/**
 	 * Calls `listener` each time a store becomes ready: after the start, and after a restart
 	 * of the worker. Returns a function that unsubscribes.
 	 */

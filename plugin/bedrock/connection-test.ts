@@ -12,12 +12,16 @@ import { redactSecrets } from "./redact";
 export interface ConnectionTestPort {
 	/** Hands the current settings and secret values to the core. */
 	applySettings(): Promise<void>;
-	store(): { testConnection(): Promise<ConnectionCheck>; listModels(): Promise<ModelChoice[]> } | undefined;
+	/** The open store, waiting up to `timeoutMs` while the memory is still starting. */
+	readyStore(timeoutMs: number): Promise<{ testConnection(): Promise<ConnectionCheck>; listModels(): Promise<ModelChoice[]> } | undefined>;
 	/** Why the core has no connection (e.g. a malformed setting it rejected), or null. */
 	connectionIssue(): string | null;
 	/** The core's code for that reason, when the core gave it. */
 	connectionIssueCode(): string | null;
 }
+
+/** How long a test pressed while the memory starts waits for it. */
+export const STARTING_WAIT_MS = 20_000;
 
 export interface ConnectionTestResult {
 	ok: boolean;
@@ -45,8 +49,9 @@ export async function runConnectionTest(
 
 	const missing = missingConnectionSetting(settings, secrets);
 	if (missing !== null) return { ok: false, code: "llm.config", text: hide(connectionErrorText("llm.config", missing, facts)) };
-	const store = runtime.store();
-	if (store === undefined) return { ok: false, text: "Memory Agent is still starting. Test again in a moment." };
+	// Pressed while the memory starts (the first second after Obsidian opens): the test waits for it.
+	const store = await runtime.readyStore(STARTING_WAIT_MS);
+	if (store === undefined) return { ok: false, text: "Memory Agent has not started. Reload it (turn it off and on in Community plugins) and test again." };
 	// Re-read the secrets: a key just pasted into secret storage keeps its name, so nothing else applied it.
 	await runtime.applySettings();
 	// The core sends nothing to a custom endpoint this device never confirmed: a test is the moment to ask.

@@ -5,7 +5,7 @@
 import type { Setting } from "obsidian";
 import { errorMessage } from "../core/core-error";
 import type { ModelChoice } from "../core/memory-core-api";
-import type { ConnectionTestPort } from "../bedrock/connection-test";
+import { type ConnectionTestPort, STARTING_WAIT_MS } from "../bedrock/connection-test";
 import { defaultModelFor, fallbackModelFor } from "../bedrock/regions";
 import { FieldMessage, type SettingsForm, addCoreCheckedField, saveChoice } from "./settings-form";
 import type { SettingRow } from "./setting-rows";
@@ -43,10 +43,13 @@ export function modelRow(deps: ModelRowDeps): SettingRow {
 					.setButtonText(choices === undefined ? "List models" : "Refresh list")
 					.setTooltip("Show the models and inference profiles this account may call in the region")
 					.onClick(async () => {
-						const store = deps.runtime.store();
-						if (store === undefined) return message.show("Memory Agent is still starting. Try again in a moment.");
 						button.setDisabled(true);
 						message.show(null);
+						const store = await deps.runtime.readyStore(STARTING_WAIT_MS);
+						if (store === undefined) {
+							button.setDisabled(false);
+							return message.show("Memory Agent has not started. Reload it (turn it off and on in Community plugins) and try again.");
+						}
 						try {
 							await deps.runtime.applySettings();
 							loaded.set(region, await store.listModels());

@@ -70,6 +70,19 @@ test("the default in us-east-1 is Claude Haiku 5.5: Test connection names it", {
 	assert.equal((await storeOf(host).status()).modelFallback, null);
 });
 
+test("Test connection pressed while the memory is still starting waits for it and connects", { timeout: 60_000 }, async () => {
+	fake = await startAnsweringFake();
+	host = await startVaultHost();
+	await writeNotes(host, NOTES);
+	await writeSettings(host, fake, { region: "us-east-1", bulkConfirmThreshold: 1000 });
+	await host.loadPlugin();
+	const plugin = host.plugin as unknown as { runtime: { store(): unknown } };
+	assert.equal(plugin.runtime.store(), undefined, "pressed before the store opened");
+	const check = await SettingsTabDriver.open(host).testConnection();
+	assert.equal(check.ok, true, check.text);
+	assert.match(check.text, /^Connected to us\.anthropic\.claude-haiku-5-5 in us-east-1/);
+});
+
 test("the default in us-east-1 remembers notes with Claude Haiku 5.5 and no rejected request", { timeout: 60_000 }, async () => {
 	const { host, fake } = await start({});
 	await waitForIdle(host, "the notes to be remembered with the default model");
