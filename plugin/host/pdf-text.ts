@@ -6,6 +6,8 @@
 // APIs: it runs on phones too. The `obsidian` module is never imported here: the loader is
 // injected (Obsidian's in the plugin, pdfjs-dist's in the headless host and the tests).
 
+import { offscreenCanvasSurface } from "../worker/render-image";
+import { detachedCanvasSurface } from "./image-canvas";
 import type { PdfContentData, PdfExtractOptions, PdfInfo, PdfLine, PdfPageData, PdfScan } from "../../build/pkg/memory_agent.js";
 
 /** The part of pdf.js's module used here (pdf.js `src/display/api.js`). */
@@ -274,39 +276,7 @@ export function scanSize(pageWidth: number, pageHeight: number, maxPixels: numbe
 
 /** An `OffscreenCanvas` where there is one (desktop, recent phones), else a detached `<canvas>`. */
 function defaultScanSurface(width: number, height: number): ScanSurface {
-	if (typeof OffscreenCanvas !== "undefined") {
-		const canvas = new OffscreenCanvas(width, height);
-		return {
-			context: canvas.getContext("2d"),
-			encodeJpeg: async (quality) => new Uint8Array(await (await canvas.convertToBlob({ type: "image/jpeg", quality })).arrayBuffer()),
-			release: () => {
-				canvas.width = 0;
-				canvas.height = 0;
-			},
-		};
-	}
-	const canvas = createEl("canvas");
-	canvas.width = width;
-	canvas.height = height;
-	return {
-		context: canvas.getContext("2d"),
-		encodeJpeg: (quality) =>
-			new Promise((resolve, reject) => {
-				canvas.toBlob(
-					(blob) => {
-						if (blob === null) reject(new Error("the page could not be encoded as JPEG"));
-						else blob.arrayBuffer().then((buffer) => resolve(new Uint8Array(buffer)), reject);
-					},
-					"image/jpeg",
-					quality,
-				);
-			}),
-		release: () => {
-			canvas.width = 0;
-			canvas.height = 0;
-			canvas.remove();
-		},
-	};
+	return typeof OffscreenCanvas !== "undefined" ? offscreenCanvasSurface(OffscreenCanvas, width, height) : detachedCanvasSurface(width, height);
 }
 
 /** Counts the time the join holds the thread and gives the event loop a turn once a slice is used up. */

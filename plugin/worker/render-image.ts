@@ -105,32 +105,41 @@ async function draw(platform: ImagePlatform, context: DrawingContext, picture: D
 	}
 }
 
+/** The constructor of an `OffscreenCanvas`, as far as drawing here uses it. */
+export type OffscreenCanvasClass = new (
+	width: number,
+	height: number,
+) => {
+	width: number;
+	height: number;
+	getContext(kind: "2d"): unknown;
+	convertToBlob(options: { type: string; quality: number }): Promise<Blob>;
+};
+
+/** A surface on an `OffscreenCanvas` (in the worker, and pdf.js's scans on the main thread). */
+export function offscreenCanvasSurface(Canvas: OffscreenCanvasClass, width: number, height: number): DrawingSurface {
+	const canvas = new Canvas(width, height);
+	const context = canvas.getContext("2d") as DrawingContext | null;
+	if (context === null) throw new Error("the canvas has no 2D context");
+	return {
+		context,
+		encodeJpeg: async (quality) => new Uint8Array(await (await canvas.convertToBlob({ type: "image/jpeg", quality })).arrayBuffer()),
+		release: () => {
+			canvas.width = 0;
+			canvas.height = 0;
+		},
+	};
+}
+
 /** The worker's own platform, when it has `createImageBitmap` and `OffscreenCanvas` (desktop, recent phones). */
 export function workerImagePlatform(scope: {
 	createImageBitmap?: (image: Blob, options?: { imageOrientation?: "from-image" | "flipY" }) => Promise<DecodedPicture>;
-	OffscreenCanvas?: new (width: number, height: number) => {
-		width: number;
-		height: number;
-		getContext(kind: "2d"): unknown;
-		convertToBlob(options: { type: string; quality: number }): Promise<Blob>;
-	};
+	OffscreenCanvas?: OffscreenCanvasClass;
 }): ImagePlatform | undefined {
 	const { createImageBitmap, OffscreenCanvas } = scope;
 	if (typeof createImageBitmap !== "function" || typeof OffscreenCanvas !== "function") return undefined;
 	return {
 		decode: (bytes) => createImageBitmap(new Blob([bytes as BlobPart]), { imageOrientation: "from-image" }),
-		surface: (width, height) => {
-			const canvas = new OffscreenCanvas(width, height);
-			const context = canvas.getContext("2d") as DrawingContext | null;
-			if (context === null) throw new Error("the worker's canvas has no 2D context");
-			return {
-				context,
-				encodeJpeg: async (quality) => new Uint8Array(await (await canvas.convertToBlob({ type: "image/jpeg", quality })).arrayBuffer()),
-				release: () => {
-					canvas.width = 0;
-					canvas.height = 0;
-				},
-			};
-		},
+		surface: (width, height) => offscreenCanvasSurface(OffscreenCanvas, width, height),
 	};
 }

@@ -101,12 +101,26 @@ fn gif(bytes: &[u8]) -> Found<'_> {
     Some((le16(bytes, 6)?, le16(bytes, 8)?, None))
 }
 
-/// Markers walked from SOI to the frame header, an APP1 `Exif` segment kept on the way.
+/// The frame header's size, an APP1 `Exif` segment kept on the way (`jpeg_frame_segment`).
 fn jpeg(bytes: &[u8]) -> Found<'_> {
+    let (_, segment, exif) = jpeg_frame_segment(bytes)?;
+    let height = u32::from(u16::from_be_bytes([*segment.get(1)?, *segment.get(2)?]));
+    let width = u32::from(u16::from_be_bytes([*segment.get(3)?, *segment.get(4)?]));
+    Some((width, height, exif))
+}
+
+/// A frame header's marker, its segment, and the EXIF block met before it.
+pub(super) type JpegFrameSegment<'a> = (u8, &'a [u8], Option<&'a [u8]>);
+
+/// A JPEG's markers walked from SOI to its frame header (SOFn, before any scan): the marker,
+/// the segment after its length, and the first APP1 `Exif` segment met on the way (without
+/// its `Exif\0\0` prefix); `None` when there is no frame header to read.
+pub(super) fn jpeg_frame_segment(bytes: &[u8]) -> Option<JpegFrameSegment<'_>> {
     const EXIF_PREFIX: &[u8] = b"Exif\0\0";
     let mut at = 2;
     let mut exif = None;
     loop {
+        // Fill bytes (FF) may precede a marker.
         while bytes.get(at) == Some(&0xff) && bytes.get(at + 1) == Some(&0xff) {
             at += 1;
         }
@@ -122,11 +136,8 @@ fn jpeg(bytes: &[u8]) -> Found<'_> {
         let segment = bytes.get(at + 4..at + 2 + length.max(2))?;
         match marker {
             0xe1 if exif.is_none() && segment.starts_with(EXIF_PREFIX) => exif = Some(&segment[EXIF_PREFIX.len()..]),
-            0xc0..=0xcf if !matches!(marker, 0xc4 | 0xc8 | 0xcc) => {
-                let height = u32::from(u16::from_be_bytes([*segment.get(1)?, *segment.get(2)?]));
-                let width = u32::from(u16::from_be_bytes([*segment.get(3)?, *segment.get(4)?]));
-                return Some((width, height, exif));
-            }
+            // SOF0–SOF15, except DHT (C4), JPG (C8) and DAC (CC).
+            0xc0..=0xcf if !matches!(marker, 0xc4 | 0xc8 | 0xcc) => return Some((marker, segment, exif)),
             0xda | 0xd9 => return None,
             _ => {}
         }

@@ -62,40 +62,16 @@ impl JpegFrame {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-/// The frame header of the JPEG in `bytes` (markers walked from SOI up to the first SOFn or
-/// SOS), or `None` when there is none to read.
+/// The frame header of the JPEG in `bytes`, or `None` when there is none to read.
 pub(super) fn jpeg_frame(bytes: &[u8]) -> Option<JpegFrame> {
-    let mut at = 2;
-    loop {
-        // Fill bytes (FF) may precede a marker.
-        while bytes.get(at) == Some(&0xff) && bytes.get(at + 1) == Some(&0xff) {
-            at += 1;
-        }
-        if *bytes.get(at)? != 0xff {
-            return None;
-        }
-        let marker = *bytes.get(at + 1)?;
-        if matches!(marker, 0x01 | 0xd0..=0xd7) {
-            at += 2;
-            continue;
-        }
-        let length = usize::from(u16::from_be_bytes([*bytes.get(at + 2)?, *bytes.get(at + 3)?]));
-        let segment = bytes.get(at + 4..at + 2 + length.max(2))?;
-        match marker {
-            // SOF0–SOF15, except DHT (C4), JPG (C8) and DAC (CC).
-            0xc0..=0xcf if !matches!(marker, 0xc4 | 0xc8 | 0xcc) => {
-                let count = usize::from(*segment.get(5)?);
-                let sampling = (0..count)
-                    .map(|index| segment.get(6 + 3 * index + 1).map(|factors| (factors >> 4, factors & 0x0f)))
-                    .collect::<Option<Vec<_>>>()?;
-                // Progressive: C2, C6, CA, CE; lossless (C3, C7, CB, CF) keeps whole samples too.
-                let progressive = !matches!(marker, 0xc0 | 0xc1 | 0xc5 | 0xc9 | 0xcd);
-                return Some(JpegFrame { progressive, sampling });
-            }
-            0xda | 0xd9 => return None,
-            _ => at += 2 + length,
-        }
-    }
+    let (marker, segment, _) = super::header::jpeg_frame_segment(bytes)?;
+    let count = usize::from(*segment.get(5)?);
+    let sampling = (0..count)
+        .map(|index| segment.get(6 + 3 * index + 1).map(|factors| (factors >> 4, factors & 0x0f)))
+        .collect::<Option<Vec<_>>>()?;
+    // Progressive: C2, C6, CA, CE; lossless (C3, C7, CB, CF) keeps whole samples too.
+    let progressive = !matches!(marker, 0xc0 | 0xc1 | 0xc5 | 0xc9 | 0xcd);
+    Some(JpegFrame { progressive, sampling })
 }
 
 #[cfg(test)]

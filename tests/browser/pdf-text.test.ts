@@ -6,20 +6,17 @@
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import fs from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { createCanvas } from "@napi-rs/canvas";
 import { build } from "esbuild";
-import { type Browser, chromium } from "playwright-core";
 import { writePdf } from "../support/pdf-writer";
 import { skip } from "./session";
+import { type StaticFile, type StaticPages, serveStaticPages } from "./static-pages";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PDFJS_BUILD = path.join(path.dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json")), "build");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"];
 
 const PAGE_HTML = `<!doctype html><html><head><meta charset="utf-8"></head><body>
 <script type="module">
@@ -32,9 +29,7 @@ const PAGE_HTML = `<!doctype html><html><head><meta charset="utf-8"></head><body
 <script src="/pdf-page.js"></script>
 </body></html>`;
 
-let server: http.Server | undefined;
-let browser: Browser | undefined;
-let origin = "";
+let pages: StaticPages | undefined;
 
 async function scanJpeg(): Promise<Uint8Array> {
 	const canvas = createCanvas(600, 800);
@@ -47,7 +42,7 @@ async function scanJpeg(): Promise<Uint8Array> {
 before(async () => {
 	if (skip !== false) return;
 	const bundle = await build({ entryPoints: [path.join(HERE, "harness", "pdf-page.ts")], bundle: true, format: "iife", platform: "browser", target: "es2022", write: false, logLevel: "silent" });
-	const files: Record<string, { type: string; body: string | Uint8Array }> = {
+	const files: Record<string, StaticFile> = {
 		"/": { type: "text/html", body: PAGE_HTML },
 		"/pdf-page.js": { type: "text/javascript", body: bundle.outputFiles[0]?.text ?? "" },
 		"/pdfjs/pdf.mjs": { type: "text/javascript", body: await fs.readFile(path.join(PDFJS_BUILD, "pdf.mjs")) },
@@ -65,19 +60,11 @@ before(async () => {
 		},
 		"/locked.pdf": { type: "application/pdf", body: writePdf({ pages: [{ lines: [{ text: "Secret" }] }], encrypted: true }) },
 	};
-	server = http.createServer((req, res) => {
-		const file = files[(req.url ?? "/").split("?")[0] ?? "/"];
-		if (file === undefined) res.writeHead(404).end();
-		else res.writeHead(200, { "content-type": file.type, "cache-control": "no-store" }).end(file.body);
-	});
-	await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+	pages = await serveStaticPages(files);
 });
 
 after(async () => {
-	await browser?.close();
-	await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+	await pages?.close();
 });
 
 interface PageResult {
@@ -88,10 +75,10 @@ interface PageResult {
 }
 
 async function readInPage(url: string, scanPixels: number): Promise<PageResult> {
-	assert.ok(browser);
-	const page = await browser.newPage();
+	assert.ok(pages);
+	const page = await pages.browser.newPage();
 	try {
-		await page.goto(origin);
+		await page.goto(pages.origin);
 		await page.waitForFunction(() => typeof (window as unknown as { readPdf?: unknown }).readPdf === "function");
 		return (await page.evaluate(
 			([target, pixels]) => (window as unknown as { readPdf: (url: string, options: unknown) => Promise<unknown> }).readPdf(target as string, { maxPages: 200, renderScans: true, scanPixels: pixels, scanBelowChars: 20 }),

@@ -5,23 +5,19 @@
 // broken file is refused as the file's fault.
 
 import assert from "node:assert/strict";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { createCanvas } from "@napi-rs/canvas";
 import { build } from "esbuild";
-import { type Browser, chromium } from "playwright-core";
+import type { Rendered } from "./harness/image-page";
 import { skip } from "./session";
+import { type StaticFile, type StaticPages, serveStaticPages } from "./static-pages";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"];
 const PAGE_HTML = `<!doctype html><html><head><meta charset="utf-8"></head><body><script src="/image-page.js"></script></body></html>`;
 
-let server: http.Server | undefined;
-let browser: Browser | undefined;
-let origin = "";
+let pages: StaticPages | undefined;
 
 /** An EXIF block whose only entry is the orientation (tag 0x0112, SHORT), in an APP1 segment. */
 function withOrientation(jpeg: Uint8Array, orientation: number): Uint8Array {
@@ -62,7 +58,7 @@ before(async () => {
 	const bundle = async (entry: string) =>
 		(await build({ entryPoints: [path.join(HERE, "harness", entry)], bundle: true, format: "iife", platform: "browser", target: "es2022", write: false, logLevel: "silent" })).outputFiles[0]?.text ?? "";
 	const photo = await sidewaysPhoto();
-	const files: Record<string, { type: string; body: string | Uint8Array }> = {
+	const files: Record<string, StaticFile> = {
 		"/": { type: "text/html", body: PAGE_HTML },
 		"/image-page.js": { type: "text/javascript", body: await bundle("image-page.ts") },
 		"/image-worker.js": { type: "text/javascript", body: await bundle("image-worker.ts") },
@@ -70,34 +66,18 @@ before(async () => {
 		"/clear.png": { type: "image/png", body: await clearPng() },
 		"/broken.jpg": { type: "image/jpeg", body: photo.subarray(0, 200) },
 	};
-	server = http.createServer((req, res) => {
-		const file = files[(req.url ?? "/").split("?")[0] ?? "/"];
-		if (file === undefined) res.writeHead(404).end();
-		else res.writeHead(200, { "content-type": file.type, "cache-control": "no-store" }).end(file.body);
-	});
-	await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+	pages = await serveStaticPages(files);
 });
 
 after(async () => {
-	await browser?.close();
-	await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+	await pages?.close();
 });
 
-interface Rendered {
-	width: number;
-	height: number;
-	byteLength: number;
-	decoded: { width: number; height: number; upper: number[]; lower: number[] } | null;
-	error?: { message: string; code?: string };
-}
-
 async function render(where: "renderInWorker" | "renderOnMainThread", url: string, request: Record<string, unknown>): Promise<Rendered> {
-	assert.ok(browser);
-	const page = await browser.newPage();
+	assert.ok(pages);
+	const page = await pages.browser.newPage();
 	try {
-		await page.goto(origin);
+		await page.goto(pages.origin);
 		await page.waitForFunction((name) => typeof (window as unknown as Record<string, unknown>)[name] === "function", where);
 		return (await page.evaluate(([name, target, asked]) => (window as unknown as Record<string, (url: string, request: unknown) => Promise<unknown>>)[name as string]?.(target as string, asked), [where, url, request] as const)) as Rendered;
 	} finally {

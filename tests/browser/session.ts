@@ -82,12 +82,17 @@ export function sharedSession(): Session {
 	};
 }
 
+/** Debian's headless Chromium, as every browser test drives it. */
+export function launchChromium(): Promise<Browser> {
+	return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
 /** Starts the fake Bedrock (answering as `MEMORY_MODEL`), the harness server and Chromium. */
 export async function launch(): Promise<Session> {
 	const fake = await startFakeBedrock();
 	fake.respond = memoryModel(MEMORY_MODEL);
 	const server = await startHarnessServer({ bedrockUrl: fake.url });
-	const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+	const browser = await launchChromium();
 	await fs.mkdir(ARTIFACTS, { recursive: true });
 	return {
 		fake,

@@ -8,7 +8,7 @@ import { mainThreadImagePlatform } from "../../../plugin/host/image-canvas";
 import { renderImage } from "../../../plugin/worker/render-image";
 import { installDomHelpers } from "./dom-helpers";
 
-interface Rendered {
+export interface Rendered {
 	width: number;
 	height: number;
 	byteLength: number;
