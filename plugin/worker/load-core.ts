@@ -13,10 +13,13 @@ export interface LoadedCore {
 }
 
 export async function loadCore(): Promise<LoadedCore> {
-	// The engine compiles the core on its own threads while this one decodes sql.js's module.
+	// The engine compiles the core on its own threads while this one decodes sql.js's module
+	// (the async function runs up to its first await at once; a decoding error rejects it).
 	const coreReady = initCore({ module_or_path: loadCoreWasm() });
-	const sqlWasm = loadSqlWasm();
-	// The decoded array owns its whole buffer, so the buffer is exactly the module.
-	const [, sqlJs] = await Promise.all([coreReady, initSqlJs({ wasmBinary: sqlWasm.buffer as ArrayBuffer })]);
+	const sqlReady = (async () => {
+		// The decoded array owns its whole buffer, so the buffer is exactly the module.
+		return initSqlJs({ wasmBinary: loadSqlWasm().buffer as ArrayBuffer });
+	})();
+	const [, sqlJs] = await Promise.all([coreReady, sqlReady]);
 	return { core, sqlJs };
 }
