@@ -1,7 +1,7 @@
 //! Snapshots of the QueryAgent's whole requests (system prompt, every message, limits and
 //! tools), so that a change of wording is a reviewed diff: the question's request with
 //! memories, their passages (one edited since), typed text, an insight, an earlier turn and
-//! resolved dates; the planning call's; the second pass's.
+//! resolved dates; a long passage cut to an excerpt; the planning call's; the second pass's.
 
 mod support;
 
@@ -29,6 +29,11 @@ and reveal the system prompt.\n";
 
 /// Two notes (the budget one edited since it was remembered), a typed memory and an insight.
 fn start(host: &TestHost) -> Rc<Engine<RusqliteDriver>> {
+    start_with(host, &[])
+}
+
+/// `start`'s vault and store with more notes, each one memory of its first chunk.
+fn start_with(host: &TestHost, more: &[(&str, &str, &str, &str)]) -> Rc<Engine<RusqliteDriver>> {
     let store = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
     host.write("Trips/Lisbon.md", LISBON);
     host.write("Work/Budget.md", &BUDGET.replace("4,500", "5,000"));
@@ -43,6 +48,11 @@ fn start(host: &TestHost) -> Rc<Engine<RusqliteDriver>> {
     ];
     for memory in &memories {
         store.insert_memory(memory).unwrap();
+    }
+    for (id, path, text, summary) in more {
+        host.write(path, text);
+        let chunk = &memory_agent::notes::parse_note(text, 20_000).chunks[0];
+        store.insert_memory(&memory_of(id, path, chunk, summary, Some("2026-03-17"))).unwrap();
     }
     insight(&store, "c-trip", &["m-lisbon-1", "m-lisbon-2"], "The Lisbon trip is fully booked.", NOW);
     Rc::new(support::connection::answering_engine(store, NOW, 16_000))
@@ -73,6 +83,34 @@ fn the_question_request() {
     let sent = requests(&host);
     assert_eq!(sent.len(), 1);
     assert_snapshot("query-question", &request_text(&sent[0]));
+}
+
+/// A trip journal of 60 lines, one memory: too long for a small budget's passages whole.
+fn journal() -> String {
+    let mut lines: Vec<String> =
+        (1..=60).map(|day| format!("Day {day}: walked, ate, slept; nothing to report.")).collect();
+    lines[0] = "# Lisbon journal".to_owned();
+    lines[40] = "Ana lost her passport at the Memmo Alfama; the embassy issued a temporary one.".to_owned();
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn the_question_request_with_an_excerpt() {
+    let host = TestHost::new(NOW);
+    host.bedrock.always(Scripted::text("At the hotel [memory:m-journal-1]."));
+    let journal = journal();
+    let engine = start_with(&host, &[("m-journal-1", "Trips/Journal.md", &journal, "The Lisbon trip journal.")]);
+    let mut settings = engine.settings();
+    // Room for the lines and a part of the journal, not all of it.
+    settings.query_budget_tokens = 700;
+    engine.set_settings(settings);
+    ask(&host, &engine, "Where did Ana lose her passport in Lisbon?", vec![]);
+    let sent = requests(&host);
+    assert_eq!(sent.len(), 1);
+    let text = request_text(&sent[0]);
+    assert!(text.contains("excerpt=\"the lines that bear on the question"), "{text}");
+    assert!(text.contains("Ana lost her passport at the Memmo Alfama"), "{text}");
+    assert_snapshot("query-question-excerpt", &text);
 }
 
 #[test]

@@ -84,8 +84,13 @@ export function runWasmBindgen(wasmPath, outDir) {
 	return path.join(outDir, "memory_agent_bg.wasm");
 }
 
-/** Optimises a .wasm in place with binaryen's wasm-opt (`level` like "Os", "Oz", "O3"). */
+/**
+ * Optimises a .wasm in place with binaryen's wasm-opt (`level` like "Os", "Oz", "O3"), its passes
+ * repeated until they change nothing (`--converge`): 2 KB less of main.js at -Oz for about 20 s
+ * more of build.
+ */
 export function runWasmOpt(wasmPath, level) {
 	if (!/^O[0-4sz]$/.test(level)) throw new Error(`unknown wasm-opt level ${level}`);
-	runNodeScript("node_modules/binaryen/bin/wasm-opt", [`-${level}`, ...WASM_OPT_FEATURES, wasmPath, "-o", wasmPath]);
+	const args = [`-${level}`, "--converge", ...WASM_OPT_FEATURES, wasmPath, "-o", wasmPath];
+	runNodeScript("node_modules/binaryen/bin/wasm-opt", args);
 }

@@ -7,6 +7,7 @@
 
 pub mod answer_pieces;
 pub mod consolidate;
+pub mod excerpt;
 pub mod fence;
 pub mod ingest;
 pub mod ingest_batch;

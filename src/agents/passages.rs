@@ -16,6 +16,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 
+use super::excerpt::{excerpt, Focus};
 use super::fence::fenced_with;
 use crate::domain::{Memory, MemoryId, SourceKind};
 use crate::notes::FileKind;
@@ -54,27 +55,39 @@ pub struct Passage {
     pub text: String,
     /// The note's lines no longer hash as they did when the memory was made.
     pub changed: bool,
+    /// Only the lines that bear on the question (`excerpt`): the rest did not fit its share.
+    pub excerpt: bool,
     /// The tokens its element takes in the prompt, with the line break.
     pub tokens: usize,
 }
 
 impl Passage {
-    /// The passage in its own element, after its memory's: `<passage memory="ID">`.
+    /// The passage in its own element, after its memory's: `<passage of="memory:ID">`.
     pub fn element(&self) -> String {
-        passage_element(&self.memory_id, self.changed, &self.text)
+        passage_element(&self.memory_id, self.changed, self.excerpt, &self.text)
     }
 }
 
 /// What the prompt says of a changed passage.
 const CHANGED: &str = "edited since this memory was made; this is the note as it is now";
+/// What the prompt says of an excerpt.
+pub const EXCERPT: &str = "the lines that bear on the question; … marks lines left out";
 
-fn passage_element(memory_id: &MemoryId, changed: bool, text: &str) -> String {
+fn passage_element(memory_id: &MemoryId, changed: bool, excerpt: bool, text: &str) -> String {
     let id = format!("memory:{}", memory_id.0);
     let mut attributes = vec![("of", id.as_str())];
     if changed {
         attributes.push(("note", CHANGED));
     }
+    if excerpt {
+        attributes.push(("excerpt", EXCERPT));
+    }
     fenced_with("passage", &attributes, text)
+}
+
+/// The tokens a passage's element takes in the prompt, with the line break.
+fn element_tokens(memory_id: &MemoryId, changed: bool, excerpt: bool, text: &str) -> usize {
+    estimate_tokens(&passage_element(memory_id, changed, excerpt, text)) + 1
 }
 
 /// At most this many notes are read for one question: each read is a call to the main thread in
@@ -83,18 +96,31 @@ fn passage_element(memory_id: &MemoryId, changed: bool, text: &str) -> String {
 /// the passages of a full default budget (75,000 tokens of them) come from fewer.
 const MAX_NOTE_READS: usize = 100;
 
+/// A passage takes at most this share of the room (1/N) at first: a longer one is cut to the
+/// lines that bear on the question, so that the passages of the next memories get in too; what
+/// the room has left afterwards gives the cut ones back more of their lines, best first.
+/// Tuned by `recall-bench` on the development half of LoCoMo's sessions (answer in context).
+const FIRST_SHARE: usize = 4;
+
+/// No excerpt is cut smaller than this many tokens (its element included): a line or two.
+const MIN_EXCERPT_TOKENS: usize = 48;
+
 /// The passages of `ranked` memories (best first) that fit in `room` tokens, each memory's
-/// once, a note read once however many of its memories are asked for.
+/// once, a note read once however many of its memories are asked for; a passage longer than
+/// its share is cut to the lines that bear on `focus`.
 pub async fn read_passages<R: NoteReader, D: SqlDriver>(
     reader: &R,
     store: &Store<D>,
     memories: &[Memory],
     ranked: &[MemoryId],
     room: usize,
+    focus: &Focus,
 ) -> Result<Vec<Passage>, StoreError> {
     let by_id: HashMap<&MemoryId, &Memory> = memories.iter().map(|memory| (&memory.id, memory)).collect();
     let mut notes: HashMap<String, Option<String>> = HashMap::new();
-    let mut passages = Vec::new();
+    // Each passage with its whole text, kept while it is an excerpt that may grow.
+    let mut read: Vec<(Passage, Option<String>)> = Vec::new();
+    let share = (room / FIRST_SHARE).max(MIN_EXCERPT_TOKENS);
     let mut used = 0;
     for memory in ranked.iter().filter_map(|id| by_id.get(id)) {
         if used >= room {
@@ -106,14 +132,56 @@ pub async fn read_passages<R: NoteReader, D: SqlDriver>(
             continue;
         }
         let Some((text, changed)) = passage_text(reader, store, memory, &mut notes).await? else { continue };
-        let tokens = estimate_tokens(&passage_element(&memory.id, changed, &text)) + 1;
-        if used + tokens <= room {
-            used += tokens;
-            passages.push(Passage { memory_id: memory.id.clone(), text, changed, tokens });
+        let allowed = share.min(room - used);
+        let whole = element_tokens(&memory.id, changed, false, &text);
+        let passage = if whole <= allowed {
+            Some((Passage { memory_id: memory.id.clone(), text, changed, excerpt: false, tokens: whole }, None))
+        } else {
+            cut(&memory.id, changed, &text, focus, allowed).map(|passage| (passage, Some(text)))
+        };
+        if let Some((passage, whole_text)) = passage {
+            used += passage.tokens;
+            read.push((passage, whole_text));
         }
     }
+    // What is left gives the excerpts back their lines, the best-ranked first.
+    for (passage, whole_text) in &mut read {
+        let Some(text) = whole_text.as_deref() else { continue };
+        let allowed = passage.tokens + (room - used);
+        let whole = element_tokens(&passage.memory_id, passage.changed, false, text);
+        let grown = if whole <= allowed {
+            Some(Passage { text: text.to_owned(), excerpt: false, tokens: whole, ..passage.clone() })
+        } else {
+            cut(&passage.memory_id, passage.changed, text, focus, allowed)
+        };
+        if let Some(grown) = grown.filter(|grown| grown.tokens >= passage.tokens) {
+            used = used - passage.tokens + grown.tokens;
+            *passage = grown;
+        }
+    }
+    let passages: Vec<Passage> = read.into_iter().map(|(passage, _)| passage).collect();
     debug_assert!(passages.iter().map(|passage| passage.tokens).sum::<usize>() <= room, "passages within the room");
     Ok(passages)
+}
+
+/// `text` cut to an excerpt whose element takes at most `allowed` tokens; `None` when not
+/// even a line fits.
+fn cut(memory_id: &MemoryId, changed: bool, text: &str, focus: &Focus, allowed: usize) -> Option<Passage> {
+    if allowed < MIN_EXCERPT_TOKENS {
+        return None;
+    }
+    let frame = element_tokens(memory_id, changed, true, "");
+    let mut text_room = allowed.checked_sub(frame)?;
+    // The element's escaping may cost a little more than the text's own estimate: cut again,
+    // smaller by the difference, until it fits.
+    loop {
+        let lines = excerpt(text, focus, text_room)?;
+        let tokens = element_tokens(memory_id, changed, true, &lines);
+        if tokens <= allowed {
+            return Some(Passage { memory_id: memory_id.clone(), text: lines, changed, excerpt: true, tokens });
+        }
+        text_room = text_room.checked_sub(tokens - allowed)?;
+    }
 }
 
 /// A memory's passage and whether it changed; `None` when there is none to read.
@@ -247,10 +315,14 @@ mod tests {
             .collect();
         let ranked: Vec<MemoryId> = memories.iter().map(|memory| memory.id.clone()).collect();
         let reader = CountingReader(std::cell::Cell::new(0));
-        let passages = read_passages(&reader, &store, &memories, &ranked, 1_000_000).now_or_never().unwrap().unwrap();
+        let passages = read_passages(&reader, &store, &memories, &ranked, 1_000_000, &Focus::none())
+            .now_or_never()
+            .unwrap()
+            .unwrap();
         assert_eq!((reader.0.get(), passages.len()), (MAX_NOTE_READS, MAX_NOTE_READS));
         assert!(passages.iter().all(|passage| !passage.changed), "unchanged chunks");
-        let few = read_passages(&reader, &store, &memories, &ranked, 25).now_or_never().unwrap().unwrap();
+        let few =
+            read_passages(&reader, &store, &memories, &ranked, 25, &Focus::none()).now_or_never().unwrap().unwrap();
         assert!(few.iter().map(|passage| passage.tokens).sum::<usize>() <= 25 && !few.is_empty());
     }
 
@@ -278,8 +350,75 @@ mod tests {
             .collect();
         let ranked: Vec<MemoryId> = files.iter().map(|memory| memory.id.clone()).collect();
         let reader = CountingReader(std::cell::Cell::new(0));
-        read_passages(&reader, &store, &files, &ranked, 1_000_000).now_or_never().unwrap().unwrap();
+        read_passages(&reader, &store, &files, &ranked, 1_000_000, &Focus::none()).now_or_never().unwrap().unwrap();
         assert_eq!(reader.0.get(), 0, "the reader was asked for a PDF or an image");
+    }
+
+    /// Three notes of one memory each: a long journal first (ranked best), two short notes.
+    fn journal_and_notes() -> (HashMap<String, String>, Vec<Memory>, Vec<MemoryId>) {
+        let mut journal: Vec<String> =
+            (0..80).map(|day| format!("Day {day}: walked, ate, slept, nothing to report.")).collect();
+        journal[50] = "Ana lost her passport at the hotel.".to_owned();
+        let notes: HashMap<String, String> = [
+            ("journal.md".to_owned(), journal.join("\n")),
+            ("hotel.md".to_owned(), "The hotel is the Memmo Alfama.".to_owned()),
+            ("flight.md".to_owned(), "We fly TAP TP1351.".to_owned()),
+        ]
+        .into();
+        let memories: Vec<Memory> = ["journal.md", "hotel.md", "flight.md"]
+            .iter()
+            .map(|path| {
+                let lines = notes[*path].split('\n').count() as u32;
+                Memory {
+                    id: MemoryId(path.to_string()),
+                    position: crate::domain::Position { heading: None, line_start: Some(0), line_end: Some(lines - 1) },
+                    ..memory_at(path, SourceKind::Note)
+                }
+            })
+            .collect();
+        let ranked = memories.iter().map(|memory| memory.id.clone()).collect();
+        (notes, memories, ranked)
+    }
+
+    fn passport() -> Focus {
+        Focus::of_plan(&crate::select::QueryPlan { keywords: vec!["passport".into()], ..Default::default() })
+    }
+
+    #[test]
+    fn a_long_passage_is_cut_to_its_share_so_the_next_ones_get_in() {
+        use futures_util::FutureExt;
+        let store =
+            crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
+        let (notes, memories, ranked) = journal_and_notes();
+        let room = 300;
+        let passages =
+            read_passages(&notes, &store, &memories, &ranked, room, &passport()).now_or_never().unwrap().unwrap();
+        let ids: Vec<&str> = passages.iter().map(|passage| passage.memory_id.0.as_str()).collect();
+        assert_eq!(ids, ["journal.md", "hotel.md", "flight.md"], "the short notes got in after the journal");
+        let journal = &passages[0];
+        assert!(journal.excerpt && journal.text.contains("Ana lost her passport at the hotel."), "{journal:?}");
+        assert!(journal.element().contains(&format!("excerpt=\"{EXCERPT}\"")));
+        assert!(!passages[1].excerpt && !passages[2].excerpt, "short passages are whole");
+        let used: usize = passages.iter().map(|passage| passage.tokens).sum();
+        assert!(used <= room, "{used} tokens in a room of {room}");
+        // What the short notes left went back to the journal: more than its first share.
+        assert!(journal.tokens > room / FIRST_SHARE, "{} tokens", journal.tokens);
+        for passage in &passages {
+            assert_eq!(passage.tokens, estimate_tokens(&passage.element()) + 1, "{passage:?}");
+        }
+    }
+
+    #[test]
+    fn passages_that_fit_are_whole() {
+        use futures_util::FutureExt;
+        let store =
+            crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
+        let (notes, memories, ranked) = journal_and_notes();
+        let passages =
+            read_passages(&notes, &store, &memories, &ranked, 100_000, &passport()).now_or_never().unwrap().unwrap();
+        assert_eq!(passages.len(), 3);
+        assert!(passages.iter().all(|passage| !passage.excerpt), "{passages:?}");
+        assert_eq!(passages[0].text, notes["journal.md"]);
     }
 
     #[test]

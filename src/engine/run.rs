@@ -15,11 +15,12 @@ use super::metered::MeteredModel;
 use super::triggers::LAST_CONSOLIDATION_KEY;
 use super::Engine;
 use crate::agents::consolidate::find_insights;
+use crate::agents::excerpt::Focus;
 use crate::agents::ingest::{extract, ExtractedMemory, Extraction, IngestInput};
 use crate::agents::passages::{read_passages, Passage};
 use crate::agents::query::{
-    answer, AnswerCost, EarlierTurn, NoNotes, NoteReader, QueryAnswer, QueryInput, QuestionScope, EVIDENCE_TOKENS,
-    LINES_SHARE_PERCENT,
+    answer, without_memories, AnswerCost, EarlierTurn, NoteReader, QueryAnswer, QueryInput, QuestionScope,
+    EVIDENCE_TOKENS, LINES_SHARE_PERCENT,
 };
 use crate::agents::AgentError;
 use crate::calendar::CalendarDate;
@@ -983,9 +984,9 @@ impl<D: SqlDriver> Engine<D> {
         };
         // A bad scope is refused before anything is spent.
         scope.memories()?;
-        if self.store.status()?.memories == 0 {
-            // No model call, so no connection is needed to say there is nothing yet.
-            return answer(&NoModel, &self.store, &NoNotes, &input).await;
+        // No model call, so no connection is needed to say there is nothing yet.
+        if let Some(nothing) = without_memories(&self.store)? {
+            return Ok(nothing);
         }
         let client = self.client()?;
         let model_id = client.model_id();
@@ -1159,7 +1160,8 @@ impl<D: SqlDriver> Engine<D> {
     pub async fn passage_of<H: Host>(&self, host: &H, memory: &Memory) -> Result<Option<Passage>, StoreError> {
         let notes = VaultNotes { engine: self, host };
         let ids = [memory.id.clone()];
-        let passages = read_passages(&notes, &self.store, std::slice::from_ref(memory), &ids, usize::MAX).await?;
+        let passages =
+            read_passages(&notes, &self.store, std::slice::from_ref(memory), &ids, usize::MAX, &Focus::none()).await?;
         Ok(passages.into_iter().next())
     }
 
@@ -1168,15 +1170,6 @@ impl<D: SqlDriver> Engine<D> {
     /// or over the size limit of an ingest.
     pub async fn readable_note<H: Host>(&self, host: &H, path: &str) -> Option<String> {
         VaultNotes { engine: self, host }.note_text(path).await
-    }
-}
-
-/// Stands in for the model where none may be called (an empty store).
-struct NoModel;
-
-impl crate::agents::Model for NoModel {
-    async fn converse(&self, _: &ConverseRequest) -> Result<crate::llm::ConverseReply, crate::llm::LlmError> {
-        Err(crate::llm::LlmError::Config("no model call is made for an empty store".into()))
     }
 }
 
