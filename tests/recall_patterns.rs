@@ -1,6 +1,7 @@
 //! The failure patterns seen on real conversations and vaults, one regression each: short
 //! forms of names, a frequent name crowding out the question's words, word forms, two
-//! people in one question, the answer in the turn after the one that matches, a flood of
+//! people in one question, the answer in the turn after the one that matches (or after the
+//! question that follows it, ahead of the person's small talk), a flood of
 //! names containing a common word, Chinese, Japanese and Thai text, and a full-text search
 //! SQLite refuses. Each store is large enough that the budget cannot hold it.
 
@@ -211,6 +212,41 @@ fn the_answer_in_the_turn_after_the_matching_one_comes_with_it() {
         })
         .unwrap();
     assert_chose(&ask(&store, "What martial arts has Caroline done?"), &["asked", "answer"]);
+}
+
+#[test]
+fn the_answer_to_a_question_next_to_the_match_comes_before_the_persons_small_talk() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    let chat = "Chats/Nate and Joanna.md";
+    store
+        .transaction(|store| {
+            // One conversation, turns taking turns: every other memory is Nate's.
+            for n in 0..600 {
+                let person = if n % 2 == 0 { "Nate" } else { "Joanna" };
+                let text = SMALL_TALK[n % SMALL_TALK.len()];
+                store.insert_memory(&said(&format!("turn-{n}"), chat, n as i64, text, &[person]))?;
+                if n == 300 {
+                    store.insert_memory(&said("shown", chat, 1_000, "Meet my turtles, Tank and Shelly!", &["Nate"]))?;
+                    // Shares no word with the question: only being next to the match finds it.
+                    store.insert_memory(&said(
+                        "asked",
+                        chat,
+                        1_001,
+                        "Awww! Since when are they yours?",
+                        &["Joanna"],
+                    ))?;
+                    store.insert_memory(&said("answer", chat, 1_002, "Three years now, pure joy.", &["Nate"]))?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let selection = ask(&store, "How long has Nate had his turtles?");
+    assert_chose(&selection, &["shown", "asked", "answer"]);
+    // Ahead of Nate's other turns, which the budget cannot all hold.
+    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
+    let answer_at = ranked.iter().position(|id| *id == "answer").unwrap();
+    assert!(answer_at < 5, "the answer is ranked {answer_at}: {:?}", &ranked[..10.min(ranked.len())]);
 }
 
 #[test]

@@ -90,6 +90,7 @@ pub fn run_all<F: DriverFactory>(factory: &F) -> Vec<ScenarioReport> {
         ("full-text search follows inserts, edits, renames, replacements and forgets", full_text_follows::<F>),
         ("full-text search ranks by BM25, ignores case and diacritics, matches prefixes", full_text_ranks::<F>),
         ("candidates by day fall back to the local creation day; by name, recent, important", candidates::<F>),
+        ("a memory's neighbours are the ones just before and after it in its source", neighbours::<F>),
         ("a scope keeps its notes, folders (not names sharing a prefix) and days", scoped_candidates::<F>),
         ("two copies merged either way agree; nothing removed on either side comes back", merge_copies::<F>),
         ("insights over chosen memories, entity names and memory sizes", insights_names_sizes::<F>),
@@ -1045,6 +1046,33 @@ fn scoped_candidates<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(listed(&scope(&["Nowhere.md"], &[], None, None)?)?, Vec::<String>::new());
     ensure_eq!(listed(&scope(&[], &["/"], None, None)?)?.len(), 4);
     ensure_eq!(store.memories_in_scope(&scope(&[], &["Trips"], None, None)?, true, 1).map_err(text)?.len(), 1);
+    Ok(())
+}
+
+fn neighbours<F: DriverFactory>(factory: &F) -> Outcome {
+    let store = fresh(factory)?;
+    // Made in this order: a conversation's turns, another note's memory between them.
+    for (id, path) in [("t1", "chat.md"), ("t2", "chat.md"), ("other", "other.md"), ("t3", "chat.md")] {
+        store.insert_memory(&said(id, path, 1, "A turn.")).map_err(text)?;
+    }
+    let of = |ids: &[&str]| -> Result<Vec<(String, String, bool)>, String> {
+        let ids: Vec<MemoryId> = ids.iter().map(|id| MemoryId((*id).to_owned())).collect();
+        let mut found: Vec<(String, String, bool)> = store
+            .neighbours_of(&ids)
+            .map_err(text)?
+            .into_iter()
+            .map(|neighbour| (neighbour.of.0, neighbour.memory.id.0, neighbour.after))
+            .collect();
+        found.sort();
+        Ok(found)
+    };
+    let expected = |rows: &[(&str, &str, bool)]| -> Vec<(String, String, bool)> {
+        rows.iter().map(|(of, id, after)| ((*of).to_owned(), (*id).to_owned(), *after)).collect()
+    };
+    ensure_eq!(of(&["t2"])?, expected(&[("t2", "t1", false), ("t2", "t3", true)]));
+    ensure_eq!(of(&["t1", "t3"])?, expected(&[("t1", "t2", true), ("t3", "t2", false)]));
+    ensure_eq!(of(&["other"])?, Vec::new());
+    ensure_eq!(of(&[])?, Vec::new());
     Ok(())
 }
 

@@ -60,7 +60,7 @@ pub use log_v1::round_trip as log_v1_round_trip;
 pub use maintenance::{Compaction, Integrity, SizeReport};
 pub use memories::{MemoryFilter, Removal, CONTENT_HASH_BYTES};
 pub use merge::{MergeOutcome, MergeReport};
-pub use recall::{bm25, MemorySizes, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};
+pub use recall::{bm25, MemorySizes, Neighbour, ScoredMemory, SearchTerm, MAX_TEXT_MATCHES};
 pub use schema_guard::{describe_removed, ForeignObject, ObjectKind};
 pub use scope::MemoryScope;
 pub use search_index::sql_memory_terms;

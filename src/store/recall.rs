@@ -90,6 +90,16 @@ pub struct ScoredMemory {
     pub score: f64,
 }
 
+/// A memory next to another in the same source (`Store::neighbours_of`).
+#[derive(Debug, Clone)]
+pub struct Neighbour {
+    /// The memory it neighbours.
+    pub of: MemoryId,
+    pub memory: Memory,
+    /// It comes right after `of` (the turn answering it, the chunk continuing it), not before.
+    pub after: bool,
+}
+
 impl<D: SqlDriver> Store<D> {
     /// How many memories there are.
     pub fn memory_count(&self) -> Result<u64, StoreError> {
@@ -272,7 +282,7 @@ impl<D: SqlDriver> Store<D> {
     /// The memories just before and after each of `ids` in the same source (a note's
     /// neighbouring chunks, a conversation's neighbouring turns), by the order they were made,
     /// with the id of the memory they neighbour (without raw text). Two index seeks each.
-    pub fn neighbours_of(&self, ids: &[MemoryId]) -> Result<Vec<(MemoryId, Memory)>, StoreError> {
+    pub fn neighbours_of(&self, ids: &[MemoryId]) -> Result<Vec<Neighbour>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -282,21 +292,24 @@ impl<D: SqlDriver> Store<D> {
              FROM memories AS c WHERE c.id IN (SELECT value FROM json_each(?1))",
             &[to_json(&ids)],
         )?;
-        let mut parent_of: Vec<(i64, MemoryId)> = Vec::new();
+        // (key, the memory it neighbours, whether it comes after it)
+        let mut found: Vec<(i64, MemoryId, bool)> = Vec::new();
         for row in pairs {
             let id = row.first().and_then(SqlValue::as_str).map(|id| MemoryId(id.to_owned()));
             let Some(id) = id else { continue };
-            for value in &row[1..] {
+            for (value, after) in row[1..].iter().zip([false, true]) {
                 if let Some(key) = value.as_i64() {
-                    parent_of.push((key, id.clone()));
+                    found.push((key, id.clone(), after));
                 }
             }
         }
-        let keys: Vec<i64> = parent_of.iter().map(|(key, _)| *key).collect();
+        let keys: Vec<i64> = found.iter().map(|(key, ..)| *key).collect();
         let by_key = self.candidates_by_key(&keys)?;
-        Ok(parent_of
+        Ok(found
             .into_iter()
-            .filter_map(|(key, parent)| by_key.get(&key).map(|memory| (parent, memory.clone())))
+            .filter_map(|(key, of, after)| {
+                by_key.get(&key).map(|memory| Neighbour { of, memory: memory.clone(), after })
+            })
             .collect())
     }
 

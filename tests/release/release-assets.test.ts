@@ -1,7 +1,8 @@
 // A dry run of the release's last steps on this machine: scripts/release-assets.mjs collects the
 // built main.js, manifest.json and styles.css (and an archive of the debug `memory-agent` when one
 // is built) and writes SHA256SUMS, checked here against node:crypto and against `sha256sum -c`;
-// a tag that is not the version, and every asset mistake, is refused before anything is written.
+// a tag that is not the version, and every asset mistake, is refused before anything is written;
+// main.js stays within its size budget.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -48,6 +49,14 @@ function releaseInputs(dir: string): string[] {
 	assert.equal(packed.status, 0, "tar packs the binary");
 	return [...PLUGIN_FILES, archive];
 }
+
+/** What main.js may weigh (issue 38): a plugin's download on every device, phones included. */
+const MAIN_JS_BUDGET = 1_200_000;
+
+test("the built main.js stays within its budget", () => {
+	const bytes = fs.statSync(PLUGIN_FILES[0] ?? "").size;
+	assert.ok(bytes <= MAIN_JS_BUDGET, `main.js is ${bytes} bytes, over the ${MAIN_JS_BUDGET} it is held to (README, "main.js")`);
+});
 
 test("the built files are collected with a SHA256SUMS that node:crypto and sha256sum agree with", (t) => {
 	for (const file of PLUGIN_FILES) assert.ok(fs.existsSync(file), `${path.basename(file)} is built (npm run build)`);
