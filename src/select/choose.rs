@@ -662,8 +662,16 @@ struct Parent {
 }
 
 /// Whether a memory asks something: a question in a conversation, whose next turn answers it.
+/// A question mark ends a sentence (not a link's `?id=`); `？` is the full-width one.
 fn asks(memory: &Memory) -> bool {
-    memory.summary.contains('?')
+    let mut chars = memory.summary.chars().peekable();
+    while let Some(c) = chars.next() {
+        let ends = chars.peek().is_none_or(|next| next.is_whitespace() || "\"'”’)]*_".contains(*next));
+        if c == '？' || (c == '?' && ends) {
+            return true;
+        }
+    }
+    false
 }
 
 /// The full-text search, which only adds candidates: when SQLite refuses an expression (its
@@ -1079,6 +1087,39 @@ mod tests {
         assert!(linh.mentioned_in(&folded_words("Họp với Linh về ngân sách")));
         assert!(Name::new("Alice").parts.is_empty(), "a one-word name matches whole only");
         assert!(Name::new("Alice").mentioned_in(&folded_words("Alice's daughter")));
+    }
+
+    #[test]
+    fn a_memory_asks_with_a_question_mark_ending_a_sentence() {
+        let memory = |summary: &str| Memory { summary: summary.into(), ..said_nothing() };
+        assert!(asks(&memory("Awww! How long have you had them?")));
+        assert!(asks(&memory("Did you go? I did.")));
+        assert!(asks(&memory("She asked \"why?\" twice")));
+        assert!(asks(&memory("你去过吗？")));
+        assert!(!asks(&memory("See https://example.com/page?id=7 for the form.")));
+        assert!(!asks(&memory("Three years now, pure joy.")));
+    }
+
+    fn said_nothing() -> Memory {
+        Memory {
+            id: MemoryId("m".into()),
+            source_path: "chat.md".into(),
+            source_kind: crate::domain::SourceKind::Note,
+            position: Default::default(),
+            raw_text: String::new(),
+            summary: String::new(),
+            entities: vec![],
+            topics: vec![],
+            importance: 0.5,
+            happened_on: None,
+            also_on: Vec::new(),
+            date_source: Default::default(),
+            facts: Vec::new(),
+            created_at: 0,
+            updated_at: 0,
+            consolidated: false,
+            content_hash: None,
+        }
     }
 
     #[test]
