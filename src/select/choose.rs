@@ -1100,6 +1100,7 @@ mod tests {
         assert!(!asks(&memory("Three years now, pure joy.")));
     }
 
+    /// A memory of a note that says nothing, to be filled in.
     fn said_nothing() -> Memory {
         Memory {
             id: MemoryId("m".into()),
@@ -1129,19 +1130,9 @@ mod tests {
             source_path: String::new(),
             source_kind: crate::domain::SourceKind::Text,
             position: crate::domain::Position { heading: Some("H".into()), line_start: None, line_end: None },
-            raw_text: String::new(),
             summary: "ngày".into(),
-            entities: vec![],
-            topics: vec![],
             importance: 1.0,
-            happened_on: None,
-            also_on: Vec::new(),
-            date_source: Default::default(),
-            facts: Vec::new(),
-            created_at: 0,
-            updated_at: 0,
-            consolidated: false,
-            content_hash: None,
+            ..said_nothing()
         };
         // id "m1", no source path, "#H", the summary, "undated".
         let core = 2 + 2 + 4 + 7;
