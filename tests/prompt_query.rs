@@ -137,10 +137,14 @@ fn the_second_pass_request() {
     let mut settings = engine.settings();
     settings.second_pass = true;
     // Little room, so that the hotel is left for the second pass to fetch.
-    settings.query_budget_tokens = 300;
+    settings.query_budget_tokens = 250;
     engine.set_settings(settings);
     ask(&host, &engine, "What did Ana pay for?", vec![]);
     let sent = requests(&host);
     assert_eq!(sent.len(), 2, "the question, then asked again with what the second pass fetched");
-    assert_snapshot("query-second-pass", &request_text(&sent[1]));
+    let again = request_text(&sent[1]);
+    let fetched =
+        again.split("More memories, fetched for this question:").nth(1).expect("the second pass fetched some");
+    assert!(fetched.contains("[memory:m-lisbon-2]"), "the hotel came with the second pass");
+    assert_snapshot("query-second-pass", &again);
 }

@@ -1,7 +1,8 @@
 //! The failure patterns seen on real conversations and vaults, one regression each: short
 //! forms of names, a frequent name crowding out the question's words, word forms, two
 //! people in one question, the answer in the turn after the one that matches (or after the
-//! question that follows it, ahead of the person's small talk), a flood of
+//! question that follows it, ahead of the person's small talk), last year's memories of
+//! others ahead of the person's account of last year, a flood of
 //! names containing a common word, Chinese, Japanese and Thai text, and a full-text search
 //! SQLite refuses. Each store is large enough that the budget cannot hold it.
 
@@ -247,6 +248,41 @@ fn the_answer_to_a_question_next_to_the_match_comes_before_the_persons_small_tal
     let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
     let answer_at = ranked.iter().position(|id| *id == "answer").unwrap();
     assert!(answer_at < 5, "the answer is ranked {answer_at}: {:?}", &ranked[..10.min(ranked.len())]);
+}
+
+#[test]
+fn last_years_memories_of_other_people_do_not_crowd_out_the_persons_account_of_last_year() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    // Two other conversations all through last year (2025, the question is asked in 2026).
+    chatter(&store, &["Nate", "Joanna"], 300);
+    // Melanie's conversation is this year's; she tells of last year's trip.
+    let this_year = |mut memory: Memory, n: i64| {
+        let on = day("2026-01-02").add_days(n % 7);
+        memory.happened_on = Some(on.to_string());
+        memory.created_at = on.to_days() * DAY_MS + n;
+        memory.updated_at = memory.created_at;
+        memory
+    };
+    store
+        .transaction(|store| {
+            for n in 0..60 {
+                let text = SMALL_TALK[n % SMALL_TALK.len()];
+                let turn = said(&format!("Melanie-{n}"), "Chats/Melanie.md", n as i64, text, &["Melanie"]);
+                store.insert_memory(&this_year(turn, n as i64))?;
+            }
+            let told = "I'll always remember our camping trip last year when we saw the Perseid meteor shower.";
+            store.insert_memory(&this_year(said("meteors", "Chats/Melanie.md", 99, told, &["Melanie"]), 99))
+        })
+        .unwrap();
+    let selection = ask(&store, "What did Melanie and her family see during their camping trip last year?");
+    assert_eq!(selection.plan.dates, Some((day("2025-01-01"), day("2025-12-31"))), "{:?}", selection.plan);
+    assert_chose(&selection, &["meteors"]);
+    // A day's memories still come first, whatever else the question says.
+    let on_the_day = ask(&store, "What did Melanie say on 5 March 2025?");
+    let that_day = day("2025-01-01").add_days(63);
+    let ranked: Vec<&str> = on_the_day.packed.ranked.iter().map(|id| id.0.as_str()).collect();
+    assert_eq!(&ranked[..2], ["Joanna-63", "Nate-63"], "the day's two memories, though neither is Melanie's");
+    assert_eq!(that_day, day("2025-03-05"));
 }
 
 #[test]

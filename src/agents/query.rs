@@ -44,8 +44,8 @@ const SYSTEM: &str = "You are a person's memory assistant. You answer their ques
 memories, the passages of their notes behind them, and insights, all given between <memories> and </memories>.
 
 What you are given:
-- Each <memory> element holds one memory: [memory:ID] DATES · SOURCE · what it remembers, then its facts. \
-DATES are the days its events happened; \"(the note's date)\" when the text named no day and the note's own \
+- Each <memory> element holds one memory: [memory:ID] DATES · SOURCE · what it remembers, then its facts, \
+the people and things it is about that it does not name, and its topics. DATES are the days its events happened; \"(the note's date)\" when the text named no day and the note's own \
 date stands in (\"(the file's date)\": when a PDF was made or a photo taken); \"undated\" when neither is known.
 - A <passage of=\"memory:ID\"> element after a memory is the text that memory was made from, as the note holds \
 it now. One marked as edited was changed since the memory was made: it is the newer account. One marked \

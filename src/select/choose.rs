@@ -64,9 +64,9 @@ pub struct Selection {
     pub insights_total: usize,
 }
 
-/// Characters every memory line has besides its fields: `[memory:` `] ` the two ` · `
-/// separators, ` · importance ` and `0.5`.
-const LINE_FIXED_CHARS: u64 = 33;
+/// Characters every memory line has besides its fields: `[memory:`, `] ` and the two ` · `
+/// separators.
+const LINE_FIXED_CHARS: u64 = 16;
 
 /// The fewest tokens any memory line costs: the fixed characters, a one-character id,
 /// source and summary, "undated" (`LINE_FIXED_CHARS + 10` characters), its element and the
@@ -858,14 +858,30 @@ fn search_terms(plan: &QueryPlan) -> (Vec<SearchTerm>, Vec<SearchTerm>) {
 /// At most this many words and names go into one full-text search.
 const MAX_SEARCH_TERMS: usize = 48;
 
-/// Best first. Memories on the plan's days come before the rest. "The latest …" then sorts
+/// A span of at most this many days (a week) is specific: its memories come first whatever
+/// else the question says. On LoCoMo's turns, questions naming "last year" or a month in a
+/// longer span: evidence recall 0.826 / 0.884 / 0.919 → 0.834 / 0.890 / 0.923 at 4K / 8K /
+/// 16K tokens; the synthetic notes' day questions stay at 1.000 (all of a day's memories first).
+const FEW_DAYS: i64 = 7;
+
+/// Best first. Memories on the plan's days come before the rest (over more than `FEW_DAYS`,
+/// only those that also match a name or the words). "The latest …" then sorts
 /// the memories matching most of its names (or its words well) by day, newest first, days
 /// up to today before planned ones; any other question sorts by score, and when it names
 /// several people, their memories take turns (`take_turns`), so every one is represented.
 fn rank(candidates: Vec<Candidate>, plan: &QueryPlan, today: CalendarDate) -> Vec<Candidate> {
     let best_text = candidates.iter().map(|candidate| candidate.text).fold(0.0, f64::max);
     let text_norm = |candidate: &Candidate| if best_text > 0.0 { candidate.text / best_text } else { 0.0 };
-    let dated = |candidate: &Candidate| usize::from(plan.dates.is_some() && !candidate.in_dates);
+    // Over more than a few days, the days alone do not put a memory first when the question
+    // has names or words: "What did Melanie's family see camping last year?" is not answered by
+    // everyone else's memories of last year.
+    let coarse_days = plan.dates.is_some_and(|(from, to)| to.to_days() - from.to_days() >= FEW_DAYS)
+        && (!plan.entities.is_empty() || !plan.keywords.is_empty());
+    let on_the_days = |candidate: &Candidate| {
+        candidate.in_dates
+            && (!coarse_days || !candidate.about.is_empty() || candidate.text > 0.0 || candidate.borrowed > 0.0)
+    };
+    let dated = |candidate: &Candidate| usize::from(plan.dates.is_some() && !on_the_days(candidate));
     let mut keyed: Vec<((usize, usize), Candidate)> = candidates
         .into_iter()
         .map(|candidate| {

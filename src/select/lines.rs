@@ -3,12 +3,18 @@
 
 use crate::domain::{Consolidation, Memory};
 
-/// `[memory:ID] DATE · SOURCE#HEADING · SUMMARY · facts: …; … · entities: … · topics: … · importance 0.7`
+/// `[memory:ID] DATE · SOURCE#HEADING · SUMMARY · facts: …; … · entities: … · topics: …`
 ///
 /// The date says what it is: the day(s) the events happened (`2026-02-01, 2026-02-03`), the
 /// note's own date when the text named none (`2026-11-23 (the note's date)`), or `undated`.
 /// The facts come after the summary because they hold what it drops (exact amounts, names,
 /// dates); a question is answered from them as often as from the summary.
+///
+/// Every token of a line is one the budget cannot spend on another memory, so a line says each
+/// thing once: an entity the summary or the facts already name is not listed again, and the
+/// importance (the selection's signal, not the answer's) is left out. On LoCoMo's turns, where a
+/// line was 60% such overhead, this took evidence recall at 4K / 8K / 16K tokens from 0.796 /
+/// 0.882 / 0.907 to 0.826 / 0.884 / 0.919.
 pub fn memory_line(memory: &Memory) -> String {
     let mut source = if memory.source_path.is_empty() { "typed".to_owned() } else { memory.source_path.clone() };
     if let Some(heading) = &memory.position.heading {
@@ -19,16 +25,36 @@ pub fn memory_line(memory: &Memory) -> String {
     if !memory.facts.is_empty() {
         line.push_str(&format!(" · facts: {}", memory.facts.join("; ")));
     }
-    if !memory.entities.is_empty() {
-        let entities: Vec<String> =
-            memory.entities.iter().map(|entity| format!("{} ({})", entity.name, entity.kind)).collect();
-        line.push_str(&format!(" · entities: {}", entities.join(", ")));
+    let unnamed: Vec<String> = memory
+        .entities
+        .iter()
+        .filter(|entity| {
+            let named_in = |text: &str| written_in(text, &entity.name);
+            !named_in(&memory.summary) && !memory.facts.iter().any(|fact| named_in(fact))
+        })
+        .map(|entity| format!("{} ({})", entity.name, entity.kind))
+        .collect();
+    if !unnamed.is_empty() {
+        line.push_str(&format!(" · entities: {}", unnamed.join(", ")));
     }
     if !memory.topics.is_empty() {
         line.push_str(&format!(" · topics: {}", memory.topics.join(", ")));
     }
-    line.push_str(&format!(" · importance {:.1}", memory.importance));
     line
+}
+
+/// Whether `name` is written in `text` as it is, as a whole word or words: "Al" is not
+/// written in "Also", "Alice Nguyen" is not written in "Alice said".
+fn written_in(text: &str, name: &str) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    let is_word_char = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    })
 }
 
 /// What a memory line says of its date.
@@ -97,7 +123,7 @@ mod tests {
         assert_eq!(
             memory_line(&memory()),
             "[memory:m1] 2026-02-01, 2026-02-03 · Work/Budget.md#Q3 · Alice proposed a budget cut. · facts: Alice \
-             Nguyen proposed cutting the Q3 budget by 10%.; The vote is on 2026-02-03. · topics: budget · importance 0.7"
+             Nguyen proposed cutting the Q3 budget by 10%.; The vote is on 2026-02-03. · topics: budget"
         );
     }
 
@@ -115,7 +141,46 @@ mod tests {
         undated.facts.clear();
         assert_eq!(
             memory_line(&undated),
-            "[memory:m1] undated · Work/Budget.md#Q3 · Alice proposed a budget cut. · topics: budget · importance 0.7"
+            "[memory:m1] undated · Work/Budget.md#Q3 · Alice proposed a budget cut. · topics: budget"
         );
+    }
+
+    fn entity(name: &str, kind: &str) -> crate::domain::Entity {
+        crate::domain::Entity { name: name.into(), kind: kind.into() }
+    }
+
+    #[test]
+    fn an_entity_is_listed_only_where_the_summary_and_facts_do_not_name_it() {
+        let mut memory = memory();
+        memory.topics.clear();
+        memory.facts = vec!["Bob seconded it.".into()];
+        memory.entities =
+            vec![entity("Alice", "person"), entity("Bob", "person"), entity("Al", "person"), entity("Q3", "thing")];
+        assert_eq!(
+            memory_line(&memory),
+            "[memory:m1] 2026-02-01, 2026-02-03 · Work/Budget.md#Q3 · Alice proposed a budget cut. · facts: Bob \
+             seconded it. · entities: Al (person), Q3 (thing)",
+            "Alice is in the summary, Bob in a fact; \"Al\" only begins \"Alice\"; the heading is not the text"
+        );
+        memory.summary = "Alice Nguyen's budget cut (with alice)".into();
+        memory.entities = vec![entity("Alice Nguyen", "person"), entity("Alice", "person"), entity("Nguyen", "person")];
+        memory.facts.clear();
+        assert_eq!(
+            memory_line(&memory),
+            "[memory:m1] 2026-02-01, 2026-02-03 · Work/Budget.md#Q3 · Alice Nguyen's budget cut (with alice)",
+            "a possessive ends a word; case counts, but \"Alice\" is written in \"Alice Nguyen\""
+        );
+    }
+
+    #[test]
+    fn written_in_finds_whole_words_only() {
+        assert!(written_in("Met Bob.", "Bob"));
+        assert!(written_in("Bob", "Bob"));
+        assert!(written_in("café with Zoë", "Zoë"));
+        assert!(!written_in("Bobby came", "Bob"));
+        assert!(!written_in("a_Bob", "Bob"));
+        assert!(!written_in("ZoëX", "Zoë"));
+        assert!(!written_in("anything", ""));
+        assert!(written_in("Bobby and Bob", "Bob"), "a later occurrence counts");
     }
 }

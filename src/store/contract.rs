@@ -1173,7 +1173,7 @@ fn full_text_upgrade<F: DriverFactory>(factory: &F) -> Outcome {
     // The stems are made for the memories carried over (version 7), once.
     ensure_eq!(found(&upgraded, &[word("paint")])?, vec!["m1"]);
     let stems_version = upgraded.get_meta("stems_version").map_err(text)?;
-    ensure_eq!(stems_version.as_deref(), Some("1"));
+    ensure_eq!(stems_version, Some(crate::stems::STEMS_VERSION.to_string()));
     // An index that disagrees with the memories (here: a row for a memory that does not
     // exist) is rebuilt by the full check, not taken for a damaged database.
     upgraded
@@ -1592,6 +1592,6 @@ fn upgrade_from_version_9<F: DriverFactory>(factory: &F) -> Outcome {
     ensure_eq!(found(&upgraded, &[word("lighthouse")])?, vec!["m1"]);
     ensure_eq!(found(&upgraded, &[word("keeper")])?, vec!["m1"]);
     let stems_version = upgraded.get_meta("stems_version").map_err(text)?;
-    ensure_eq!(stems_version.as_deref(), Some("1"));
+    ensure_eq!(stems_version, Some(crate::stems::STEMS_VERSION.to_string()));
     Ok(())
 }

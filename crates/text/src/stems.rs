@@ -13,6 +13,10 @@
 //! (a Chinese or Thai dictionary would weigh more than the whole plugin), every word of two
 //! or more characters contains one, and BM25 ranks memories sharing more pairs first.
 //!
+//! Snowball strips endings; it cannot know that "met" is "meet" or "bought" "buy". English
+//! irregular forms (`IRREGULAR_ENGLISH`) are indexed, and searched, as their base form too:
+//! "When did Maria meet Jean?" finds "I met Jean at the gallery".
+//!
 //! The language of a text, for its stemmer, is the one whose common words it uses most;
 //! English when none stands out. `STEMS_VERSION` changes whenever these rules change, and
 //! the store then derives every memory's terms again.
@@ -23,8 +27,106 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::words::{fold, is_thai_mark, words, Word};
 
-/// Bumped when `index_terms` would give other terms for the same text.
-pub const STEMS_VERSION: u32 = 1;
+/// Bumped when `index_terms` would give other terms for the same text (2: English irregular
+/// forms).
+pub const STEMS_VERSION: u32 = 2;
+
+/// English irregular verb forms and plurals, sorted, with their base forms: the common ones a
+/// person writes of their own life. Left out where the form is as often another word ("rose",
+/// "lay", "sat", "bit", "left" stays: "left the job" is the usual sense), and the forms the
+/// selection's stop words already drop ("got", "said", "did", "had", "was", "knew"…).
+const IRREGULAR_ENGLISH: &[(&str, &str)] = &[
+    ("ate", "eat"),
+    ("began", "begin"),
+    ("begun", "begin"),
+    ("bought", "buy"),
+    ("broke", "break"),
+    ("broken", "break"),
+    ("brought", "bring"),
+    ("built", "build"),
+    ("came", "come"),
+    ("caught", "catch"),
+    ("children", "child"),
+    ("chose", "choose"),
+    ("chosen", "choose"),
+    ("drank", "drink"),
+    ("drawn", "draw"),
+    ("drew", "draw"),
+    ("driven", "drive"),
+    ("drove", "drive"),
+    ("eaten", "eat"),
+    ("fallen", "fall"),
+    ("fed", "feed"),
+    ("feet", "foot"),
+    ("fell", "fall"),
+    ("felt", "feel"),
+    ("flew", "fly"),
+    ("flown", "fly"),
+    ("forgot", "forget"),
+    ("forgotten", "forget"),
+    ("fought", "fight"),
+    ("found", "find"),
+    ("gave", "give"),
+    ("given", "give"),
+    ("gone", "go"),
+    ("grew", "grow"),
+    ("grown", "grow"),
+    ("heard", "hear"),
+    ("held", "hold"),
+    ("hid", "hide"),
+    ("hidden", "hide"),
+    ("kept", "keep"),
+    ("led", "lead"),
+    ("left", "leave"),
+    ("lent", "lend"),
+    ("lost", "lose"),
+    ("made", "make"),
+    ("meant", "mean"),
+    ("men", "man"),
+    ("met", "meet"),
+    ("mice", "mouse"),
+    ("paid", "pay"),
+    ("ran", "run"),
+    ("rode", "ride"),
+    ("sang", "sing"),
+    ("saw", "see"),
+    ("seen", "see"),
+    ("sent", "send"),
+    ("shook", "shake"),
+    ("shot", "shoot"),
+    ("slept", "sleep"),
+    ("sold", "sell"),
+    ("spent", "spend"),
+    ("spoke", "speak"),
+    ("spoken", "speak"),
+    ("stole", "steal"),
+    ("stolen", "steal"),
+    ("stood", "stand"),
+    ("swam", "swim"),
+    ("taken", "take"),
+    ("taught", "teach"),
+    ("teeth", "tooth"),
+    ("thought", "think"),
+    ("threw", "throw"),
+    ("thrown", "throw"),
+    ("told", "tell"),
+    ("took", "take"),
+    ("tore", "tear"),
+    ("understood", "understand"),
+    ("went", "go"),
+    ("woke", "wake"),
+    ("women", "woman"),
+    ("won", "win"),
+    ("wore", "wear"),
+    ("worn", "wear"),
+    ("written", "write"),
+    ("wrote", "write"),
+];
+
+/// The base form of an English irregular form (lower case): "met" → "meet".
+fn irregular_base(word: &str) -> Option<&'static str> {
+    IRREGULAR_ENGLISH.binary_search_by(|(form, _)| form.cmp(&word)).ok().map(|at| IRREGULAR_ENGLISH[at].1)
+}
 
 /// The languages stemmed. Vietnamese and the other isolating languages need no stemmer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -195,6 +297,11 @@ pub fn index_stems(texts: &[(&str, bool)], limit: usize) -> Option<String> {
                     if stemmed != word.folded {
                         stems.push(stemmed);
                     }
+                    if *stem && language == Language::English {
+                        if let Some(base) = irregular_base(&word.lower) {
+                            stems.push(cache.stem(language, base));
+                        }
+                    }
                     continue;
                 }
                 let pieces = runs(&word.lower);
@@ -344,6 +451,12 @@ pub fn query_terms(keyword: &str, language: Language) -> Vec<QueryTerm> {
                 for keep in (shortest..length).rev() {
                     push(QueryTerm { text: stem.chars().take(keep).collect(), prefix: false });
                 }
+                // "met" also finds "meet", "meeting" and every other irregular form of it.
+                if language == Language::English {
+                    if let Some(base) = irregular_base(&piece) {
+                        push(QueryTerm { text: fold(&stemmer.stem(base)), prefix: false });
+                    }
+                }
             }
             Kind::Ideographic | Kind::Thai => {
                 char_pairs(&piece).into_iter().for_each(|pair| push(QueryTerm { text: pair, prefix: false }))
@@ -392,6 +505,23 @@ mod tests {
             assert!(meets(asked, written), "{asked} should find {written:?}");
         }
         assert!(!meets("running", "The rune stones."), "short stems are not prefixes");
+        for (asked, written) in [
+            ("meet", "I met Jean at the gallery."),
+            ("met", "We meet on Fridays."),
+            ("met", "The meeting went well."),
+            ("buy", "She bought new shoes."),
+            ("bought", "I want to buy a bike."),
+            ("see", "We saw the meteor shower."),
+            ("win", "Nate won another tournament."),
+            ("child", "The children loved the museum."),
+            ("writing", "She wrote a screenplay."),
+            ("go", "We went to the beach."),
+        ] {
+            assert!(meets(asked, written), "{asked} should find {written:?}");
+        }
+        assert!(!meets("rise", "Rose came over."), "a form as often another word is left out");
+        assert!(IRREGULAR_ENGLISH.windows(2).all(|pair| pair[0].0 < pair[1].0), "sorted, for the binary search");
+        assert!(!meets("meet", "Wir trafen uns, er met die Grenze."), "only English text");
         assert!(!meets("paint", "The pain in my knee."));
     }
 

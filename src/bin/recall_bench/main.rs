@@ -309,11 +309,14 @@ mod bench {
             let started = std::time::Instant::now();
             for question in &questions {
                 let hint = plans.get(&question.id).map(plan_from_tool);
-                let (recall, tokens, plan) = select_recall(&store, &names, question, date_order, budget, hint)?;
+                let (recall, tokens, plan, missing) =
+                    select_recall(&store, &names, question, date_order, budget, hint)?;
                 if show_misses && recall < 1.0 {
                     println!(
-                        "miss at {budget}: {} {:?} recall {recall:.2} plan {plan}",
-                        question.id, question.question
+                        "miss at {budget}: {} {:?} recall {recall:.2} missing {} plan {plan}",
+                        question.id,
+                        question.question,
+                        missing.join(",")
                     );
                 }
                 let baseline = recent_recall(&by_recency, question, budget);
@@ -398,7 +401,7 @@ mod bench {
         date_order: DateOrder,
         budget: usize,
         hint: Option<QueryPlan>,
-    ) -> Result<(f64, usize, Value), String> {
+    ) -> Result<(f64, usize, Value, Vec<String>), String> {
         let request = SelectionRequest {
             question: &question.question,
             today: question.today,
@@ -423,7 +426,8 @@ mod bench {
         }
         let chosen: HashSet<&str> = packed.memories.iter().map(|memory| memory.id.0.as_str()).collect();
         let plan = serde_json::to_value(&selection.plan).unwrap_or(Value::Null);
-        Ok((share(&question.evidence, &chosen), counted, plan))
+        let missing = question.evidence.iter().filter(|id| !chosen.contains(id.as_str())).cloned().collect();
+        Ok((share(&question.evidence, &chosen), counted, plan, missing))
     }
 
     /// The first release's idea of a context: the most recent memories up to the day the
