@@ -1,7 +1,8 @@
 //! The failure patterns seen on real conversations and vaults, one regression each: short
 //! forms of names, a frequent name crowding out the question's words, word forms, two
 //! people in one question, the answer in the turn after the one that matches (or after the
-//! question that follows it, ahead of the person's small talk), last year's memories of
+//! question that follows it, ahead of the person's small talk), a person's own turns
+//! before the other side's mentions of them, last year's memories of
 //! others ahead of the person's account of last year, a flood of
 //! names containing a common word, Chinese, Japanese and Thai text, and a full-text search
 //! SQLite refuses. Each store is large enough that the budget cannot hold it.
@@ -248,6 +249,39 @@ fn the_answer_to_a_question_next_to_the_match_comes_before_the_persons_small_tal
     let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
     let answer_at = ranked.iter().position(|id| *id == "answer").unwrap();
     assert!(answer_at < 5, "the answer is ranked {answer_at}: {:?}", &ranked[..10.min(ranked.len())]);
+}
+
+#[test]
+fn a_persons_own_turns_come_before_the_other_sides_mentions_of_them() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Nate", "Joanna"], 200);
+    let chat = "Chats/Caroline and Melanie.md";
+    store
+        .transaction(|store| {
+            // Melanie's first turn answers the question, in words it does not use; after it, two
+            // of Caroline's turns to each of hers, each naming Melanie, all newer.
+            let told = "I've been running farther lately, it clears my head.";
+            store.insert_memory(&said("running", chat, 200, told, &["Melanie"]))?;
+            // A note read without entities names her in its text only: that counts fully.
+            let yoga = "Melanie's yoga class is on Tuesdays, she says it calms her.";
+            store.insert_memory(&said("yoga", "Notes/People.md", 199, yoga, &[]))?;
+            for n in 1..20 {
+                let text = SMALL_TALK[n % SMALL_TALK.len()];
+                store.insert_memory(&said(&format!("mel-{n}"), chat, 200 + 3 * n as i64, text, &["Melanie"]))?;
+                for turn in 1..=2 {
+                    let thanks = format!("Thanks, Melanie! {}", SMALL_TALK[(n + turn) % SMALL_TALK.len()]);
+                    let id = format!("caro-{n}-{turn}");
+                    store.insert_memory(&said(&id, chat, 200 + 3 * n as i64 + turn as i64, &thanks, &["Caroline"]))?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let selection = ask(&store, "What does Melanie do to destress?");
+    assert_eq!(selection.plan.entities, vec!["Melanie"]);
+    assert_chose(&selection, &["running", "yoga"]);
+    let theirs = chosen(&selection).iter().filter(|id| id.starts_with("caro-")).count();
+    assert!(theirs < 38, "not every one of Caroline's mentions fits with Melanie's own turns");
 }
 
 #[test]
