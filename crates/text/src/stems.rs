@@ -501,11 +501,7 @@ mod tests {
             ("paint", "She has been painting landscapes."),
             ("painting", "She paints landscapes."),
             ("meetings", "The meeting with Bob."),
-        ] {
-            assert!(meets(asked, written), "{asked} should find {written:?}");
-        }
-        assert!(!meets("running", "The rune stones."), "short stems are not prefixes");
-        for (asked, written) in [
+            // Irregular forms, through their base.
             ("meet", "I met Jean at the gallery."),
             ("met", "We meet on Fridays."),
             ("met", "The meeting went well."),
@@ -519,6 +515,7 @@ mod tests {
         ] {
             assert!(meets(asked, written), "{asked} should find {written:?}");
         }
+        assert!(!meets("running", "The rune stones."), "short stems are not prefixes");
         assert!(!meets("rise", "Rose came over."), "a form as often another word is left out");
         assert!(IRREGULAR_ENGLISH.windows(2).all(|pair| pair[0].0 < pair[1].0), "sorted, for the binary search");
         assert!(!meets("meet", "Wir trafen uns, er met die Grenze."), "only English text");
