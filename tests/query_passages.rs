@@ -130,7 +130,7 @@ fn a_changed_passage_is_read_as_it_is_now_and_marked() {
     let prompt = last_request(&host);
     let passage = passage_of(&prompt, &venice_id(&engine)).unwrap();
     assert!(passage.contains("92 EUR") && !passage.contains("87 EUR"), "{passage}");
-    assert!(passage.contains("note=\"edited since this memory was made"), "{passage}");
+    assert!(passage.contains("edited=\"yes\""), "{passage}");
 }
 
 #[test]

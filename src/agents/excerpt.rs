@@ -6,7 +6,7 @@
 //! So a passage longer than its share of the room is cut to an excerpt: the lines that share the
 //! most telling of the question's terms, each with the line before and the line after (a
 //! question and its answer, a heading and its text), in the passage's order, the lines left out
-//! marked. The model is told it is an excerpt (`passages::EXCERPT`).
+//! marked. The model is told it is an excerpt (`excerpt="yes"` on its element, explained in the system prompt).
 
 use crate::select::QueryPlan;
 use crate::stems::{index_pairs, index_stems, query_terms, QueryTerm};

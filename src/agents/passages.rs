@@ -68,19 +68,20 @@ impl Passage {
     }
 }
 
-/// What the prompt says of a changed passage.
-const CHANGED: &str = "edited since this memory was made; this is the note as it is now";
-/// What the prompt says of an excerpt.
-pub const EXCERPT: &str = "the lines that bear on the question; … marks lines left out";
+/// The value of a passage's marks, `edited="yes"` and `excerpt="yes"`: the system prompt says
+/// once what each means, and an element's tokens are the budget's (a sentence in each excerpt's
+/// element cost about 15 tokens a passage; at "yes", LoCoMo's sessions had their answer in the
+/// packed prompt 0.614 / 0.693 → 0.621 / 0.699 at 4K / 8K, SQuAD unchanged).
+const MARKED: &str = "yes";
 
 fn passage_element(memory_id: &MemoryId, changed: bool, excerpt: bool, text: &str) -> String {
     let id = format!("memory:{}", memory_id.0);
     let mut attributes = vec![("of", id.as_str())];
     if changed {
-        attributes.push(("note", CHANGED));
+        attributes.push(("edited", MARKED));
     }
     if excerpt {
-        attributes.push(("excerpt", EXCERPT));
+        attributes.push(("excerpt", MARKED));
     }
     fenced_with("passage", &attributes, text)
 }
@@ -390,14 +391,15 @@ mod tests {
         let store =
             crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
         let (notes, memories, ranked) = journal_and_notes();
-        let room = 300;
+        // Its share (a quarter) cannot hold the whole excerpt (64 tokens); what the others leave can.
+        let room = 240;
         let passages =
             read_passages(&notes, &store, &memories, &ranked, room, &passport()).now_or_never().unwrap().unwrap();
         let ids: Vec<&str> = passages.iter().map(|passage| passage.memory_id.0.as_str()).collect();
         assert_eq!(ids, ["journal.md", "hotel.md", "flight.md"], "the short notes got in after the journal");
         let journal = &passages[0];
         assert!(journal.excerpt && journal.text.contains("Ana lost her passport at the hotel."), "{journal:?}");
-        assert!(journal.element().contains(&format!("excerpt=\"{EXCERPT}\"")));
+        assert!(journal.element().contains(&format!("excerpt=\"{MARKED}\"")));
         assert!(!passages[1].excerpt && !passages[2].excerpt, "short passages are whole");
         let used: usize = passages.iter().map(|passage| passage.tokens).sum();
         assert!(used <= room, "{used} tokens in a room of {room}");
