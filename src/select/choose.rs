@@ -711,18 +711,20 @@ fn judge(candidate: &mut Candidate, plan: &QueryPlan, names: &[Name]) {
     // The summary is split into words only when a name it does not list may be in it.
     let folded_summary = fold(&candidate.memory.summary);
     let mut summary: Option<Vec<FoldedWord>> = None;
-    candidate.about = (0..names.len())
-        .filter(|&at| {
-            names[at].listed_in(&listed)
-                || (names[at].may_be_in(&folded_summary)
-                    && names[at].mentioned_in(summary.get_or_insert_with(|| folded_words(&candidate.memory.summary))))
-        })
-        .collect();
-    candidate.only_mentions = if listed.is_empty() {
-        Vec::new()
-    } else {
-        candidate.about.iter().copied().filter(|&at| !names[at].listed_in(&listed)).collect()
-    };
+    candidate.about.clear();
+    candidate.only_mentions.clear();
+    for (at, name) in names.iter().enumerate() {
+        if name.listed_in(&listed) {
+            candidate.about.push(at);
+        } else if name.may_be_in(&folded_summary)
+            && name.mentioned_in(summary.get_or_insert_with(|| folded_words(&candidate.memory.summary)))
+        {
+            candidate.about.push(at);
+            if !listed.is_empty() {
+                candidate.only_mentions.push(at);
+            }
+        }
+    }
 }
 
 /// What a name counts in a memory that only mentions it while listing other entities. On
