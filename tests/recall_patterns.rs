@@ -285,6 +285,39 @@ fn a_persons_own_turns_come_before_the_other_sides_mentions_of_them() {
 }
 
 #[test]
+fn what_the_best_matches_share_brings_the_persons_memories_that_never_say_the_word() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Nate", "Joanna"], 200);
+    let chat = "Chats/Melanie and Caroline.md";
+    store
+        .transaction(|store| {
+            // Her turns that say "family" all say "kids" too; the pottery class says only "kids",
+            // long before them and far from them in the conversation, under her newer small talk.
+            let told = [
+                (10, "family-camping", "Family time matters most, we went camping by the lake with the kids."),
+                (20, "family-cookies", "My family came over and the kids baked cookies all afternoon."),
+                (30, "family-pizza", "Family dinner tonight, the kids want pizza again."),
+                (5, "pottery", "Took the kids to a pottery class, they each made a bowl."),
+            ];
+            // In the conversation's order: a memory's neighbours are the ones stored around it.
+            for n in 0..160 {
+                let memory = match told.iter().find(|(at, _, _)| *at == n) {
+                    Some((_, id, text)) => said(id, chat, n, text, &["Melanie"]),
+                    None => said(&format!("mel-{n}"), chat, n, SMALL_TALK[n as usize % SMALL_TALK.len()], &["Melanie"]),
+                };
+                store.insert_memory(&memory)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let selection = ask(&store, "What activities has Melanie done with her family?");
+    assert_eq!(selection.plan.entities, vec!["Melanie"]);
+    assert_chose(&selection, &["family-camping", "family-cookies", "family-pizza", "pottery"]);
+    let small_talk = chosen(&selection).iter().filter(|id| id.starts_with("mel-")).count();
+    assert!(small_talk > 0, "the budget holds more than the four: the small talk was the competition");
+}
+
+#[test]
 fn last_years_memories_of_other_people_do_not_crowd_out_the_persons_account_of_last_year() {
     let store = Store::open(RusqliteDriver::new()).unwrap();
     // Two other conversations all through last year (2025, the question is asked in 2026).

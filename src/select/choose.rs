@@ -349,8 +349,11 @@ struct Candidate {
     /// BM25 score (0 when the text search did not find it).
     text: f64,
     recent: bool,
-    /// What the question gives it: text, names, recency and importance (`score`).
+    /// What the question gives it: text, names, recency and importance, and its `lift` (`score`).
     score: f64,
+    /// What it matches of the words the best matches share, when the question's own words did
+    /// not find it (`add_expansion`).
+    lift: f64,
     /// A share of the score of a memory it neighbours in its source.
     borrowed: f64,
     /// The share borrowed from the memory right before it when that one asks something: added to
@@ -372,6 +375,7 @@ impl Candidate {
             text: 0.0,
             recent: false,
             score: 0.0,
+            lift: 0.0,
             borrowed: 0.0,
             answers: 0.0,
         }
@@ -491,6 +495,10 @@ fn gather_and_rank<D: SqlDriver>(
     if plan.compares && plan.entities.len() >= 2 {
         gathered.add_feedback(store, plan, &names, pool, &within)?;
     }
+    if gathered.add_expansion(store, plan, &names, pool, &within)? {
+        // Again, with the lifts and the memories the expansion added.
+        score(&mut gathered.candidates, plan, context);
+    }
     gathered.add_neighbours(store, plan, &names)?;
     Ok(rank(gathered.candidates, plan, context.today))
 }
@@ -602,6 +610,42 @@ impl Gathered<'_> {
         Ok(())
     }
 
+    /// The memories of the question's people that its words did not find, lifted by how well
+    /// they match the words the best matches share (`expansion_terms`); whether it lifted or
+    /// added any (the scores are then to be counted again).
+    fn add_expansion<D: SqlDriver>(
+        &mut self,
+        store: &Store<D>,
+        plan: &QueryPlan,
+        names: &[Name],
+        pool: u32,
+        within: &MemoryScope,
+    ) -> Result<bool, StoreError> {
+        let terms = expansion_terms(store, &self.candidates, plan)?;
+        if terms.is_empty() {
+            return Ok(false);
+        }
+        let best_score = self.candidates.iter().map(|candidate| candidate.score).fold(0.0, f64::max);
+        let found = search(store, &terms, pool as usize, within)?;
+        let best_found = found.iter().map(|found| found.score).fold(0.0, f64::max);
+        if best_found <= 0.0 {
+            return Ok(false);
+        }
+        let fresh_from = self.candidates.len();
+        for found in found {
+            let lift = EXPAND_SHARE * best_score * found.score / best_found;
+            let Some(at) = self.add(found.memory) else { continue };
+            let candidate = &mut self.candidates[at];
+            if at >= fresh_from {
+                judge(candidate, plan, names);
+            }
+            if candidate.text == 0.0 && !candidate.about.is_empty() {
+                candidate.lift = lift;
+            }
+        }
+        Ok(true)
+    }
+
     /// Neighbours of the best, and theirs (`NEIGHBOUR_STEPS`): the turn after an answer, the
     /// chunk after a heading, the answer to a question next to a match.
     fn add_neighbours<D: SqlDriver>(
@@ -663,6 +707,83 @@ impl Gathered<'_> {
 struct Parent {
     score: f64,
     asks: bool,
+}
+
+/// Expansion, when a question names people and its words find some of their memories: the
+/// best of those (`EXPAND_FROM`) are read for the words at least two of them share
+/// (`EXPAND_MIN_SHARED`); the most telling of those (`EXPAND_TERMS`, by how many of the best
+/// hold them and how rare they are in the store) are searched, and a memory of those people that
+/// the question's own words did not find gets up to `EXPAND_SHARE` of the best score by how well
+/// it matches them. "What activities has Melanie done with her family?" finds her turns that
+/// say "family"; they also say "kids", and her turns about the kids that never say "family" then
+/// come before her small talk.
+///
+/// A memory the question's words found keeps its own text score: lifting those too ranked
+/// near-copies of the best match ("We should meet up in the city soon") over the one answer
+/// sharing no word with it (the synthetic conversations lost "Which city have both John and
+/// Jean visited?"). A question without names is left alone: lifting any memory gave SQuAD
+/// +0.003 at 16K and 32K and took a German page's twin out of tldr-pages at 16K (−0.002).
+/// On LoCoMo's turns (development half) evidence recall 0.838 / 0.900 / 0.943 → 0.839 / 0.907
+/// / 0.947 at 4K / 8K / 16K tokens: multi-hop 0.736 → 0.765 and open-domain 0.661 → 0.678 at
+/// 8K, single-hop 0.963 → 0.958; every older set unchanged. One search and a few term counts
+/// more a question (about 2 ms natively).
+const EXPAND_FROM: usize = 5;
+const EXPAND_MIN_SHARED: usize = 2;
+const EXPAND_TERMS: usize = 8;
+const EXPAND_SHARE: f64 = 0.2;
+
+/// The words the best matches share that the question does not say (`EXPAND_FROM`), as the
+/// full-text index holds them (stems); none when fewer than two memories matched.
+fn expansion_terms<D: SqlDriver>(
+    store: &Store<D>,
+    candidates: &[Candidate],
+    plan: &QueryPlan,
+) -> Result<Vec<SearchTerm>, StoreError> {
+    if plan.keywords.is_empty() || plan.entities.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut best: Vec<&Candidate> =
+        candidates.iter().filter(|candidate| candidate.text > 0.0 && !candidate.about.is_empty()).collect();
+    best.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.memory.id.cmp(&b.memory.id)));
+    best.truncate(EXPAND_FROM);
+    if best.len() < EXPAND_MIN_SHARED {
+        return Ok(Vec::new());
+    }
+    let asked: Vec<String> = plan
+        .keywords
+        .iter()
+        .flat_map(|keyword| query_terms(keyword, plan.language))
+        .map(|term| term.text)
+        .chain(plan.entities.iter().flat_map(|name| words(name)).map(|word| word.folded))
+        .collect();
+    // A form of a word the question says is not a new word ("visit" for "visited").
+    let is_asked = |stem: &str| asked.iter().any(|asked| stem.starts_with(asked.as_str()) || asked.starts_with(stem));
+    let mut shared: HashMap<String, usize> = HashMap::new();
+    for candidate in &best {
+        let mut seen: HashSet<String> = HashSet::new();
+        for (position, word) in words(&candidate.memory.summary).iter().enumerate() {
+            // Names are the feedback's (`add_feedback`): a name shared by the best is most often
+            // the other side of the conversation.
+            let plain = !word.capitalised() && word.lower.chars().count() >= 3 && word.number().is_none();
+            if !plain || is_stop_word(word, Script::Other, position) {
+                continue;
+            }
+            let Some(stem) = query_terms(&word.lower, plan.language).into_iter().next() else { continue };
+            if !is_asked(&stem.text) && seen.insert(stem.text.clone()) {
+                *shared.entry(stem.text).or_default() += 1;
+            }
+        }
+    }
+    let total = store.status()?.memories.max(1) as f64;
+    let mut weighed: Vec<(f64, String)> = Vec::new();
+    for (text, holders) in shared.into_iter().filter(|(_, holders)| *holders >= EXPAND_MIN_SHARED) {
+        let documents = store.documents_with(&SearchTerm::word(text.clone(), false))?;
+        if documents > 0 {
+            weighed.push((holders as f64 * (total / documents as f64).ln(), text));
+        }
+    }
+    weighed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    Ok(weighed.into_iter().take(EXPAND_TERMS).map(|(_, text)| SearchTerm::word(text, false)).collect())
 }
 
 /// Whether a memory asks something: a question in a conversation, whose next turn answers it.
@@ -786,7 +907,8 @@ fn score(candidates: &mut [Candidate], plan: &QueryPlan, context: &Context<'_>) 
         candidate.score = text_weight * text
             + name_weight * named
             + recency_weight * recency
-            + importance_weight * candidate.memory.importance;
+            + importance_weight * candidate.memory.importance
+            + candidate.lift;
     }
 }
 

@@ -90,6 +90,7 @@ impl Reader<'_> {
     fn read_at(&self, i: usize) -> Read {
         let word = self.word(i)?;
         self.relative_day(i, word)
+            .or_else(|| self.anchored(i))
             .or_else(|| self.english_relative(i, word))
             .or_else(|| self.ago(i))
             .or_else(|| self.vietnamese_relative(i, word))
@@ -119,6 +120,52 @@ impl Reader<'_> {
             },
             _ => None,
         }
+    }
+
+    /// The week before 3 August 2023 / two weeks before 11/8 / the Sunday before October 25 /
+    /// last weekend before April 10, 2023 / the day after the 1st of May: a span counted from
+    /// another date rather than from today. The span reaches the anchor day itself: what
+    /// happened "last weekend" is often told, and dated, on the day named ("Last weekend I ran
+    /// a 5K", written on 10 April).
+    fn anchored(&self, i: usize) -> Read {
+        let (span, side_at) = self.anchored_span(i)?;
+        let after = match self.word(side_at)? {
+            "before" => false,
+            "after" => true,
+            _ => return None,
+        };
+        // The anchor is a date of its own, read from where it starts ("the week before last"
+        // has none: "last" alone is no date).
+        let ((first, last), anchor_length) = self.read_at(side_at + 1)?;
+        let range = match (span, after) {
+            (Span::Units(count, unit), false) => (first.add_days(-i64::from(count) * unit_days(unit)), first),
+            (Span::Units(count, unit), true) => (last, last.add_days(i64::from(count) * unit_days(unit))),
+            (Span::Weekday(weekday), false) => (recent_weekday(first, weekday), first),
+            (Span::Weekday(weekday), true) => (last, next_weekday(last, weekday)),
+            (Span::Weekend, false) => (recent_weekday(first, 5), first),
+            (Span::Weekend, true) => (last, next_weekday(last, 5).add_days(1)),
+        };
+        debug_assert!(range.0 <= range.1, "an anchored span runs forward");
+        Some((range, side_at + 1 + anchor_length - i))
+    }
+
+    /// The span before "before" or "after" in an anchored date, and where that word is:
+    /// `[N] day(s)/week(s)/month(s)/year(s)`, a weekday, `[last] weekend`.
+    fn anchored_span(&self, i: usize) -> Option<(Span, usize)> {
+        let (i, last) = if self.is(i, &["last", "previous"]) { (i + 1, true) } else { (i, false) };
+        let word = self.word(i)?;
+        if word == "weekend" {
+            return Some((Span::Weekend, i + 1));
+        }
+        if let Some(weekday) = weekday_name(word) {
+            return Some((Span::Weekday(weekday), i + 1));
+        }
+        if let Some(unit) = unit(word) {
+            return Some((Span::Units(1, unit), i + 1));
+        }
+        let counted = count(word).filter(|_| !last)?;
+        let unit = unit(self.word(i + 1)?)?;
+        Some((Span::Units(counted, unit), i + 2))
     }
 
     /// last week / this month / past year / last weekend / last March / last Tuesday /
@@ -558,6 +605,20 @@ fn recent_day(today: CalendarDate, month: u32, day: u32) -> Option<CalendarDate>
 fn recent_weekday(today: CalendarDate, weekday: u32) -> CalendarDate {
     let back = (i64::from(today.weekday()) - i64::from(weekday)).rem_euclid(7);
     today.add_days(-if back == 0 { 7 } else { back })
+}
+
+/// The first `weekday` after `day`.
+fn next_weekday(day: CalendarDate, weekday: u32) -> CalendarDate {
+    let ahead = (i64::from(weekday) - i64::from(day.weekday())).rem_euclid(7);
+    day.add_days(if ahead == 0 { 7 } else { ahead })
+}
+
+/// How far an anchored date reaches from its anchor.
+#[derive(Debug, Clone, Copy)]
+enum Span {
+    Units(u32, Unit),
+    Weekday(u32),
+    Weekend,
 }
 
 /// The day, week (Monday–Sunday), month or year `count` units before today's.

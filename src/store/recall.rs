@@ -255,7 +255,7 @@ impl<D: SqlDriver> Store<D> {
     }
 
     /// How many memories a term's rarest word is in (its prefix's words, for a prefix term).
-    fn documents_with(&self, term: &SearchTerm) -> Result<u64, StoreError> {
+    pub fn documents_with(&self, term: &SearchTerm) -> Result<u64, StoreError> {
         let words = search_words(&term.text);
         let mut fewest: Option<u64> = None;
         for (index, word) in words.iter().enumerate() {
