@@ -24,8 +24,16 @@ impl RowReader {
         self.values.next().ok_or_else(|| StoreError::InvalidData(format!("column {} is missing", self.column)))
     }
 
+    /// What was found is named by its kind: a stored value may be a note's text.
     fn invalid(&self, expected: &str, found: &SqlValue) -> StoreError {
-        StoreError::InvalidData(format!("column {}: expected {expected}, found {found:?}", self.column))
+        let found = match found {
+            SqlValue::Null => "null",
+            SqlValue::Integer(_) => "an integer",
+            SqlValue::Real(_) => "a real",
+            SqlValue::Text(_) => "text",
+            SqlValue::Blob(_) => "a blob",
+        };
+        StoreError::InvalidData(format!("column {}: expected {expected}, found {found}", self.column))
     }
 
     pub fn text(&mut self) -> Result<String, StoreError> {

@@ -21,6 +21,8 @@
 //! English when none stands out. `STEMS_VERSION` changes whenever these rules change, and
 //! the store then derives every memory's terms again.
 
+use std::sync::LazyLock;
+
 use rust_stemmers::{Algorithm, Stemmer};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -31,101 +33,29 @@ use crate::words::{fold, is_thai_mark, words, Word};
 /// forms).
 pub const STEMS_VERSION: u32 = 2;
 
-/// English irregular verb forms and plurals, sorted, with their base forms: the common ones a
+/// English irregular verb forms and plurals, sorted, each `form:base`: the common ones a
 /// person writes of their own life. Left out where the form is as often another word ("rose",
 /// "lay", "sat", "bit", "left" stays: "left the job" is the usual sense), and the forms the
 /// selection's stop words already drop ("got", "said", "did", "had", "was", "knew"…).
-const IRREGULAR_ENGLISH: &[(&str, &str)] = &[
-    ("ate", "eat"),
-    ("began", "begin"),
-    ("begun", "begin"),
-    ("bought", "buy"),
-    ("broke", "break"),
-    ("broken", "break"),
-    ("brought", "bring"),
-    ("built", "build"),
-    ("came", "come"),
-    ("caught", "catch"),
-    ("children", "child"),
-    ("chose", "choose"),
-    ("chosen", "choose"),
-    ("drank", "drink"),
-    ("drawn", "draw"),
-    ("drew", "draw"),
-    ("driven", "drive"),
-    ("drove", "drive"),
-    ("eaten", "eat"),
-    ("fallen", "fall"),
-    ("fed", "feed"),
-    ("feet", "foot"),
-    ("fell", "fall"),
-    ("felt", "feel"),
-    ("flew", "fly"),
-    ("flown", "fly"),
-    ("forgot", "forget"),
-    ("forgotten", "forget"),
-    ("fought", "fight"),
-    ("found", "find"),
-    ("gave", "give"),
-    ("given", "give"),
-    ("gone", "go"),
-    ("grew", "grow"),
-    ("grown", "grow"),
-    ("heard", "hear"),
-    ("held", "hold"),
-    ("hid", "hide"),
-    ("hidden", "hide"),
-    ("kept", "keep"),
-    ("led", "lead"),
-    ("left", "leave"),
-    ("lent", "lend"),
-    ("lost", "lose"),
-    ("made", "make"),
-    ("meant", "mean"),
-    ("men", "man"),
-    ("met", "meet"),
-    ("mice", "mouse"),
-    ("paid", "pay"),
-    ("ran", "run"),
-    ("rode", "ride"),
-    ("sang", "sing"),
-    ("saw", "see"),
-    ("seen", "see"),
-    ("sent", "send"),
-    ("shook", "shake"),
-    ("shot", "shoot"),
-    ("slept", "sleep"),
-    ("sold", "sell"),
-    ("spent", "spend"),
-    ("spoke", "speak"),
-    ("spoken", "speak"),
-    ("stole", "steal"),
-    ("stolen", "steal"),
-    ("stood", "stand"),
-    ("swam", "swim"),
-    ("taken", "take"),
-    ("taught", "teach"),
-    ("teeth", "tooth"),
-    ("thought", "think"),
-    ("threw", "throw"),
-    ("thrown", "throw"),
-    ("told", "tell"),
-    ("took", "take"),
-    ("tore", "tear"),
-    ("understood", "understand"),
-    ("went", "go"),
-    ("woke", "wake"),
-    ("women", "woman"),
-    ("won", "win"),
-    ("wore", "wear"),
-    ("worn", "wear"),
-    ("written", "write"),
-    ("wrote", "write"),
-];
+const IRREGULAR_ENGLISH: &str = "\
+    ate:eat began:begin begun:begin bought:buy broke:break broken:break brought:bring built:build came:come \
+    caught:catch children:child chose:choose chosen:choose drank:drink drawn:draw drew:draw driven:drive drove:drive \
+    eaten:eat fallen:fall fed:feed feet:foot fell:fall felt:feel flew:fly flown:fly forgot:forget \
+    forgotten:forget fought:fight found:find gave:give given:give gone:go grew:grow grown:grow heard:hear \
+    held:hold hid:hide hidden:hide kept:keep led:lead left:leave lent:lend lost:lose made:make \
+    meant:mean men:man met:meet mice:mouse paid:pay ran:run rode:ride sang:sing saw:see \
+    seen:see sent:send shook:shake shot:shoot slept:sleep sold:sell spent:spend spoke:speak spoken:speak \
+    stole:steal stolen:steal stood:stand swam:swim taken:take taught:teach teeth:tooth thought:think threw:throw \
+    thrown:throw told:tell took:take tore:tear understood:understand went:go woke:wake women:woman won:win \
+    wore:wear worn:wear written:write wrote:write";
 
 /// The base form of an English irregular form (lower case): "met" → "meet".
 fn irregular_base(word: &str) -> Option<&'static str> {
-    IRREGULAR_ENGLISH.binary_search_by(|(form, _)| form.cmp(&word)).ok().map(|at| IRREGULAR_ENGLISH[at].1)
+    // One text rather than a table of pairs: a pair of `&str` is 16 bytes of pointers in the
+    // WebAssembly, which compress poorly; the map is built once.
+    static BASES: LazyLock<FxHashMap<&str, &str>> =
+        LazyLock::new(|| IRREGULAR_ENGLISH.split_whitespace().filter_map(|pair| pair.split_once(':')).collect());
+    BASES.get(word).copied()
 }
 
 /// The languages stemmed. Vietnamese and the other isolating languages need no stemmer.
@@ -138,37 +68,28 @@ pub enum Language {
     Spanish,
 }
 
-/// The common words that tell each language apart (few are shared, and none with English).
-/// The common words that tell each language apart; English first, so it wins a tie.
-const COMMON_WORDS: &[(Language, &[&str])] = &[
-    (
-        Language::English,
-        &[
-            "the", "and", "is", "of", "to", "in", "it", "that", "with", "for", "on", "was", "what", "how", "when",
-            "did", "my", "you", "an",
-        ],
-    ),
+/// The common words that tell each language apart (few are shared, and none with English),
+/// English first, so it wins a tie. Texts, not tables: a `&str` in a table is 8 bytes of
+/// pointers in the WebAssembly.
+const COMMON_WORDS: &[(Language, &str)] = &[
+    (Language::English, "the and is of to in it that with for on was what how when did my you an"),
     (
         Language::German,
-        &[
-            "der", "die", "das", "und", "ist", "nicht", "mit", "sich", "auf", "für", "ein", "eine", "dem", "den", "zu",
-            "werden", "wird", "oder", "wie", "ich", "wir", "sie", "im", "bei", "einer", "eines", "aus", "nach", "von",
-            "wenn", "kann", "alle",
-        ],
+        "\
+            der die das und ist nicht mit sich auf für ein eine dem den zu werden wird oder wie ich \
+            wir sie im bei einer eines aus nach von wenn kann alle",
     ),
     (
         Language::French,
-        &[
-            "le", "les", "et", "est", "des", "une", "pour", "dans", "qui", "pas", "sur", "au", "du", "avec", "ce",
-            "cette", "sont", "je", "nous", "vous", "il", "elle", "ou", "mais", "comment", "quand", "fichier",
-        ],
+        "\
+            le les et est des une pour dans qui pas sur au du avec ce cette sont je nous vous il elle \
+            ou mais comment quand fichier",
     ),
     (
         Language::Spanish,
-        &[
-            "el", "los", "las", "y", "es", "en", "que", "del", "para", "con", "por", "una", "un", "se", "su", "como",
-            "cuando", "pero", "archivo", "está", "qué", "cómo",
-        ],
+        "\
+            el los las y es en que del para con por una un se su como cuando pero archivo está qué \
+            cómo",
     ),
 ];
 
@@ -179,11 +100,12 @@ pub fn language_of(text: &str) -> Language {
 }
 
 /// `language_of` for a text already split into words.
+/// `COMMON_WORDS` as sets: a memory's words are checked on every insert into the index.
+static COMMON: LazyLock<Vec<(Language, FxHashSet<&'static str>)>> = LazyLock::new(|| {
+    COMMON_WORDS.iter().map(|(language, common)| (*language, common.split_whitespace().collect())).collect()
+});
+
 fn language_of_words<'a>(words: impl IntoIterator<Item = &'a Word>) -> Language {
-    // Sets, not the lists: a memory's words are checked on every insert into the index.
-    static COMMON: std::sync::LazyLock<Vec<(Language, FxHashSet<&'static str>)>> = std::sync::LazyLock::new(|| {
-        COMMON_WORDS.iter().map(|(language, common)| (*language, common.iter().copied().collect())).collect()
-    });
     let mut hits = vec![0usize; COMMON.len()];
     for word in words.into_iter().take(LANGUAGE_WORDS) {
         for (index, (_, common)) in COMMON.iter().enumerate() {
@@ -206,8 +128,7 @@ const LANGUAGE_WORDS: usize = 400;
 /// (English ones are the selection's stop words): "wie", "ich", "eine" say nothing about
 /// what a German question asks.
 pub fn is_common_word(word: &str, language: Language) -> bool {
-    language != Language::English
-        && COMMON_WORDS.iter().any(|(listed, common)| *listed == language && common.contains(&word))
+    language != Language::English && COMMON.iter().any(|(listed, common)| *listed == language && common.contains(word))
 }
 
 fn stemmer(language: Language) -> Stemmer {
@@ -517,7 +438,10 @@ mod tests {
         }
         assert!(!meets("running", "The rune stones."), "short stems are not prefixes");
         assert!(!meets("rise", "Rose came over."), "a form as often another word is left out");
-        assert!(IRREGULAR_ENGLISH.windows(2).all(|pair| pair[0].0 < pair[1].0), "sorted, for the binary search");
+        let forms: Vec<&str> =
+            IRREGULAR_ENGLISH.split_whitespace().filter_map(|pair| Some(pair.split_once(':')?.0)).collect();
+        assert_eq!(forms.len(), IRREGULAR_ENGLISH.split_whitespace().count(), "every entry is form:base");
+        assert!(forms.windows(2).all(|pair| pair[0] < pair[1]), "sorted, so that a form is listed once");
         assert!(!meets("meet", "Wir trafen uns, er met die Grenze."), "only English text");
         assert!(!meets("paint", "The pain in my knee."));
     }

@@ -180,200 +180,31 @@ pub fn script(question: &str, words: &[Word]) -> Script {
 
 /// English words that carry no subject: question words, pronouns, auxiliaries, and the
 /// date and time words left over once the dates are read.
-const ENGLISH: &[&str] = &[
-    "a",
-    "about",
-    "above",
-    "after",
-    "again",
-    "ago",
-    "all",
-    "also",
-    "am",
-    "an",
-    "and",
-    "any",
-    "anything",
-    "are",
-    "as",
-    "at",
-    "be",
-    "been",
-    "before",
-    "being",
-    "between",
-    "both",
-    "but",
-    "by",
-    "can",
-    "could",
-    "d",
-    "date",
-    "day",
-    "days",
-    "did",
-    "do",
-    "does",
-    "doing",
-    "done",
-    "during",
-    "each",
-    "else",
-    "ever",
-    "every",
-    "few",
-    "for",
-    "from",
-    "get",
-    "got",
-    "had",
-    "happen",
-    "happened",
-    "happening",
-    "happens",
-    "has",
-    "have",
-    "having",
-    "he",
-    "her",
-    "here",
-    "hers",
-    "him",
-    "his",
-    "how",
-    "i",
-    "if",
-    "in",
-    "into",
-    "is",
-    "it",
-    "its",
-    "just",
-    "know",
-    "last",
-    "latest",
-    "lately",
-    "ll",
-    "m",
-    "many",
-    "me",
-    "mine",
-    "month",
-    "months",
-    "more",
-    "most",
-    "much",
-    "my",
-    "myself",
-    "newest",
-    "no",
-    "nor",
-    "not",
-    "now",
-    "of",
-    "off",
-    "on",
-    "once",
-    "one",
-    "only",
-    "or",
-    "other",
-    "our",
-    "ours",
-    "out",
-    "over",
-    "own",
-    "past",
-    "please",
-    "previous",
-    "re",
-    "recent",
-    "recently",
-    "remember",
-    "s",
-    "said",
-    "same",
-    "say",
-    "says",
-    "she",
-    "should",
-    "since",
-    "so",
-    "some",
-    "something",
-    "such",
-    "t",
-    "tell",
-    "than",
-    "that",
-    "the",
-    "their",
-    "them",
-    "then",
-    "there",
-    "these",
-    "they",
-    "thing",
-    "things",
-    "this",
-    "those",
-    "through",
-    "time",
-    "times",
-    "to",
-    "today",
-    "too",
-    "under",
-    "until",
-    "up",
-    "ve",
-    "very",
-    "was",
-    "we",
-    "week",
-    "weeks",
-    "were",
-    "what",
-    "whats",
-    "when",
-    "where",
-    "which",
-    "while",
-    "who",
-    "whom",
-    "whose",
-    "why",
-    "will",
-    "with",
-    "would",
-    "year",
-    "years",
-    "yesterday",
-    "you",
-    "your",
-    "yours",
-];
+const ENGLISH: &str = "\
+    a about above after again ago all also am an and any anything are as at be been before being between \
+    both but by can could d date day days did do does doing done during each else ever every few for \
+    from get got had happen happened happening happens has have having he her here hers him his how i if \
+    in into is it its just know last latest lately ll m many me mine month months more most much my \
+    myself newest no nor not now of off on once one only or other our ours out over own past please \
+    previous re recent recently remember s said same say says she should since so some something such t \
+    tell than that the their them then there these they thing things this those through time times to \
+    today too under until up ve very was we week weeks were what whats when where which while who whom \
+    whose why will with would year years yesterday you your yours";
 
 /// Vietnamese function words, with their diacritics (as typed, lower case).
-const VIETNAMESE: &[&str] = &[
-    "à", "ai", "anh", "bao", "bị", "bởi", "các", "cái", "cho", "chị", "chưa", "chuyện", "có", "còn", "của", "cũng",
-    "đã", "đang", "đâu", "để", "đến", "đi", "đó", "được", "em", "gần", "gì", "giờ", "hay", "hoặc", "hỏi", "hôm",
-    "không", "khi", "là", "làm", "lại", "lần", "lên", "lúc", "mà", "mình", "một", "mới", "năm", "nào", "này", "nên",
-    "nếu", "ngày", "nhất", "nhiều", "những", "nhớ", "như", "nói", "ở", "ra", "rất", "rồi", "sao", "sẽ", "tại", "tháng",
-    "thế", "thì", "tôi", "trong", "trước", "từ", "tuần", "và", "vào", "về", "vì", "việc", "với", "xảy", "biết", "bạn",
-    "vừa",
-];
+const VIETNAMESE: &str = "\
+    à ai anh bao bị bởi các cái cho chị chưa chuyện có còn của cũng đã đang đâu để đến đi đó được em gần \
+    gì giờ hay hoặc hỏi hôm không khi là làm lại lần lên lúc mà mình một mới năm nào này nên nếu ngày \
+    nhất nhiều những nhớ như nói ở ra rất rồi sao sẽ tại tháng thế thì tôi trong trước từ tuần và vào về \
+    vì việc với xảy biết bạn vừa";
 
 /// The same words folded, for questions typed without diacritics. Only used for those:
 /// several are English words too ("ban", "con"), or names ("Minh" is not "mình").
-const VIETNAMESE_FOLDED: &[&str] = &[
-    "a", "ai", "anh", "bao", "bi", "boi", "cac", "cai", "cho", "chi", "chua", "chuyen", "co", "con", "cua", "cung",
-    "da", "dang", "dau", "de", "den", "di", "do", "duoc", "em", "gan", "gi", "gio", "hay", "hoac", "hoi", "hom",
-    "khong", "khi", "la", "lam", "lai", "lan", "len", "luc", "ma", "minh", "mot", "moi", "nam", "nao", "nay", "nen",
-    "neu", "ngay", "nhat", "nhieu", "nhung", "nho", "nhu", "noi", "o", "ra", "rat", "roi", "sao", "se", "tai", "thang",
-    "the", "thi", "toi", "trong", "truoc", "tu", "tuan", "va", "vao", "ve", "vi", "viec", "voi", "xay", "biet", "ban",
-    "vua",
-];
+const VIETNAMESE_FOLDED: &str = "\
+    a ai anh bao bi boi cac cai cho chi chua chuyen co con cua cung da dang dau de den di do duoc em gan \
+    gi gio hay hoac hoi hom khong khi la lam lai lan len luc ma minh mot moi nam nao nay nen neu ngay \
+    nhat nhieu nhung nho nhu noi o ra rat roi sao se tai thang the thi toi trong truoc tu tuan va vao ve \
+    vi viec voi xay biet ban vua";
 
 /// Whether `word` is a stop word of the question's language(s). A capitalised word after
 /// the first is kept whatever it spells: "Minh" in the middle of a sentence is a name.
@@ -382,9 +213,11 @@ pub fn is_stop_word(word: &Word, script: Script, position: usize) -> bool {
         return false;
     }
     // Sets, not the lists: every word of every memory entered in the index is checked.
+    // The lists are texts: a table of `&str` is 8 bytes of pointers a word in the WebAssembly.
     static STOP_WORDS: LazyLock<FxHashSet<&str>> =
-        LazyLock::new(|| ENGLISH.iter().chain(VIETNAMESE).copied().collect());
-    static FOLDED_STOP_WORDS: LazyLock<FxHashSet<&str>> = LazyLock::new(|| VIETNAMESE_FOLDED.iter().copied().collect());
+        LazyLock::new(|| ENGLISH.split_whitespace().chain(VIETNAMESE.split_whitespace()).collect());
+    static FOLDED_STOP_WORDS: LazyLock<FxHashSet<&str>> =
+        LazyLock::new(|| VIETNAMESE_FOLDED.split_whitespace().collect());
     let lower = word.lower.as_str();
     STOP_WORDS.contains(lower) || (script == Script::VietnameseFolded && FOLDED_STOP_WORDS.contains(lower))
 }
