@@ -93,11 +93,18 @@ fn ask(
 
 /// The source notes of the memory lines in a prompt (`[memory:ID] date · source · summary …`).
 fn sources(prompt: &str) -> Vec<String> {
+    // A line of the same note as the line before it gives only its #heading, or no source.
+    let mut note = String::new();
     prompt
         .lines()
         .filter(|line| line.starts_with("[memory:"))
-        .filter_map(|line| line.split(" · ").nth(1))
-        .map(|source| source.split('#').next().unwrap_or(source).trim().to_owned())
+        .map(|line| {
+            let field = line.split(" · ").nth(1).unwrap_or_default();
+            if field.contains(".md") && !field.starts_with('#') {
+                note = field.split('#').next().unwrap_or(field).trim().to_owned();
+            }
+            note.clone()
+        })
         .collect()
 }
 

@@ -449,4 +449,5 @@ fn a_search_sqlite_refuses_is_tried_again_with_fewer_terms() {
     let selection = ask(&store, "When is the mooring fee for the sailboat due, and how much was the harbour invoice?");
     assert!(store.driver().refused.get() > 0, "the long search was refused");
     assert_chose(&selection, &["boat"]);
+    assert_eq!(selection.packed.reasons[0].0, "text", "found by the search tried again, not by chance");
 }

@@ -5,7 +5,7 @@
 use memory_agent::calendar::CalendarDate;
 use memory_agent::domain::{Consolidation, ConsolidationId, Entity, Memory, MemoryId, Position, SourceKind};
 use memory_agent::select::{
-    insight_cost, line_cost, select_context, DateOrder, NameCache, Selection, SelectionRequest,
+    insight_cost, line_cost, lines_cost, select_context, DateOrder, NameCache, Selection, SelectionRequest,
 };
 use memory_agent::store::rusqlite_driver::RusqliteDriver;
 use memory_agent::store::Store;
@@ -106,10 +106,9 @@ fn ids(selection: &Selection) -> Vec<&str> {
     selection.packed.memories.iter().map(|memory| memory.id.0.as_str()).collect()
 }
 
-/// The packed tokens, counted again from the lines.
+/// The packed tokens, counted again from the lines as the prompt writes them, in its order.
 fn recount(selection: &Selection) -> usize {
-    selection.packed.memories.iter().map(line_cost).sum::<usize>()
-        + selection.packed.insights.iter().map(insight_cost).sum::<usize>()
+    lines_cost(&selection.packed.memories) + selection.packed.insights.iter().map(insight_cost).sum::<usize>()
 }
 
 #[test]
@@ -218,9 +217,11 @@ fn everything_goes_in_when_it_fits() {
 #[test]
 fn the_budget_is_never_exceeded() {
     let store = store();
-    // All the memory lines (without the insight): the most that can still be "all".
+    // All the memory lines each written in full (without the insight): the least that is
+    // "all" (in the prompt a note's path is written once, so the lines take less).
     let everything = select(&store, "anything", 1_000_000);
     let total: usize = everything.packed.memories.iter().map(line_cost).sum();
+    assert!(lines_cost(&everything.packed.memories) <= total, "a line written in full is the longest it can be");
     let questions = [
         "What did I do on 1/2/2026?",
         "What do I know about Alice?",
@@ -238,7 +239,7 @@ fn the_budget_is_never_exceeded() {
             if budget >= total {
                 assert_eq!(selection.packed.reasons, vec![("all".to_owned(), 165)], "{question:?} at {budget}");
             } else {
-                assert!(selection.packed.memories.len() < 165, "{question:?} at {budget}");
+                assert_ne!(selection.packed.reasons, vec![("all".to_owned(), 165)], "{question:?} at {budget}");
             }
         }
     }

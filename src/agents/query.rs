@@ -34,8 +34,8 @@ use crate::domain::{Consolidation, Memory, MemoryId};
 use crate::llm::{ContentBlock, ConverseReply, ConverseRequest, Message, Role, StopReason, ToolSpec};
 use crate::notes::{FileKind, FilePlace};
 use crate::select::{
-    event_day, insight_line, line_cost, memory_line, reading_order, select_context, select_more, DateOrder, NameCache,
-    Packed, QueryPlan, Selection, SelectionRequest,
+    event_day, insight_line, line_cost, memory_lines, packed_tokens, reading_order, select_context, select_more,
+    DateOrder, NameCache, Packed, QueryPlan, Selection, SelectionRequest,
 };
 use crate::store::{MemoryScope, SqlDriver, Store, StoreError};
 use crate::tokens::estimate_tokens;
@@ -46,7 +46,9 @@ memories, the passages of their notes behind them, and insights, all given betwe
 What you are given:
 - Each <memory> element holds one memory: [memory:ID] DATES · SOURCE · what it remembers, then its facts, \
 the people and things it is about that it does not name, and its topics. DATES are the days its events happened; \"(the note's date)\" when the text named no day and the note's own \
-date stands in (\"(the file's date)\": when a PDF was made or a photo taken); \"undated\" when neither is known.
+date stands in (\"(the file's date)\": when a PDF was made or a photo taken); \"undated\" when neither is known. \
+SOURCE is the note (and #heading) it came from; after a memory of the same note, SOURCE gives only the #heading, \
+or is left out.
 - A <passage of=\"memory:ID\"> element after a memory is the text that memory was made from, as the note holds \
 it now. One marked edited=\"yes\" was changed since the memory was made: it is the newer account. One \
 marked excerpt=\"yes\" holds only the lines of it that bear on the question, \"…\" standing for lines left out.
@@ -774,13 +776,12 @@ fn with_carried(mut packed: Packed, carried: Vec<Memory>, utc_offset_minutes: i3
     packed.ranked.retain(|id| !carried_ranked.contains(id));
     packed.ranked = carried_ranked.into_iter().chain(std::mem::take(&mut packed.ranked)).collect();
     let carried_ids: Vec<&MemoryId> = carried.iter().map(|memory| &memory.id).collect();
-    let (again, kept): (Vec<_>, Vec<_>) =
-        std::mem::take(&mut packed.memories).into_iter().partition(|memory| carried_ids.contains(&&memory.id));
-    packed.tokens -= again.iter().map(line_cost).sum::<usize>();
-    packed.tokens += carried.iter().map(line_cost).sum::<usize>();
+    let kept: Vec<Memory> =
+        std::mem::take(&mut packed.memories).into_iter().filter(|memory| !carried_ids.contains(&&memory.id)).collect();
     packed.reasons.insert(0, ("earlier".to_owned(), carried.len()));
     packed.memories = carried.into_iter().chain(kept).collect();
     reading_order(&mut packed.memories, utc_offset_minutes);
+    packed.tokens = packed_tokens(&packed);
     debug_assert_eq!(packed.ranked.len(), packed.memories.len(), "every memory is ranked once");
     packed
 }
@@ -791,8 +792,8 @@ fn context(shown: &Shown<'_>) -> String {
     let passages: HashMap<&MemoryId, &Passage> =
         shown.passages.iter().map(|passage| (&passage.memory_id, passage)).collect();
     let mut elements: Vec<String> = Vec::new();
-    for memory in &shown.packed.memories {
-        elements.push(fenced("memory", &memory_line(memory)));
+    for (memory, line) in shown.packed.memories.iter().zip(memory_lines(&shown.packed.memories)) {
+        elements.push(fenced("memory", &line));
         if let Some(passage) = passages.get(&memory.id) {
             elements.push(passage.element());
         }

@@ -20,14 +20,16 @@
 use std::collections::{HashMap, HashSet};
 
 use super::dates::is_date_word;
-use super::lines::{insight_cost, memory_line, MEMORY_ELEMENT_TOKENS};
+use super::lines::{
+    in_a_note, insight_cost, line_tokens, lines_cost, memory_line, memory_line_in_note, MEMORY_ELEMENT_TOKENS,
+};
 use super::pack::{pack, Packed};
 use super::plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan, MAX_NAMES};
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId};
 use crate::stems::query_terms;
 use crate::store::{MemoryFilter, MemoryScope, MemorySizes, ScoredMemory, SearchTerm, SqlDriver, Store, StoreError};
-use crate::tokens::estimate_tokens;
+use crate::tokens::CharCounts;
 use crate::words::{fold, folded_words, is_stop_word, words, FoldedWord, Script};
 
 /// Everything the selection needs besides the store.
@@ -64,14 +66,13 @@ pub struct Selection {
     pub insights_total: usize,
 }
 
-/// Characters every memory line has besides its fields: `[memory:`, `] ` and the two ` · `
-/// separators.
-const LINE_FIXED_CHARS: u64 = 16;
+/// Characters every memory line has besides its fields: `[memory:`, `] ` and a ` · ` separator
+/// (the line of a note's memory after another of it has no path, and one separator fewer).
+const LINE_FIXED_CHARS: u64 = 13;
 
-/// The fewest tokens any memory line costs: the fixed characters, a one-character id,
-/// source and summary, "undated" (`LINE_FIXED_CHARS + 10` characters), its element and the
-/// line break.
-const MIN_LINE_TOKENS: u64 = (LINE_FIXED_CHARS + 10) / 4 + MEMORY_ELEMENT_TOKENS as u64 + 1;
+/// The fewest tokens any memory line costs: the fixed characters, a one-character id and
+/// summary, "undated" (`LINE_FIXED_CHARS + 9` characters), its element and the line break.
+const MIN_LINE_TOKENS: u64 = (LINE_FIXED_CHARS + 9) / 4 + MEMORY_ELEMENT_TOKENS as u64 + 1;
 
 /// How many of the newest memories tell what a line typically costs.
 const LINE_SAMPLE: u32 = 100;
@@ -101,7 +102,7 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
                 let insights = store.insights_citing_any(&ids)?;
                 let mut packed = pack(memories, insights, request.budget_tokens);
                 rank_for_question(store, &plan, request, Some(scope), &mut packed)?;
-                placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
+                placed_in_reading_order(store, &mut packed, request.utc_offset_minutes)?;
                 return Ok(Selection { plan, packed, memories_total: in_scope as usize, insights_total });
             }
         }
@@ -114,7 +115,7 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
         };
         let pool = pool_size(request.budget_tokens, typical);
         let mut packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
-        placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
+        placed_in_reading_order(store, &mut packed, request.utc_offset_minutes)?;
         return Ok(Selection { plan, packed, memories_total: in_scope as usize, insights_total });
     }
     let memories_total = status.memories as usize;
@@ -126,7 +127,7 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
         if all <= budget {
             let mut packed = pack(memories, store.list_consolidations(0, 0)?, request.budget_tokens);
             rank_for_question(store, &plan, request, None, &mut packed)?;
-            placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
+            placed_in_reading_order(store, &mut packed, request.utc_offset_minutes)?;
             return Ok(Selection { plan, packed, memories_total, insights_total });
         }
     }
@@ -136,7 +137,7 @@ pub fn select_context<D: SqlDriver>(store: &Store<D>, request: &SelectionRequest
         Context { today: request.today, utc_offset_minutes: request.utc_offset_minutes, capacity, scope: None };
     let pool = pool_size(request.budget_tokens, typical);
     let mut packed = gather_and_pack(store, &plan, &context, &HashSet::new(), request.budget_tokens, pool, true)?;
-    placed_in_reading_order(store, &mut packed.memories, request.utc_offset_minutes)?;
+    placed_in_reading_order(store, &mut packed, request.utc_offset_minutes)?;
     Ok(Selection { plan, packed, memories_total, insights_total })
 }
 
@@ -180,9 +181,10 @@ fn rank_for_question<D: SqlDriver>(
 /// as the packer counted them.
 fn placed_in_reading_order<D: SqlDriver>(
     store: &Store<D>,
-    memories: &mut [Memory],
+    packed: &mut Packed,
     utc_offset_minutes: i32,
 ) -> Result<(), StoreError> {
+    let memories = &mut packed.memories;
     let unplaced: Vec<MemoryId> = memories
         .iter()
         .filter(|memory| memory.source_kind == crate::domain::SourceKind::Note && memory.position.line_start.is_none())
@@ -200,7 +202,18 @@ fn placed_in_reading_order<D: SqlDriver>(
         }
     }
     reading_order(memories, utc_offset_minutes);
+    // The packer counted each note's path on every line it could be first on; now the order
+    // is known, the tokens are what the prompt will carry.
+    let exact = packed_tokens(packed);
+    debug_assert!(exact <= packed.tokens, "the lines in order cost at most what the packer counted");
+    packed.tokens = exact;
     Ok(())
+}
+
+/// The tokens `packed` takes in the prompt as it is ordered: its memory lines (`lines_cost`)
+/// and its insights.
+pub fn packed_tokens(packed: &Packed) -> usize {
+    lines_cost(&packed.memories) + packed.insights.iter().map(insight_cost).sum::<usize>()
 }
 
 /// Sorts memories as the prompt carries them: by date, except that one note's memories stay
@@ -311,18 +324,19 @@ pub fn select_more<D: SqlDriver>(
     let context = Context { today, utc_offset_minutes, capacity: budget_tokens / typical.max(1), scope };
     let mut packed =
         gather_and_pack(store, plan, &context, &exclude, budget_tokens, pool_size(budget_tokens, typical), false)?;
-    placed_in_reading_order(store, &mut packed.memories, utc_offset_minutes)?;
+    placed_in_reading_order(store, &mut packed, utc_offset_minutes)?;
     Ok(packed)
 }
 
 /// The tokens a memory takes in the prompt: its line, its element and the line break.
 pub fn line_cost(memory: &Memory) -> usize {
-    estimate_tokens(&memory_line(memory)) + MEMORY_ELEMENT_TOKENS + 1
+    line_tokens(&memory_line(memory))
 }
 
-/// At most the tokens of all memory lines, from character counts alone: a line is at
-/// least its fields plus the fixed characters, and costs at least a quarter token a
-/// character plus its element and one for the line break.
+/// At most the tokens of all memory lines each written in full (as `line_cost` counts them for
+/// "everything fits"), from character counts alone: a line is at least its fields plus the
+/// fixed characters, and costs at least a quarter token a character plus its element and one
+/// for the line break.
 fn lower_bound_tokens(sizes: &MemorySizes) -> u64 {
     (sizes.core_chars + LINE_FIXED_CHARS * sizes.count) / 4 + (MEMORY_ELEMENT_TOKENS as u64 + 1) * sizes.count
 }
@@ -1124,6 +1138,53 @@ fn take_turns(ranked: Vec<(usize, Candidate)>, names: usize) -> Vec<Candidate> {
 /// memory to a shorter, worse one.
 const INSIGHT_SHARE: usize = 10;
 
+/// What the packer counts for memory lines when it does not yet know their order: a note's
+/// memories go together in the prompt (`reading_order`), the first line with the note's path and
+/// the others without (`lines::memory_lines`). Each line is counted without the path, and each
+/// note once with the most any of its lines adds by carrying it: at least what the prompt
+/// takes, whichever line comes first.
+#[derive(Default)]
+struct NoteLines {
+    /// For each note with lines counted, the most one of them adds with the path.
+    path_tokens: HashMap<String, usize>,
+}
+
+impl NoteLines {
+    /// The tokens `memory`'s line adds to those counted, given its `line_parts`.
+    fn cost_of_adding(&self, memory: &Memory, parts: Option<(usize, usize)>) -> usize {
+        let Some((short, extra)) = parts else { return line_cost(memory) };
+        short + extra.saturating_sub(self.path_tokens.get(&memory.source_path).copied().unwrap_or(0))
+    }
+
+    fn add(&mut self, memory: &Memory, parts: Option<(usize, usize)>) {
+        if let Some((_, extra)) = parts {
+            let counted = self.path_tokens.entry(memory.source_path.clone()).or_default();
+            *counted = (*counted).max(extra);
+        }
+    }
+}
+
+/// The tokens leaving `memory`'s line out frees for sure: its note's path stays counted (the
+/// count stays at least what the prompt takes).
+fn freed_by(memory: &Memory) -> usize {
+    line_parts(memory).map_or_else(|| line_cost(memory), |(short, _)| short)
+}
+
+/// A note's memory line: its tokens without the note's path, and what the path adds; `None`
+/// for typed text and selections, whose lines always carry their source.
+fn line_parts(memory: &Memory) -> Option<(usize, usize)> {
+    if !in_a_note(memory) {
+        return None;
+    }
+    // One line written, the other counted from it: character counts add up.
+    let line = CharCounts::of(&memory_line(memory));
+    let separator = if memory.position.heading.is_some() { "" } else { " · " };
+    let path = CharCounts::of(&memory.source_path) + CharCounts::of(separator);
+    let (full, short) = (line.tokens(), (line - path).tokens());
+    debug_assert_eq!(short + MEMORY_ELEMENT_TOKENS + 1, line_tokens(&memory_line_in_note(memory)));
+    Some((short + MEMORY_ELEMENT_TOKENS + 1, full - short))
+}
+
 /// Packs ranked candidates greedily, then insights over the packed memories (making room
 /// at the tail when needed), and says why each memory was chosen.
 fn fill<D: SqlDriver>(
@@ -1135,14 +1196,17 @@ fn fill<D: SqlDriver>(
     let mut packed = Packed::default();
     // In rank order: the tail is the least relevant.
     let mut chosen: Vec<Candidate> = Vec::new();
+    let mut notes = NoteLines::default();
     for candidate in ranked {
         // No line is shorter than this: the rest cannot fit.
         if budget - packed.tokens < MIN_LINE_TOKENS as usize {
             break;
         }
-        let cost = line_cost(&candidate.memory);
+        let parts = line_parts(&candidate.memory);
+        let cost = notes.cost_of_adding(&candidate.memory, parts);
         if packed.tokens + cost <= budget {
             packed.tokens += cost;
+            notes.add(&candidate.memory, parts);
             chosen.push(candidate);
         }
     }
@@ -1163,7 +1227,7 @@ fn fill<D: SqlDriver>(
             if insight.memory_ids.contains(&last.id) {
                 break;
             }
-            freed += line_cost(last);
+            freed += freed_by(last);
             keep -= 1;
         }
         if packed.tokens + cost <= budget + freed && freed <= room_left && cost <= room_left {
@@ -1299,6 +1363,14 @@ mod tests {
         // id "m1", no source path, "#H", the summary, "undated".
         let core = 2 + 2 + 4 + 7;
         assert!(lower_bound_tokens(&MemorySizes { count: 1, core_chars: core }) <= line_cost(&memory) as u64);
-        assert_eq!(memory_line(&memory).chars().count() as u64, core + LINE_FIXED_CHARS + 5, "plus \"typed\"");
+        assert_eq!(
+            memory_line(&memory).chars().count() as u64,
+            core + LINE_FIXED_CHARS + 3 + 5,
+            "a separator, \"typed\""
+        );
+        let in_note = Memory { source_kind: crate::domain::SourceKind::Note, source_path: "a.md".into(), ..memory };
+        let shortest = memory_line_in_note(&Memory { position: Default::default(), ..in_note });
+        assert_eq!(shortest.chars().count() as u64, core - 2 + LINE_FIXED_CHARS, "a later line of a note, no heading");
+        assert!(MIN_LINE_TOKENS as usize <= line_tokens(&shortest));
     }
 }

@@ -1,9 +1,10 @@
 //! How memories and insights appear in the query prompt — one line each, the same text
 //! whose tokens the packer counts.
 
-use crate::domain::{Consolidation, Memory};
+use crate::domain::{Consolidation, Memory, SourceKind};
 
-/// `[memory:ID] DATE · SOURCE#HEADING · SUMMARY · facts: …; … · entities: … · topics: …`
+/// `[memory:ID] DATE · SOURCE#HEADING · SUMMARY · facts: …; … · entities: … · topics: …` (after a
+/// memory of the same note, `memory_lines` writes `#HEADING` alone, or no source)
 ///
 /// The date says what it is: the day(s) the events happened (`2026-02-01, 2026-02-03`), the
 /// note's own date when the text named none (`2026-11-23 (the note's date)`), or `undated`.
@@ -16,12 +17,60 @@ use crate::domain::{Consolidation, Memory};
 /// line was 60% such overhead, this took evidence recall at 4K / 8K / 16K tokens from 0.796 /
 /// 0.882 / 0.907 to 0.826 / 0.884 / 0.919.
 pub fn memory_line(memory: &Memory) -> String {
-    let mut source = if memory.source_path.is_empty() { "typed".to_owned() } else { memory.source_path.clone() };
+    line_of(memory, true)
+}
+
+/// The lines of `memories` as the prompt writes them, in their order: a memory of the same note
+/// as the one before it leaves out the note's path (its `#heading` stays). A prompt carries a
+/// note's memories together (`choose::reading_order`), so its path is written once; on LoCoMo's
+/// turns and SQuAD's articles the path was a tenth of a line.
+pub fn memory_lines(memories: &[Memory]) -> impl Iterator<Item = String> + '_ {
+    memories.iter().enumerate().map(|(at, memory)| {
+        let before = at.checked_sub(1).map(|before| &memories[before]);
+        let same_note = in_a_note(memory)
+            && before.is_some_and(|before| in_a_note(before) && before.source_path == memory.source_path);
+        line_of(memory, !same_note)
+    })
+}
+
+/// The tokens `memories` take in the prompt in this order (`memory_lines`), each line in its
+/// element with its line break.
+pub fn lines_cost(memories: &[Memory]) -> usize {
+    memory_lines(memories).map(|line| line_tokens(&line)).sum()
+}
+
+/// The tokens one line takes in its element, with the line break.
+pub fn line_tokens(line: &str) -> usize {
+    crate::tokens::estimate_tokens(line) + MEMORY_ELEMENT_TOKENS + 1
+}
+
+/// The line of a note's memory after another of the same note: without the note's path.
+pub fn memory_line_in_note(memory: &Memory) -> String {
+    line_of(memory, false)
+}
+
+/// Whether a memory's line may leave its source to the line before it: a note's (typed text and
+/// selections stand alone).
+pub fn in_a_note(memory: &Memory) -> bool {
+    memory.source_kind == SourceKind::Note && !memory.source_path.is_empty()
+}
+
+/// A memory's line, with its note's path (`with_path`) or only its heading.
+fn line_of(memory: &Memory, with_path: bool) -> String {
+    let mut source = match (with_path, memory.source_path.is_empty()) {
+        (false, _) => String::new(),
+        (true, true) => "typed".to_owned(),
+        (true, false) => memory.source_path.clone(),
+    };
     if let Some(heading) = &memory.position.heading {
         source.push('#');
         source.push_str(heading);
     }
-    let mut line = format!("[memory:{}] {} · {source} · {}", memory.id.0, date_label(memory), memory.summary);
+    let mut line = if source.is_empty() {
+        format!("[memory:{}] {} · {}", memory.id.0, date_label(memory), memory.summary)
+    } else {
+        format!("[memory:{}] {} · {source} · {}", memory.id.0, date_label(memory), memory.summary)
+    };
     if !memory.facts.is_empty() {
         line.push_str(&format!(" · facts: {}", memory.facts.join("; ")));
     }

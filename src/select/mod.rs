@@ -4,7 +4,8 @@
 //! model call (`plan`: dates, names, keywords, "the latest"), candidates come from the
 //! store (by date, by name, by BM25 full-text search, recent, important), and they are
 //! ranked and packed greedily (`choose`). Each memory's cost is the estimated tokens of
-//! the exact line the prompt will carry (`lines`). No embeddings, no vector index.
+//! the exact line the prompt will carry (`lines`; a note's path is written once for its
+//! memories, so the packer counts it once a note). No embeddings, no vector index.
 
 mod choose;
 mod dates;
@@ -12,7 +13,11 @@ mod lines;
 mod pack;
 mod plan;
 
-pub use choose::{event_day, line_cost, reading_order, select_context, select_more, Selection, SelectionRequest};
-pub use lines::{insight_cost, insight_line, memory_line, INSIGHT_ELEMENT_TOKENS, MEMORY_ELEMENT_TOKENS};
+pub use choose::{
+    event_day, line_cost, packed_tokens, reading_order, select_context, select_more, Selection, SelectionRequest,
+};
+pub use lines::{
+    insight_cost, insight_line, lines_cost, memory_line, memory_lines, INSIGHT_ELEMENT_TOKENS, MEMORY_ELEMENT_TOKENS,
+};
 pub use pack::{pack, Packed};
 pub use plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan, ResolvedDate};

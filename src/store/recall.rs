@@ -224,12 +224,15 @@ impl<D: SqlDriver> Store<D> {
             .collect())
     }
 
-    /// The `count` terms of `terms` in the fewest memories (a smaller search to try when
-    /// SQLite refuses a larger one).
+    /// The `count` terms of `terms` in the fewest memories, but in some (a smaller search to try
+    /// when SQLite refuses a larger one: a term no memory holds finds nothing).
     pub fn rarest_terms(&self, terms: &[SearchTerm], count: usize) -> Result<Vec<SearchTerm>, StoreError> {
         let mut counted: Vec<(u64, &SearchTerm)> = Vec::with_capacity(terms.len());
         for term in terms {
-            counted.push((self.documents_with(term)?, term));
+            let documents = self.documents_with(term)?;
+            if documents > 0 {
+                counted.push((documents, term));
+            }
         }
         counted.sort_by_key(|(documents, _)| *documents);
         Ok(counted.into_iter().take(count).map(|(_, term)| term.clone()).collect())

@@ -56,7 +56,7 @@ mod bench {
     use memory_agent::calendar::CalendarDate;
     use memory_agent::domain::Memory;
     use memory_agent::select::{
-        insight_cost, line_cost, select_context, DateOrder, NameCache, QueryPlan, SelectionRequest,
+        insight_cost, line_cost, lines_cost, select_context, DateOrder, NameCache, QueryPlan, SelectionRequest,
     };
     use memory_agent::settings_schema::CONTEXT_BUDGET_TOKENS;
     use memory_agent::store::rusqlite_driver::RusqliteDriver;
@@ -416,8 +416,8 @@ mod bench {
         let selection =
             select_context(store, &request).map_err(|error| format!("question {}: {error}", question.id))?;
         let packed = selection.packed;
-        let counted: usize = packed.memories.iter().map(line_cost).sum::<usize>()
-            + packed.insights.iter().map(insight_cost).sum::<usize>();
+        // Counted again from the lines as the prompt writes them, in its order.
+        let counted: usize = lines_cost(&packed.memories) + packed.insights.iter().map(insight_cost).sum::<usize>();
         if counted != packed.tokens || counted > budget {
             return Err(format!(
                 "question {}: packed {counted} tokens (reported {}) for a budget of {budget}",
