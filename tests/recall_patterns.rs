@@ -2,7 +2,8 @@
 //! forms of names, a frequent name crowding out the question's words, word forms, two
 //! people in one question, the answer in the turn after the one that matches (or after the
 //! question that follows it, ahead of the person's small talk), a person's own turns
-//! before the other side's mentions of them, last year's memories of
+//! before the other side's mentions of them, the person's words weighed against their own best
+//! match rather than someone else's, last year's memories of
 //! others ahead of the person's account of last year, a flood of
 //! names containing a common word, Chinese, Japanese and Thai text, and a full-text search
 //! SQLite refuses. Each store is large enough that the budget cannot hold it.
@@ -315,6 +316,37 @@ fn what_the_best_matches_share_brings_the_persons_memories_that_never_say_the_wo
     assert_chose(&selection, &["family-camping", "family-cookies", "family-pizza", "pottery"]);
     let small_talk = chosen(&selection).iter().filter(|id| id.starts_with("mel-")).count();
     assert!(small_talk > 0, "the budget holds more than the four: the small talk was the competition");
+}
+
+#[test]
+fn the_persons_words_outweigh_their_newer_small_talk_when_someone_else_matches_better() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Nate"], 200);
+    store
+        .transaction(|store| {
+            // Someone else says every word of the question, often and briefly: the best match.
+            for n in 0..3 {
+                let text = "The reason I keep running? Getting out running is reason enough, running clears my head.";
+                store.insert_memory(&said(&format!("joanna-{n}"), "Chats/Joanna.md", 300 + n, text, &["Joanna"]))?;
+            }
+            // Melanie says "running" once, in a long turn, long before her newer small talk.
+            let told = "These shoes are for running, I bought them last week after the charity race; it is a great way \
+                        to destress and clear my mind after a long day at work with the kids and everything else.";
+            store.insert_memory(&said("mel-running", "Chats/Melanie.md", 0, told, &["Melanie"]))?;
+            for n in 1..200 {
+                let text = SMALL_TALK[n as usize % SMALL_TALK.len()];
+                store.insert_memory(&said(&format!("mel-{n}"), "Chats/Melanie.md", 150 + n, text, &["Melanie"]))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let selection = ask(&store, "What is Melanie's reason for getting into running?");
+    assert_eq!(selection.plan.entities, vec!["Melanie"]);
+    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
+    let at = |id: &str| ranked.iter().position(|ranked| *ranked == id);
+    let running = at("mel-running").expect("her running turn is chosen");
+    let first_small_talk = ranked.iter().position(|id| id.starts_with("mel-") && *id != "mel-running");
+    assert!(first_small_talk.is_none_or(|small_talk| running < small_talk), "{ranked:?}");
 }
 
 #[test]

@@ -908,8 +908,14 @@ fn score(candidates: &mut [Candidate], plan: &QueryPlan, context: &Context<'_>) 
             (true, true) => (0.0, 0.0, 0.6, 0.4),
         };
     let names = plan.entities.len().max(1) as f64;
+    // A memory about the question's people is measured against their best match, not against
+    // anyone's: for "What is Melanie's reason for getting into running?" someone else's memory
+    // full of "running" left Melanie's session about her running a sixth of the text's weight,
+    // less than what a newer session of hers without the word got from its date.
+    let best_about = candidates.iter().filter(|candidate| !candidate.about.is_empty()).map(|candidate| candidate.text).fold(0.0, f64::max);
     for candidate in candidates.iter_mut() {
-        let text = if best_text > 0.0 { candidate.text / best_text } else { 0.0 };
+        let best = if candidate.about.is_empty() { best_text } else { best_about };
+        let text = if best > 0.0 { candidate.text / best } else { 0.0 };
         let named: f64 = candidate
             .about
             .iter()
