@@ -330,7 +330,8 @@ fn the_persons_words_outweigh_their_newer_small_talk_when_someone_else_matches_b
                 store.insert_memory(&said(&format!("joanna-{n}"), "Chats/Joanna.md", 300 + n, text, &["Joanna"]))?;
             }
             // Melanie says "running" once, in a long turn, long before her newer small talk.
-            let told = "These shoes are for running, I bought them last week after the charity race; it is a great way \
+            let told =
+                "These shoes are for running, I bought them last week after the charity race; it is a great way \
                         to destress and clear my mind after a long day at work with the kids and everything else.";
             store.insert_memory(&said("mel-running", "Chats/Melanie.md", 0, told, &["Melanie"]))?;
             for n in 1..200 {

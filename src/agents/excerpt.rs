@@ -48,6 +48,14 @@ impl Focus {
         Focus { terms, keyword_terms }
     }
 
+    /// Which of the question's words (not its names) `text` holds, one flag a keyword term.
+    pub fn keywords_held(&self, text: &str) -> Vec<bool> {
+        if self.keyword_terms == 0 {
+            return Vec::new();
+        }
+        terms_held(text, &self.terms[..self.keyword_terms])
+    }
+
     /// No terms: an excerpt is the passage's beginning.
     pub fn none() -> Focus {
         Focus::default()
@@ -179,22 +187,13 @@ impl Kept {
 }
 
 /// How much each line tells of `focus`: the sum, over the terms it holds, of how rare each is
-/// among the passage's lines (a name on every other line of a conversation tells little).
+/// among the passage's lines (`rarity_weights`: a name on every other line tells little).
 fn line_scores(lines: &[&str], focus: &Focus) -> Vec<f64> {
     if focus.terms.is_empty() {
         return vec![0.0; lines.len()];
     }
     let held: Vec<Vec<bool>> = lines.iter().map(|line| terms_held(line, &focus.terms)).collect();
-    let weights: Vec<f64> = (0..focus.terms.len())
-        .map(|term| {
-            let lines_with = held.iter().filter(|held| held[term]).count();
-            if lines_with == 0 {
-                0.0
-            } else {
-                (1.0 + lines.len() as f64 / lines_with as f64).ln()
-            }
-        })
-        .collect();
+    let weights = rarity_weights(&held, focus.terms.len());
     // Where the question's words are found, a line holding only a name tells nothing: in a
     // conversation the speaker's name is on every other line, and those lines took the room the
     // next passages needed (LoCoMo's sessions, answer in context at 4K: 0.620 → 0.624).
@@ -204,9 +203,29 @@ fn line_scores(lines: &[&str], focus: &Focus) -> Vec<f64> {
             if keyword_found && !(0..focus.keyword_terms).any(|term| held[term]) {
                 return 0.0;
             }
-            (0..weights.len()).filter(|&term| held[term]).map(|term| weights[term]).sum()
+            weight_held(held, &weights)
         })
         .collect()
+}
+
+/// How telling each of `terms` is among texts, one row of `held` flags a text: the rarer, the
+/// more (ln(1 + texts / texts holding it)); 0 for a term none holds.
+pub fn rarity_weights(held: &[Vec<bool>], terms: usize) -> Vec<f64> {
+    (0..terms)
+        .map(|term| {
+            let with = held.iter().filter(|held| held[term]).count();
+            if with == 0 {
+                0.0
+            } else {
+                (1.0 + held.len() as f64 / with as f64).ln()
+            }
+        })
+        .collect()
+}
+
+/// The sum of the `weights` of the terms a text holds.
+pub fn weight_held(held: &[bool], weights: &[f64]) -> f64 {
+    (0..weights.len()).filter(|&term| held[term]).map(|term| weights[term]).sum()
 }
 
 /// Which of `terms` the line holds, as the full-text index would find them: its folded words,
@@ -290,7 +309,9 @@ mod tests {
         assert!(!got.contains("Nate: turn 3 "), "Nate's other turns are left for other passages: {got}");
         assert!(estimate_tokens(&got) < 100, "{got}");
         // Nate speaks only late in this one: without the question's word, his turns tell.
-        let text = (0..40).map(|turn| format!("{}: turn {turn}.", if turn < 30 { "Joanna" } else { "Nate" })).collect::<Vec<_>>();
+        let text = (0..40)
+            .map(|turn| format!("{}: turn {turn}.", if turn < 30 { "Joanna" } else { "Nate" }))
+            .collect::<Vec<_>>();
         let got = excerpt(&text.join("\n"), &focus(&["giraffes"], &["Nate"]), 40).expect("an excerpt");
         assert!(got.contains("Nate: turn 30.") && !got.contains("Joanna: turn 1."), "{got}");
     }

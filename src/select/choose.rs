@@ -912,7 +912,11 @@ fn score(candidates: &mut [Candidate], plan: &QueryPlan, context: &Context<'_>) 
     // anyone's: for "What is Melanie's reason for getting into running?" someone else's memory
     // full of "running" left Melanie's session about her running a sixth of the text's weight,
     // less than what a newer session of hers without the word got from its date.
-    let best_about = candidates.iter().filter(|candidate| !candidate.about.is_empty()).map(|candidate| candidate.text).fold(0.0, f64::max);
+    let best_about = candidates
+        .iter()
+        .filter(|candidate| !candidate.about.is_empty())
+        .map(|candidate| candidate.text)
+        .fold(0.0, f64::max);
     for candidate in candidates.iter_mut() {
         let best = if candidate.about.is_empty() { best_text } else { best_about };
         let text = if best > 0.0 { candidate.text / best } else { 0.0 };
