@@ -252,3 +252,24 @@ fn each_date_expression_is_kept_as_written_with_its_days() {
     assert_eq!(written("Lunch on 1/2/2026?", DateOrder::MonthDay), vec![owned("1/2/2026", "2026-01-02", "2026-01-02")]);
     assert!(written("What did Alice say?", DateOrder::DayMonth).is_empty());
 }
+
+#[test]
+fn a_question_asking_where_wants_a_place_unless_it_names_the_place_itself() {
+    let wants_place = |question: &str| plan(question, DateOrder::DayMonth, &["Jon", "Tim"]).wants_place;
+    for question in [
+        "Where did Jon go last summer?",
+        "Which cities has Jon visited?",
+        "Which US cities does Tim mention?",
+        "What European countries has Tim been to?",
+        "What state did Tim visit?",
+    ] {
+        assert!(wants_place(question), "{question}");
+    }
+    for question in [
+        "What shop would Tim enjoy visiting in New York City?",
+        "When did Jon start dancing?",
+        "What did Tim say about the budget?",
+    ] {
+        assert!(!wants_place(question), "{question}");
+    }
+}

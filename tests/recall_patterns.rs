@@ -3,7 +3,8 @@
 //! people in one question, the answer in the turn after the one that matches (or after the
 //! question that follows it, ahead of the person's small talk), a person's own turns
 //! before the other side's mentions of them, the person's words weighed against their own best
-//! match rather than someone else's, last year's memories of
+//! match rather than someone else's, a person's memories naming a place for a question asking
+//! where, last year's memories of
 //! others ahead of the person's account of last year, a flood of
 //! names containing a common word, Chinese, Japanese and Thai text, and a full-text search
 //! SQLite refuses. Each store is large enough that the budget cannot hold it.
@@ -483,4 +484,48 @@ fn a_search_sqlite_refuses_is_tried_again_with_fewer_terms() {
     assert!(store.driver().refused.get() > 0, "the long search was refused");
     assert_chose(&selection, &["boat"]);
     assert_eq!(selection.packed.reasons[0].0, "text", "found by the search tried again, not by chance");
+}
+
+#[test]
+fn a_persons_memories_naming_a_place_answer_where_they_have_been() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Gina"], 200);
+    store
+        .transaction(|store| {
+            // Jon's trips share no word with the question; his newer small talk is all around them.
+            let trips = [
+                (3, "rome", "Took a short trip last week to Rome to clear my mind a little."),
+                (9, "paris", "Back from a weekend in Paris, the studio can wait."),
+            ];
+            for n in 0..200 {
+                let memory = match trips.iter().find(|(at, _, _)| *at == n) {
+                    Some((_, id, text)) => said(id, "Chats/Jon.md", n, text, &["Jon"]),
+                    None => said(
+                        &format!("jon-{n}"),
+                        "Chats/Jon.md",
+                        n,
+                        SMALL_TALK[n as usize % SMALL_TALK.len()],
+                        &["Jon"],
+                    ),
+                };
+                store.insert_memory(&memory)?;
+            }
+            // Talking to someone is not being somewhere.
+            store.insert_memory(&said(
+                "to-gina",
+                "Chats/Jon.md",
+                199,
+                "Said goodbye to Gina and went home.",
+                &["Jon", "Gina"],
+            ))
+        })
+        .unwrap();
+    let selection = ask(&store, "Where has Jon travelled?");
+    assert!(selection.plan.wants_place && selection.plan.entities == ["Jon"], "{:?}", selection.plan);
+    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
+    let mut first_two = ranked[..2].to_vec();
+    first_two.sort_unstable();
+    assert_eq!(first_two, ["paris", "rome"], "{ranked:?}");
+    let at = |id: &str| ranked.iter().position(|ranked| *ranked == id);
+    assert!(at("to-gina").is_none_or(|at| at > 2), "a person's name after \"to\" is no place: {ranked:?}");
 }

@@ -150,5 +150,6 @@ pub fn plan_from_tool(input: &Value) -> QueryPlan {
         compares: false,
         planned: Vec::new(),
         resolved_dates: Vec::new(),
+        wants_place: false,
     }
 }

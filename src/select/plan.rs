@@ -55,6 +55,9 @@ pub struct QueryPlan {
     /// the prompt tells the model which days the question is about ("1/2/2026 → 2026-02-01").
     #[serde(skip)]
     pub resolved_dates: Vec<ResolvedDate>,
+    /// Asks where ("Where did …", "Which cities …"): memories naming a place answer it.
+    #[serde(skip)]
+    pub wants_place: bool,
 }
 
 /// A date expression of a question and the days it was read as.
@@ -242,7 +245,39 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
     keywords.truncate(MAX_KEYWORDS);
     const COMPARING: &[&str] = &["both", "common", "share", "shared", "together", "similar", "each"];
     let compares = words.iter().any(|word| COMPARING.contains(&word.folded.as_str()));
-    QueryPlan { dates, entities, keywords, wants_latest, language, compares, planned: Vec::new(), resolved_dates }
+    let wants_place = words
+        .iter()
+        .enumerate()
+        .any(|(at, word)| PLACE_WORDS.split(' ').any(|place| place == word.folded) && !names_the_place(&words, at));
+    QueryPlan {
+        dates,
+        entities,
+        keywords,
+        wants_latest,
+        language,
+        compares,
+        planned: Vec::new(),
+        resolved_dates,
+        wants_place,
+    }
+}
+
+/// The words of a question that asks for a place (one text: a table of `&str` costs 8 bytes a
+/// word in the module).
+const PLACE_WORDS: &str =
+    "where city cities town towns village villages country countries state states place places location locations \
+     destination destinations";
+
+/// Whether the place word at `at` ends a place the question names ("visiting in New York City"):
+/// after capitalised words that follow a locative. "Which US cities" asks for places.
+fn names_the_place(words: &[Word], at: usize) -> bool {
+    let mut start = at;
+    while start > 1 && words[start - 1].capitalised() {
+        start -= 1;
+    }
+    start < at
+        && start >= 1
+        && crate::select::choose::LOCATIVES.split(' ').any(|locative| locative == words[start - 1].folded)
 }
 
 /// Where each word is in `text` (byte offsets), found left to right; `None` for a word not

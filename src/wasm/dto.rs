@@ -38,13 +38,46 @@ pub struct ConnectionDto {
     pub max_concurrency: Option<u32>,
 }
 
+/// `{kind: "accessKey", accessKeyId, secretAccessKey, sessionToken?}` or `{kind: "apiKey",
+/// apiKey}`, read as one object and told apart by `kind` (`AuthFields`): serde's tagged enums
+/// buffer the object in a generic tree whose code, made once per deserializer, cost the module
+/// more than this whole file.
 #[derive(Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(try_from = "AuthFields")]
 pub enum AuthDto {
-    #[serde(rename_all = "camelCase")]
     AccessKey { access_key_id: String, secret_access_key: String, session_token: Option<String> },
-    #[serde(rename_all = "camelCase")]
     ApiKey { api_key: String },
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AuthFields {
+    kind: String,
+    #[serde(default)]
+    access_key_id: Option<String>,
+    #[serde(default)]
+    secret_access_key: Option<String>,
+    #[serde(default)]
+    session_token: Option<String>,
+    #[serde(default)]
+    api_key: Option<String>,
+}
+
+impl TryFrom<AuthFields> for AuthDto {
+    type Error = String;
+
+    fn try_from(fields: AuthFields) -> Result<Self, String> {
+        let AuthFields { kind, access_key_id, secret_access_key, session_token, api_key } = fields;
+        match (kind.as_str(), access_key_id, secret_access_key, api_key) {
+            ("accessKey", Some(access_key_id), Some(secret_access_key), _) => {
+                Ok(AuthDto::AccessKey { access_key_id, secret_access_key, session_token })
+            }
+            ("apiKey", _, _, Some(api_key)) => Ok(AuthDto::ApiKey { api_key }),
+            ("accessKey", ..) => Err("an access key needs `accessKeyId` and `secretAccessKey`".into()),
+            ("apiKey", ..) => Err("an API key needs `apiKey`".into()),
+            _ => Err("`kind` must be `accessKey` or `apiKey`".into()),
+        }
+    }
 }
 
 impl ConnectionDto {

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import type { MemoryCore } from "../../build/pkg/memory_agent.js";
+import type { BedrockAuthSettings, MemoryCore } from "../../build/pkg/memory_agent.js";
 import { requestUrlSend } from "../../plugin/host/request-url-transport";
 import { type FakeBedrock, type Reply, TEST_API_KEY, TEST_CREDENTIALS, startFakeBedrock } from "../fake-bedrock/index";
 import { hostRequestUrl } from "../host/request-url";
@@ -77,6 +77,21 @@ test("an endpoint that is not AWS's and not confirmed on this device is refused 
 	configure("127.0.0.1");
 	await core.testConnection();
 	assert.equal(fake.requests.at(-1)?.headers.authorization, `Bearer ${TEST_API_KEY}`);
+});
+
+test("credentials of the wrong shape are refused with a clear reason that never repeats a secret", async () => {
+	const { core } = await connectedCore();
+	// Shapes the declared type forbids, as a plugin of another version or a hand-edited file could send.
+	const configure = (auth: Record<string, string>) => () =>
+		core.configure({ connection: { region: "us-east-1", auth: auth as unknown as BedrockAuthSettings } });
+	const refused = (reason: RegExp) => (error: unknown) =>
+		codeOf(error) === "settings.invalid" && reason.test((error as Error).message) && !(error as Error).message.includes("s3cr3t");
+	assert.throws(configure({ kind: "accessKey", accessKeyId: "AKIDEXAMPLE" }), refused(/accessKeyId.*secretAccessKey/));
+	assert.throws(configure({ kind: "accessKey", secretAccessKey: "s3cr3t" }), refused(/accessKeyId.*secretAccessKey/));
+	assert.throws(configure({ kind: "apiKey", accessKeyId: "AKIDEXAMPLE", secretAccessKey: "s3cr3t" }), refused(/apiKey/));
+	assert.throws(configure({ kind: "password", apiKey: "s3cr3t" }), refused(/accessKey.*apiKey/));
+	assert.throws(configure({ apiKey: "s3cr3t" }), refused(/kind/));
+	configure({ kind: "apiKey", apiKey: TEST_API_KEY })();
 });
 
 test("a call succeeds once the faults clear", async () => {
