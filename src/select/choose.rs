@@ -24,7 +24,7 @@ use super::lines::{
     in_a_note, insight_cost, line_tokens, lines_cost, memory_line, memory_line_in_note, MEMORY_ELEMENT_TOKENS,
 };
 use super::pack::{pack, Packed};
-use super::plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan, MAX_NAMES};
+use super::plan::{plan_query, DateOrder, KnownNames, NameCache, QueryPlan, LOCATIVES, MAX_NAMES};
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId};
 use crate::stems::query_terms;
@@ -949,7 +949,7 @@ fn score(candidates: &mut [Candidate], plan: &QueryPlan, context: &Context<'_>) 
 /// cities has Jon visited?": "Took a short trip last week to Rome", which shares no word with
 /// it), at most: the answer's kind, when the words cannot meet. Measured on LoCoMo's turns
 /// (development half), evidence recall 0.849 / 0.913 / 0.953 → 0.853 / 0.919 / 0.955 at 4K /
-/// 8K / 16K tokens (multi-hop 0.768 → 0.792 at 8K); 0.2 and 0.5 a question or two less.
+/// 8K / 16K tokens (multi-hop 0.768 → 0.795 at 8K); 0.2 and 0.5 a question or two less.
 /// Only the people's memories: for any memory, SQuAD's Wikipedia paragraphs (nearly all name
 /// places) lost 0.898 → 0.892 at 4K.
 const PLACE_SHARE: f64 = 0.3;
@@ -963,9 +963,6 @@ fn place_weight(candidates: &[Candidate]) -> f64 {
     let share = if all == 0 { 0.0 } else { placed as f64 / all as f64 };
     PLACE_SHARE * (1.0 - share).powi(2)
 }
-
-/// Words after which a capitalised word names a place: "a trip to Rome", "in Seattle".
-pub(super) const LOCATIVES: &str = "in to from at near visit visited visiting around through across toward towards";
 
 /// Marks the candidates that name a place: one that lists a place, or whose summary or facts
 /// write a capitalised word after a locative that is no person's name among the candidates

@@ -268,6 +268,9 @@ const PLACE_WORDS: &str =
     "where city cities town towns village villages country countries state states place places location locations \
      destination destinations";
 
+/// Words after which a capitalised word names a place: "a trip to Rome", "in Seattle".
+pub(super) const LOCATIVES: &str = "in to from at near visit visited visiting around through across toward towards";
+
 /// Whether the place word at `at` ends a place the question names ("visiting in New York City"):
 /// after capitalised words that follow a locative. "Which US cities" asks for places.
 fn names_the_place(words: &[Word], at: usize) -> bool {
@@ -275,9 +278,7 @@ fn names_the_place(words: &[Word], at: usize) -> bool {
     while start > 1 && words[start - 1].capitalised() {
         start -= 1;
     }
-    start < at
-        && start >= 1
-        && crate::select::choose::LOCATIVES.split(' ').any(|locative| locative == words[start - 1].folded)
+    start < at && start >= 1 && LOCATIVES.split(' ').any(|locative| locative == words[start - 1].folded)
 }
 
 /// Where each word is in `text` (byte offsets), found left to right; `None` for a word not
