@@ -223,10 +223,10 @@ impl JobState {
     }
 }
 
-/// What a job does, with its input. Stored as the job's `kind` and `payload` columns and sent
-/// to the plugin as `{kind, payload}` (serde's adjacent tagging), so the stored rows of
-/// earlier versions read as they are; `store::jobs` is the one place that reads and writes them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a job does, with its input. Stored as the job's `kind` and `payload` columns (the
+/// payload's JSON as every version wrote it; `store::jobs` is the one place that reads and
+/// writes them) and sent to the plugin as `{kind, payload}` (serde's adjacent tagging).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", content = "payload", rename_all = "snake_case")]
 pub enum JobWork {
     /// Read a vault note and (re)make its memories.
@@ -288,7 +288,7 @@ pub struct ConsolidateJob {
 }
 
 /// A unit of work in the durable queue.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Job {
     pub id: i64,
     /// What it does: serialized as `kind` and `payload`.

@@ -356,16 +356,26 @@ impl<D: SqlDriver> Store<D> {
 
 /// A job's work as its `kind` and `payload` columns.
 fn work_row(work: &JobWork) -> Result<(&'static str, String), StoreError> {
-    let mut tagged = serde_json::to_value(work).map_err(|error| StoreError::InvalidInput(error.to_string()))?;
-    let payload = tagged.get_mut("payload").map(serde_json::Value::take).unwrap_or_default();
-    Ok((work.kind().as_str(), payload.to_string()))
+    let payload = match work {
+        JobWork::IngestSource(note) => serde_json::to_string(note),
+        JobWork::IngestText(text) => serde_json::to_string(text),
+        JobWork::Consolidate(consolidate) => serde_json::to_string(consolidate),
+    };
+    Ok((work.kind().as_str(), payload.map_err(|error| StoreError::InvalidInput(error.to_string()))?))
 }
 
-/// A job's work from its `kind` and `payload` columns (as every version wrote them).
+/// A job's work from its `kind` and `payload` columns (as every version wrote them). Told
+/// apart by the column, each payload read straight from its text: serde's adjacently tagged
+/// reading would buffer it in its generic `Content` tree, tens of KB of the plugin's module.
 fn read_work(kind: &str, payload: &str) -> Result<JobWork, StoreError> {
     let unreadable = |error: serde_json::Error| StoreError::InvalidData(format!("job `{kind}` {payload}: {error}"));
-    let payload: serde_json::Value = serde_json::from_str(payload).map_err(unreadable)?;
-    serde_json::from_value(serde_json::json!({ "kind": kind, "payload": payload })).map_err(unreadable)
+    match JobKind::parse(kind) {
+        Some(JobKind::IngestSource) => serde_json::from_str(payload).map(JobWork::IngestSource),
+        Some(JobKind::IngestText) => serde_json::from_str(payload).map(JobWork::IngestText),
+        Some(JobKind::Consolidate) => serde_json::from_str(payload).map(JobWork::Consolidate),
+        None => return Err(StoreError::InvalidData(format!("unknown job kind `{kind}`"))),
+    }
+    .map_err(unreadable)
 }
 
 fn read_job(row: Vec<SqlValue>) -> Result<Job, StoreError> {

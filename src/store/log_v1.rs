@@ -20,8 +20,8 @@ const FORMAT: u32 = 1;
 // The writer writes the newest format: a format 2 gets a module (and types) of its own.
 const _: () = assert!(LOG_FORMAT == FORMAT, "log_v1 writes format 1 only");
 
-/// One line: `v`, `at`, then the entry's fields (tagged by `op`) at the same level.
-#[derive(Serialize, Deserialize)]
+/// One line as written: `v`, `at`, then the entry's fields (tagged by `op`) at the same level.
+#[derive(Serialize)]
 struct LineV1 {
     v: u32,
     at: i64,
@@ -29,28 +29,76 @@ struct LineV1 {
     entry: EntryV1,
 }
 
-#[derive(Serialize, Deserialize)]
+/// A line is read in two passes over its text: this head first (the rest skipped), then the
+/// entry its `op` names, straight from the text. serde's reading of `flatten` with an
+/// internally tagged enum buffered every line in its generic `Content` tree instead: tens of
+/// KB of the plugin's module and a tree of allocations per line.
+#[derive(Deserialize)]
+struct HeadV1 {
+    v: u32,
+    at: i64,
+    op: OpV1,
+}
+
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum OpV1 {
+    Note,
+    Removed,
+    Memory,
+    Insight,
+    Usage,
+}
+
+/// The entries, each variant's fields a struct of its own so that it reads alone.
+#[derive(Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 enum EntryV1 {
-    Note {
-        source: SourceV1,
-        memories: Vec<MemoryV1>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        quiet: Option<String>,
-    },
-    Removed {
-        tombstone: String,
-    },
-    Memory {
-        memory: MemoryV1,
-    },
-    Insight {
-        insight: ConsolidationV1,
-    },
-    Usage {
-        device: String,
-        usage: UsageV1,
-    },
+    Note(NoteV1),
+    Removed(RemovedV1),
+    Memory(MemoryEntryV1),
+    Insight(InsightV1),
+    Usage(UsageEntryV1),
+}
+
+#[derive(Serialize, Deserialize)]
+struct NoteV1 {
+    source: SourceV1,
+    memories: Vec<MemoryV1>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    quiet: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RemovedV1 {
+    tombstone: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct MemoryEntryV1 {
+    memory: MemoryV1,
+}
+
+#[derive(Serialize, Deserialize)]
+struct InsightV1 {
+    insight: ConsolidationV1,
+}
+
+#[derive(Serialize, Deserialize)]
+struct UsageEntryV1 {
+    device: String,
+    usage: UsageV1,
+}
+
+/// The entry `op` names, from the whole line's text (its `v`, `at` and `op` ignored).
+fn read_entry(op: OpV1, text: &str) -> serde_json::Result<EntryV1> {
+    match op {
+        OpV1::Note => serde_json::from_str(text).map(EntryV1::Note),
+        OpV1::Removed => serde_json::from_str(text).map(EntryV1::Removed),
+        OpV1::Memory => serde_json::from_str(text).map(EntryV1::Memory),
+        OpV1::Insight => serde_json::from_str(text).map(EntryV1::Insight),
+        OpV1::Usage => serde_json::from_str(text).map(EntryV1::Usage),
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -178,9 +226,12 @@ pub(super) fn decode_line(line: &[u8]) -> DecodedLine {
     if text.is_empty() {
         return DecodedLine::Blank;
     }
-    match serde_json::from_str::<LineV1>(text) {
-        Ok(line) if line.v > FORMAT => DecodedLine::Newer,
-        Ok(line) => DecodedLine::Entry { at: line.at, entry: Box::new(line.entry.into()) },
+    match serde_json::from_str::<HeadV1>(text) {
+        Ok(head) if head.v > FORMAT => DecodedLine::Newer,
+        Ok(head) => match read_entry(head.op, text) {
+            Ok(entry) => DecodedLine::Entry { at: head.at, entry: Box::new(entry.into()) },
+            Err(_) => DecodedLine::Unreadable,
+        },
         // A line of a newer format may not read as ours at all.
         Err(_) => match serde_json::from_str::<serde_json::Value>(text) {
             Ok(value) if value.get("v").and_then(serde_json::Value::as_u64).is_some_and(|v| v > u64::from(FORMAT)) => {
@@ -204,15 +255,17 @@ pub fn round_trip(line: &str) -> Option<String> {
 impl From<&LogEntry> for EntryV1 {
     fn from(entry: &LogEntry) -> Self {
         match entry {
-            LogEntry::Note { source, memories, quiet } => EntryV1::Note {
+            LogEntry::Note { source, memories, quiet } => EntryV1::Note(NoteV1 {
                 source: source.into(),
                 memories: memories.iter().map(MemoryV1::from).collect(),
                 quiet: quiet.clone(),
-            },
-            LogEntry::Removed { tombstone } => EntryV1::Removed { tombstone: tombstone.clone() },
-            LogEntry::Memory { memory } => EntryV1::Memory { memory: memory.into() },
-            LogEntry::Insight { insight } => EntryV1::Insight { insight: insight.into() },
-            LogEntry::Usage { device, usage } => EntryV1::Usage { device: device.clone(), usage: usage.into() },
+            }),
+            LogEntry::Removed { tombstone } => EntryV1::Removed(RemovedV1 { tombstone: tombstone.clone() }),
+            LogEntry::Memory { memory } => EntryV1::Memory(MemoryEntryV1 { memory: memory.into() }),
+            LogEntry::Insight { insight } => EntryV1::Insight(InsightV1 { insight: insight.into() }),
+            LogEntry::Usage { device, usage } => {
+                EntryV1::Usage(UsageEntryV1 { device: device.clone(), usage: usage.into() })
+            }
         }
     }
 }
@@ -220,15 +273,15 @@ impl From<&LogEntry> for EntryV1 {
 impl From<EntryV1> for LogEntry {
     fn from(entry: EntryV1) -> Self {
         match entry {
-            EntryV1::Note { source, memories, quiet } => LogEntry::Note {
+            EntryV1::Note(NoteV1 { source, memories, quiet }) => LogEntry::Note {
                 source: source.into(),
                 memories: memories.into_iter().map(Memory::from).collect(),
                 quiet,
             },
-            EntryV1::Removed { tombstone } => LogEntry::Removed { tombstone },
-            EntryV1::Memory { memory } => LogEntry::Memory { memory: memory.into() },
-            EntryV1::Insight { insight } => LogEntry::Insight { insight: insight.into() },
-            EntryV1::Usage { device, usage } => LogEntry::Usage { device, usage: usage.into() },
+            EntryV1::Removed(RemovedV1 { tombstone }) => LogEntry::Removed { tombstone },
+            EntryV1::Memory(MemoryEntryV1 { memory }) => LogEntry::Memory { memory: memory.into() },
+            EntryV1::Insight(InsightV1 { insight }) => LogEntry::Insight { insight: insight.into() },
+            EntryV1::Usage(UsageEntryV1 { device, usage }) => LogEntry::Usage { device, usage: usage.into() },
         }
     }
 }
