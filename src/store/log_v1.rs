@@ -545,4 +545,15 @@ mod tests {
         assert_eq!(memory.position, Position::default());
         assert_eq!((memory.also_on.len(), memory.facts.len(), memory.date_source), (0, 0, DateSource::Text));
     }
+
+    #[test]
+    fn a_line_reads_whatever_the_order_of_its_fields() {
+        let written = br#"{"v":1,"at":5,"op":"usage","device":"d","usage":{"day":"2026-02-01","agent":"query","calls":1,"inputTokens":2,"outputTokens":3,"cacheReadTokens":0,"cacheWriteTokens":0}}"#;
+        let reordered = br#"{"usage":{"day":"2026-02-01","agent":"query","calls":1,"inputTokens":2,"outputTokens":3,"cacheReadTokens":0,"cacheWriteTokens":0},"device":"d","op":"usage","at":5,"v":1}"#;
+        let entry = decode_line(written);
+        assert!(matches!(entry, DecodedLine::Entry { at: 5, .. }), "{entry:?}");
+        assert_eq!(decode_line(reordered), entry);
+        // The head reads, the entry its `op` names does not: damaged, not newer.
+        assert_eq!(decode_line(br#"{"v":1,"at":5,"op":"usage","device":"d"}"#), DecodedLine::Unreadable);
+    }
 }
