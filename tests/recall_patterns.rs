@@ -1,7 +1,8 @@
 //! The failure patterns seen on real conversations and vaults, one regression each: short
 //! forms of names, a frequent name crowding out the question's words, word forms, two
 //! people in one question, the answer in the turn after the one that matches (or after the
-//! question that follows it, ahead of the person's small talk), a person's own turns
+//! question that follows it, ahead of the person's small talk, also when all their small
+//! talk nearly fits), a person's own turns
 //! before the other side's mentions of them, the person's words weighed against their own best
 //! match rather than someone else's, a person's memories naming a place for a question asking
 //! where, last year's memories of
@@ -528,4 +529,43 @@ fn a_persons_memories_naming_a_place_answer_where_they_have_been() {
     assert_eq!(first_two, ["paris", "rome"], "{ranked:?}");
     let at = |id: &str| ranked.iter().position(|ranked| *ranked == id);
     assert!(at("to-gina").is_none_or(|at| at > 2), "a person's name after \"to\" is no place: {ranked:?}");
+}
+
+#[test]
+fn the_reply_to_the_persons_matching_turn_comes_before_their_small_talk_that_fits() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    let chat = "Chats/Joanna and Nate.md";
+    // Joanna's 55 turns are more than the budget holds, yet few enough that her name counts
+    // fully in each (`NAME_ROOM`): with only half of her turn's score (her name's part too),
+    // the reply lost to her small talk at 50 to 60 turns of hers.
+    const TURNS: usize = 110;
+    store
+        .transaction(|store| {
+            for n in 0..TURNS {
+                let person = if n % 2 == 0 { "Joanna" } else { "Nate" };
+                let text = SMALL_TALK[n % SMALL_TALK.len()];
+                store.insert_memory(&said(&format!("turn-{n}"), chat, n as i64, text, &[person]))?;
+                if n == TURNS / 2 {
+                    store.insert_memory(&said(
+                        "told",
+                        chat,
+                        1_000,
+                        "My brother sent me something that brought back my childhood.",
+                        &["Joanna"],
+                    ))?;
+                    // What she got is only in Nate's reply, which shares no word with the question.
+                    store.insert_memory(&said(
+                        "reply",
+                        chat,
+                        1_001,
+                        "That handwritten letter is awesome, so sweet of him!",
+                        &["Nate"],
+                    ))?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let selection = ask(&store, "What did Joanna get from her brother?");
+    assert_chose(&selection, &["told", "reply"]);
 }
