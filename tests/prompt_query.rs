@@ -1,7 +1,8 @@
 //! Snapshots of the QueryAgent's whole requests (system prompt, every message, limits and
 //! tools), so that a change of wording is a reviewed diff: the question's request with
-//! memories, their passages (one edited since), typed text, an insight, an earlier turn and
-//! resolved dates; a long passage cut to an excerpt; the planning call's; the second pass's.
+//! memories, their passages (one edited since), typed text (its relative date written out), an
+//! insight, an earlier turn and resolved dates; a long passage cut to an excerpt; the planning
+//! call's; the second pass's.
 
 mod support;
 
@@ -44,7 +45,13 @@ fn start_with(host: &TestHost, more: &[(&str, &str, &str, &str)]) -> Rc<Engine<R
         memory_of("m-lisbon-1", "Trips/Lisbon.md", &lisbon[0], "Flights to Lisbon booked.", Some("2026-03-14")),
         memory_of("m-lisbon-2", "Trips/Lisbon.md", &lisbon[1], "Hotel in Alfama booked.", Some("2026-03-14")),
         chunk_memory("m-budget-1", "Work/Budget.md", BUDGET, 0, "The Q3 budget was split.", Some("2026-11-27")),
-        typed_memory("m-typed-1", "Ana's passport expires on 2027-01-09.", "Ana's passport expires soon.", "Ana", None),
+        typed_memory(
+            "m-typed-1",
+            "Ana's passport expires on 2027-01-09; she renews it next month.",
+            "Ana's passport expires soon.",
+            "Ana",
+            None,
+        ),
     ];
     for memory in &memories {
         store.insert_memory(memory).unwrap();

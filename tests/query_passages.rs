@@ -283,6 +283,49 @@ fn one_notes_memories_are_packed_in_line_order() {
     assert!(at("m-home-c") < at("m-typed-x"), "the note at its earliest date, before a later one: {prompt}");
 }
 
+/// A passage's relative dates are written out, counted from the day its note was written (a
+/// daily note's name, a dated title): never from the memory's date, which is when the events
+/// happened. A note that says neither is left as written, and so is a passage read for an agent.
+#[test]
+fn a_passages_relative_dates_are_counted_from_the_day_its_note_was_written() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    let store = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
+    let notes = [
+        ("m-daily", "Daily/2026-11-27.md", "Met Bob at the climbing gym yesterday.\n", "Met Bob at the gym."),
+        (
+            "m-call",
+            "Calls/Bob.md",
+            "# Call with Bob, Friday 13 November 2026\nBob climbed the north face last weekend and goes again next month.\n",
+            "Bob climbed the north face.",
+        ),
+        ("m-loose", "Loose/Bob.md", "Bob bought climbing shoes yesterday.\n", "Bob bought climbing shoes."),
+    ];
+    for (id, path, text, summary) in notes {
+        host.write(path, text);
+        // Dated by the events, as an ingest dates them: a day before the note was written.
+        store.insert_memory(&chunk_memory(id, path, text, 0, summary, Some("2026-11-26"))).unwrap();
+    }
+    let engine = Rc::new(support::connection::answering_engine(store, NOW, 4_000));
+    ask(&host, &engine, "When did Bob go climbing?");
+    let prompt = last_request(&host);
+    let passage = |id: &str| passage_of(&prompt, id).unwrap_or_else(|| panic!("no passage of {id} in {prompt}"));
+    assert!(passage("m-daily").contains("Met Bob at the climbing gym yesterday [= 26 November 2026]."), "{prompt}");
+    assert!(
+        passage("m-call")
+            .contains("the north face last weekend [= 7–8 November 2026] and goes again next month [= December 2026]."),
+        "{prompt}"
+    );
+    assert!(passage("m-loose").contains("Bob bought climbing shoes yesterday.\n"), "no day to count from: {prompt}");
+    let memory = engine.store().get_memory(&memory_agent::domain::MemoryId("m-daily".into())).unwrap().unwrap();
+    let for_an_agent = run(&host.clock, {
+        let (engine, host) = (engine.clone(), host.clone());
+        async move { engine.passage_of(&host, &memory).await.unwrap() }
+    })
+    .expect("the daily note's passage");
+    assert_eq!(for_an_agent.text, "Met Bob at the climbing gym yesterday.", "an agent reads the note's own words");
+}
+
 #[test]
 fn an_answer_cut_by_the_length_limit_is_not_an_error() {
     let cut = |text: &str| {

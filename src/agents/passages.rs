@@ -18,8 +18,10 @@ use std::future::Future;
 
 use super::excerpt::{excerpt, rarity_weights, weight_held, Focus};
 use super::fence::fenced_with;
+use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId, SourceKind};
-use crate::notes::FileKind;
+use crate::notes::{own_date, properties_and_first_line, FileKind};
+use crate::select::{line_date, with_relative_dates, DateOrder};
 use crate::store::{SqlDriver, Store, StoreError};
 use crate::tokens::estimate_tokens;
 
@@ -46,6 +48,23 @@ impl NoteReader for HashMap<String, String> {
     async fn note_text(&self, path: &str) -> Option<String> {
         self.get(path).cloned()
     }
+}
+
+/// How a question's passages write out their relative dates (`select::with_relative_dates`):
+/// "yesterday [= 7 May 2023]", counted from the day the text was written (`written_on`). A
+/// memory's date is when its events happened, so a model counting "yesterday" from it is a day
+/// off, or a week for "last week". The user's order of numeric dates reads a title's date, their
+/// offset from UTC the day typed text was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dating {
+    pub order: DateOrder,
+    pub utc_offset_minutes: i32,
+}
+
+/// A note read for a question's passages, with the day it was written when it says.
+struct ReadNote {
+    text: String,
+    written_on: Option<CalendarDate>,
 }
 
 /// The text a memory came from, as the prompt carries it.
@@ -115,7 +134,8 @@ const MIN_EXCERPT_TOKENS: usize = 48;
 
 /// The passages of `ranked` memories (best first) that fit in `room` tokens, each memory's
 /// once, a note read once however many of its memories are asked for, given room in
-/// `focus_order`; a passage longer than its share is cut to the lines that bear on `focus`.
+/// `focus_order`; a passage longer than its share is cut to the lines that bear on `focus`. With
+/// `dating`, relative dates are written out (`Dating`); without, passages are the notes' words.
 pub async fn read_passages<R: NoteReader, D: SqlDriver>(
     reader: &R,
     store: &Store<D>,
@@ -123,10 +143,11 @@ pub async fn read_passages<R: NoteReader, D: SqlDriver>(
     ranked: &[MemoryId],
     room: usize,
     focus: &Focus,
+    dating: Option<Dating>,
 ) -> Result<Vec<Passage>, StoreError> {
     let by_id: HashMap<&MemoryId, &Memory> = memories.iter().map(|memory| (&memory.id, memory)).collect();
-    let mut notes: HashMap<String, Option<String>> = HashMap::new();
-    let mut texts: Vec<(&Memory, String, bool)> = Vec::new();
+    let mut notes: HashMap<String, Option<ReadNote>> = HashMap::new();
+    let mut texts: Vec<PassageText<'_>> = Vec::new();
     // The passages to choose from, in the ranking's order: as many as fill the room a few times.
     let mut pooled = 0;
     for memory in ranked.iter().filter_map(|id| by_id.get(id)) {
@@ -138,9 +159,9 @@ pub async fn read_passages<R: NoteReader, D: SqlDriver>(
             // A later memory of a note already read, or typed text, may still come.
             continue;
         }
-        if let Some((text, changed)) = passage_text(reader, store, memory, &mut notes).await? {
-            pooled += estimate_tokens(&text);
-            texts.push((memory, text, changed));
+        if let Some(text) = passage_text(reader, store, memory, &mut notes, dating).await? {
+            pooled += estimate_tokens(&text.text);
+            texts.push(text);
         }
     }
     // Each passage with its whole text, kept while it is an excerpt that may grow.
@@ -151,8 +172,13 @@ pub async fn read_passages<R: NoteReader, D: SqlDriver>(
         if used >= room {
             break;
         }
-        let (memory, changed) = (texts[at].0, texts[at].2);
-        let text = std::mem::take(&mut texts[at].1);
+        let (memory, changed) = (texts[at].memory, texts[at].changed);
+        // Only a passage given room has its dates written out: the pool is read four rooms deep.
+        let text = std::mem::take(&mut texts[at].text);
+        let text = match texts[at].written_on {
+            Some(day) => with_relative_dates(&text, day).unwrap_or(text),
+            None => text,
+        };
         let allowed = share.min(room - used);
         let whole = element_tokens(&memory.id, changed, false, &text);
         let passage = if whole <= allowed {
@@ -198,8 +224,8 @@ const RANK_WEIGHT: f64 = 2.0;
 /// for getting into running?": her session says "running" six times, its summary once, less
 /// than two others' summaries matched "getting"), and the passage holds them. A question
 /// without words (names or dates only) keeps the ranking's order.
-fn focus_order(texts: &[(&Memory, String, bool)], focus: &Focus) -> Vec<usize> {
-    let held: Vec<Vec<bool>> = texts.iter().map(|(_, text, _)| focus.keywords_held(text)).collect();
+fn focus_order(texts: &[PassageText<'_>], focus: &Focus) -> Vec<usize> {
+    let held: Vec<Vec<bool>> = texts.iter().map(|text| focus.keywords_held(&text.text)).collect();
     let weights = rarity_weights(&held, held.first().map_or(0, Vec::len));
     let scores: Vec<f64> = held.iter().map(|held| weight_held(held, &weights)).collect();
     let best = scores.iter().copied().fold(0.0, f64::max);
@@ -229,19 +255,38 @@ fn cut(memory_id: &MemoryId, changed: bool, text: &str, focus: &Focus, allowed: 
     }
 }
 
-/// A memory's passage and whether it changed; `None` when there is none to read.
-async fn passage_text<R: NoteReader, D: SqlDriver>(
+/// A memory's passage as read, before it is given room.
+struct PassageText<'a> {
+    memory: &'a Memory,
+    text: String,
+    /// The note's lines no longer hash as they did when the memory was made.
+    changed: bool,
+    /// The day the text was written, when known and its dates are to be written out (`Dating`).
+    written_on: Option<CalendarDate>,
+}
+
+/// A memory's passage; `None` when there is none to read.
+async fn passage_text<'a, R: NoteReader, D: SqlDriver>(
     reader: &R,
     store: &Store<D>,
-    memory: &Memory,
-    notes: &mut HashMap<String, Option<String>>,
-) -> Result<Option<(String, bool)>, StoreError> {
-    match passage_source(memory) {
-        PassageSource::None => Ok(None),
+    memory: &'a Memory,
+    notes: &mut HashMap<String, Option<ReadNote>>,
+    dating: Option<Dating>,
+) -> Result<Option<PassageText<'a>>, StoreError> {
+    let (text, changed, written_on) = match passage_source(memory) {
+        PassageSource::None => return Ok(None),
         // Kept in the store with the memory (chosen memories come without it).
         PassageSource::Store => {
             let text = store.get_memory(&memory.id)?.map(|full| full.raw_text).unwrap_or_default();
-            Ok((!text.trim().is_empty()).then_some((text, false)))
+            if text.trim().is_empty() {
+                return Ok(None);
+            }
+            // Typed text is written the day it is remembered; a selection or a PDF's chunk
+            // was written whenever its file was.
+            let typed = memory.source_kind == SourceKind::Text;
+            let written_on =
+                dating.filter(|_| typed).map(|dating| CalendarDate::at(memory.created_at, dating.utc_offset_minutes));
+            (text, false, written_on)
         }
         PassageSource::Note => {
             let (Some(first), Some(last)) = (memory.position.line_start, memory.position.line_end) else {
@@ -249,15 +294,28 @@ async fn passage_text<R: NoteReader, D: SqlDriver>(
             };
             if !notes.contains_key(&memory.source_path) {
                 let text = reader.note_text(&memory.source_path).await;
-                notes.insert(memory.source_path.clone(), text);
+                let note = text.map(|text| {
+                    let written_on = dating.and_then(|dating| written_on(&memory.source_path, &text, dating.order));
+                    ReadNote { text, written_on }
+                });
+                notes.insert(memory.source_path.clone(), note);
             }
             let Some(Some(note)) = notes.get(&memory.source_path) else { return Ok(None) };
-            Ok(cut_lines(note, first, last).map(|text| {
-                let changed = !same_hash(memory.content_hash.as_deref(), memory.position.heading.as_deref(), &text);
-                (text, changed)
-            }))
+            let Some(text) = cut_lines(&note.text, first, last) else { return Ok(None) };
+            let changed = !same_hash(memory.content_hash.as_deref(), memory.position.heading.as_deref(), &text);
+            (text, changed, note.written_on)
         }
-    }
+    };
+    Ok(Some(PassageText { memory, text, changed, written_on }))
+}
+
+/// The day a note was written, which its relative dates count from: its own date
+/// (`notes::own_date`: a daily note's name, a date property), else the one full date the first
+/// line of its body names (a title: "# Monday 8 May 2023", "Conversation on 08 May 2023,
+/// 13:56"). `None` when neither says: the modification time moves whenever the note is touched.
+fn written_on(path: &str, text: &str, order: DateOrder) -> Option<CalendarDate> {
+    let (properties, first_line) = properties_and_first_line(text);
+    own_date(path, &properties).map(|(day, _)| day).or_else(|| line_date(first_line?, order))
 }
 
 /// Where a memory's passage is read from.
@@ -360,14 +418,16 @@ mod tests {
             .collect();
         let ranked: Vec<MemoryId> = memories.iter().map(|memory| memory.id.clone()).collect();
         let reader = CountingReader(std::cell::Cell::new(0));
-        let passages = read_passages(&reader, &store, &memories, &ranked, 1_000_000, &Focus::none())
+        let passages = read_passages(&reader, &store, &memories, &ranked, 1_000_000, &Focus::none(), None)
             .now_or_never()
             .unwrap()
             .unwrap();
         assert_eq!((reader.0.get(), passages.len()), (MAX_NOTE_READS, MAX_NOTE_READS));
         assert!(passages.iter().all(|passage| !passage.changed), "unchanged chunks");
-        let few =
-            read_passages(&reader, &store, &memories, &ranked, 25, &Focus::none()).now_or_never().unwrap().unwrap();
+        let few = read_passages(&reader, &store, &memories, &ranked, 25, &Focus::none(), None)
+            .now_or_never()
+            .unwrap()
+            .unwrap();
         assert!(few.iter().map(|passage| passage.tokens).sum::<usize>() <= 25 && !few.is_empty());
     }
 
@@ -395,7 +455,10 @@ mod tests {
             .collect();
         let ranked: Vec<MemoryId> = files.iter().map(|memory| memory.id.clone()).collect();
         let reader = CountingReader(std::cell::Cell::new(0));
-        read_passages(&reader, &store, &files, &ranked, 1_000_000, &Focus::none()).now_or_never().unwrap().unwrap();
+        read_passages(&reader, &store, &files, &ranked, 1_000_000, &Focus::none(), None)
+            .now_or_never()
+            .unwrap()
+            .unwrap();
         assert_eq!(reader.0.get(), 0, "the reader was asked for a PDF or an image");
     }
 
@@ -438,7 +501,7 @@ mod tests {
         // Its share (a quarter) cannot hold the whole excerpt (64 tokens); what the others leave can.
         let room = 240;
         let passages =
-            read_passages(&notes, &store, &memories, &ranked, room, &passport()).now_or_never().unwrap().unwrap();
+            read_passages(&notes, &store, &memories, &ranked, room, &passport(), None).now_or_never().unwrap().unwrap();
         let ids: Vec<&str> = passages.iter().map(|passage| passage.memory_id.0.as_str()).collect();
         assert_eq!(ids, ["journal.md", "hotel.md", "flight.md"], "the short notes got in after the journal");
         let journal = &passages[0];
@@ -480,7 +543,7 @@ mod tests {
         let room = 2 * one + one / 2;
         let ids = |focus: &Focus| -> Vec<String> {
             let passages =
-                read_passages(&notes, &store, &memories, &ranked, room, focus).now_or_never().unwrap().unwrap();
+                read_passages(&notes, &store, &memories, &ranked, room, focus, None).now_or_never().unwrap().unwrap();
             passages.iter().map(|passage| passage.memory_id.0.clone()).collect()
         };
         // The best-ranked first whatever it says; then the one with the question's word.
@@ -494,8 +557,10 @@ mod tests {
         let store =
             crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
         let (notes, memories, ranked) = journal_and_notes();
-        let passages =
-            read_passages(&notes, &store, &memories, &ranked, 100_000, &passport()).now_or_never().unwrap().unwrap();
+        let passages = read_passages(&notes, &store, &memories, &ranked, 100_000, &passport(), None)
+            .now_or_never()
+            .unwrap()
+            .unwrap();
         assert_eq!(passages.len(), 3);
         assert!(passages.iter().all(|passage| !passage.excerpt), "{passages:?}");
         assert_eq!(passages[0].text, notes["journal.md"]);

@@ -1161,7 +1161,8 @@ impl<D: SqlDriver> Engine<D> {
         let notes = VaultNotes { engine: self, host };
         let ids = [memory.id.clone()];
         let passages =
-            read_passages(&notes, &self.store, std::slice::from_ref(memory), &ids, usize::MAX, &Focus::none()).await?;
+            read_passages(&notes, &self.store, std::slice::from_ref(memory), &ids, usize::MAX, &Focus::none(), None)
+                .await?;
         Ok(passages.into_iter().next())
     }
 

@@ -55,6 +55,22 @@ pub fn parse_fragment(text: &str, max_chunk_tokens: usize) -> ParsedNote {
     parse(text, max_chunk_tokens, false)
 }
 
+/// A note's properties and the first line of its body with anything on it (a title, often):
+/// what a note is dated by, read without chunking it.
+pub fn properties_and_first_line(text: &str) -> (Frontmatter, Option<&str>) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line));
+    let has_body_line = |line: &&str| !line.trim().is_empty();
+    if !text.starts_with("---") {
+        // No properties block: the first lines are enough (a note is read for every question).
+        return (Frontmatter::default(), lines.find(has_body_line));
+    }
+    let lines: Vec<&str> = lines.collect();
+    let (frontmatter, body_start) = frontmatter::split(&lines);
+    let first = lines.get(body_start..).unwrap_or_default().iter().copied().find(has_body_line);
+    (frontmatter, first)
+}
+
 fn parse(text: &str, max_chunk_tokens: usize, has_frontmatter: bool) -> ParsedNote {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text: Cow<str> =

@@ -9,7 +9,7 @@
 
 use super::plan::DateOrder;
 use crate::calendar::{days_in_month, CalendarDate};
-use crate::words::Word;
+use crate::words::{words, words_ending, Word};
 
 /// First and last day, inclusive.
 pub type DateRange = (CalendarDate, CalendarDate);
@@ -581,7 +581,12 @@ fn year_range(year: i32) -> Option<DateRange> {
 
 /// The calendar month `back` months before today's.
 fn month_back(today: CalendarDate, back: u32) -> DateRange {
-    let index = i64::from(today.year) * 12 + i64::from(today.month) - 1 - i64::from(back);
+    month_shift(today, -i64::from(back))
+}
+
+/// The calendar month `step` months from today's (before it when negative).
+fn month_shift(today: CalendarDate, step: i64) -> DateRange {
+    let index = i64::from(today.year) * 12 + i64::from(today.month) - 1 + step;
     let (year, month) = (index.div_euclid(12), index.rem_euclid(12) as u32 + 1);
     // Always valid for any date a host can hand in: the month is 1..=12.
     i32::try_from(year).ok().and_then(|year| month_range(year, month)).unwrap_or((today, today))
@@ -628,5 +633,319 @@ fn ago(today: CalendarDate, count: u32, unit: Unit) -> Option<DateRange> {
         Unit::Week => Some(week_of(today.add_days(-7 * i64::from(count)))),
         Unit::Month => Some(month_back(today, count)),
         Unit::Year => year_range(today.year.checked_sub(count as i32)?),
+    }
+}
+
+/// The relative dates of a written text ("yesterday", "last week", "two days ago", "next
+/// month", "last Fri") and the days each means, counted from `written_on`, the day the text was
+/// written. Only what the writing day decides: absolute dates say themselves, a bare weekday
+/// ("on Friday") and "in three months" may be either side of it (a plan, or how long something
+/// took), and vague spans ("a few days ago", "the past week") have no days to give.
+fn relative_dates(words: &[Word], written_on: CalendarDate) -> Vec<Found> {
+    let reader = Reader { words, taken: &[], today: written_on, order: DateOrder::DayMonth };
+    let mut found = Vec::new();
+    let mut index = 0;
+    while index < words.len() {
+        match reader.written_relative(index) {
+            Some((range, length)) => {
+                debug_assert!(range.0 <= range.1 && length > 0, "a relative date is a span of words and days");
+                found.push(Found { range, start: index, end: index + length });
+                index += length;
+            }
+            None => index += 1,
+        }
+    }
+    found
+}
+
+/// `text` with the days each relative date in it means written after it, counted from
+/// `written_on` (`relative_dates`): "I went yesterday [= 7 May 2023]". A reader of the passage (a
+/// model) counts from the wrong day when all it knows is the day the events happened; the
+/// marker tells the added days from the note's own words. `None` when there is none to resolve.
+pub fn with_relative_dates(text: &str, written_on: CalendarDate) -> Option<String> {
+    let mut out = String::new();
+    let mut resolved_any = false;
+    for line in text.split_inclusive('\n') {
+        match may_hold_relative_date(line).then(|| line_with_relative_dates(line, written_on)).flatten() {
+            Some(resolved) => {
+                out.push_str(&resolved);
+                resolved_any = true;
+            }
+            None => out.push_str(line),
+        }
+    }
+    resolved_any.then_some(out)
+}
+
+/// Whether `line` may hold a relative date `relative_dates` reads: one of the words each holds
+/// ("yesterday", "ago", or "last", "next" or "this" with a unit or a weekday). A line without is
+/// copied as it is, without being split into words: passages are read for every question, and in
+/// a conversation nearly every line says "this" or "next" in some other sense.
+fn may_hold_relative_date(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|word| lower.contains(word));
+    has(&["yesterday", "tomorrow", "ago"])
+        || (has(&["last", "next", "this"])
+            && has(&["week", "month", "year", "day", "night", "mon", "tue", "wed", "thu", "fri", "sat", "sun"]))
+}
+
+/// One line of `with_relative_dates`.
+fn line_with_relative_dates(line: &str, written_on: CalendarDate) -> Option<String> {
+    let spans = words_ending(line);
+    let words: Vec<Word> = spans.iter().map(|(word, _)| word.clone()).collect();
+    let found = relative_dates(&words, written_on);
+    if found.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(line.len() + found.len() * 24);
+    let mut copied = 0;
+    for date in found {
+        let end = spans[date.end - 1].1;
+        out.push_str(&line[copied..end]);
+        out.push_str(&format!(" [= {}]", spoken_range(date.range)));
+        copied = end;
+    }
+    out.push_str(&line[copied..]);
+    Some(out)
+}
+
+/// The one day a line of text dates itself by (`full_date`).
+pub fn line_date(line: &str, order: DateOrder) -> Option<CalendarDate> {
+    full_date(&words(line), order)
+}
+
+/// The one day a line of text dates itself by ("# Monday 8 May 2023", "Conversation on 08 May
+/// 2023, 13:56", "2023-05-08"): a date with its day, month and year, when the line names exactly
+/// one. A date without a year, or a weekday, is no writing day: it is counted from another.
+fn full_date(words: &[Word], order: DateOrder) -> Option<CalendarDate> {
+    // Two readers a century apart: a date that reads the same from both names its year.
+    let far_apart = [CalendarDate::new(1950, 1, 1)?, CalendarDate::new(2050, 7, 1)?];
+    let [early, late] = far_apart.map(|today| Reader { words, taken: &[], today, order });
+    let mut days = Vec::new();
+    let mut index = 0;
+    while index < words.len() {
+        let read = |reader: &Reader<'_>| {
+            let word = reader.word(index)?;
+            reader.numeric(word).map(|range| (range, 1)).or_else(|| reader.month_name(index))
+        };
+        match (read(&early), read(&late)) {
+            (Some((range, length)), Some(other)) if other == (range, length) && range.0 == range.1 => {
+                days.push(range.0);
+                index += length;
+            }
+            (Some((_, length)), _) => index += length,
+            _ => index += 1,
+        }
+    }
+    days.dedup();
+    match days.as_slice() {
+        [day] => Some(*day),
+        _ => None,
+    }
+}
+
+/// Days as a reader says them: `7 May 2023`, `3–4 June 2023`, `29 May – 4 June 2023`, `June
+/// 2023`, `2022`.
+fn spoken_range((first, last): DateRange) -> String {
+    let month = |date: CalendarDate| MONTH_NAMES[date.month as usize - 1];
+    let whole_month = first.day == 1 && last.day == days_in_month(last.year, last.month);
+    if first == last {
+        format!("{} {} {}", first.day, month(first), first.year)
+    } else if whole_month && (first.month, first.year) == (last.month, last.year) {
+        format!("{} {}", month(first), first.year)
+    } else if whole_month && first.year == last.year && (first.month, last.month) == (1, 12) {
+        first.year.to_string()
+    } else if (first.month, first.year) == (last.month, last.year) {
+        format!("{}–{} {} {}", first.day, last.day, month(first), first.year)
+    } else if first.year == last.year {
+        format!("{} {} – {} {} {}", first.day, month(first), last.day, month(last), first.year)
+    } else {
+        format!("{} {} {} – {} {} {}", first.day, month(first), first.year, last.day, month(last), last.year)
+    }
+}
+
+const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+impl Reader<'_> {
+    /// A relative date in written text (`relative_dates`), counted from `self.today`, the day
+    /// it was written.
+    fn written_relative(&self, i: usize) -> Read {
+        let today = self.today;
+        let word = self.word(i)?;
+        match word {
+            "yesterday" => self.single(-1, 1),
+            "tomorrow" => self.single(1, 1),
+            "day" if self.is(i + 1, &["before"]) && self.is(i + 2, &["yesterday"]) => self.single(-2, 3),
+            "day" if self.is(i + 1, &["after"]) && self.is(i + 2, &["tomorrow"]) => self.single(2, 3),
+            // "the last week" is the past seven days, not the calendar week before this one.
+            "last" | "next" | "this" if !self.is(i.wrapping_sub(1), &["the"]) => {
+                let step: i64 = match word {
+                    "last" => -1,
+                    "next" => 1,
+                    _ => 0,
+                };
+                let next = self.word(i + 1)?;
+                let range = match next {
+                    "night" if step == -1 => (today.add_days(-1), today.add_days(-1)),
+                    "week" => week_of(today.add_days(7 * step)),
+                    "weekend" => weekend_of(today, step),
+                    "month" => month_shift(today, step),
+                    "year" => year_range(today.year.checked_add(step as i32)?)?,
+                    _ => {
+                        let weekday = weekday_name(next).or_else(|| short_weekday(next))?;
+                        let day = match step {
+                            -1 => recent_weekday(today, weekday),
+                            1 => next_weekday(today, weekday),
+                            _ => week_of(today).0.add_days(i64::from(weekday)),
+                        };
+                        (day, day)
+                    }
+                };
+                Some((range, 2))
+            }
+            _ => {
+                let count = exact_count(word)?;
+                let mut at = i + 1;
+                if self.is(at, &["of"]) {
+                    at += 1; // "a couple of days ago"
+                }
+                if self.is(at, &["weekends"]) && self.is(at + 1, &["ago"]) {
+                    // Two weekends ago: the weekend before last.
+                    return Some((weekend_of(today, -i64::from(count)), at + 2 - i));
+                }
+                let unit = unit(self.word(at)?)?;
+                if !self.is(at + 1, &["ago"]) {
+                    return None;
+                }
+                Some((ago(today, count, unit)?, at + 2 - i))
+            }
+        }
+    }
+}
+
+/// Saturday and Sunday of the week `step` weeks from `day`'s (0: this weekend, -1: last).
+fn weekend_of(day: CalendarDate, step: i64) -> DateRange {
+    let monday = week_of(day).0.add_days(7 * step);
+    (monday.add_days(5), monday.add_days(6))
+}
+
+/// A weekday's short form, read only after "last", "next" or "this" ("last Fri"): alone, "sat",
+/// "sun" and "wed" are words.
+fn short_weekday(word: &str) -> Option<u32> {
+    let day = match word {
+        "mon" => 0,
+        "tue" => 1,
+        "wed" => 2,
+        "thu" => 3,
+        "fri" => 4,
+        "sat" => 5,
+        "sun" => 6,
+        _ => return None,
+    };
+    Some(day)
+}
+
+/// A count that says how many ("two", "a", "3", "a couple of"), not "a few" or "several".
+fn exact_count(word: &str) -> Option<u32> {
+    count(word).filter(|_| !matches!(word, "few" | "several" | "vai"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{line_date, spoken_range, with_relative_dates, DateOrder};
+    use crate::calendar::CalendarDate;
+
+    fn day(text: &str) -> CalendarDate {
+        CalendarDate::parse(text).unwrap()
+    }
+
+    /// `text` as written on `written_on`, its relative dates written out.
+    fn resolved(text: &str, written_on: &str) -> String {
+        with_relative_dates(text, day(written_on)).unwrap_or_else(|| text.to_owned())
+    }
+
+    #[test]
+    fn relative_dates_count_from_the_day_the_text_was_written() {
+        // Friday 9 June 2023.
+        let cases = [
+            ("I went yesterday.", "I went yesterday [= 8 June 2023]."),
+            ("Last night was fun", "Last night [= 8 June 2023] was fun"),
+            ("the day before yesterday", "the day before yesterday [= 7 June 2023]"),
+            ("See you tomorrow!", "See you tomorrow [= 10 June 2023]!"),
+            ("My school event last week", "My school event last week [= 29 May – 4 June 2023]"),
+            ("I ran a race last weekend", "I ran a race last weekend [= 3–4 June 2023]"),
+            ("camping this weekend", "camping this weekend [= 10–11 June 2023]"),
+            ("Last Fri I took the kids", "Last Fri [= 2 June 2023] I took the kids"),
+            ("last Tues", "last Tues [= 6 June 2023]"),
+            ("next Monday", "next Monday [= 12 June 2023]"),
+            ("going camping next month", "going camping next month [= July 2023]"),
+            ("a conference this month", "a conference this month [= June 2023]"),
+            ("a book I read last year", "a book I read last year [= 2022]"),
+            ("a bowl for my 18th birthday ten years ago", "a bowl for my 18th birthday ten years ago [= 2013]"),
+            ("two days ago", "two days ago [= 7 June 2023]"),
+            ("a couple of weeks ago", "a couple of weeks ago [= 22–28 May 2023]"),
+            ("camping two weekends ago", "camping two weekends ago [= 27–28 May 2023]"),
+            ("3 months ago", "3 months ago [= March 2023]"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(resolved(text, "2023-06-09"), expected, "{text}");
+        }
+        // Across a year's end, and the last day of a month.
+        assert_eq!(resolved("next month", "2023-12-31"), "next month [= January 2024]");
+        assert_eq!(resolved("last week", "2024-01-03"), "last week [= 25–31 December 2023]");
+    }
+
+    #[test]
+    fn what_the_writing_day_does_not_decide_is_left_as_written() {
+        for text in [
+            "We meet on Friday.",
+            "I lost ten pounds in three months.",
+            "a few days ago",
+            "several weeks ago",
+            "I spent the last week at the beach.",
+            "this is the last time",
+            "next to the station",
+            "On 8 May 2023 we met.",
+        ] {
+            assert_eq!(with_relative_dates(text, day("2023-06-09")), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_line_dates_a_note_when_it_names_one_full_date() {
+        let order = DateOrder::DayMonth;
+        assert_eq!(line_date("# Monday 8 May 2023", order), Some(day("2023-05-08")));
+        assert_eq!(line_date("Conversation on Monday 08 May 2023, 13:56", order), Some(day("2023-05-08")));
+        assert_eq!(line_date("## 2023-05-08 standup", order), Some(day("2023-05-08")));
+        assert_eq!(line_date("Call on 1/2/2026", order), Some(day("2026-02-01")));
+        assert_eq!(line_date("Call on 1/2/2026", DateOrder::MonthDay), Some(day("2026-01-02")));
+        assert_eq!(line_date("# Trip, 8 May 2023 to 12 May 2023", order), None, "two dates: which one?");
+        assert_eq!(line_date("# Monday 8 May", order), None, "no year");
+        assert_eq!(line_date("# Monday", order), None);
+        assert_eq!(line_date("# Plans for 2023", order), None, "a year is no day");
+    }
+
+    #[test]
+    fn days_are_said_as_a_reader_says_them() {
+        let said = |first: &str, last: &str| spoken_range((day(first), day(last)));
+        assert_eq!(said("2023-05-07", "2023-05-07"), "7 May 2023");
+        assert_eq!(said("2023-06-03", "2023-06-04"), "3–4 June 2023");
+        assert_eq!(said("2023-05-29", "2023-06-04"), "29 May – 4 June 2023");
+        assert_eq!(said("2023-12-25", "2024-01-07"), "25 December 2023 – 7 January 2024");
+        assert_eq!(said("2024-02-01", "2024-02-29"), "February 2024");
+        assert_eq!(said("2022-01-01", "2022-12-31"), "2022");
     }
 }

@@ -41,7 +41,15 @@ impl Word {
 /// ("Alice's" → "alice").
 pub fn words(text: &str) -> Vec<Word> {
     let mut out = Vec::new();
-    split_words(text, |text| out.push(word(text)));
+    split_words(text, |text, _| out.push(word(text)));
+    out
+}
+
+/// `words`, each with the byte offset in `text` where it ends: to write something after a
+/// phrase the words make up.
+pub fn words_ending(text: &str) -> Vec<(Word, usize)> {
+    let mut out = Vec::new();
+    split_words(text, |word_text, end| out.push((word(word_text), end)));
     out
 }
 
@@ -58,16 +66,17 @@ pub struct FoldedWord {
 /// `words`, folded only.
 pub fn folded_words(text: &str) -> Vec<FoldedWord> {
     let mut out = Vec::new();
-    split_words(text, |text| {
+    split_words(text, |text, _| {
         let capitalised = text.chars().next().is_some_and(char::is_uppercase);
         out.push(FoldedWord { folded: fold(&text), capitalised });
     });
     out
 }
 
-/// The splitting of `words`: calls `each` with every word's text, in order. Reads the text in
-/// place (no copy of its characters): every memory entered in the index is split several times.
-fn split_words(text: &str, mut each: impl FnMut(String)) {
+/// The splitting of `words`: calls `each` with every word's text and the byte offset where it
+/// ends, in order. Reads the text in place (no copy of its characters): every memory entered in
+/// the index is split several times.
+fn split_words(text: &str, mut each: impl FnMut(String, usize)) {
     let char_at = |at: usize| text[at..].chars().next();
     let mut index = 0;
     while let Some(first) = char_at(index) {
@@ -90,7 +99,7 @@ fn split_words(text: &str, mut each: impl FnMut(String)) {
                 break;
             }
         }
-        each(text[start..index].to_owned());
+        each(text[start..index].to_owned(), index);
         // "Alice's", "Alice’s": the possessive is not a word of its own.
         let mut after = text[index..].chars();
         if let (Some(quote @ ('\'' | '’')), Some('s' | 'S')) = (after.next(), after.next()) {
