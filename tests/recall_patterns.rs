@@ -7,8 +7,9 @@
 //! match rather than someone else's, a person's memories naming a place for a question asking
 //! where, last year's memories of
 //! others ahead of the person's account of last year, a flood of
-//! names containing a common word, Chinese, Japanese and Thai text, and a full-text search
-//! SQLite refuses. Each store is large enough that the budget cannot hold it.
+//! names containing a common word, Chinese, Japanese and Thai text, a full-text search
+//! SQLite refuses, and copies of a note that would fill the budget with what it already holds.
+//! Each store is large enough that the budget cannot hold it.
 
 mod support;
 
@@ -568,4 +569,36 @@ fn the_reply_to_the_persons_matching_turn_comes_before_their_small_talk_that_fit
         .unwrap();
     let selection = ask(&store, "What did Joanna get from her brother?");
     assert_chose(&selection, &["told", "reply"]);
+}
+
+#[test]
+fn copies_of_a_note_do_not_spend_the_budget_its_other_memories_need() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    chatter(&store, &["Ana", "Bob"], 120);
+    const DAYS: usize = 40;
+    let porto = |k: usize| format!("Ana spent day {k} of the Porto trip on the riverside and in the port cellars.");
+    store
+        .transaction(|store| {
+            for k in 0..DAYS {
+                let n = 500 + k as i64;
+                store.insert_memory(&said(&format!("porto-{k}"), "Trips/Porto.md", n, &porto(k), &["Ana"]))?;
+                // The note copied twice, as a duplicated note or a passage remembered again.
+                for copy in 1..=2 {
+                    let (id, note) = (format!("porto-{k}-copy-{copy}"), format!("Trips/Porto {copy}.md"));
+                    store.insert_memory(&said(&id, &note, n, &porto(k), &["Ana"]))?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let selection = ask(&store, "What did Ana do on the Porto trip?");
+    let chosen = chosen(&selection);
+    let said_on_day = |k: usize| {
+        let original = format!("porto-{k}");
+        chosen.iter().filter(|id| **id == original || id.starts_with(&format!("{original}-copy-"))).count()
+    };
+    // The budget holds about 50 lines: with the copies, a third of the days at most.
+    for k in 0..DAYS {
+        assert_eq!(said_on_day(k), 1, "day {k} of the trip once, not copies instead of other days: {chosen:?}");
+    }
 }

@@ -1286,6 +1286,88 @@ fn line_parts(memory: &Memory) -> Option<(usize, usize)> {
     Some((short + MEMORY_ELEMENT_TOKENS + 1, full - short))
 }
 
+/// Two memories of one day about the same people and things, whose summaries and facts share at
+/// least this share of their words (of the words either has), say the same thing: a note copied,
+/// a passage remembered again as a selection, a meeting pasted into the day's note. The
+/// better-ranked one goes in; the other would only spend the budget the evidence needs. The same
+/// words about someone else are no copy ("I baked a lemon cake", said by each of two friends).
+const SAME_WORDS_SHARE: f64 = 0.8;
+
+/// Lines with fewer words than this are never counted as saying the same: "Good to see you!" is
+/// alike by chance, and costs little.
+const SAME_WORDS_MIN: usize = 6;
+
+/// What the memories chosen so far say, by their day (`SAME_WORDS_SHARE`).
+#[derive(Default)]
+struct SaidOnDays {
+    by_day: HashMap<CalendarDate, Vec<Saying>>,
+}
+
+/// What a memory says: the distinct folded words of its summary and facts, and the names of its
+/// entities, each sorted.
+#[derive(PartialEq)]
+struct Saying {
+    words: Vec<String>,
+    about: Vec<String>,
+}
+
+impl SaidOnDays {
+    /// Whether `candidate` says something no chosen memory of its day says; if so, it counts as
+    /// said from now on.
+    fn is_new(&mut self, candidate: &Candidate) -> bool {
+        let saying = Saying::of(&candidate.memory);
+        if saying.words.len() < SAME_WORDS_MIN {
+            return true;
+        }
+        let said = self.by_day.entry(candidate.day).or_default();
+        let same = |other: &Saying| {
+            other.about == saying.about && share_of_same_words(&saying.words, &other.words) >= SAME_WORDS_SHARE
+        };
+        if said.iter().any(same) {
+            return false;
+        }
+        said.push(saying);
+        true
+    }
+}
+
+impl Saying {
+    fn of(memory: &Memory) -> Saying {
+        let sorted = |mut words: Vec<String>| {
+            words.sort_unstable();
+            words.dedup();
+            words
+        };
+        let texts = std::iter::once(&memory.summary).chain(&memory.facts);
+        Saying {
+            words: sorted(texts.flat_map(|text| folded_words(text)).map(|word| word.folded).collect()),
+            about: sorted(memory.entities.iter().map(|entity| fold(&entity.name)).collect()),
+        }
+    }
+}
+
+/// The share of the words of two sorted, distinct word lists that both hold (Jaccard).
+fn share_of_same_words(a: &[String], b: &[String]) -> f64 {
+    let (mut at_a, mut at_b, mut both) = (0, 0, 0);
+    while at_a < a.len() && at_b < b.len() {
+        match a[at_a].cmp(&b[at_b]) {
+            std::cmp::Ordering::Less => at_a += 1,
+            std::cmp::Ordering::Greater => at_b += 1,
+            std::cmp::Ordering::Equal => {
+                both += 1;
+                at_a += 1;
+                at_b += 1;
+            }
+        }
+    }
+    let either = a.len() + b.len() - both;
+    if either == 0 {
+        0.0
+    } else {
+        both as f64 / either as f64
+    }
+}
+
 /// Packs ranked candidates greedily, then insights over the packed memories (making room
 /// at the tail when needed), and says why each memory was chosen.
 fn fill<D: SqlDriver>(
@@ -1298,6 +1380,7 @@ fn fill<D: SqlDriver>(
     // In rank order: the tail is the least relevant.
     let mut chosen: Vec<Candidate> = Vec::new();
     let mut notes = NoteLines::default();
+    let mut said = SaidOnDays::default();
     for candidate in ranked {
         // No line is shorter than this: the rest cannot fit.
         if budget - packed.tokens < MIN_LINE_TOKENS as usize {
@@ -1305,7 +1388,7 @@ fn fill<D: SqlDriver>(
         }
         let parts = line_parts(&candidate.memory);
         let cost = notes.cost_of_adding(&candidate.memory, parts);
-        if packed.tokens + cost <= budget {
+        if packed.tokens + cost <= budget && said.is_new(&candidate) {
             packed.tokens += cost;
             notes.add(&candidate.memory, parts);
             chosen.push(candidate);
@@ -1425,6 +1508,63 @@ mod tests {
         assert!(asks(&memory("你去过吗？")));
         assert!(!asks(&memory("See https://example.com/page?id=7 for the form.")));
         assert!(!asks(&memory("Three years now, pure joy.")));
+    }
+
+    #[test]
+    fn a_memory_of_the_same_day_saying_the_same_about_the_same_people_is_not_new() {
+        let memory = |path: &str, day: &str, people: &[&str], summary: &str, facts: &[&str]| {
+            let entities =
+                people.iter().map(|name| crate::domain::Entity { name: (*name).into(), kind: "person".into() });
+            let memory = Memory {
+                source_path: path.into(),
+                happened_on: Some(day.into()),
+                entities: entities.collect(),
+                summary: summary.into(),
+                facts: facts.iter().map(|fact| (*fact).to_owned()).collect(),
+                ..said_nothing()
+            };
+            Candidate::new(memory, 0)
+        };
+        let met = "Met Ana at the Porto riverside to plan the budget review.";
+        let mut said = SaidOnDays::default();
+        assert!(said.is_new(&memory(
+            "Daily/2026-03-02.md",
+            "2026-03-02",
+            &["Ana"],
+            met,
+            &["Budget review on Friday."]
+        )));
+        // Copied into another note, or worded a little differently.
+        assert!(!said.is_new(&memory("Meetings/Ana.md", "2026-03-02", &["Ana"], met, &["Budget review on Friday."])));
+        let reworded = "Met Ana at the Porto riverside to plan the budget review together.";
+        assert!(!said.is_new(&memory(
+            "Meetings/Ana.md",
+            "2026-03-02",
+            &["ana"],
+            reworded,
+            &["Budget review on Friday."]
+        )));
+        // The same words on another day, about someone else, or saying more, are news.
+        assert!(said.is_new(&memory(
+            "Daily/2026-03-09.md",
+            "2026-03-09",
+            &["Ana"],
+            met,
+            &["Budget review on Friday."]
+        )));
+        assert!(said.is_new(&memory(
+            "Daily/2026-03-02.md",
+            "2026-03-02",
+            &["Bob"],
+            met,
+            &["Budget review on Friday."]
+        )));
+        let more = ["Budget review on Friday.", "Ana takes travel, Bob marketing; the cap is 12,000 EUR."];
+        assert!(said.is_new(&memory("Meetings/Ana.md", "2026-03-02", &["Ana"], met, &more)));
+        // Short lines are alike by chance.
+        assert!(said.is_new(&memory("a.md", "2026-03-02", &["Ana"], "Good to see you!", &[])));
+        assert!(said.is_new(&memory("b.md", "2026-03-02", &["Ana"], "Good to see you!", &[])));
+        assert_eq!(share_of_same_words(&[], &[]), 0.0);
     }
 
     /// A memory of a note that says nothing, to be filled in.

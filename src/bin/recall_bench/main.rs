@@ -10,6 +10,8 @@
 //!              (a budget may be `default`: the plugin's, `settings_schema::CONTEXT_BUDGET_TOKENS`)
 //!              [--misses]   (also print each question that misses evidence, with its plan)
 //!              [--print-packed FILE]   (one JSON line per question and budget: what the QueryAgent sent)
+//!              [--copies N]   (every Nth memory also copied into another note, as a copied note or a
+//!                              passage remembered twice makes it; either one counts as the evidence)
 //! recall-bench --generate DIR [--seed N] [--days N]
 //! ```
 //!
@@ -70,7 +72,7 @@ mod bench {
     use super::vault::Vault;
 
     const USAGE: &str = "usage: recall-bench --memories FILE --questions FILE [--budgets 4000,16000,32000 (or default)] \
-[--date-order day-month|month-day] [--misses] [--print-packed FILE] [--passages on|off|PERCENT]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
+[--date-order day-month|month-day] [--misses] [--print-packed FILE] [--passages on|off|PERCENT] [--copies N]\n       recall-bench --generate DIR [--seed N] [--days N]\n       recall-bench --generate-chats DIR [--seed N]\n       recall-bench   (no arguments: the synthetic notes, the synthetic conversations and the tldr-pages set)";
 
     /// The figures of one budget.
     #[derive(Default)]
@@ -135,7 +137,13 @@ mod bench {
                 _ => return Err(format!("--passages is on, off or the lines' share in percent (1-100), not {share}")),
             },
         };
-        let settings = Settings { budgets, date_order, show_misses, plans, print_packed, read_passages };
+        let copies = match option("--copies") {
+            Some(every) => Some(
+                every.parse::<usize>().ok().filter(|every| *every > 0).ok_or("--copies must be a number above 0")?,
+            ),
+            None => None,
+        };
+        let settings = Settings { budgets, date_order, show_misses, plans, print_packed, read_passages, copies };
         let files_named = args.iter().any(|arg| arg == "--memories" || arg == "--questions");
         if settings.print_packed.is_some() && !files_named {
             return Err("--print-packed needs --memories and --questions".into());
@@ -191,6 +199,8 @@ mod bench {
         /// notes behind memories"), and the share of the budget its memory lines may take
         /// (`--passages on|off|PERCENT`; `on` is `LINES_SHARE_PERCENT`).
         read_passages: Option<usize>,
+        /// Every Nth memory also copied into another note (`--copies N`).
+        copies: Option<usize>,
     }
 
     /// Where the answers are, whatever the budget: in the summaries of each question's evidence
@@ -282,9 +292,12 @@ mod bench {
     /// Runs the selection for every question of one set at every budget; prints the tables
     /// and returns the figures as JSON.
     fn evaluate(memories_path: &str, questions_path: &str, settings: &Settings) -> Result<Value, String> {
-        let Settings { budgets, date_order, show_misses, plans, print_packed, read_passages } = settings;
+        let Settings { budgets, date_order, show_misses, plans, print_packed, read_passages, copies } = settings;
         let (date_order, show_misses, read_passages) = (*date_order, *show_misses, *read_passages);
         let mut memories = load_memories(memories_path)?;
+        if let Some(every) = copies {
+            add_copies(&mut memories, *every);
+        }
         let vault = Vault::lay_out(&mut memories);
         let ids: HashSet<&str> = memories.iter().map(|memory| memory.id.0.as_str()).collect();
         let questions = load_questions(questions_path, &ids)?;
@@ -463,10 +476,31 @@ mod bench {
         sorted
     }
 
-    /// The share of `evidence` that is in `chosen`.
+    /// The share of `evidence` that is in `chosen`, itself or its copy (`--copies`).
     fn share(evidence: &[String], chosen: &HashSet<&str>) -> f64 {
-        let found = evidence.iter().filter(|id| chosen.contains(id.as_str())).count();
+        let found = evidence
+            .iter()
+            .filter(|id| chosen.contains(id.as_str()) || chosen.contains(format!("{id}{COPY_SUFFIX}").as_str()))
+            .count();
         found as f64 / evidence.len() as f64
+    }
+
+    /// What a copy's id adds to its original's.
+    const COPY_SUFFIX: &str = "~copy";
+
+    /// Every `every`th memory copied into a note of its own (`Copies/` before its source), with all
+    /// it says and its dates: a note copied, or a passage remembered again, as the same memory.
+    fn add_copies(memories: &mut Vec<Memory>, every: usize) {
+        let copies: Vec<Memory> = memories
+            .iter()
+            .step_by(every)
+            .map(|memory| Memory {
+                id: memory_agent::domain::MemoryId(format!("{}{COPY_SUFFIX}", memory.id.0)),
+                source_path: format!("Copies/{}", memory.source_path),
+                ..memory.clone()
+            })
+            .collect();
+        memories.extend(copies);
     }
 
     fn mean(total: f64, count: usize) -> f64 {
