@@ -163,6 +163,33 @@ fn a_daily_note_without_date_words_takes_its_own_date_and_is_found_by_that_day()
     );
 }
 
+/// A note without a date in its name or properties is dated by its title's one full date before
+/// its modification time: the day the IngestAgent counts "yesterday" from is the day a question's
+/// passages count it from (`agents::passages::title_date`).
+#[test]
+fn a_notes_dated_title_is_the_note_date_the_ingest_counts_from() {
+    let host = TestHost::new(NOW);
+    let engine = start(&host);
+    remember(
+        &host,
+        &engine,
+        &[
+            ("Calls/Bob.md", "# Call with Bob, Friday 13 November 2026\nBob climbed the north face yesterday.\n"),
+            ("Calls/Ana.md", "# Call with Ana\nAna booked the flights yesterday.\n"),
+        ],
+    );
+    let sent: String = host
+        .bedrock
+        .requests()
+        .iter()
+        .map(|request| user_text(&serde_json::from_str::<Value>(&request.body).unwrap()))
+        .collect();
+    assert!(sent.contains("Note date: 2026-11-13 (Friday)"), "the title's date: {sent}");
+    // NOW is 2026-11-30, the notes' modification time.
+    assert!(sent.contains("Note date: 2026-11-30"), "no date in the title, the modification time: {sent}");
+    assert_eq!(memory_of(&engine, "Calls/Bob.md").date_source, DateSource::Text, "a title dates no memory by itself");
+}
+
 #[test]
 fn frontmatter_holding_the_closing_marker_and_a_file_name_with_a_newline_stay_inside_the_fence() {
     let host = TestHost::new(NOW);

@@ -284,8 +284,8 @@ fn one_notes_memories_are_packed_in_line_order() {
 }
 
 /// A passage's relative dates are written out, counted from the day its note was written (a
-/// daily note's name, a dated title): never from the memory's date, which is when the events
-/// happened. A note that says neither is left as written, and so is a passage read for an agent.
+/// daily note's name, a dated title; a selection's daily note): never from the memory's date,
+/// which is when the events happened. A note that says neither is left as written, and so is a passage read for an agent.
 #[test]
 fn a_passages_relative_dates_are_counted_from_the_day_its_note_was_written() {
     let host = TestHost::new(NOW);
@@ -306,6 +306,13 @@ fn a_passages_relative_dates_are_counted_from_the_day_its_note_was_written() {
         // Dated by the events, as an ingest dates them: a day before the note was written.
         store.insert_memory(&chunk_memory(id, path, text, 0, summary, Some("2026-11-26"))).unwrap();
     }
+    // A selection from a daily note is written the day the note is named for.
+    let selection = memory_agent::domain::Memory {
+        source_path: "Daily/2026-11-20.md".into(),
+        source_kind: memory_agent::domain::SourceKind::Selection,
+        ..typed_memory("m-selected", "Bob went climbing yesterday.", "Bob went climbing.", "Bob", Some("2026-11-19"))
+    };
+    store.insert_memory(&selection).unwrap();
     let engine = Rc::new(support::connection::answering_engine(store, NOW, 4_000));
     ask(&host, &engine, "When did Bob go climbing?");
     let prompt = last_request(&host);
@@ -317,6 +324,7 @@ fn a_passages_relative_dates_are_counted_from_the_day_its_note_was_written() {
         "{prompt}"
     );
     assert!(passage("m-loose").contains("Bob bought climbing shoes yesterday.\n"), "no day to count from: {prompt}");
+    assert!(passage("m-selected").contains("Bob went climbing yesterday [= 19 November 2026]."), "{prompt}");
     let memory = engine.store().get_memory(&memory_agent::domain::MemoryId("m-daily".into())).unwrap().unwrap();
     let for_an_agent = run(&host.clock, {
         let (engine, host) = (engine.clone(), host.clone());

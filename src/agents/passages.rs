@@ -20,7 +20,7 @@ use super::excerpt::{excerpt, rarity_weights, weight_held, Focus};
 use super::fence::fenced_with;
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId, SourceKind};
-use crate::notes::{own_date, properties_and_first_line, FileKind};
+use crate::notes::{own_date, path_date, properties_and_first_line, FileKind};
 use crate::select::{line_date, with_relative_dates, DateOrder};
 use crate::store::{SqlDriver, Store, StoreError};
 use crate::tokens::estimate_tokens;
@@ -281,11 +281,13 @@ async fn passage_text<'a, R: NoteReader, D: SqlDriver>(
             if text.trim().is_empty() {
                 return Ok(None);
             }
-            // Typed text is written the day it is remembered; a selection or a PDF's chunk
-            // was written whenever its file was.
-            let typed = memory.source_kind == SourceKind::Text;
-            let written_on =
-                dating.filter(|_| typed).map(|dating| CalendarDate::at(memory.created_at, dating.utc_offset_minutes));
+            // Typed text is written the day it is remembered; a selection the day its daily
+            // note is named for; a PDF's chunk whenever its file was, which it does not say.
+            let written_on = dating.and_then(|dating| match memory.source_kind {
+                SourceKind::Text => Some(CalendarDate::at(memory.created_at, dating.utc_offset_minutes)),
+                SourceKind::Selection => path_date(&memory.source_path),
+                SourceKind::Note => None,
+            });
             (text, false, written_on)
         }
         PassageSource::Note => {
@@ -310,12 +312,19 @@ async fn passage_text<'a, R: NoteReader, D: SqlDriver>(
 }
 
 /// The day a note was written, which its relative dates count from: its own date
-/// (`notes::own_date`: a daily note's name, a date property), else the one full date the first
-/// line of its body names (a title: "# Monday 8 May 2023", "Conversation on 08 May 2023,
-/// 13:56"). `None` when neither says: the modification time moves whenever the note is touched.
+/// (`notes::own_date`: a daily note's name, a date property), else its title's (`title_date`).
+/// `None` when neither says: the modification time moves whenever the note is touched.
 fn written_on(path: &str, text: &str, order: DateOrder) -> Option<CalendarDate> {
     let (properties, first_line) = properties_and_first_line(text);
     own_date(path, &properties).map(|(day, _)| day).or_else(|| line_date(first_line?, order))
+}
+
+/// The one full date the first line of a note's body names, its title most often ("# Monday 8
+/// May 2023", "Conversation on 08 May 2023, 13:56"); `None` for a line with none, or with two.
+/// The IngestAgent's note date falls back on it too (`notes::note_date`), before the
+/// modification time.
+pub fn title_date(text: &str, order: DateOrder) -> Option<CalendarDate> {
+    line_date(properties_and_first_line(text).1?, order)
 }
 
 /// Where a memory's passage is read from.

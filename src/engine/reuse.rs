@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 use super::failure::JobError;
 use super::host::Host;
 use super::Engine;
+use crate::agents::passages::title_date;
 use crate::calendar::CalendarDate;
 use crate::domain::{Memory, MemoryId, Millis, Position, SourceKind};
 use crate::notes::{decode_note, note_date, parse_note, path_date, Chunk};
@@ -184,6 +185,7 @@ impl<D: SqlDriver> Engine<D> {
         let Some(file) = file else { return Ok(true) };
         let Ok(text) = decode_note(&file.bytes, settings.max_note_bytes) else { return Ok(false) };
         let parsed = parse_note(&text, settings.max_chunk_tokens);
-        Ok(note_date(other, &parsed.frontmatter, file.mtime, host.utc_offset_minutes()) == date)
+        let title = title_date(&text, settings.date_order);
+        Ok(note_date(other, &parsed.frontmatter, title, file.mtime, host.utc_offset_minutes()) == date)
     }
 }

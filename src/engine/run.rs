@@ -17,7 +17,7 @@ use super::Engine;
 use crate::agents::consolidate::find_insights;
 use crate::agents::excerpt::Focus;
 use crate::agents::ingest::{extract, ExtractedMemory, Extraction, IngestInput};
-use crate::agents::passages::{read_passages, Passage};
+use crate::agents::passages::{read_passages, title_date, Passage};
 use crate::agents::query::{
     answer, without_memories, AnswerCost, EarlierTurn, NoteReader, QueryAnswer, QueryInput, QuestionScope,
     EVIDENCE_TOKENS, LINES_SHARE_PERCENT,
@@ -472,7 +472,13 @@ impl<D: SqlDriver> Engine<D> {
             return Ok(Finished::Skipped);
         }
         let facts = SourceFacts {
-            note_date: note_date(&read.path, &note.frontmatter, read.file.mtime, offset),
+            note_date: note_date(
+                &read.path,
+                &note.frontmatter,
+                title_date(&text, settings.date_order),
+                read.file.mtime,
+                offset,
+            ),
             own_date: own_date(&read.path, &note.frontmatter),
             metadata: note.frontmatter.to_json(),
             expected_tokens: None,

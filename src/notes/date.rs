@@ -13,12 +13,21 @@ use crate::domain::{DateSource, Millis};
 const MAX_MILLIS: Millis = 8_640_000_000_000_000;
 
 /// The date of a note: a daily-note date in the file's name (`2026-02-01.md`,
-/// `2026-02-01 Monday.md`, `2026_02_01.md`, `20260201.md`), else the frontmatter date, else
-/// the local date of `mtime` for a user `utc_offset_minutes` ahead of UTC.
-pub fn note_date(path: &str, frontmatter: &Frontmatter, mtime: Millis, utc_offset_minutes: i32) -> CalendarDate {
+/// `2026-02-01 Monday.md`, `2026_02_01.md`, `20260201.md`), else the frontmatter date, else the
+/// one full date its title names (`title_date`, read by the caller: "# Call with Bob, 13 November
+/// 2026"), else the local date of `mtime` for a user `utc_offset_minutes` ahead of UTC. A
+/// question's passages count their relative dates from the same day, less the modification time.
+pub fn note_date(
+    path: &str,
+    frontmatter: &Frontmatter,
+    title_date: Option<CalendarDate>,
+    mtime: Millis,
+    utc_offset_minutes: i32,
+) -> CalendarDate {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     name_date(name)
         .or_else(|| frontmatter.date())
+        .or(title_date)
         .unwrap_or_else(|| CalendarDate::at(mtime.clamp(-MAX_MILLIS, MAX_MILLIS), utc_offset_minutes))
 }
 
@@ -99,8 +108,13 @@ mod tests {
             ("", &undated, 0, "2026-11-30"),
         ];
         for (path, frontmatter, offset, expected) in cases {
-            assert_eq!(note_date(path, frontmatter, MTIME, offset).to_string(), expected, "{path} at {offset}");
+            assert_eq!(note_date(path, frontmatter, None, MTIME, offset).to_string(), expected, "{path} at {offset}");
         }
+        // A title's date comes after the name's and the properties', before the modification time.
+        let title = crate::calendar::CalendarDate::parse("2026-11-13");
+        assert_eq!(note_date("Calls/Bob.md", &undated, title, MTIME, 0).to_string(), "2026-11-13");
+        assert_eq!(note_date("Calls/Bob.md", &dated, title, MTIME, 0).to_string(), "2025-12-24");
+        assert_eq!(note_date("2026-02-01.md", &undated, title, MTIME, 0).to_string(), "2026-02-01");
     }
 
     #[test]
@@ -120,9 +134,9 @@ mod tests {
         let undated = parse_note("", 100).frontmatter;
         for mtime in [i64::MIN, -1, 0, i64::MAX] {
             for offset in [i32::MIN, -720, 0, 840, i32::MAX] {
-                let _ = note_date("x.md", &undated, mtime, offset);
+                let _ = note_date("x.md", &undated, None, mtime, offset);
             }
         }
-        assert_eq!(note_date("x.md", &undated, -1, 0).to_string(), "1969-12-31");
+        assert_eq!(note_date("x.md", &undated, None, -1, 0).to_string(), "1969-12-31");
     }
 }

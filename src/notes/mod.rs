@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(note.chunks[0].heading_path.as_deref(), Some("Thứ Hai"));
         assert_eq!((note.chunks[0].line_start, note.chunks[0].line_end), (4, 11));
         assert!(note.chunks[0].text.starts_with("# Thứ Hai\nCoffee") && note.chunks[0].text.ends_with("```"));
-        assert_eq!(note_date("Daily/2026-02-02 Thứ Hai.md", &note.frontmatter, 0, 0).to_string(), "2026-02-02");
+        assert_eq!(note_date("Daily/2026-02-02 Thứ Hai.md", &note.frontmatter, None, 0, 0).to_string(), "2026-02-02");
     }
 
     /// SplitMix64: a fixed-seed generator, so a failure here reproduces exactly.
@@ -225,7 +225,7 @@ mod tests {
                 let note = parse_note(&text, bound);
                 check_invariants(&text, bound, &note);
                 let _ = (note.frontmatter.tags(), note.frontmatter.to_json(), note.frontmatter.is_memory_disabled());
-                let _ = note_date(&text, &note.frontmatter, random.next() as i64, random.next() as i32);
+                let _ = note_date(&text, &note.frontmatter, None, random.next() as i64, random.next() as i32);
             }
         }
     }

@@ -500,21 +500,7 @@ fn count(word: &str) -> Option<u32> {
 
 /// 1 = January; English names and their usual abbreviations.
 fn month_name(word: &str) -> Option<u32> {
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    if let Some(index) = MONTHS.iter().position(|month| *month == word) {
+    if let Some(index) = MONTH_NAMES.iter().position(|month| month.eq_ignore_ascii_case(word)) {
         return Some(index as u32 + 1);
     }
     let short = match word {
@@ -764,7 +750,9 @@ fn spoken_range((first, last): DateRange) -> String {
     }
 }
 
-const MONTH_NAMES: [&str; 12] = [
+/// The months' English names, January first: how dates are written out for a reader, and the
+/// month words a question's dates are read by.
+pub const MONTH_NAMES: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -778,7 +766,6 @@ const MONTH_NAMES: [&str; 12] = [
     "November",
     "December",
 ];
-
 impl Reader<'_> {
     /// A relative date in written text (`relative_dates`), counted from `self.today`, the day
     /// it was written.
@@ -906,6 +893,17 @@ mod tests {
         // Across a year's end, and the last day of a month.
         assert_eq!(resolved("next month", "2023-12-31"), "next month [= January 2024]");
         assert_eq!(resolved("last week", "2024-01-03"), "last week [= 25–31 December 2023]");
+    }
+
+    #[test]
+    fn the_first_and_last_days_a_note_can_name_resolve_without_panicking() {
+        let text = "yesterday, tomorrow, the day before yesterday, the day after tomorrow, last night, last week, \
+                    next week, this weekend, last weekend, next month, last month, last year, next year, last Fri, \
+                    next Sunday, 400 years ago, twelve months ago, two weekends ago, 3 days ago";
+        for written_on in ["0000-01-01", "9999-12-31", "2024-02-29"] {
+            let resolved = resolved(text, written_on);
+            assert_eq!(resolved.matches(" [= ").count(), 19, "{written_on}: {resolved}");
+        }
     }
 
     #[test]

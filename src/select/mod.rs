@@ -16,7 +16,7 @@ mod plan;
 pub use choose::{
     event_day, line_cost, packed_tokens, reading_order, select_context, select_more, Selection, SelectionRequest,
 };
-pub use dates::{line_date, with_relative_dates};
+pub use dates::{line_date, with_relative_dates, MONTH_NAMES};
 pub use lines::{
     insight_cost, insight_line, lines_cost, memory_line, memory_lines, INSIGHT_ELEMENT_TOKENS, MEMORY_ELEMENT_TOKENS,
 };

@@ -13,6 +13,7 @@ use std::fs;
 use std::path::Path;
 
 use memory_agent::calendar::CalendarDate;
+use memory_agent::select::MONTH_NAMES;
 use serde_json::{json, Value};
 
 /// The last day of the generated notes; the data runs `days` days up to it.
@@ -147,21 +148,6 @@ const PROJECTS: &[(&str, &str)] = &[
     ("Delta", "office move"),
     ("Ember", "budget review"),
     ("Fjord", "customer portal"),
-];
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
 ];
 
 const WEEKDAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
@@ -682,7 +668,7 @@ fn facts(rng: &mut Rng) -> Vec<Fact> {
                 "{}'s daughter is called {child} and turns {} in {}.",
                 person.full,
                 3 + rng.below(12),
-                rng.pick(&MONTHS)
+                rng.pick(&MONTH_NAMES)
             ),
             (
                 format!("What is the name of {}'s daughter?", person.first),
@@ -732,7 +718,7 @@ fn facts(rng: &mut Rng) -> Vec<Fact> {
     }
     for document in ["passport", "car insurance", "health insurance card", "driving licence", "library card"] {
         let code = format!("{}{}", (b'A' + rng.below(26) as u8) as char, 1_000_000 + rng.below(8_999_999));
-        let expiry = format!("{} {}", rng.pick(&MONTHS), 2027 + rng.below(6));
+        let expiry = format!("{} {}", rng.pick(&MONTH_NAMES), 2027 + rng.below(6));
         add(
             format!("My {document} number is {code}; it expires in {expiry}."),
             (format!("When does my {document} expire?"), format!("Until when is my {document} valid?")),
@@ -867,7 +853,7 @@ impl Questions<'_> {
             let asked = self.asked(end);
             let text = match round % 4 {
                 0 => format!("What did I do on {}/{}/{}?", day.day, day.month, day.year),
-                1 => format!("What happened on {} {}, {}?", MONTHS[day.month as usize - 1], day.day, day.year),
+                1 => format!("What happened on {} {}, {}?", MONTH_NAMES[day.month as usize - 1], day.day, day.year),
                 2 => format!("Ngày {}/{}/{} tôi đã làm gì?", day.day, day.month, day.year),
                 _ => format!("What did I note on {}?", day),
             };
@@ -928,7 +914,7 @@ impl Questions<'_> {
             let text = if round % 3 == 2 {
                 format!("Tôi đã bàn gì với {first} trong tháng {month}/{year}?")
             } else {
-                format!("What did I discuss with {first} in {} {year}?", MONTHS[month as usize - 1])
+                format!("What did I discuss with {first} in {} {year}?", MONTH_NAMES[month as usize - 1])
             };
             self.push(text, asked, evidence, "person");
         }
