@@ -24,9 +24,8 @@ pub fn note_date(
     mtime: Millis,
     utc_offset_minutes: i32,
 ) -> CalendarDate {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    name_date(name)
-        .or_else(|| frontmatter.date())
+    own_date(path, frontmatter)
+        .map(|(date, _)| date)
         .or(title_date)
         .unwrap_or_else(|| CalendarDate::at(mtime.clamp(-MAX_MILLIS, MAX_MILLIS), utc_offset_minutes))
 }
