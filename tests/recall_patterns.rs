@@ -8,7 +8,8 @@
 //! where, last year's memories of
 //! others ahead of the person's account of last year, a flood of
 //! names containing a common word, Chinese, Japanese and Thai text, a full-text search
-//! SQLite refuses, and copies of a note that would fill the budget with what it already holds.
+//! SQLite refuses, copies of a note that would fill the budget with what it already holds, and
+//! a question asking for a kind ("What martial arts…") answered by memories naming an instance.
 //! Each store is large enough that the budget cannot hold it.
 
 mod support;
@@ -601,4 +602,61 @@ fn copies_of_a_note_do_not_spend_the_budget_its_other_memories_need() {
     for k in 0..DAYS {
         assert_eq!(said_on_day(k), 1, "day {k} of the trip once, not copies instead of other days: {chosen:?}");
     }
+}
+
+#[test]
+fn a_persons_memories_naming_an_instance_of_the_kind_asked_for_answer_it() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    store
+        .transaction(|store| {
+            // John's martial arts are in turns that share no word with the question, amid his
+            // small talk; Maria's judo is not his.
+            let told = [
+                (5, "kickboxing", "I'm doing kickboxing and it's giving me so much energy."),
+                (60, "taekwondo", "I'm off to do some taekwondo!"),
+            ];
+            for n in 0..200 {
+                let memory = match told.iter().find(|(at, _, _)| *at == n) {
+                    Some((_, id, text)) => said(id, "Chats/John.md", n, text, &["John"]),
+                    None => said(
+                        &format!("john-{n}"),
+                        "Chats/John.md",
+                        n,
+                        SMALL_TALK[n as usize % SMALL_TALK.len()],
+                        &["John"],
+                    ),
+                };
+                store.insert_memory(&memory)?;
+            }
+            store.insert_memory(&said("judo", "Chats/Maria.md", 199, "Maria started judo classes.", &["Maria"]))
+        })
+        .unwrap();
+    let selection = ask(&store, "What martial arts has John done?");
+    assert!(selection.plan.instances.contains(&"kickboxing"), "{:?}", selection.plan);
+    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
+    let mut first_two = ranked[..2].to_vec();
+    first_two.sort_unstable();
+    assert_eq!(first_two, ["kickboxing", "taekwondo"], "{ranked:?}");
+    let at = |id: &str| ranked.iter().position(|ranked| *ranked == id);
+    assert!(at("judo").is_none_or(|at| at > 2), "someone else's martial art comes after John's: {ranked:?}");
+}
+
+#[test]
+fn a_question_naming_no_one_finds_the_instances_of_its_kind_in_any_memory() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    store
+        .transaction(|store| {
+            for n in 0..300 {
+                let text = SMALL_TALK[n as usize % SMALL_TALK.len()];
+                store.insert_memory(&said(&format!("day-{n}"), &format!("Daily/{n}.md"), n, text, &[]))?;
+            }
+            store.insert_memory(&said("dog", "Daily/dog.md", 40, "Walked Rex, my dog, around the lake.", &[]))?;
+            store.insert_memory(&said("cat", "Daily/cat.md", 80, "The cat knocked the plant off the shelf.", &[]))
+        })
+        .unwrap();
+    let selection = ask(&store, "What pets do I have?");
+    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
+    let mut first_two = ranked[..2].to_vec();
+    first_two.sort_unstable();
+    assert_eq!(first_two, ["cat", "dog"], "{ranked:?}");
 }

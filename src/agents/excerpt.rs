@@ -16,7 +16,7 @@ use crate::tokens::CharCounts;
 use crate::words::{fold, folded_words, words};
 
 /// What a question looks for in a passage's lines: the terms the selection searched for (its
-/// keywords as stems and pairs, its names' words as written).
+/// keywords as stems and pairs, the instances of a kind it asks for, its names' words as written).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Focus {
     terms: Vec<QueryTerm>,
@@ -35,6 +35,12 @@ impl Focus {
         };
         for term in plan.keywords.iter().flat_map(|keyword| query_terms(keyword, plan.language)) {
             push(&mut terms, term);
+        }
+        // "What martial arts…": the line saying "kickboxing" bears on it.
+        for instance in &plan.instances {
+            if let Some(term) = query_terms(instance, plan.language).into_iter().next() {
+                push(&mut terms, QueryTerm { text: term.text, prefix: false });
+            }
         }
         let keyword_terms = terms.len();
         let names = plan
@@ -314,6 +320,20 @@ mod tests {
             .collect::<Vec<_>>();
         let got = excerpt(&text.join("\n"), &focus(&["giraffes"], &["Nate"]), 40).expect("an excerpt");
         assert!(got.contains("Nate: turn 30.") && !got.contains("Joanna: turn 1."), "{got}");
+    }
+
+    #[test]
+    fn a_line_naming_an_instance_of_the_kind_asked_for_tells() {
+        let text = conversation();
+        let plan = crate::select::plan_query(
+            "What pets does Nate have?",
+            crate::calendar::CalendarDate::parse("2023-06-01").unwrap(),
+            crate::select::DateOrder::DayMonth,
+            &crate::select::KnownNames::new(&["Nate".to_owned()]),
+        );
+        let got = excerpt(&text, &Focus::of_plan(&plan), 60).expect("an excerpt");
+        assert!(got.contains("How long have you had your turtles?"), "{got}");
+        assert!(got.contains("3 years"), "{got}");
     }
 
     #[test]

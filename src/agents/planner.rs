@@ -151,5 +151,6 @@ pub fn plan_from_tool(input: &Value) -> QueryPlan {
         planned: Vec::new(),
         resolved_dates: Vec::new(),
         wants_place: false,
+        instances: Vec::new(),
     }
 }

@@ -9,6 +9,7 @@
 
 mod choose;
 mod dates;
+mod kinds;
 mod lines;
 mod pack;
 mod plan;
