@@ -659,4 +659,5 @@ fn a_question_naming_no_one_finds_the_instances_of_its_kind_in_any_memory() {
     let mut first_two = ranked[..2].to_vec();
     first_two.sort_unstable();
     assert_eq!(first_two, ["cat", "dog"], "{ranked:?}");
+    assert!(selection.packed.reasons.contains(&("related".to_owned(), 2)), "{:?}", selection.packed.reasons);
 }

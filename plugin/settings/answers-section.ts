@@ -31,7 +31,7 @@ export function answersSection(form: SettingsForm): SettingSection {
 				form,
 				"planQuestions",
 				"Plan the search",
-				"Before choosing memories, a small model call turns the question into search words, names and dates, so notes worded unlike the question are found (\"outdoorsy\" finds hiking and camping). About 400 tokens in and 60 out a question (about $0.0007 with Claude Haiku 4.5), shown in each answer's cost.",
+				"Before choosing memories, a small model call turns the question into search words, names and dates, so notes worded unlike the question are found (\"outdoorsy\" finds hiking and camping). About 500 tokens in and 60 out a question (about $0.0009 with Claude Haiku 4.5), shown in each answer's cost.",
 			),
 			toggleRow(
 				form,

@@ -1484,7 +1484,9 @@ fn fill<D: SqlDriver>(
 }
 
 /// One reason per chosen memory, the first that applies: its day is the plan's, it is
-/// about a name of the plan, the text search found it, it is recent, it is important.
+/// about a name of the plan, the text search found it, words related to the question's found
+/// it (`lift`: what the best matches share, an instance of the kind asked for), it is recent,
+/// it is important.
 fn reasons(chosen: &[Candidate], plan: &QueryPlan) -> Vec<(String, usize)> {
     let mut labels: Vec<String> = Vec::new();
     if let Some((from, to)) = plan.dates {
@@ -1493,7 +1495,7 @@ fn reasons(chosen: &[Candidate], plan: &QueryPlan) -> Vec<(String, usize)> {
     let date_slot = usize::from(plan.dates.is_some());
     labels.extend(plan.entities.iter().cloned());
     let text_slot = labels.len();
-    labels.extend(["text".to_owned(), "recent".to_owned(), "important".to_owned()]);
+    labels.extend(["text", "related", "recent", "important"].map(str::to_owned));
     let mut counts = vec![0usize; labels.len()];
     for candidate in chosen {
         let slot = if candidate.in_dates {
@@ -1502,10 +1504,12 @@ fn reasons(chosen: &[Candidate], plan: &QueryPlan) -> Vec<(String, usize)> {
             date_slot + entity
         } else if candidate.text > 0.0 {
             text_slot
-        } else if candidate.recent {
+        } else if candidate.lift > 0.0 {
             text_slot + 1
-        } else {
+        } else if candidate.recent {
             text_slot + 2
+        } else {
+            text_slot + 3
         };
         counts[slot] += 1;
     }

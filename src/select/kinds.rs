@@ -37,6 +37,12 @@ languages | language: english spanish french german italian chinese mandarin jap
 jobs careers professions occupations | job career profession occupation: teacher teaching nurse nursing doctor counselor counseling therapist therapy engineer lawyer writer designer chef coach coaching manager accountant artist musician actor photographer developer programmer scientist researcher police firefighter soldier pilot mechanic volunteer politics
 relationship relationships: single married marriage divorced engaged dating boyfriend girlfriend partner husband wife spouse fiance
 allergic allergy allergies: dairy gluten nuts peanuts pollen lactose shellfish fur dust
+symptoms illnesses | symptom illness: fever cough cold flu headache migraine nausea sore rash dizziness fatigue covid allergy infection
+subjects courses classes | subject course: math maths history science biology chemistry physics english literature art music geography economics psychology programming yoga pottery painting cooking dance
+clothes outfits | outfit: dress shirt jeans jacket coat shoes boots sweater hoodie skirt suit hat scarf
+drinks beverages | drink beverage: coffee tea wine beer juice smoothie cocktail soda lemonade milk water
+vehicles | vehicle: car truck bike bicycle motorcycle scooter van bus
+plants flowers | plant flower: rose tulip orchid sunflower lily daisy cactus fern basil tomato
 relatives | family: mom mother dad father sister brother son daughter kids children husband wife grandma grandpa aunt uncle cousin parents";
 
 /// The instances of the kinds the question's `words` ask for, each once and none the question
