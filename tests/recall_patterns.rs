@@ -76,6 +76,28 @@ fn chatter<D: SqlDriver>(store: &Store<D>, people: &[&str], count: usize) {
         .unwrap();
 }
 
+/// `count` turns of `person` in their conversation: small talk, except the turns `told` (its
+/// number, the memory's id, what it says).
+fn turns_telling<D: SqlDriver>(
+    store: &Store<D>,
+    person: &str,
+    count: i64,
+    told: &[(i64, &str, &str)],
+) -> Result<(), memory_agent::store::StoreError> {
+    let note = format!("Chats/{person}.md");
+    for n in 0..count {
+        let memory = match told.iter().find(|(at, _, _)| *at == n) {
+            Some((_, id, text)) => said(id, &note, n, text, &[person]),
+            None => {
+                let small_talk = SMALL_TALK[n as usize % SMALL_TALK.len()];
+                said(&format!("{}-{n}", person.to_lowercase()), &note, n, small_talk, &[person])
+            }
+        };
+        store.insert_memory(&memory)?;
+    }
+    Ok(())
+}
+
 fn ask<D: SqlDriver>(store: &Store<D>, question: &str) -> Selection {
     let request = SelectionRequest {
         question,
@@ -93,6 +115,18 @@ fn ask<D: SqlDriver>(store: &Store<D>, question: &str) -> Selection {
 
 fn chosen(selection: &Selection) -> Vec<&str> {
     selection.packed.memories.iter().map(|memory| memory.id.0.as_str()).collect()
+}
+
+/// The chosen memories' ids, best first.
+fn ranked(selection: &Selection) -> Vec<&str> {
+    selection.packed.ranked.iter().map(|id| id.0.as_str()).collect()
+}
+
+/// The first `count` of `ranked`, sorted: which they are, whatever their order.
+fn first_sorted<'a>(ranked: &[&'a str], count: usize) -> Vec<&'a str> {
+    let mut first = ranked[..count].to_vec();
+    first.sort_unstable();
+    first
 }
 
 fn assert_chose(selection: &Selection, ids: &[&str]) {
@@ -251,7 +285,7 @@ fn the_answer_to_a_question_next_to_the_match_comes_before_the_persons_small_tal
     let selection = ask(&store, "How long has Nate had his turtles?");
     assert_chose(&selection, &["shown", "asked", "answer"]);
     // Ahead of Nate's other turns, which the budget cannot all hold.
-    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
+    let ranked = ranked(&selection);
     let answer_at = ranked.iter().position(|id| *id == "answer").unwrap();
     assert!(answer_at < 5, "the answer is ranked {answer_at}: {:?}", &ranked[..10.min(ranked.len())]);
 }
@@ -347,7 +381,7 @@ fn the_persons_words_outweigh_their_newer_small_talk_when_someone_else_matches_b
         .unwrap();
     let selection = ask(&store, "What is Melanie's reason for getting into running?");
     assert_eq!(selection.plan.entities, vec!["Melanie"]);
-    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
+    let ranked = ranked(&selection);
     let at = |id: &str| ranked.iter().position(|ranked| *ranked == id);
     let running = at("mel-running").expect("her running turn is chosen");
     let first_small_talk = ranked.iter().position(|id| id.starts_with("mel-") && *id != "mel-running");
@@ -500,19 +534,7 @@ fn a_persons_memories_naming_a_place_answer_where_they_have_been() {
                 (3, "rome", "Took a short trip last week to Rome to clear my mind a little."),
                 (9, "paris", "Back from a weekend in Paris, the studio can wait."),
             ];
-            for n in 0..200 {
-                let memory = match trips.iter().find(|(at, _, _)| *at == n) {
-                    Some((_, id, text)) => said(id, "Chats/Jon.md", n, text, &["Jon"]),
-                    None => said(
-                        &format!("jon-{n}"),
-                        "Chats/Jon.md",
-                        n,
-                        SMALL_TALK[n as usize % SMALL_TALK.len()],
-                        &["Jon"],
-                    ),
-                };
-                store.insert_memory(&memory)?;
-            }
+            turns_telling(store, "Jon", 200, &trips)?;
             // Talking to someone is not being somewhere.
             store.insert_memory(&said(
                 "to-gina",
@@ -525,9 +547,8 @@ fn a_persons_memories_naming_a_place_answer_where_they_have_been() {
         .unwrap();
     let selection = ask(&store, "Where has Jon travelled?");
     assert!(selection.plan.wants_place && selection.plan.entities == ["Jon"], "{:?}", selection.plan);
-    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
-    let mut first_two = ranked[..2].to_vec();
-    first_two.sort_unstable();
+    let ranked = ranked(&selection);
+    let first_two = first_sorted(&ranked, 2);
     assert_eq!(first_two, ["paris", "rome"], "{ranked:?}");
     let at = |id: &str| ranked.iter().position(|ranked| *ranked == id);
     assert!(at("to-gina").is_none_or(|at| at > 2), "a person's name after \"to\" is no place: {ranked:?}");
@@ -615,27 +636,14 @@ fn a_persons_memories_naming_an_instance_of_the_kind_asked_for_answer_it() {
                 (5, "kickboxing", "I'm doing kickboxing and it's giving me so much energy."),
                 (60, "taekwondo", "I'm off to do some taekwondo!"),
             ];
-            for n in 0..200 {
-                let memory = match told.iter().find(|(at, _, _)| *at == n) {
-                    Some((_, id, text)) => said(id, "Chats/John.md", n, text, &["John"]),
-                    None => said(
-                        &format!("john-{n}"),
-                        "Chats/John.md",
-                        n,
-                        SMALL_TALK[n as usize % SMALL_TALK.len()],
-                        &["John"],
-                    ),
-                };
-                store.insert_memory(&memory)?;
-            }
+            turns_telling(store, "John", 200, &told)?;
             store.insert_memory(&said("judo", "Chats/Maria.md", 199, "Maria started judo classes.", &["Maria"]))
         })
         .unwrap();
     let selection = ask(&store, "What martial arts has John done?");
     assert!(selection.plan.instances.contains(&"kickboxing"), "{:?}", selection.plan);
-    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
-    let mut first_two = ranked[..2].to_vec();
-    first_two.sort_unstable();
+    let ranked = ranked(&selection);
+    let first_two = first_sorted(&ranked, 2);
     assert_eq!(first_two, ["kickboxing", "taekwondo"], "{ranked:?}");
     let at = |id: &str| ranked.iter().position(|ranked| *ranked == id);
     assert!(at("judo").is_none_or(|at| at > 2), "someone else's martial art comes after John's: {ranked:?}");
@@ -655,9 +663,8 @@ fn a_question_naming_no_one_finds_the_instances_of_its_kind_in_any_memory() {
         })
         .unwrap();
     let selection = ask(&store, "What pets do I have?");
-    let ranked: Vec<&str> = selection.packed.ranked.iter().map(|id| id.0.as_str()).collect();
-    let mut first_two = ranked[..2].to_vec();
-    first_two.sort_unstable();
+    let ranked = ranked(&selection);
+    let first_two = first_sorted(&ranked, 2);
     assert_eq!(first_two, ["cat", "dog"], "{ranked:?}");
     assert!(selection.packed.reasons.contains(&("related".to_owned(), 2)), "{:?}", selection.packed.reasons);
 }
