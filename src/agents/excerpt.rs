@@ -37,10 +37,8 @@ impl Focus {
             push(&mut terms, term);
         }
         // "What martial arts…": the line saying "kickboxing" bears on it.
-        for instance in &plan.instances {
-            if let Some(term) = query_terms(instance, plan.language).into_iter().next() {
-                push(&mut terms, QueryTerm { text: term.text, prefix: false });
-            }
+        for stem in &plan.instance_terms {
+            push(&mut terms, QueryTerm { text: stem.clone(), prefix: false });
         }
         let keyword_terms = terms.len();
         let names = plan

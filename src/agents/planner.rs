@@ -154,6 +154,6 @@ pub fn plan_from_tool(input: &Value) -> QueryPlan {
         planned: Vec::new(),
         resolved_dates: Vec::new(),
         wants_place: false,
-        instances: Vec::new(),
+        instance_terms: Vec::new(),
     }
 }

@@ -672,19 +672,15 @@ impl Gathered<'_> {
         pool: u32,
         within: &MemoryScope,
     ) -> Result<bool, StoreError> {
-        let mut terms: Vec<SearchTerm> = Vec::new();
-        for instance in &plan.instances {
-            // The stem alone: "art" as a prefix would find "article".
-            let Some(stem) = query_terms(instance, plan.language).into_iter().next() else { continue };
-            let term = SearchTerm::word(stem.text, false);
-            if !terms.contains(&term) {
-                terms.push(term);
-            }
-        }
-        if terms.is_empty() {
+        if plan.instance_terms.is_empty() {
             return Ok(false);
         }
-        terms.truncate(MAX_SEARCH_TERMS);
+        let terms: Vec<SearchTerm> = plan
+            .instance_terms
+            .iter()
+            .take(MAX_SEARCH_TERMS)
+            .map(|stem| SearchTerm::word(stem.clone(), false))
+            .collect();
         let found = search(store, &terms, pool as usize, within)?;
         Ok(self.lift_found(found, KIND_LIFT, plan, names))
     }

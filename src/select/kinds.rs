@@ -13,7 +13,7 @@
 //! career" ask for no kind. "activity" never does: "What activity did Tim do after reading…" asks
 //! for one event, and lifting every hobby took its answer out.
 
-use crate::stems::Language;
+use crate::stems::{query_terms, Language};
 use crate::words::Word;
 
 /// Each line: the words that ask for a kind, then after `|` those that ask only where they head
@@ -47,7 +47,7 @@ relatives | family: mom mother dad father sister brother son daughter kids child
 
 /// The instances of the kinds the question's `words` ask for, each once and none the question
 /// says itself; none for a question in another language.
-pub fn instances_asked(words: &[Word], language: Language) -> Vec<&'static str> {
+fn instances_asked(words: &[Word], language: Language) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     if language != Language::English {
         return out;
@@ -69,6 +69,19 @@ pub fn instances_asked(words: &[Word], language: Language) -> Vec<&'static str> 
         }
     }
     out
+}
+
+/// The terms searched for the instances the question's `words` ask for (`instances_asked`), each
+/// once: their stems alone, never as prefixes ("art" would find "article").
+pub fn instance_terms(words: &[Word], language: Language) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    for instance in instances_asked(words, language) {
+        let Some(stem) = query_terms(instance, language).into_iter().next() else { continue };
+        if !terms.contains(&stem.text) {
+            terms.push(stem.text);
+        }
+    }
+    terms
 }
 
 /// Whether the word at `at` is what the question asks for: right after "what", "which" or
@@ -98,6 +111,17 @@ mod tests {
         assert!(sports.contains(&"surfing") && !sports.contains(&"basketball"), "{sports:?}");
         let pets = asked("What pets does Nate have?");
         assert!(pets.contains(&"dog") && pets.contains(&"turtle"), "{pets:?}");
+    }
+
+    #[test]
+    fn the_terms_are_the_instances_stems_each_once() {
+        let question = "What martial arts and exercises has John done?";
+        let terms = instance_terms(&words(question), language_of(question));
+        assert!(
+            terms.iter().any(|term| term == "kickbox") && terms.iter().any(|term| term == "taekwondo"),
+            "{terms:?}"
+        );
+        assert_eq!(terms.iter().filter(|term| *term == "kickbox").count(), 1, "in two kinds, searched once: {terms:?}");
     }
 
     #[test]

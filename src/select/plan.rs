@@ -14,7 +14,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::dates::{find_dates, is_date_word, DateRange, DATE_PREPOSITIONS};
-use super::kinds::instances_asked;
+use super::kinds::instance_terms;
 use crate::calendar::CalendarDate;
 use crate::stems::{is_common_word, language_of, Language};
 use crate::store::{NamesVersion, SqlDriver, Store, StoreError};
@@ -59,10 +59,10 @@ pub struct QueryPlan {
     /// Asks where ("Where did …", "Which cities …"): memories naming a place answer it.
     #[serde(skip)]
     pub wants_place: bool,
-    /// Everyday instances of the kind of thing it asks for ("What martial arts…" → karate,
-    /// kickboxing, …; `kinds`).
+    /// The search terms (stems) of everyday instances of the kind of thing it asks for ("What
+    /// martial arts…" → karate, kickbox, …; `kinds`).
     #[serde(skip)]
-    pub instances: Vec<&'static str>,
+    pub instance_terms: Vec<String>,
 }
 
 /// A date expression of a question and the days it was read as.
@@ -264,7 +264,7 @@ pub fn plan_query(question: &str, today: CalendarDate, order: DateOrder, known: 
         planned: Vec::new(),
         resolved_dates,
         wants_place,
-        instances: instances_asked(&words, language),
+        instance_terms: instance_terms(&words, language),
     }
 }
 
