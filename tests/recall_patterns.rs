@@ -558,10 +558,10 @@ fn a_persons_memories_naming_a_place_answer_where_they_have_been() {
 fn the_reply_to_the_persons_matching_turn_comes_before_their_small_talk_that_fits() {
     let store = Store::open(RusqliteDriver::new()).unwrap();
     let chat = "Chats/Joanna and Nate.md";
-    // Joanna's 55 turns are more than the budget holds, yet few enough that her name counts
-    // fully in each (`NAME_ROOM`): with only half of her turn's score (her name's part too),
-    // the reply lost to her small talk at 50 to 60 turns of hers.
-    const TURNS: usize = 110;
+    // Joanna's 48 turns are more than the budget holds, yet her name counts for most of each
+    // (the share of them that fits): with only half of her turn's score (her name's part too),
+    // the reply lost to her small talk at 45 to 50 turns of hers.
+    const TURNS: usize = 96;
     store
         .transaction(|store| {
             for n in 0..TURNS {
@@ -667,4 +667,32 @@ fn a_question_naming_no_one_finds_the_instances_of_its_kind_in_any_memory() {
     let first_two = first_sorted(&ranked, 2);
     assert_eq!(first_two, ["cat", "dog"], "{ranked:?}");
     assert!(selection.packed.reasons.contains(&("related".to_owned(), 2)), "{:?}", selection.packed.reasons);
+}
+
+#[test]
+fn a_persons_turns_just_over_the_budget_leave_room_for_anothers_turn_in_the_questions_words() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    let chat = "Chats/Joanna and Nate.md";
+    // Nate's small talk is more than the budget holds: were his name to count fully in each
+    // turn (as it did up to 1.5 times what fits), it would fill the budget, and Joanna's turn
+    // saying just what the question asks (which names the wrong one of them, as people do)
+    // would be left out. His name counts by the share of his turns that fit.
+    const NATE_TURNS: usize = 60;
+    store
+        .transaction(|store| {
+            for n in 0..NATE_TURNS {
+                let text = SMALL_TALK[n % SMALL_TALK.len()];
+                store.insert_memory(&said(&format!("nate-{n}"), chat, n as i64, text, &["Nate"]))?;
+            }
+            store.insert_memory(&said(
+                "falls",
+                chat,
+                30,
+                "I always feel like I could write a whole movie when I'm out in cool places like the falls!",
+                &["Joanna"],
+            ))
+        })
+        .unwrap();
+    let selection = ask(&store, "What does Nate feel he could do when out in cool places like the falls?");
+    assert_chose(&selection, &["falls"]);
 }
