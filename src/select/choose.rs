@@ -435,9 +435,9 @@ const NEIGHBOURED: usize = 40;
 const NEIGHBOUR_SHARE: f64 = 0.5;
 /// The share of a memory's name credit (the question's people) its neighbours borrow, instead
 /// of `NEIGHBOUR_SHARE`: the reply to a person's turn is part of their exchange. With half, a
-/// bigger budget lost evidence a smaller one had: once a person's memories counted fully
-/// (up to 1.5 times what fits, then) all their small talk outranked the other side's reply to their best match
-/// ("That letter is awesome!" after Joanna's "My brother sent me something…"). On LoCoMo's
+/// bigger budget lost evidence a smaller one had: once a person's memories counted fully (as
+/// they did up to 1.5 times what fits) all their small talk outranked the other side's reply
+/// to their best match ("That letter is awesome!" after Joanna's "My brother sent me something…"). On LoCoMo's
 /// turns (development half) evidence recall 0.853 / 0.919 / 0.955 → 0.853 / 0.922 / 0.960 at
 /// 4K / 8K / 16K tokens, 9 → 5 questions with less at 16K than at 8K; 0.65 / 0.7 / 0.85 / 1.0
 /// gave 0.958 / 0.959 / 0.957 / 0.953 at 16K. Sessions, SQuAD, the synthetic sets and tldr

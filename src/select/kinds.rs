@@ -5,12 +5,12 @@
 //! one); without a call, and without embeddings, a short table of everyday kinds knows it too.
 //!
 //! The table is of a person's life as notes and conversations tell it (sports, exercise, hobbies,
-//! pets, food, events, work, family, tastes, health, faith, traits), English only, and small on purpose: WordNet's hyponyms,
-//! measured for issue 37, are 17,746 categories and 351,000 instances (5.6 MB), mostly noise for
-//! this ("activity" → help, care, fun). A plural asks for the kind ("What sports…", "What pets…");
-//! a singular only where it heads the question's "what" ("What sport…", "Which game…", "Nate's
-//! favorite game", "What type of meal…"): "the last game the Panthers played" and "during his
-//! career" ask for no kind. "activity" never does: "What activity did Tim do after reading…" asks
+//! pets, food, events, work, family, tastes, health, faith, traits), English only, and small on
+//! purpose: WordNet's hyponyms, measured for issue 37, are 17,746 categories and 351,000
+//! instances (5.6 MB), mostly noise for this ("activity" → help, care, fun). A plural asks for
+//! the kind ("What sports…", "What pets…"); a singular only where it heads the question's "what"
+//! ("What sport…", "Which game…", "Nate's favorite game", "What type of meal…"): "the last game
+//! the Panthers played" and "during his career" ask for no kind. "activity" never does: "What activity did Tim do after reading…" asks
 //! for one event, and lifting every hobby took its answer out.
 
 use crate::stems::{query_terms, Language};
