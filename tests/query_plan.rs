@@ -186,6 +186,30 @@ const NAMES_AND_KEYWORDS: &[NameCase] = &[
     // Names that are also stop words (commands of a vault of man pages, an app) need a capital.
     ("What did I do last week?", &["do", "last", "in"], &[], &[], false),
     ("Which notes mention Last and Do?", &["do", "last", "which"], &["last", "do"], &["notes", "mention"], false),
+    // A word of several names stands for those holding its capitalised neighbour too, then for
+    // those saying least the question does not (SQuAD: the United Kingdom and the Victoria and
+    // Albert Museum pulled in their memories).
+    (
+        "Who is the first United Methodist theologian?",
+        &["Sky (United Kingdom)", "United Methodist Church"],
+        &["United Methodist Church"],
+        &["first", "theologian"],
+        false,
+    ),
+    (
+        "What did the finding of gold in Victoria cause?",
+        &["Victoria and Albert Museum", "Victoria (Australia)"],
+        &["Victoria (Australia)"],
+        &["finding", "gold", "cause"],
+        false,
+    ),
+    (
+        "What did Dan write?",
+        &["Dan Pham", "Dan Brown", "Dan of the North Sea"],
+        &["Dan Pham", "Dan Brown"],
+        &["write"],
+        false,
+    ),
 ];
 
 #[test]

@@ -372,8 +372,9 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> (Ve
         if could_be_short {
             names = known.short_forms(&word.folded);
         }
-        let names: Vec<usize> =
-            names.into_iter().filter(|index| !whole.contains(index)).take(MAX_NAMES_PER_PART).collect();
+        let names: Vec<usize> = names.into_iter().filter(|index| !whole.contains(index)).collect();
+        let names = prefer_names_with_neighbours(names, words, at, known);
+        let names: Vec<usize> = names.into_iter().take(MAX_NAMES_PER_PART).collect();
         if !names.is_empty() {
             taken[at] = true;
             found.extend(names.into_iter().map(|index| (at, &known.names[index].name)));
@@ -389,6 +390,29 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> (Ve
     names.truncate(MAX_NAMES);
     (names, also_keywords)
 }
+
+/// Of the names one capitalised word may stand for, those holding its capitalised neighbours
+/// too, when any does: "United Methodist" is the United Methodist Church, not the United
+/// Kingdom, though each has "United". Otherwise all of them.
+fn prefer_names_with_neighbours(names: Vec<usize>, words: &[Word], at: usize, known: &KnownNames) -> Vec<usize> {
+    let neighbours: Vec<&str> = [at.checked_sub(1), Some(at + 1)]
+        .into_iter()
+        .flatten()
+        .filter_map(|near| words.get(near))
+        .filter(|near| near.capitalised() && !is_stop_word(near, Script::Vietnamese, 0))
+        .map(|near| near.folded.as_str())
+        .collect();
+    let holds_neighbour =
+        |index: &usize| known.names[*index].words.iter().any(|word| neighbours.contains(&word.as_str()));
+    let names: Vec<usize> =
+        if names.iter().any(holds_neighbour) { names.into_iter().filter(holds_neighbour).collect() } else { names };
+    let said =
+        |word: &String| words.iter().any(|said| &said.folded == word) || STOP_WORDS_IN_NAMES.contains(&word.as_str());
+    let unsaid = |index: &usize| known.names[*index].words.iter().filter(|word| !said(word)).count();
+    let fewest = names.iter().map(unsaid).min().unwrap_or(0);
+    names.into_iter().filter(|index| unsaid(index) == fewest).collect()
+}
+const STOP_WORDS_IN_NAMES: [&str; 6] = ["and", "of", "the", "in", "on", "for"];
 
 /// Whether the question asks for the latest occurrence; marks those words taken. "last"
 /// counts only when the date reader did not take it ("last week" is a date).
