@@ -6,12 +6,15 @@
 //! come from the store — the plan's days, its names, a BM25 full-text search, the most
 //! recent and the most important — and are ranked and packed greedily:
 //!
-//! 1. When the plan names days or people, memories matching more of them come first (the
-//!    days, and each name, listed as an entity or written in the summary), the rest last.
+//! 1. When the plan names days, the memories on them come first (of a span longer than a
+//!    week, only those that also match a name or the words), the rest after.
 //! 2. Within a group, "the latest …" sorts by the memory's day, newest first, days up to
-//!    today before planned ones; any other question sorts by a blend of text relevance,
-//!    recency and importance. A latest-question naming no day or person first takes the
-//!    memories that match its keywords well ("my latest dentist appointment").
+//!    today before planned ones, the memories matching more of its names first; a
+//!    latest-question naming no person first takes the memories that match its keywords well
+//!    ("my latest dentist appointment"). Any other question sorts by a score of text relevance
+//!    (BM25), its names (each by the share of its memories that fit), what the best matches
+//!    lend their neighbours, the words they share and the instances of a kind it asks for,
+//!    recency and importance; the people it names take turns.
 //!
 //! Each memory costs the estimated tokens of the exact line the prompt carries, plus one
 //! for the line break, so the packed total never exceeds the budget. `select` sits above

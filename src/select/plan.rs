@@ -18,7 +18,7 @@ use super::kinds::instance_terms;
 use crate::calendar::CalendarDate;
 use crate::stems::{is_common_word, language_of, Language};
 use crate::store::{NamesVersion, SqlDriver, Store, StoreError};
-use crate::words::{is_stop_word, script, words, Script, Word};
+use crate::words::{fold, is_stop_word, script, words, Script, Word};
 
 /// How the user writes numeric dates: `1/2/2026` is 1 February (`DayMonth`) or 2 January
 /// (`MonthDay`). ISO dates (`2026-02-01`) read the same either way.
@@ -392,8 +392,10 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> (Ve
 }
 
 /// Of the names one capitalised word may stand for, those holding its capitalised neighbours
-/// too, when any does: "United Methodist" is the United Methodist Church, not the United
-/// Kingdom, though each has "United". Otherwise all of them.
+/// too, when any does ("United Methodist" is the United Methodist Church, not the United
+/// Kingdom, though each has "United"); then, when any is the word itself with a qualifier in
+/// brackets, those ("Victoria" is "Victoria (Australia)" before the Victoria and Albert
+/// Museum). Otherwise all of them: "Minh" may be Bùi Quang Minh as well as Minh Tran.
 fn prefer_names_with_neighbours(names: Vec<usize>, words: &[Word], at: usize, known: &KnownNames) -> Vec<usize> {
     let neighbours: Vec<&str> = [at.checked_sub(1), Some(at + 1)]
         .into_iter()
@@ -404,15 +406,22 @@ fn prefer_names_with_neighbours(names: Vec<usize>, words: &[Word], at: usize, kn
         .collect();
     let holds_neighbour =
         |index: &usize| known.names[*index].words.iter().any(|word| neighbours.contains(&word.as_str()));
-    let names: Vec<usize> =
-        if names.iter().any(holds_neighbour) { names.into_iter().filter(holds_neighbour).collect() } else { names };
-    let said =
-        |word: &String| words.iter().any(|said| &said.folded == word) || STOP_WORDS_IN_NAMES.contains(&word.as_str());
-    let unsaid = |index: &usize| known.names[*index].words.iter().filter(|word| !said(word)).count();
-    let fewest = names.iter().map(unsaid).min().unwrap_or(0);
-    names.into_iter().filter(|index| unsaid(index) == fewest).collect()
+    let names = keep_if_any(names, holds_neighbour);
+    let qualified_word = |index: &usize| {
+        let name = &known.names[*index].name;
+        name.split_once(" (").is_some_and(|(before, _)| fold(before.trim()) == words[at].folded)
+    };
+    keep_if_any(names, qualified_word)
 }
-const STOP_WORDS_IN_NAMES: [&str; 6] = ["and", "of", "the", "in", "on", "for"];
+
+/// Those of `names` that `wanted` holds for, when it holds for any; else all of them.
+fn keep_if_any(names: Vec<usize>, wanted: impl Fn(&usize) -> bool) -> Vec<usize> {
+    if names.iter().any(&wanted) {
+        names.into_iter().filter(|index| wanted(index)).collect()
+    } else {
+        names
+    }
+}
 
 /// Whether the question asks for the latest occurrence; marks those words taken. "last"
 /// counts only when the date reader did not take it ("last week" is a date).
