@@ -373,7 +373,7 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> (Ve
             names = known.short_forms(&word.folded);
         }
         let names: Vec<usize> = names.into_iter().filter(|index| !whole.contains(index)).collect();
-        let names = prefer_names_with_neighbours(names, words, at, known);
+        let names = likeliest_names(names, words, at, known);
         let names: Vec<usize> = names.into_iter().take(MAX_NAMES_PER_PART).collect();
         if !names.is_empty() {
             taken[at] = true;
@@ -396,7 +396,7 @@ fn match_entities(words: &[Word], known: &KnownNames, taken: &mut [bool]) -> (Ve
 /// Kingdom, though each has "United"); then, when any is the word itself with a qualifier in
 /// brackets, those ("Victoria" is "Victoria (Australia)" before the Victoria and Albert
 /// Museum). Otherwise all of them: "Minh" may be Bùi Quang Minh as well as Minh Tran.
-fn prefer_names_with_neighbours(names: Vec<usize>, words: &[Word], at: usize, known: &KnownNames) -> Vec<usize> {
+fn likeliest_names(names: Vec<usize>, words: &[Word], at: usize, known: &KnownNames) -> Vec<usize> {
     let neighbours: Vec<&str> = [at.checked_sub(1), Some(at + 1)]
         .into_iter()
         .flatten()
