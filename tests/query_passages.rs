@@ -166,6 +166,45 @@ fn a_note_excluded_meanwhile_is_never_read_into_the_prompt() {
     assert!(!last_request(&host).contains("<passage of=\"memory:m-rome"), "{}", last_request(&host));
 }
 
+/// Thirty meeting notes, one a day, whose summaries say only that a meeting was held; their
+/// words are the same ten topics twice each, and the oldest one also says, once, where the
+/// spare key is: a word no summary and no indexed keyword of it holds.
+fn start_with_meetings(host: &TestHost, budget: usize) -> Rc<Engine<RusqliteDriver>> {
+    let store = open_from_bytes(&[], RusqliteDriver::from_bytes).unwrap();
+    let topics = "budget roadmap hiring launch design review metrics velocity backlog sprint";
+    for day in 1..=30 {
+        let path = format!("Meetings/2026-10-{day:02}.md");
+        let aside = if day == 1 { "\nThe spare key hangs in the drawer under the printer." } else { "" };
+        let note = format!("# Weekly sync\n{topics}.\n{topics} again.{aside}");
+        host.write(&path, &note);
+        let summary = format!("The team held its weekly sync on day {day}.");
+        let id = format!("m-sync-{day:02}");
+        store.insert_memory(&chunk_memory(&id, &path, &note, 0, &summary, Some(&format!("2026-10-{day:02}")))).unwrap();
+    }
+    let engine = support::connection::answering_engine(store, NOW, budget);
+    let mut settings = engine.settings();
+    settings.read_passages = true;
+    engine.set_settings(settings);
+    Rc::new(engine)
+}
+
+#[test]
+fn a_passage_holding_the_questions_words_brings_its_memory_whose_line_did_not_fit() {
+    let host = TestHost::new(NOW);
+    host.bedrock.respond_with(fake_model::answer);
+    // The lines' half holds about ten of the thirty lines, the newest: the oldest is a runner-up.
+    let budget = 1_200;
+    let engine = start_with_meetings(&host, budget);
+    let answer = ask(&host, &engine, "Where does the spare key hang?");
+    let prompt = last_request(&host);
+    let passage = passage_of(&prompt, "m-sync-01").unwrap_or_else(|| panic!("no passage of the oldest sync: {prompt}"));
+    assert!(passage.contains("The spare key hangs in the drawer under the printer."), "{passage}");
+    assert!(prompt.contains("[memory:m-sync-01]"), "its line comes with it: {prompt}");
+    assert!(answer.considered.memories_packed < 30, "not every line fit: {:?}", answer.considered);
+    assert!(answer.considered.reasons.contains(&("passage".to_owned(), 1)), "{:?}", answer.considered.reasons);
+    assert!(answer.considered.tokens_packed <= budget, "{:?}", answer.considered);
+}
+
 #[test]
 fn typed_text_carries_its_own_passage() {
     let host = TestHost::new(NOW);

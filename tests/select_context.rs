@@ -198,6 +198,24 @@ fn a_fact_question_finds_the_fact_by_its_words() {
 }
 
 #[test]
+fn the_next_best_whose_lines_did_not_fit_are_kept_for_their_passages() {
+    let store = store();
+    let one = line_cost(&store.get_memory(&MemoryId("dan-4".into())).unwrap().unwrap());
+    let selection = select(&store, "When was my latest meeting with Dan?", 2 * one);
+    let packed = &selection.packed;
+    let runners_up: Vec<&str> = packed.runners_up.iter().map(|memory| memory.id.0.as_str()).collect();
+    // Two of Dan's five meetings fit; the next of them come next, best first.
+    assert_eq!(ids(&selection).len(), 2, "{:?}", ids(&selection));
+    let dans: Vec<&str> = runners_up.iter().copied().filter(|id| id.starts_with("dan-")).collect();
+    assert_eq!(dans.len(), 3, "{runners_up:?}");
+    assert!(runners_up[..3].iter().all(|id| id.starts_with("dan-")), "Dan's first: {runners_up:?}");
+    assert!(runners_up.len() <= memory_agent::select::MAX_RUNNERS_UP, "{}", runners_up.len());
+    assert!(runners_up.iter().all(|id| !ids(&selection).contains(id)), "a chosen memory is no runner-up");
+    // When everything fits, nothing is left over.
+    assert!(select(&store, "When was my latest meeting with Dan?", 1_000_000).packed.runners_up.is_empty());
+}
+
+#[test]
 fn everything_goes_in_when_it_fits() {
     let store = store();
     let selection = select(&store, "What do I know about Alice?", 100_000);

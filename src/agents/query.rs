@@ -382,12 +382,11 @@ pub async fn answer<M: Model, D: SqlDriver, R: NoteReader>(
     let selection = select_for_question(store, input, hint.as_ref(), &conversation, passage.as_deref(), &scope)?;
     let Selection { plan, packed, memories_total, insights_total } = selection;
     let selected_tokens = packed.tokens;
-    let packed = with_carried(packed, conversation.carried, input.utc_offset_minutes);
+    let mut packed = with_carried(packed, conversation.carried, input.utc_offset_minutes);
     let passages = if input.read_passages {
         // The conversation's memories are already counted in `available`.
         let room = available.saturating_sub(selected_tokens);
-        read_passages(notes, store, &packed.memories, &packed.ranked, room, &Focus::of_plan(&plan), Some(dating))
-            .await?
+        passages_of(notes, store, &mut packed, room, &Focus::of_plan(&plan), dating).await?
     } else {
         Vec::new()
     };
@@ -413,19 +412,10 @@ pub async fn answer<M: Model, D: SqlDriver, R: NoteReader>(
         let room = input.budget_tokens.saturating_sub(considered.tokens_packed);
         let lines_room = if input.read_passages { room * input.lines_share_percent / 100 } else { room };
         let more_plan = plan_from_tool(tool_input);
-        let fetched = fetch_more(store, input, &scope, &packed, &more_plan, lines_room)?;
+        let mut fetched = fetch_more(store, input, &scope, &packed, &more_plan, lines_room)?;
         let more_passages = if input.read_passages {
             let room = room.saturating_sub(fetched.tokens);
-            read_passages(
-                notes,
-                store,
-                &fetched.memories,
-                &fetched.ranked,
-                room,
-                &Focus::of_plan(&more_plan),
-                Some(dating),
-            )
-            .await?
+            passages_of(notes, store, &mut fetched, room, &Focus::of_plan(&more_plan), dating).await?
         } else {
             Vec::new()
         };
@@ -791,12 +781,47 @@ fn with_carried(mut packed: Packed, carried: Vec<Memory>, utc_offset_minutes: i3
     let carried_ids: Vec<&MemoryId> = carried.iter().map(|memory| &memory.id).collect();
     let kept: Vec<Memory> =
         std::mem::take(&mut packed.memories).into_iter().filter(|memory| !carried_ids.contains(&&memory.id)).collect();
+    packed.runners_up.retain(|memory| !carried_ids.contains(&&memory.id));
     packed.reasons.insert(0, ("earlier".to_owned(), carried.len()));
     packed.memories = carried.into_iter().chain(kept).collect();
     reading_order(&mut packed.memories, utc_offset_minutes);
     packed.tokens = packed_tokens(&packed);
     debug_assert_eq!(packed.ranked.len(), packed.memories.len(), "every memory is ranked once");
     packed
+}
+
+/// Why a memory whose line did not fit is shown: its passage holds the question's words.
+const PASSAGE_REASON: &str = "passage";
+
+/// The passages behind `packed`'s memories and its runners-up that fit in `room`
+/// (`read_passages`); a runner-up whose passage got in joins `packed` with its line, which the
+/// room paid for.
+async fn passages_of<R: NoteReader, D: SqlDriver>(
+    notes: &R,
+    store: &Store<D>,
+    packed: &mut Packed,
+    room: usize,
+    focus: &Focus,
+    dating: Dating,
+) -> Result<Vec<Passage>, StoreError> {
+    let runners_up = std::mem::take(&mut packed.runners_up);
+    let passages =
+        read_passages(notes, store, &packed.memories, &packed.ranked, &runners_up, room, focus, Some(dating)).await?;
+    let given = |memory: &Memory| passages.iter().any(|passage| passage.memory_id == memory.id);
+    let (before, mut paid, mut joined) = (packed.tokens, 0, 0);
+    for memory in runners_up.into_iter().filter(given) {
+        paid += line_cost(&memory);
+        joined += 1;
+        packed.ranked.push(memory.id.clone());
+        packed.memories.push(memory);
+    }
+    if joined > 0 {
+        packed.reasons.push((PASSAGE_REASON.to_owned(), joined));
+        reading_order(&mut packed.memories, dating.utc_offset_minutes);
+        packed.tokens = packed_tokens(packed);
+        debug_assert!(packed.tokens <= before + paid, "a line shown with its passage costs at most its own");
+    }
+    Ok(passages)
 }
 
 /// The memories, each in its own element and followed by its passage when one was read, then

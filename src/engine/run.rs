@@ -33,6 +33,7 @@ use crate::llm::{estimate_cost_usd, price_known, ContentBlock, ConverseRequest, 
 use crate::notes::{
     decode_note, note_date, own_date, parse_fragment, parse_note, path_date, Chunk, FileKind, NoteError,
 };
+use crate::select::line_cost;
 use crate::store::{SqlDriver, StoreError};
 use crate::tokens::estimate_tokens;
 
@@ -1068,8 +1069,11 @@ impl<D: SqlDriver> Engine<D> {
             return Ok(self.recall(question, today, offset, None, Some(within))?.packed.tokens);
         }
         let lines = self.recall(question, today, offset, Some(budget * LINES_SHARE_PERCENT / 100), Some(within))?;
-        // A passage is at most its chunk, whose bound is `max_chunk_tokens`, and its element.
-        let passages = lines.packed.memories.len().saturating_mul(settings.max_chunk_tokens + PASSAGE_ELEMENT_TOKENS);
+        // A passage is at most its chunk, whose bound is `max_chunk_tokens`, and its element; a
+        // runner-up's brings its line too.
+        let passage = settings.max_chunk_tokens + PASSAGE_ELEMENT_TOKENS;
+        let runners_up: usize = lines.packed.runners_up.iter().map(|memory| passage + line_cost(memory)).sum();
+        let passages = lines.packed.memories.len().saturating_mul(passage).saturating_add(runners_up);
         Ok(lines.packed.tokens + passages.min(budget.saturating_sub(lines.packed.tokens)))
     }
 
@@ -1166,9 +1170,17 @@ impl<D: SqlDriver> Engine<D> {
     pub async fn passage_of<H: Host>(&self, host: &H, memory: &Memory) -> Result<Option<Passage>, StoreError> {
         let notes = VaultNotes { engine: self, host };
         let ids = [memory.id.clone()];
-        let passages =
-            read_passages(&notes, &self.store, std::slice::from_ref(memory), &ids, usize::MAX, &Focus::none(), None)
-                .await?;
+        let passages = read_passages(
+            &notes,
+            &self.store,
+            std::slice::from_ref(memory),
+            &ids,
+            &[],
+            usize::MAX,
+            &Focus::none(),
+            None,
+        )
+        .await?;
         Ok(passages.into_iter().next())
     }
 

@@ -77,6 +77,12 @@ const LINE_FIXED_CHARS: u64 = 13;
 /// summary, "undated" (`LINE_FIXED_CHARS + 9` characters), its element and the line break.
 const MIN_LINE_TOKENS: u64 = (LINE_FIXED_CHARS + 9) / 4 + MEMORY_ELEMENT_TOKENS as u64 + 1;
 
+/// At most this many of the best-ranked memories whose lines did not fit are kept for their
+/// passages (`Packed::runners_up`): the candidates a question's passages are chosen from when
+/// the lines' share of the budget is spent, read only while the pool of passages has room
+/// (`agents::passages`).
+pub const MAX_RUNNERS_UP: usize = 40;
+
 /// How many of the newest memories tell what a line typically costs.
 const LINE_SAMPLE: u32 = 100;
 
@@ -178,25 +184,26 @@ fn rank_for_question<D: SqlDriver>(
     Ok(())
 }
 
-/// The chosen memories with where they are in their notes (candidates are read without it,
-/// by the thousand), in reading order: their lines order a note's memories, and its passages
-/// are cut by them. One query for what was chosen; the fields the memory line shows are left
-/// as the packer counted them.
+/// The chosen memories and the runners-up with where they are in their notes (candidates are
+/// read without it, by the thousand), the chosen in reading order: their lines order a note's
+/// memories, and its passages are cut by them. One query for both; the fields the memory line
+/// shows are left as the packer counted them.
 fn placed_in_reading_order<D: SqlDriver>(
     store: &Store<D>,
     packed: &mut Packed,
     utc_offset_minutes: i32,
 ) -> Result<(), StoreError> {
-    let memories = &mut packed.memories;
-    let unplaced: Vec<MemoryId> = memories
+    let unplaced: Vec<MemoryId> = packed
+        .memories
         .iter()
+        .chain(&packed.runners_up)
         .filter(|memory| memory.source_kind == crate::domain::SourceKind::Note && memory.position.line_start.is_none())
         .map(|memory| memory.id.clone())
         .collect();
     if !unplaced.is_empty() {
         let mut cards: HashMap<String, Memory> =
             store.get_memories(&unplaced)?.into_iter().map(|card| (card.id.0.clone(), card)).collect();
-        for memory in memories.iter_mut() {
+        for memory in packed.memories.iter_mut().chain(packed.runners_up.iter_mut()) {
             if let Some(card) = cards.remove(&memory.id.0) {
                 memory.position.line_start = card.position.line_start;
                 memory.position.line_end = card.position.line_end;
@@ -204,7 +211,7 @@ fn placed_in_reading_order<D: SqlDriver>(
             }
         }
     }
-    reading_order(memories, utc_offset_minutes);
+    reading_order(&mut packed.memories, utc_offset_minutes);
     // The packer counted each note's path on every line it could be first on; now the order
     // is known, the tokens are what the prompt will carry.
     let exact = packed_tokens(packed);
@@ -1425,19 +1432,31 @@ fn fill<D: SqlDriver>(
     let mut chosen: Vec<Candidate> = Vec::new();
     let mut notes = NoteLines::default();
     let mut said = SaidOnDays::default();
-    for candidate in ranked {
+    // The best of those whose lines did not fit, for their passages (`Packed::runners_up`).
+    let mut runners_up: Vec<Memory> = Vec::new();
+    let mut rest = ranked.into_iter();
+    let mut first_left = None;
+    for candidate in rest.by_ref() {
         // No line is shorter than this: the rest cannot fit.
         if budget - packed.tokens < MIN_LINE_TOKENS as usize {
+            first_left = Some(candidate);
             break;
         }
         let parts = line_parts(&candidate.memory);
         let cost = notes.cost_of_adding(&candidate.memory, parts);
-        if packed.tokens + cost <= budget && said.is_new(&candidate) {
+        if packed.tokens + cost > budget {
+            if runners_up.len() < MAX_RUNNERS_UP {
+                runners_up.push(candidate.memory);
+            }
+        } else if said.is_new(&candidate) {
             packed.tokens += cost;
             notes.add(&candidate.memory, parts);
             chosen.push(candidate);
         }
     }
+    let wanted = MAX_RUNNERS_UP.saturating_sub(runners_up.len());
+    runners_up.extend(first_left.into_iter().chain(rest).take(wanted).map(|candidate| candidate.memory));
+    debug_assert!(runners_up.len() <= MAX_RUNNERS_UP);
     let ids: Vec<MemoryId> = chosen.iter().map(|candidate| candidate.memory.id.clone()).collect();
     let mut insights = store.insights_citing_any(&ids)?;
     let included: HashSet<&str> = ids.iter().map(|id| id.0.as_str()).collect();
@@ -1478,6 +1497,7 @@ fn fill<D: SqlDriver>(
     packed.tokens -= unbacked;
     packed.reasons = reasons(&chosen, plan);
     packed.ranked = chosen.iter().map(|candidate| candidate.memory.id.clone()).collect();
+    packed.runners_up = runners_up;
     chosen.sort_by(|a, b| a.day.cmp(&b.day).then(a.memory.created_at.cmp(&b.memory.created_at)));
     packed.memories = chosen.into_iter().map(|candidate| candidate.memory).collect();
     Ok(packed)

@@ -17,6 +17,11 @@ pub struct Packed {
     /// in this order while they fit.
     pub ranked: Vec<MemoryId>,
     pub insights: Vec<Consolidation>,
+    /// The best-ranked memories whose lines did not fit, best first (at most
+    /// `choose::MAX_RUNNERS_UP`): their passages may still take the room the lines leave, when
+    /// they hold the question's words (a summary leaves out the details a question asks about),
+    /// and then their lines come with them.
+    pub runners_up: Vec<Memory>,
     pub tokens: usize,
     /// Why memories were chosen, e.g. `("recent", 300)`.
     pub reasons: Vec<(String, usize)>,
