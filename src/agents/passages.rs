@@ -549,29 +549,36 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_passage_holding_the_questions_words_gets_room_before_better_ranked_ones_without_them() {
-        use futures_util::FutureExt;
-        let store =
-            crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
+    /// Four one-line notes of a week in Lisbon, and a memory of each, best first; only the
+    /// last says "passport".
+    fn lisbon_week() -> (HashMap<String, String>, Vec<Memory>) {
         let said = [
             ("best.md", "Ana and Ben met in Lisbon for the week."),
             ("second.md", "Ben booked the flights and the hotel early."),
             ("third.md", "They walked along the river every evening."),
             ("fourth.md", "Ana lost her passport on the last evening."),
         ];
-        let notes: HashMap<String, String> =
-            said.iter().map(|(path, text)| (path.to_string(), text.to_string())).collect();
-        let memories: Vec<Memory> = said
+        let notes = said.iter().map(|(path, text)| (path.to_string(), text.to_string())).collect();
+        let memories = said
             .iter()
             .map(|(path, _)| Memory {
                 id: MemoryId(path.to_string()),
+                summary: "A week in Lisbon.".into(),
                 position: crate::domain::Position { heading: None, line_start: Some(0), line_end: Some(0) },
                 ..memory_at(path, SourceKind::Note)
             })
             .collect();
+        (notes, memories)
+    }
+
+    #[test]
+    fn a_passage_holding_the_questions_words_gets_room_before_better_ranked_ones_without_them() {
+        use futures_util::FutureExt;
+        let store =
+            crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
+        let (notes, memories) = lisbon_week();
         let ranked: Vec<MemoryId> = memories.iter().map(|memory| memory.id.clone()).collect();
-        let one = element_tokens(&ranked[0], true, false, said[0].1);
+        let one = element_tokens(&ranked[0], true, false, &notes["best.md"]);
         let room = 2 * one + one / 2;
         let ids = |focus: &Focus| -> Vec<String> {
             let passages = read_passages(&notes, &store, &memories, &ranked, &[], room, focus, None)
@@ -590,25 +597,11 @@ mod tests {
         use futures_util::FutureExt;
         let store =
             crate::store::open_from_bytes(&[], crate::store::rusqlite_driver::RusqliteDriver::from_bytes).unwrap();
-        let said = [
-            ("best.md", "Ana and Ben met in Lisbon for the week."),
-            ("second.md", "Ben booked the flights and the hotel early."),
-            ("third.md", "They walked along the river every evening."),
-            ("fourth.md", "Ana lost her passport on the last evening."),
-        ];
-        let notes: HashMap<String, String> =
-            said.iter().map(|(path, text)| (path.to_string(), text.to_string())).collect();
-        let memory = |path: &str| Memory {
-            id: MemoryId(path.to_owned()),
-            summary: "A week in Lisbon.".into(),
-            position: crate::domain::Position { heading: None, line_start: Some(0), line_end: Some(0) },
-            ..memory_at(path, SourceKind::Note)
-        };
+        let (notes, mut memories) = lisbon_week();
         // The first two were chosen for their lines; the other two did not fit.
-        let memories: Vec<Memory> = said[..2].iter().map(|(path, _)| memory(path)).collect();
-        let runners_up: Vec<Memory> = said[2..].iter().map(|(path, _)| memory(path)).collect();
+        let runners_up = memories.split_off(2);
         let ranked: Vec<MemoryId> = memories.iter().map(|memory| memory.id.clone()).collect();
-        let one = element_tokens(&ranked[0], true, false, said[0].1);
+        let one = element_tokens(&ranked[0], true, false, &notes["best.md"]);
         let line = line_cost(&runners_up[1]);
         let read = |room: usize, focus: &Focus| -> Vec<Passage> {
             read_passages(&notes, &store, &memories, &ranked, &runners_up, room, focus, None)
