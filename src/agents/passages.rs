@@ -194,7 +194,7 @@ pub async fn read_passages<R: NoteReader, D: SqlDriver>(
         let (memory, changed) = (texts[at].memory, texts[at].changed);
         let line = line_of(&memory.id);
         let Some(allowed) = share.min(room - used).checked_sub(line) else { continue };
-        // Only a passage given room has its dates written out: the pool is read four rooms deep.
+        // Only a passage given room has its dates written out: the pool is read several rooms deep.
         let text = std::mem::take(&mut texts[at].text);
         let text = match texts[at].written_on {
             Some(day) => with_relative_dates(&text, day).unwrap_or(text),
