@@ -2,6 +2,7 @@
 // "Reproducible builds"): rustc told to write the build machine's folders as fixed names, and a
 // check that none is left in what ships.
 
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ROOT } from "./run.mjs";
@@ -21,10 +22,21 @@ export function pathRemaps(targetDir = path.join(ROOT, "target")) {
 	const remaps = [
 		[ROOT, "/memory-agent"],
 		[cargoHome(), "/cargo"],
+		// The registry's sources as `/crates/serde_json-1.0.154/…`: the folder's name hashes the
+		// index's URL as this version of cargo does, and it was written into every panic location
+		// of every crate (0.2 KB of main.js).
+		...registrySources().map((folder) => [folder, "/crates"]),
 	];
 	const target = path.resolve(targetDir);
 	if (!isInside(target, ROOT)) remaps.push([target, "/memory-agent/target"]);
 	return remaps;
+}
+
+/** The folders cargo unpacks registries' crates into (`registry/src/index.crates.io-…`). */
+function registrySources() {
+	const sources = path.join(cargoHome(), "registry", "src");
+	if (!fs.existsSync(sources)) return [];
+	return fs.readdirSync(sources).map((name) => path.join(sources, name));
 }
 
 function isInside(child, parent) {
