@@ -10,7 +10,7 @@
 //! The question's names count only in a passage without its words: a speaker's name is on
 //! every other line of a conversation.
 
-use crate::select::QueryPlan;
+use crate::select::{closes_sentence, ends_sentence, QueryPlan};
 use crate::stems::{index_pairs, index_stems, query_terms, QueryTerm};
 use crate::tokens::CharCounts;
 use crate::words::{fold, folded_words, words};
@@ -80,8 +80,8 @@ const HEAD_SHARE: usize = 8;
 /// A line longer than this share of an excerpt (1/N) is cut into its sentences
 /// (`units`). SQuAD's paragraphs are one line each; at 4K / 16K / 32K their answer was in the
 /// packed prompt 0.905 / 0.961 / 0.978 → 0.908 / 0.961 / 0.977 (a half), the same at a third
-/// and a quarter; LoCoMo's sessions, whose lines are turns, 0.7013 / 0.7803 / 0.8105 at a
-/// half, 0.7066 / 0.7789 / 0.8105 at a quarter (with `passages::MAX_FIRST_TOKENS`).
+/// and a quarter; LoCoMo's sessions, whose lines are turns, 0.701 / 0.780 / 0.811 at a
+/// half, 0.707 / 0.779 / 0.811 at a quarter (with `passages::MAX_FIRST_TOKENS`).
 const LONG_LINE_SHARE: usize = 2;
 
 /// The lines of `text` that bear on `focus` within `max_tokens` (the estimate of the excerpt
@@ -139,16 +139,19 @@ fn units(text: &str, long_line: usize) -> Vec<&str> {
     units
 }
 
-/// The sentences of `line`, trimmed: each ends at a full stop, question or exclamation mark
-/// followed by a space (or the line's end), or at an ideographic one. An abbreviation ends one
-/// too soon, which costs an excerpt nothing: a telling sentence comes with its neighbours.
+/// The sentences of `line`, trimmed, each to where `select::ends_sentence` says (with the quotes
+/// or brackets that close it). An abbreviation ends one too soon, which costs an excerpt
+/// nothing: a telling sentence comes with its neighbours.
 fn sentences(line: &str) -> impl Iterator<Item = &str> {
     let mut ends: Vec<usize> = Vec::new();
     let mut chars = line.char_indices().peekable();
-    while let Some((at, char)) = chars.next() {
-        let spaced = matches!(char, '.' | '!' | '?') && chars.peek().is_none_or(|(_, next)| next.is_whitespace());
-        if spaced || matches!(char, '。' | '！' | '？') {
-            ends.push(at + char.len_utf8());
+    while let Some((at, mark)) = chars.next() {
+        if ends_sentence(mark, chars.peek().map(|&(_, next)| next)) {
+            let mut end = at + mark.len_utf8();
+            while let Some((at, closer)) = chars.next_if(|&(_, next)| closes_sentence(next)) {
+                end = at + closer.len_utf8();
+            }
+            ends.push(end);
         }
     }
     ends.push(line.len());
@@ -432,9 +435,9 @@ mod tests {
     }
 
     #[test]
-    fn sentences_end_at_a_stop_and_a_space_or_an_ideographic_stop() {
-        let got: Vec<&str> = sentences("It cost 3.5 million. Why? Ask Dr. Lee!  Done").collect();
-        assert_eq!(got, ["It cost 3.5 million.", "Why?", "Ask Dr.", "Lee!", "Done"]);
+    fn sentences_end_at_a_stop_before_a_space_with_what_closes_them_or_at_an_ideographic_stop() {
+        let got: Vec<&str> = sentences("It cost 3.5 million. Why? Ask Dr. Lee!  He said \"Go.\") Done").collect();
+        assert_eq!(got, ["It cost 3.5 million.", "Why?", "Ask Dr.", "Lee!", "He said \"Go.\")", "Done"]);
         assert_eq!(sentences("会议结束了。我们回家了！").collect::<Vec<_>>(), ["会议结束了。", "我们回家了！"]);
         assert_eq!(sentences(" . ").collect::<Vec<_>>(), ["."]);
     }

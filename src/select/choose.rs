@@ -884,12 +884,28 @@ fn expansion_terms<D: SqlDriver>(
 fn asks(memory: &Memory) -> bool {
     let mut chars = memory.summary.chars().peekable();
     while let Some(c) = chars.next() {
-        let ends = chars.peek().is_none_or(|next| next.is_whitespace() || "\"'”’)]*_".contains(*next));
-        if c == '？' || (c == '?' && ends) {
+        if matches!(c, '?' | '？') && ends_sentence(c, chars.peek().copied()) {
             return true;
         }
     }
     false
+}
+
+/// Whether `c` may follow a sentence's mark and still close the sentence: a quote, a bracket,
+/// Markdown's emphasis.
+pub fn closes_sentence(c: char) -> bool {
+    matches!(c, '"' | '\'' | '”' | '’' | ')' | ']' | '*' | '_')
+}
+
+/// Whether `mark` ends a sentence when `next` follows it (`None`: the text ends): an ideographic
+/// stop always does; a full stop, question or exclamation mark before a space or what closes a
+/// sentence (`closes_sentence`), so that "3.5", "v1.2" and a link's `?id=` do not.
+pub fn ends_sentence(mark: char, next: Option<char>) -> bool {
+    match mark {
+        '。' | '！' | '？' => true,
+        '.' | '!' | '?' => next.is_none_or(|next| next.is_whitespace() || closes_sentence(next)),
+        _ => false,
+    }
 }
 
 /// The full-text search, which only adds candidates: when SQLite refuses an expression (its

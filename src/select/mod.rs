@@ -15,8 +15,8 @@ mod pack;
 mod plan;
 
 pub use choose::{
-    event_day, line_cost, packed_tokens, reading_order, select_context, select_more, Selection, SelectionRequest,
-    MAX_RUNNERS_UP,
+    closes_sentence, ends_sentence, event_day, line_cost, packed_tokens, reading_order, select_context, select_more,
+    Selection, SelectionRequest, MAX_RUNNERS_UP,
 };
 pub use dates::{line_date, with_relative_dates, MONTH_NAMES};
 pub use lines::{
