@@ -15,8 +15,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use base64::Engine as _;
-
 use super::error::LlmError;
 use super::models::{ModelSpec, Thinking};
 use crate::domain::TokenUsage;
@@ -347,8 +345,19 @@ fn blocks(content: &[ContentBlock]) -> Vec<Value> {
         .collect()
 }
 
+/// Standard base64 with padding (RFC 4648 §4), as Bedrock reads a blob. Written here: the
+/// `base64` crate's configurable engines cost the module more than these lines.
 fn base64_of(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(bytes)
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let bits = group.iter().enumerate().fold(0u32, |bits, (at, &byte)| bits | u32::from(byte) << (16 - 8 * at));
+        for at in 0..4 {
+            let sextet = if at <= group.len() { ALPHABET[(bits >> (18 - 6 * at) & 63) as usize] } else { b'=' };
+            out.push(char::from(sextet));
+        }
+    }
+    out
 }
 
 /// Why the model stopped.
@@ -685,6 +694,24 @@ mod tests {
             body_for(&forced(0.0), "anthropic.claude-haiku-6")["toolConfig"]["toolChoice"]["tool"]["name"],
             "record_memory"
         );
+    }
+
+    #[test]
+    fn base64_is_rfc_4648s_with_its_padding() {
+        // RFC 4648 §10's test vectors: every length modulo three, and every sextet's letter.
+        let vectors = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (bytes, text) in vectors {
+            assert_eq!(base64_of(bytes.as_bytes()), text);
+        }
+        assert_eq!(base64_of(&[0xfb, 0xff, 0xbf]), "+/+/");
     }
 
     #[test]
