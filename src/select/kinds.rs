@@ -5,7 +5,8 @@
 //! one); without a call, and without embeddings, a short table of everyday kinds knows it too.
 //!
 //! The table is of a person's life as notes and conversations tell it (sports, exercise, hobbies,
-//! pets, food, events, work, family, tastes, health, faith, traits), English only, and small on
+//! pets, food, events, work, family, tastes, health, faith, traits; and what shows a quality or
+//! a place: a patriotic person serves in the army, a beach is by the ocean), English only, and small on
 //! purpose: WordNet's hyponyms, measured for issue 37, are 17,746 categories and 351,000
 //! instances (5.6 MB), mostly noise for this ("activity" → help, care, fun). A plural asks for
 //! the kind ("What sports…", "What pets…"); a singular only where it heads the question's "what"
@@ -21,15 +22,15 @@ use crate::words::Word;
 /// would write it; the search stems both). One text: a table of `&str` costs 8 bytes a word in
 /// the module.
 const KINDS: &str = "\
-sports | sport: football soccer basketball baseball tennis golf hockey volleyball rugby cricket swimming surfing skiing snowboarding skating cycling running boxing wrestling climbing rowing kayaking badminton softball marathon triathlon
+sports athletic sporty | sport: football soccer basketball baseball tennis golf hockey volleyball rugby cricket swimming surfing skiing snowboarding skating cycling running boxing wrestling climbing rowing kayaking badminton softball marathon triathlon
 exercises workouts fitness | exercise workout: yoga pilates running jogging swimming cycling weightlifting weights gym crossfit cardio aerobics stretching kickboxing spinning treadmill zumba hiking rowing squats
 martial: karate judo taekwondo kickboxing boxing jiujitsu aikido kung wrestling fencing
-outdoor outdoors: hiking camping fishing hunting kayaking canoeing climbing surfing skiing biking cycling gardening picnic mountaineering sailing rafting backpacking trail beach park
+outdoor outdoors outdoorsy adventurous: hiking camping fishing hunting kayaking canoeing climbing surfing skiing biking cycling gardening picnic mountaineering sailing rafting backpacking trail beach park
 hobby hobbies pastimes activities interests: painting drawing reading writing knitting gardening cooking baking photography pottery dancing singing hiking camping fishing gaming chess puzzles sewing woodworking guitar piano swimming running yoga volunteering
-pets animals | pet animal: dog puppy pup cat kitten turtle fish hamster rabbit bunny parrot bird horse snake lizard
+pets animals | pet animal: dog puppy pup cat kitten turtle fish hamster rabbit bunny parrot bird horse snake lizard reptile animal
 desserts sweets treats | dessert: cake cookie pie brownie cupcake icecream pudding tart muffin cheesecake sundae chocolate pastry donut
 instruments | instrument: guitar piano violin drums flute cello saxophone ukulele trumpet clarinet harp
-arts crafts artworks | art craft: painting drawing sculpture pottery photography sketching knitting ceramics calligraphy
+arts crafts artworks artistic | art craft: painting drawing sculpture pottery photography sketching knitting ceramics calligraphy
 events | event: party wedding concert festival conference parade workshop fundraiser marathon race meetup rally ceremony graduation birthday seminar tournament competition exhibition fair gala reunion
 foods meals dishes | food meal dish: pasta pizza soup salad stew curry tacos sushi burger sandwich chili lasagna risotto steak chicken noodles dumplings casserole omelette pancakes
 games | game: chess checkers poker monopoly scrabble cards puzzle puzzles videogames minecraft fortnite
@@ -51,8 +52,14 @@ colors colours | color colour: red blue green yellow purple pink orange black wh
 seasons | season: spring summer autumn fall winter
 holidays | holiday: christmas thanksgiving easter halloween hanukkah diwali eid
 traits qualities attributes personality | trait quality: kind caring thoughtful generous brave honest patient passionate determined creative loyal funny smart compassionate resilient
-religions faith | religion: christian church catholic muslim mosque jewish synagogue buddhist temple hindu prayer bible
-books novels | book novel: series trilogy memoir biography poetry fantasy mystery thriller";
+religions faith religious | religion: christian church catholic muslim mosque jewish synagogue buddhist temple hindu prayer bible
+books novels | book novel: series trilogy memoir biography poetry fantasy mystery thriller
+patriotic patriot: country military army navy veteran flag serve soldier
+political politics: election vote campaign conservative liberal rights office
+beach: ocean sea waves sand shore coast
+mountains mountain: hiking peak summit trail climbing
+children: son daughter baby toddler
+park parks: camping hiking trail campfire picnic";
 
 /// The instances of the kinds the question's `words` ask for, each once and none the question
 /// says itself; none for a question in another language.
@@ -124,6 +131,27 @@ mod tests {
         assert!(traits.contains(&"thoughtful") && traits.contains(&"caring"), "{traits:?}");
         let music = asked("What kind of music does Calvin like?");
         assert!(music.contains(&"jazz") && !asked("When did Calvin start his music career?").contains(&"jazz"));
+    }
+
+    #[test]
+    fn a_trait_a_place_or_a_persons_children_bring_what_shows_them() {
+        // Open-domain questions of LoCoMo's development half: the evidence says what a person
+        // did or saw, never the quality or place the question names.
+        let shows = |question: &str, instance: &str| {
+            let asked = asked(question);
+            assert!(asked.contains(&instance), "{question}: {asked:?}");
+        };
+        shows("Would John be considered a patriotic person?", "military");
+        shows("Would Caroline be considered religious?", "church");
+        shows("What would Caroline's political leaning likely be?", "conservative");
+        shows("Does John live close to a beach or the mountains?", "ocean");
+        shows("Does John live close to a beach or the mountains?", "hiking");
+        shows("What are the names of John's children?", "daughter");
+        shows("What pets wouldn't cause any discomfort to Joanna?", "reptile");
+        shows("Would Melanie be more interested in going to a national park or a theme park?", "camping");
+        shows("Would Tom be considered outdoorsy?", "camping");
+        // "kids" asks for nothing: the pottery Melanie made with them is what is asked.
+        assert!(asked("What types of pottery have Melanie and her kids made?").is_empty());
     }
 
     #[test]

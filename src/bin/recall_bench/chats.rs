@@ -9,8 +9,8 @@
 //! - `neighbour`: the partner's turn asks, in the question's words; the answer turn after it
 //!   shares none ("What martial arts has Caroline done?" → "Karate for three years.");
 //! - `two-people`: "Which city have both Jean and John visited?";
-//! - `inference`: no shared word at all ("Would Tom be considered outdoorsy?"), which only a
-//!   query-planning call can bridge.
+//! - `inference`: no shared word at all ("Would Tom be considered outdoorsy?"), bridged by the
+//!   kinds table (`select/kinds.rs`: outdoorsy → hiking, camping) or a query-planning call.
 //!
 //! Written by the same hands as the selector: a regression set, not a measure of real data
 //! (for that, see the tldr-pages set in `tests/fixtures/recall-tldr`).
