@@ -650,6 +650,34 @@ fn a_persons_memories_naming_an_instance_of_the_kind_asked_for_answer_it() {
 }
 
 #[test]
+fn one_instance_of_the_kind_named_counts_nearly_as_much_as_several_listed() {
+    let store = Store::open(RusqliteDriver::new()).unwrap();
+    store
+        .transaction(|store| {
+            // The question's own word finds John's basketball turns; of the instances of
+            // "exercises", one turn lists four and another names only yoga.
+            let mut told = vec![
+                (3, "list", "Did weight training, running, swimming and the gym this week."),
+                (90, "yoga", "Trying out yoga for a little extra strength and flexibility."),
+            ];
+            let games: Vec<(i64, String)> = (0..12).map(|k| (20 + 5 * k, format!("basketball-{k}"))).collect();
+            for (at, id) in &games {
+                told.push((*at, id.as_str(), "Basketball tonight with the team again, a long one."));
+            }
+            turns_telling(store, "John", 200, &told)
+        })
+        .unwrap();
+    let selection = ask(&store, "What other exercises can help John with his basketball performance?");
+    let ranked = ranked(&selection);
+    let at = |id: &str| ranked.iter().position(|ranked| *ranked == id);
+    // Lifted by its match's share of the list's itself, yoga fell behind the small talk around
+    // the basketball turns (46th), out of the budget.
+    let small_talk = ranked.iter().position(|id| id.starts_with("john-")).expect("small talk fills the rest");
+    assert!(at("list").is_some_and(|list| list < small_talk), "{ranked:?}");
+    assert!(at("yoga").is_some_and(|yoga| yoga <= small_talk + 1), "{ranked:?}");
+}
+
+#[test]
 fn a_question_naming_no_one_finds_the_instances_of_its_kind_in_any_memory() {
     let store = Store::open(RusqliteDriver::new()).unwrap();
     store
