@@ -847,9 +847,9 @@ const KIND_LIFT: f64 = 0.5;
 /// sessions lost a question at 8K (answer in the packed prompt 0.780 → 0.779); 0 (any instance
 /// lifts fully) 0.882 / 0.938 / 0.971. The sessions' answer in the packed prompt 0.701 → 0.700
 /// at 4K (one question) and unchanged at 8K and 16K; the synthetic sets and tldr-pages unchanged
-/// (`recall_patterns.rs` fails with the share itself). Only for a question naming people (`add_kinds`): across the whole store the flatter
-/// lift let many weak matches of "languages" and "political" push two of SQuAD's paragraphs
-/// out at 4K (recall 0.898 → 0.896).
+/// (`recall_patterns.rs` fails with the share itself). Only for a question naming people
+/// (`add_kinds`): across the whole store the flatter lift let many weak matches of "languages"
+/// and "political" push two of SQuAD's paragraphs out at 4K (recall 0.898 → 0.896).
 fn instance_share(share: f64) -> f64 {
     debug_assert!((0.0..=1.0 + 1e-9).contains(&share), "a share of the best match: {share}");
     let root = share.sqrt();

@@ -6,8 +6,8 @@
 //!
 //! The table is of a person's life as notes and conversations tell it (sports, exercise, hobbies,
 //! pets, food, events, work, family, tastes, health, faith, traits; and what shows a quality or
-//! a place: a patriotic person serves in the army, a beach is by the ocean), English only, and small on
-//! purpose: WordNet's hyponyms, measured for issue 37, are 17,746 categories and 351,000
+//! a place: a patriotic person serves in the army, a beach is by the ocean), English only, and
+//! small on purpose: WordNet's hyponyms, measured for issue 37, are 17,746 categories and 351,000
 //! instances (5.6 MB), mostly noise for this ("activity" → help, care, fun). A plural asks for
 //! the kind ("What sports…", "What pets…"); a singular only where it heads the question's "what"
 //! ("What sport…", "Which game…", "Nate's favorite game", "What type of meal…"): "the last game
